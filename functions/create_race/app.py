@@ -1,0 +1,43 @@
+"""POST /classes/{classId}/races: schedule a race in a class (admin)."""
+
+from datetime import datetime, timezone
+
+from alleycat import http, ids, store, views
+from alleycat.entities import Race
+from alleycat.errors import BadRequest, NotFound
+
+app = http.create_app()
+SCHEMA = {"type": "object", "required": ["startsAt"], "properties": {
+    "startsAt": {"type": "string", "minLength": 1},
+    "durationSeconds": {"type": "integer", "minimum": 60, "maximum": 3600},
+}}
+
+
+def _utc(text: str) -> str:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        moment = None
+    if moment is None or not text.endswith("Z"):
+        raise BadRequest("startsAt must be an ISO 8601 time in UTC ending in Z, e.g. 2026-11-22T10:00:00Z")
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@http.route(app, "create_race")
+def create_race(classId: str):
+    class_id = http.entity_id("classId", classId)
+    http.require_admin(app)
+    body = http.body(app, SCHEMA)
+    starts_at = _utc(body["startsAt"])
+    request_key = app.current_event.get_header_value("Idempotency-Key")
+    if request_key is not None:
+        http.entity_id("Idempotency-Key", request_key)
+    klass = store.get_class(class_id)
+    if klass is None:
+        raise NotFound(f"class {class_id} does not exist")
+    race = Race(ids.new_race_id(), class_id, klass.name, starts_at, body.get("durationSeconds", 300))
+    race = store.create_race(race, request_key)
+    return http.respond(views.race_created(race), status=201)
+
+
+handler = http.lambda_handler(app)

@@ -1,0 +1,17 @@
+"""GET /races/{raceId}: one race."""
+
+from alleycat import http, store, views
+from alleycat.errors import NotFound
+
+app = http.create_app()
+
+
+@http.route(app, "get_race")
+def get_race(raceId: str):
+    race = store.get_race(http.race_id(raceId))
+    if race is None:
+        raise NotFound(f"race {raceId} does not exist")
+    return http.respond(views.race(race))
+
+
+handler = http.lambda_handler(app)

@@ -1,0 +1,26 @@
+"""PUT /races/{raceId}/racers/{racerId}: join a racer to an open race (that racer or an admin)."""
+
+from alleycat import http, store, views
+from alleycat.entities import FINISHED
+from alleycat.errors import Conflict, NotFound
+
+app = http.create_app()
+
+
+@http.route(app, "join_race")
+def join_race(raceId: str, racerId: str):
+    racer_id = http.entity_id("racerId", racerId)
+    race_id = http.race_id(raceId)
+    http.require_self_or_admin(app, racer_id)
+    race = store.get_race(race_id)
+    if race is None:
+        raise NotFound(f"race {race_id} does not exist")
+    racer = store.get_racer(racer_id)
+    if racer is None:
+        raise NotFound(f"racer {racer_id} does not exist")
+    if race.status == FINISHED:
+        raise Conflict(f"race {race_id} is finished")
+    return http.respond(views.joined(store.join_race(race, racer)))
+
+
+handler = http.lambda_handler(app)

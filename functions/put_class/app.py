@@ -1,0 +1,23 @@
+"""PUT /classes/{classId}: create or update a class (admin)."""
+
+from alleycat import http, store, views
+from alleycat.entities import Class
+
+app = http.create_app()
+SCHEMA = {"type": "object", "required": ["name"], "properties": {
+    "name": {"type": "string", "minLength": 1, "maxLength": 80},
+    "description": {"type": "string", "maxLength": 500},
+}}
+
+
+@http.route(app, "put_class")
+def put_class(classId: str):
+    class_id = http.entity_id("classId", classId)
+    http.require_admin(app)
+    body = http.body(app, SCHEMA)
+    klass = Class(class_id, body["name"], body.get("description", ""))
+    store.put_class(klass)
+    return http.respond(views.klass(klass))
+
+
+handler = http.lambda_handler(app)

@@ -1,0 +1,20 @@
+"""PUT /racers/{racerId}: create or rename a racer (that racer or an admin)."""
+
+from alleycat import http, store, views
+from alleycat.entities import Racer
+
+app = http.create_app()
+SCHEMA = {"type": "object", "required": ["name"],
+          "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 80}}}
+
+
+@http.route(app, "put_racer")
+def put_racer(racerId: str):
+    racer_id = http.entity_id("racerId", racerId)
+    http.require_self_or_admin(app, racer_id)
+    racer = Racer(racer_id, http.body(app, SCHEMA)["name"])
+    store.put_racer(racer)
+    return http.respond(views.racer(racer))
+
+
+handler = http.lambda_handler(app)

@@ -1,0 +1,1 @@
+"""Alleycat shared layer: keys, entities, page tokens, errors and the table gateway."""

@@ -1,0 +1,192 @@
+"""The table's entities and their mapping to and from stored items, in one place.
+
+Every item carries ``type``, the discriminator that turns any Query over a partition
+into typed objects (``from_item``). Keys come from ``keys``; API shapes from ``views``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field, fields
+from decimal import Decimal
+from typing import ClassVar
+
+from . import keys
+from .attributes import from_item as _load, to_item as _dump
+
+TYPE = "type"
+OPEN, FINISHED = "open", "finished"
+BOARD_SHARDS = 4
+
+
+@dataclass
+class Entity:
+    KEYS: ClassVar[keys.EntityKeys]
+
+    @property
+    def key(self) -> dict[str, str]:
+        return self.KEYS.key(asdict(self))
+
+    def to_item(self) -> dict:
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return _dump({**self.KEYS.key(values), TYPE: self.KEYS.entity, **values})
+
+    @classmethod
+    def from_values(cls, values: dict) -> "Entity":
+        return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
+
+
+@dataclass
+class Racer(Entity):
+    KEYS = keys.RACER
+    racerId: str
+    name: str
+
+
+@dataclass
+class Class(Entity):
+    KEYS = keys.CLASS
+    classId: str
+    name: str
+    description: str = ""
+
+
+@dataclass
+class Race(Entity):
+    KEYS = keys.RACE
+    raceId: str
+    classId: str
+    className: str
+    startsAt: str
+    durationSeconds: int
+    status: str = OPEN
+    racerCount: int = 0
+
+
+@dataclass
+class Entry(Entity):
+    """A racer in a race: their result, newest first in the racer's partition.
+
+    ``chunks`` maps a history chunk number to ``[points, lastSecond]`` of that chunk,
+    so re-applying a chunk is idempotent; score and lastSecond are derived from it.
+    """
+
+    KEYS = keys.ENTRY
+    raceId: str
+    racerId: str
+    name: str
+    classId: str
+    startsAt: str
+    status: str = OPEN
+    rank: int | None = None
+    chunks: dict = field(default_factory=dict)
+
+    @property
+    def score(self) -> Decimal:
+        return sum((Decimal(p) for p, _ in self.chunks.values()), Decimal(0))
+
+    @property
+    def lastSecond(self) -> int | None:
+        return max((int(s) for _, s in self.chunks.values()), default=None)
+
+
+@dataclass
+class RaceBoard(Entity):
+    """One shard of a race's live leaderboard: racerId -> [score, lastSecond, name]."""
+
+    KEYS = keys.RACE_BOARD
+    raceId: str
+    shard: int
+    standings: dict = field(default_factory=dict)
+
+    @staticmethod
+    def shard_of(racer_id: str) -> int:
+        return sum(racer_id.encode()) % BOARD_SHARDS
+
+
+@dataclass
+class ClassBoard(Entity):
+    """A class's all-time leaderboard: racerId -> [bestScore, raceId, name]."""
+
+    KEYS = keys.CLASS_BOARD
+    classId: str
+    standings: dict = field(default_factory=dict)
+
+
+@dataclass
+class RaceRequest(Entity):
+    """Which race an Idempotency-Key of POST /classes/{classId}/races created."""
+
+    KEYS = keys.RACE_REQUEST
+    classId: str
+    requestKey: str
+    raceId: str
+
+
+@dataclass
+class Best(Entity):
+    """A racer's best score in a class (raised only when beaten)."""
+
+    KEYS = keys.BEST
+    racerId: str
+    classId: str
+    bestScore: Decimal
+    raceId: str
+    name: str
+
+
+@dataclass
+class Chunk(Entity):
+    """Up to ``SECONDS`` seconds of one racer's samples in a race.
+
+    Each second is a top-level attribute ``s<second>`` = [cadence, resistance], so a
+    write can set new seconds and, in the same condition, require them to be absent.
+    ``points`` is the sum of their outputs. Chunk 0 is written when the racer joins.
+    """
+
+    KEYS = keys.CHUNK
+    SECONDS: ClassVar[int] = 60
+    raceId: str
+    racerId: str
+    chunk: int
+    classId: str
+    points: Decimal = Decimal(0)
+    samples: dict = field(default_factory=dict)
+
+    def to_item(self) -> dict:
+        values = {"raceId": self.raceId, "racerId": self.racerId, "chunk": self.chunk,
+                  "classId": self.classId, "points": self.points}
+        seconds = {sample_attribute(second): list(pair) for second, pair in self.samples.items()}
+        return _dump({**self.KEYS.key(values), TYPE: self.KEYS.entity, **values, **seconds})
+
+    @classmethod
+    def from_values(cls, values: dict) -> "Chunk":
+        samples = {int(name[1:]): value for name, value in values.items() if _SAMPLE.match(name)}
+        return cls(values["raceId"], values["racerId"], int(values["chunk"]), values["classId"],
+                   values.get("points", Decimal(0)), samples)
+
+
+_SAMPLE = re.compile(r"^s\d+$")
+
+
+def sample_attribute(second: int) -> str:
+    return f"s{second}"
+
+
+_BY_TYPE: dict[str, type[Entity]] = {
+    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceRequest, Entry, RaceBoard, ClassBoard, Best, Chunk)
+}
+
+
+def from_item(item: dict) -> Entity:
+    """A stored item (low-level attribute values) as its entity."""
+    values = _load(item)
+    cls = _BY_TYPE.get(values.get(TYPE))
+    if cls is None:
+        raise ValueError(f"item of unknown type {values.get(TYPE)!r}")
+    cls.KEYS.parse(values)
+    return cls.from_values(values)
+
+
+def from_items(items: list[dict]) -> list[Entity]:
+    return [from_item(item) for item in items]

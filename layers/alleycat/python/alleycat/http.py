@@ -1,0 +1,168 @@
+"""What every API function shares: the resolver, its error mapping, identity and input rules.
+
+A handler module is ``app = http.create_app()``, its routes, and
+``handler = http.lambda_handler(app)``; everything else lives here once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response, content_types
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.validation import SchemaValidationError, validate
+
+from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
+from .routes import ROUTES
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+
+MAX_BODY_BYTES = 256 * 1024
+ADMIN = "admin"
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_RACE_ID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
+
+
+def _error(status: int, message: str) -> Response:
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON,
+                    body=json.dumps({"message": message}))
+
+
+def create_app() -> APIGatewayRestResolver:
+    cors = CORSConfig(allow_origin=os.environ.get("ALLOWED_ORIGIN", "*"), max_age=300)
+    app = APIGatewayRestResolver(cors=cors)
+
+    @app.exception_handler(AlleycatError)
+    def domain_error(error: AlleycatError) -> Response:
+        if error.status >= 500:
+            logger.warning("service error", extra={"error": error.message})
+        return _error(error.status, error.message)
+
+    @app.not_found
+    def not_found(_error_) -> Response:
+        return _error(404, "no such route")
+
+    return app
+
+
+def lambda_handler(app: APIGatewayRestResolver):
+    @metrics.log_metrics(capture_cold_start_metric=True)
+    @tracer.capture_lambda_handler(capture_response=False)
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+    def handler(event, context):
+        return app.resolve(event, context)
+
+    return handler
+
+
+def route(app: APIGatewayRestResolver, function: str):
+    """Registers a view for the route the route table gives this function."""
+    declared = next(r for r in ROUTES if r.function == function)
+    path = re.sub(r"\{(\w+)\}", r"<\1>", declared.path)
+    return app.route(path, method=declared.method)
+
+
+def respond(body: dict, status: int = 200) -> Response:
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON,
+                    body=json.dumps(body, separators=(",", ":")))
+
+
+# --- identity -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Identity:
+    sub: str
+    groups: frozenset[str]
+
+    @property
+    def is_admin(self) -> bool:
+        return ADMIN in self.groups
+
+
+def _groups(raw) -> frozenset[str]:
+    if isinstance(raw, list):
+        return frozenset(map(str, raw))
+    return frozenset(g for g in re.split(r"[\s,\[\]]+", str(raw or "")) if g)
+
+
+def identity(app: APIGatewayRestResolver) -> Identity:
+    """The caller, from the authorizer's claims; 401 without one."""
+    authorizer = app.current_event.request_context.authorizer or {}
+    claims = authorizer.get("claims") or {}
+    sub = claims.get("sub")
+    if not sub:
+        raise Unauthorized("sign in to do this")
+    return Identity(sub, _groups(claims.get("cognito:groups")))
+
+
+def require_admin(app: APIGatewayRestResolver) -> Identity:
+    caller = identity(app)
+    if not caller.is_admin:
+        raise Forbidden("only an admin may do this")
+    return caller
+
+
+def require_self_or_admin(app: APIGatewayRestResolver, racer_id: str) -> Identity:
+    caller = identity(app)
+    if caller.sub != racer_id and not caller.is_admin:
+        raise Forbidden(f"you may not act for racer {racer_id}")
+    return caller
+
+
+# --- input ----------------------------------------------------------------------
+
+def entity_id(name: str, value: str) -> str:
+    if not isinstance(value, str) or not _ID.match(value):
+        raise BadRequest(f"{name} must be 1-64 characters of letters, digits, '_' or '-'")
+    return value
+
+
+def race_id(value: str) -> str:
+    """A raceId we could have issued; anything else names no race."""
+    if not isinstance(value, str) or not _RACE_ID.match(value):
+        raise NotFound(f"race {value} does not exist")
+    return value
+
+
+def limit(app: APIGatewayRestResolver, default: int, maximum: int) -> int:
+    raw = app.current_event.get_query_string_value("limit")
+    if raw is None:
+        return default
+    if not raw.isdigit() or not 1 <= int(raw) <= maximum:
+        raise BadRequest(f"limit must be a whole number from 1 to {maximum}")
+    return int(raw)
+
+
+def next_token(app: APIGatewayRestResolver) -> str | None:
+    token = app.current_event.get_query_string_value("nextToken")
+    if token is not None and not token:
+        raise BadRequest("nextToken must not be empty")
+    return token
+
+
+def body(app: APIGatewayRestResolver, schema: dict) -> dict:
+    """The JSON body, checked for size and against the route's JSON schema."""
+    raw = app.current_event.decoded_body or ""
+    if len(raw.encode() if isinstance(raw, str) else raw) > MAX_BODY_BYTES:
+        raise PayloadTooLarge("the body is larger than 256 KiB")
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        raise BadRequest("the body is not valid JSON") from None
+    try:
+        validate(event=parsed, schema=schema)
+    except SchemaValidationError as error:
+        field = ".".join(str(p) for p in (error.path or [])[1:])
+        raise BadRequest(f"invalid body: {field + ': ' if field else ''}{_readable(error)}") from None
+    return parsed
+
+
+def _readable(error: SchemaValidationError) -> str:
+    message = error.validation_message or str(error)
+    return re.sub(r"^data(\.\w+)*\s", "", message) if message else "does not match the schema"

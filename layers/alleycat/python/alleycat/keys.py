@@ -1,0 +1,111 @@
+"""Every key string of the table, declared once per entity as a template.
+
+A template's placeholders are attribute names of the entity (``RACER#{racerId}``).
+Building a key with a placeholder missing raises; a key parses back into its parts;
+a template only ever parses keys it could have built, so one entity's key is never
+taken for another's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+SEPARATOR = "#"
+_PLACEHOLDER = re.compile(r"\{(\w+)(?::(\d+)d)?\}")
+_PART = r"[^#]+"
+
+
+class InvalidKey(ValueError):
+    """A key could not be built or parsed from the given parts."""
+
+
+@dataclass(frozen=True)
+class KeyTemplate:
+    """A key format such as ``HIST#{raceId}#{racerId}#{chunk:03d}``."""
+
+    pattern: str
+    fields: tuple[str, ...] = field(init=False)
+    _regex: re.Pattern = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        fields, regex, pos = [], "", 0
+        for match in _PLACEHOLDER.finditer(self.pattern):
+            regex += re.escape(self.pattern[pos:match.start()])
+            name, width = match.group(1), match.group(2)
+            regex += rf"(?P<{name}>\d{{{width}}})" if width else rf"(?P<{name}>{_PART})"
+            fields.append(name)
+            pos = match.end()
+        regex += re.escape(self.pattern[pos:])
+        object.__setattr__(self, "fields", tuple(fields))
+        object.__setattr__(self, "_regex", re.compile(f"^{regex}$"))
+
+    def build(self, values: Mapping[str, Any]) -> str:
+        parts = {}
+        for name in self.fields:
+            value = values.get(name)
+            if value is None or value == "":
+                raise InvalidKey(f"key {self.pattern} needs '{name}'")
+            text = str(value)
+            if SEPARATOR in text:
+                raise InvalidKey(f"'{name}' may not contain '{SEPARATOR}'")
+            parts[name] = value
+        return self.pattern.format(**parts)
+
+    def parse(self, key: str) -> dict[str, str]:
+        match = self._regex.match(key) if isinstance(key, str) else None
+        if not match:
+            raise InvalidKey(f"{key!r} is not a key of the form {self.pattern}")
+        return match.groupdict()
+
+    def matches(self, key: str) -> bool:
+        return isinstance(key, str) and self._regex.match(key) is not None
+
+    def prefix(self, **values: Any) -> str:
+        """The key up to the first placeholder not given: for ``begins_with`` conditions."""
+        out, pos = "", 0
+        for match in _PLACEHOLDER.finditer(self.pattern):
+            out += self.pattern[pos:match.start()]
+            name = match.group(1)
+            if name not in values:
+                return out
+            out += self.pattern[match.start():match.end()].format(**{name: values[name]})
+            pos = match.end()
+        return out + self.pattern[pos:]
+
+
+@dataclass(frozen=True)
+class EntityKeys:
+    """The primary key (and so, inverted, the GSI key) of one entity."""
+
+    entity: str
+    pk: KeyTemplate
+    sk: KeyTemplate
+
+    def key(self, values: Mapping[str, Any]) -> dict[str, str]:
+        return {"PK": self.pk.build(values), "SK": self.sk.build(values)}
+
+    def parse(self, key: Mapping[str, str]) -> dict[str, str]:
+        parts = self.pk.parse(key.get("PK"))
+        for name, value in self.sk.parse(key.get("SK")).items():
+            if parts.setdefault(name, value) != value:
+                raise InvalidKey(f"PK and SK disagree on '{name}'")
+        return parts
+
+
+def _entity(entity: str, pk: str, sk: str) -> EntityKeys:
+    return EntityKeys(entity, KeyTemplate(pk), KeyTemplate(sk))
+
+
+RACER = _entity("Racer", "RACER#{racerId}", "RACER#{racerId}")
+CLASS = _entity("Class", "CLASS#{classId}", "CLASS#{classId}")
+CLASS_BOARD = _entity("ClassBoard", "CLASS#{classId}", "BOARD#{classId}")
+RACE = _entity("Race", "RACE#{raceId}", "CLASS#{classId}")
+RACE_BOARD = _entity("RaceBoard", "RACE#{raceId}", "BOARD#{raceId}#{shard:02d}")
+ENTRY = _entity("Entry", "RACER#{racerId}", "RACE#{raceId}")
+BEST = _entity("Best", "RACER#{racerId}", "BEST#{classId}")
+RACE_REQUEST = _entity("RaceRequest", "CLASS#{classId}", "REQUEST#{requestKey}")
+CHUNK = _entity("Chunk", "RACER#{racerId}", "HIST#{raceId}#{racerId}#{chunk:03d}")
+
+ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_BOARD, RACE_REQUEST, ENTRY, BEST, CHUNK)}

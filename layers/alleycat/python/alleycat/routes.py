@@ -1,0 +1,38 @@
+"""The API's routes, declared once: the CDK stack and the local stack both read this table.
+
+``auth`` is "public" or "user" (a signed-in identity; the handler then checks who).
+``actions`` are the only DynamoDB actions the route's function is granted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    function: str
+    auth: str
+    actions: tuple[str, ...]
+
+    @property
+    def protected(self) -> bool:
+        return self.auth != "public"
+
+
+QUERY, GET, PUT, UPDATE = "dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"
+
+ROUTES: tuple[Route, ...] = (
+    Route("PUT", "/racers/{racerId}", "put_racer", "user", (PUT,)),
+    Route("GET", "/racers/{racerId}/results", "get_racer_results", "public", (QUERY,)),
+    Route("GET", "/racers/{racerId}/history", "get_racer_history", "public", (QUERY,)),
+    Route("PUT", "/classes/{classId}", "put_class", "user", (PUT,)),
+    Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,)),
+    Route("GET", "/classes/{classId}/leaderboard", "get_class_leaderboard", "public", (QUERY,)),
+    Route("POST", "/classes/{classId}/races", "create_race", "user", (GET, PUT, QUERY)),
+    Route("GET", "/races/{raceId}", "get_race", "public", (QUERY,)),
+    Route("PUT", "/races/{raceId}/racers/{racerId}", "join_race", "user", (QUERY, GET, PUT, UPDATE)),
+    Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,)),
+)

@@ -1,0 +1,41 @@
+"""The table's definition, read by the CDK stack and by the local stack alike."""
+
+PARTITION_KEY = "PK"
+SORT_KEY = "SK"
+
+# Inverted index: partition key = the table's sort key. Answers "races by class"
+# (Race items under CLASS#), "racers of a race" (Entry items under RACE#) and
+# "best per racer in a class" (Best items under BEST#).
+INVERTED_INDEX = "inverted"
+
+# Only attributes that change rarely are projected, so live updates of scores,
+# standings and samples never write to the index.
+INVERTED_PROJECTION = (
+    "type", "racerId", "classId", "raceId", "name", "className",
+    "startsAt", "durationSeconds", "status", "racerCount", "bestScore",
+)
+
+
+def create_table_request(table_name: str) -> dict:
+    """Arguments of DynamoDB CreateTable for this table (used by the local stack and tests)."""
+    return {
+        "TableName": table_name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [
+            {"AttributeName": PARTITION_KEY, "AttributeType": "S"},
+            {"AttributeName": SORT_KEY, "AttributeType": "S"},
+        ],
+        "KeySchema": [
+            {"AttributeName": PARTITION_KEY, "KeyType": "HASH"},
+            {"AttributeName": SORT_KEY, "KeyType": "RANGE"},
+        ],
+        "GlobalSecondaryIndexes": [{
+            "IndexName": INVERTED_INDEX,
+            "KeySchema": [
+                {"AttributeName": SORT_KEY, "KeyType": "HASH"},
+                {"AttributeName": PARTITION_KEY, "KeyType": "RANGE"},
+            ],
+            "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(INVERTED_PROJECTION)},
+        }],
+        "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
+    }

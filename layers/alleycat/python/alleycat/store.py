@@ -1,0 +1,230 @@
+"""The table gateway: one function per access pattern, each one DynamoDB request per page.
+
+Handlers call these; nothing else talks to the table. Every key comes from ``keys``
+through the entities, every item goes back through ``entities.from_item``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from . import entities as e
+from . import keys, tokens
+from .attributes import to_attr
+from .errors import Conflict, NotFound, cancellation_codes, error_code, translate
+from .schema import INVERTED_INDEX
+
+
+@lru_cache(maxsize=1)
+def client():
+    import boto3  # deferred: only the first request pays for it
+
+    return boto3.client("dynamodb")
+
+
+def table_name() -> str:
+    return os.environ["TABLE_NAME"]
+
+
+@dataclass
+class Page:
+    items: list
+    next_token: str | None
+
+
+def _values(**values: Any) -> dict:
+    return {f":{name}": to_attr(value) for name, value in values.items()}
+
+
+def _call(operation: str, conflict: str | None = None, **request: Any) -> dict:
+    from botocore.exceptions import ClientError
+
+    try:
+        return getattr(client(), operation)(TableName=table_name(), **request)
+    except ClientError as error:
+        raise translate(error, conflict) if conflict else translate(error) from error
+
+
+def _query(scope: str, token: str | None, entity_keys, *, index: str | None = None,
+           partition: str, condition: str = "", limit: int, forward: bool = False,
+           consistent: bool = False, **values: Any) -> Page:
+    key_attr = "SK" if index else "PK"
+    start = tokens.decode(token, scope, {key_attr: partition}, entity_keys)
+    request = {
+        "KeyConditionExpression": f"{key_attr} = :partition" + (f" AND {condition}" if condition else ""),
+        "ExpressionAttributeValues": _values(partition=partition, **values),
+        "ScanIndexForward": forward,
+        "Limit": limit,
+    }
+    if consistent:
+        request["ConsistentRead"] = True
+    if index:
+        request["IndexName"] = index
+    if start:
+        request["ExclusiveStartKey"] = start
+    response = _call("query", **request)
+    return Page(e.from_items(response.get("Items", [])), tokens.encode(response.get("LastEvaluatedKey"), scope))
+
+
+def _get(entity_keys: keys.EntityKeys, consistent: bool = False, **values: Any) -> e.Entity | None:
+    item = _call("get_item", Key={k: {"S": v} for k, v in entity_keys.key(values).items()},
+                 ConsistentRead=consistent).get("Item")
+    return e.from_item(item) if item else None
+
+
+# --- racers -----------------------------------------------------------------
+
+def put_racer(racer: e.Racer) -> None:
+    _call("put_item", Item=racer.to_item())
+
+
+def racer_results(racer_id: str, limit: int, token: str | None) -> tuple[e.Racer | None, Page]:
+    """Pattern 1, results by racer: the racer's partition, newest race first, profile on top.
+
+    ``RACER#id`` sorts after every ``RACE#...`` key, so in descending order the profile
+    comes first on the first page; one extra item is read for it.
+    """
+    partition = keys.RACER.pk.build({"racerId": racer_id})
+    first_page = token is None
+    page = _query(f"results:{racer_id}", token, [keys.ENTRY], partition=partition,
+                  condition="SK BETWEEN :first AND :profile", limit=limit + first_page,
+                  first=keys.ENTRY.sk.prefix(), profile=keys.RACER.sk.build({"racerId": racer_id}))
+    racer = next((i for i in page.items if isinstance(i, e.Racer)), None)
+    page.items = [i for i in page.items if isinstance(i, e.Entry)]
+    return racer, page
+
+
+def racer_history(racer_id: str, race_id: str | None, limit: int, token: str | None) -> Page:
+    """Pattern 5, second-by-second history: the racer's chunks, one race or all, newest first."""
+    partition = keys.RACER.pk.build({"racerId": racer_id})
+    prefix = keys.CHUNK.sk.prefix(raceId=race_id, racerId=racer_id) if race_id else keys.CHUNK.sk.prefix()
+    return _query(f"history:{racer_id}:{race_id or ''}", token, [keys.CHUNK], partition=partition,
+                  condition="begins_with(SK, :prefix)", limit=limit, prefix=prefix)
+
+
+def get_entry(race_id: str, racer_id: str, consistent: bool = False) -> e.Entry | None:
+    return _get(keys.ENTRY, consistent, raceId=race_id, racerId=racer_id)
+
+
+def get_racer(racer_id: str) -> e.Racer | None:
+    return _get(keys.RACER, racerId=racer_id)
+
+
+# --- classes ----------------------------------------------------------------
+
+def put_class(klass: e.Class) -> None:
+    _call("put_item", Item=klass.to_item())
+
+
+def get_class(class_id: str) -> e.Class | None:
+    return _get(keys.CLASS, classId=class_id)
+
+
+def class_races(class_id: str, limit: int, token: str | None) -> tuple[e.Class | None, Page]:
+    """Pattern 2, races by class: the inverted index under ``CLASS#id``, newest race first.
+
+    The class itself (``CLASS#id`` in the index's sort key) sorts after every race; it is
+    read on the last page only, so ``Race.className`` carries the name on every page.
+    """
+    partition = keys.CLASS.sk.build({"classId": class_id})
+    page = _query(f"races:{class_id}", token, [keys.RACE, keys.CLASS], index=INVERTED_INDEX,
+                  partition=partition, limit=limit)
+    klass = next((i for i in page.items if isinstance(i, e.Class)), None)
+    page.items = [i for i in page.items if isinstance(i, e.Race)]
+    return klass, page
+
+
+def class_leaderboard(class_id: str) -> tuple[e.Class | None, e.ClassBoard | None]:
+    """Pattern 3, best per racer in a class: the class and its board, one partition."""
+    page = _query(f"classboard:{class_id}", None, [], partition=keys.CLASS.pk.build({"classId": class_id}),
+                  condition="SK BETWEEN :board AND :profile", limit=2, forward=True,
+                  board=keys.CLASS_BOARD.sk.build({"classId": class_id}),
+                  profile=keys.CLASS.sk.build({"classId": class_id}))
+    klass = next((i for i in page.items if isinstance(i, e.Class)), None)
+    board = next((i for i in page.items if isinstance(i, e.ClassBoard)), None)
+    return klass, board
+
+
+# --- races ------------------------------------------------------------------
+
+def create_race(race: e.Race, request_key: str | None = None) -> e.Race:
+    """The race and its empty board shards, all or nothing.
+
+    With a ``request_key`` (the caller's Idempotency-Key) a marker is written in the
+    same transaction; a retry finds it and gets the race it created the first time.
+    """
+    from botocore.exceptions import ClientError
+
+    boards = [e.RaceBoard(race.raceId, shard) for shard in range(e.BOARD_SHARDS)]
+    marker = [e.RaceRequest(race.classId, request_key, race.raceId)] if request_key else []
+    puts = [{"Put": {"TableName": table_name(), "Item": item.to_item(),
+                     "ConditionExpression": "attribute_not_exists(PK)"}} for item in (*marker, race, *boards)]
+    try:
+        client().transact_write_items(TransactItems=puts)
+    except ClientError as error:
+        if not marker or cancellation_codes(error)[:1] != ["ConditionalCheckFailed"]:
+            raise translate(error) from error
+        done = _get(keys.RACE_REQUEST, True, classId=race.classId, requestKey=request_key)
+        return get_race(done.raceId, consistent=True)
+    return race
+
+
+def race_with_boards(race_id: str) -> tuple[e.Race | None, list[e.RaceBoard]]:
+    """Pattern 4, top scores by race: the race's partition holds the race and its board shards."""
+    partition = keys.RACE.pk.build({"raceId": race_id})
+    page = _query(f"raceboard:{race_id}", None, [], partition=partition, limit=1 + e.BOARD_SHARDS)
+    race = next((i for i in page.items if isinstance(i, e.Race)), None)
+    return race, [i for i in page.items if isinstance(i, e.RaceBoard)]
+
+
+def get_race(race_id: str, consistent: bool = False) -> e.Race | None:
+    partition = keys.RACE.pk.build({"raceId": race_id})
+    page = _query(f"race:{race_id}", None, [], partition=partition, condition="begins_with(SK, :prefix)",
+                  limit=1, prefix=keys.RACE.sk.prefix(), consistent=consistent)
+    return page.items[0] if page.items else None
+
+
+def join_race(race: e.Race, racer: e.Racer) -> e.Entry:
+    """Adds the racer to the race, its count, its board and its history in one transaction.
+
+    Idempotent: when the entry exists already the transaction is cancelled and the
+    existing entry is returned unchanged.
+    """
+    from botocore.exceptions import ClientError
+
+    entry = e.Entry(race.raceId, racer.racerId, racer.name, race.classId, race.startsAt)
+    board = e.RaceBoard(race.raceId, e.RaceBoard.shard_of(racer.racerId))
+    first_chunk = e.Chunk(race.raceId, racer.racerId, 0, race.classId)
+    name = table_name()
+    actions = [
+        {"Put": {"TableName": name, "Item": entry.to_item(), "ConditionExpression": "attribute_not_exists(PK)"}},
+        {"Put": {"TableName": name, "Item": first_chunk.to_item(), "ConditionExpression": "attribute_not_exists(PK)"}},
+        {"Update": {"TableName": name, "Key": _key(race),
+                    "UpdateExpression": "ADD racerCount :one",
+                    "ConditionExpression": "#status = :open",
+                    "ExpressionAttributeNames": {"#status": "status"},
+                    "ExpressionAttributeValues": _values(one=1, open=e.OPEN)}},
+        {"Update": {"TableName": name, "Key": _key(board),
+                    "UpdateExpression": "SET standings.#racer = if_not_exists(standings.#racer, :standing)",
+                    "ExpressionAttributeNames": {"#racer": racer.racerId},
+                    "ExpressionAttributeValues": _values(standing=[0, None, racer.name])}},
+    ]
+    try:
+        client().transact_write_items(TransactItems=actions)
+    except ClientError as error:
+        codes = cancellation_codes(error)
+        if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in codes:
+            raise translate(error) from error
+        if codes[0] == "ConditionalCheckFailed":  # joined before: change nothing
+            existing = get_entry(race.raceId, racer.racerId, consistent=True)
+            if existing:
+                return existing
+        raise Conflict("the race is finished") from error
+    return entry
+
+
+def _key(entity: e.Entity) -> dict:
+    return {name: {"S": value} for name, value in entity.key.items()}

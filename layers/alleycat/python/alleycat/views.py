@@ -1,0 +1,82 @@
+"""Entities as the contract's JSON shapes (``../shared/spec/api.md``), converted in one place."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from . import entities as e
+
+
+def number(value) -> float | int:
+    """A score or output as a JSON number rounded to 4 decimal places."""
+    rounded = round(Decimal(value), 4)
+    return int(rounded) if rounded == rounded.to_integral_value() else float(rounded)
+
+
+def racer(r: e.Racer) -> dict:
+    return {"racerId": r.racerId, "name": r.name}
+
+
+def klass(c: e.Class) -> dict:
+    return {"classId": c.classId, "name": c.name, "description": c.description}
+
+
+def race(r: e.Race) -> dict:
+    return {"raceId": r.raceId, "classId": r.classId, "startsAt": r.startsAt,
+            "durationSeconds": r.durationSeconds, "status": r.status, "racerCount": r.racerCount}
+
+
+def race_created(r: e.Race) -> dict:
+    return {"raceId": r.raceId, "classId": r.classId, "startsAt": r.startsAt,
+            "durationSeconds": r.durationSeconds, "status": r.status}
+
+
+def race_in_class(r: e.Race) -> dict:
+    return {"raceId": r.raceId, "startsAt": r.startsAt, "durationSeconds": r.durationSeconds,
+            "status": r.status, "racerCount": r.racerCount}
+
+
+def result(entry: e.Entry) -> dict:
+    return {"raceId": entry.raceId, "classId": entry.classId, "status": entry.status,
+            "startsAt": entry.startsAt, "score": number(entry.score),
+            "lastSecond": entry.lastSecond, "rank": entry.rank}
+
+
+def joined(entry: e.Entry) -> dict:
+    return {"raceId": entry.raceId, "racerId": entry.racerId, "name": entry.name,
+            "score": number(entry.score), "lastSecond": entry.lastSecond}
+
+
+def race_leaderboard(r: e.Race, boards: list[e.RaceBoard], limit: int) -> dict:
+    rows = [(Decimal(score), last, racer_id, name)
+            for board in boards for racer_id, (score, last, name) in board.standings.items()]
+    rows.sort(key=lambda row: (-row[0], row[2]))
+    items = [{"rank": rank, "racerId": racer_id, "name": name, "score": number(score), "lastSecond": last}
+             for rank, (score, last, racer_id, name) in enumerate(rows[:limit], start=1)]
+    return {"raceId": r.raceId, "classId": r.classId, "status": r.status, "items": items}
+
+
+def class_leaderboard(c: e.Class, board: e.ClassBoard | None, limit: int) -> dict:
+    standings = board.standings if board else {}
+    rows = sorted(((Decimal(best), racer_id, race_id, name)
+                   for racer_id, (best, race_id, name) in standings.items()),
+                  key=lambda row: (-row[0], row[1]))
+    items = [{"rank": rank, "racerId": racer_id, "name": name, "bestScore": number(best), "raceId": race_id}
+             for rank, (best, racer_id, race_id, name) in enumerate(rows[:limit], start=1)]
+    return {"classId": c.classId, "name": c.name, "items": items}
+
+
+def output(cadence, resistance) -> Decimal:
+    """Output of one second, as the contract defines it."""
+    return round((Decimal(cadence) + 35) * (Decimal(resistance) + 65) / 100, 4)
+
+
+def history(chunks: list[e.Chunk]) -> list[dict]:
+    """Chunks (newest race first, any order within a race) as races of sorted samples."""
+    races: dict[str, dict] = {}
+    for chunk in chunks:
+        race = races.setdefault(chunk.raceId, {"raceId": chunk.raceId, "classId": chunk.classId, "samples": {}})
+        race["samples"].update(chunk.samples)
+    return [{**race, "samples": [[second, cadence, resistance, number(output(cadence, resistance))]
+                                 for second, (cadence, resistance) in sorted(race["samples"].items())]}
+            for race in races.values()]

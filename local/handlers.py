@@ -1,0 +1,45 @@
+"""Loads the functions' handler modules with the layer on the import path, as in Lambda."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import uuid
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYER = ROOT / "layers" / "alleycat" / "python"
+
+if str(LAYER) not in sys.path:
+    sys.path.insert(0, str(LAYER))
+
+
+@lru_cache(maxsize=None)
+def handler(function: str):
+    path = ROOT / "functions" / function / "app.py"
+    spec = importlib.util.spec_from_file_location(f"alleycat_functions.{function}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.handler
+
+
+class LambdaContext:
+    """The parts of Lambda's context object that Powertools reads."""
+
+    def __init__(self, function: str):
+        self.function_name = function
+        self.function_version = "$LATEST"
+        self.memory_limit_in_mb = 256
+        self.invoked_function_arn = f"arn:aws:lambda:local:000000000000:function:{function}"
+        self.aws_request_id = str(uuid.uuid4())
+        self.log_group_name = f"/aws/lambda/{function}"
+        self.log_stream_name = "local"
+
+    @staticmethod
+    def get_remaining_time_in_millis() -> int:
+        return 10_000
+
+
+def invoke(function: str, event: dict) -> dict:
+    return handler(function)(event, LambdaContext(function))

@@ -1,0 +1,211 @@
+"""`make local`: the whole API on one machine, no AWS account.
+
+An embedded DynamoDB (moto's ThreadedMotoServer, in memory) holds the table, created
+from the same definition the stack deploys; every contract route is served by building
+the API Gateway event the deployed API would send and calling the same handler module.
+``POST /local/token`` stands in for Cognito.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+from . import handlers  # puts the layer on sys.path
+from .auth import TokenIssuer, authorizer_claims
+from .events import match, rest_event
+
+from alleycat.schema import create_table_request  # noqa: E402
+
+TABLE_NAME = "alleycat-local"
+MAX_REQUEST_BYTES = 10 * 1024 * 1024
+CORS_HEADERS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "GET,PUT,POST,OPTIONS",
+    "Access-Control-Allow-Headers": "Authorization,Content-Type,Idempotency-Key",
+}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class EmbeddedDynamoDB:
+    """moto's DynamoDB on a loopback port, with the Alleycat table created."""
+
+    def __init__(self, port: int | None = None):
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._server = None
+
+    def start(self) -> "EmbeddedDynamoDB":
+        from moto.server import ThreadedMotoServer
+
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self._server.start()
+        return self
+
+    def create_table(self, name: str = TABLE_NAME) -> None:
+        import boto3
+
+        client = boto3.client("dynamodb", endpoint_url=self.url)
+        client.create_table(**create_table_request(name))
+
+    def stop(self) -> None:
+        if self._server:
+            self._server.stop()
+
+
+def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> None:
+    """The environment a deployed function sees, pointed at the embedded DynamoDB."""
+    os.environ.update({
+        "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_url,
+        "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", "local"),
+        "AWS_SECRET_ACCESS_KEY": os.environ.get("AWS_SECRET_ACCESS_KEY", "local"),
+        "AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION", "us-east-1"),
+        "TABLE_NAME": table_name,
+        "POWERTOOLS_SERVICE_NAME": "alleycat",
+        "POWERTOOLS_METRICS_NAMESPACE": "Alleycat",
+        "POWERTOOLS_METRICS_DISABLED": "true",
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
+    })
+
+
+class ApiHandler(BaseHTTPRequestHandler):
+    server_version = "AlleycatLocal/1"
+    issuer: TokenIssuer
+
+    def log_message(self, fmt, *args):  # one quiet line per request
+        if os.environ.get("ALLEYCAT_ACCESS_LOG") == "1":
+            sys.stderr.write(f"{self.address_string()} {fmt % args}\n")
+
+    def do_OPTIONS(self):
+        self._send(204, b"", {})
+
+    def do_GET(self):
+        self._dispatch()
+
+    def do_PUT(self):
+        self._dispatch()
+
+    def do_POST(self):
+        self._dispatch()
+
+    def do_DELETE(self):
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        url = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_REQUEST_BYTES:
+            return self._json(413, {"message": "Request Too Long"})
+        body = self.rfile.read(length).decode("utf-8", "replace") if length else None
+        if url.path == "/local/token" and self.command == "POST":
+            return self._token(body)
+        route, parameters, path_known = match(self.command, url.path)
+        if route is None:
+            return self._json(405 if path_known else 404,
+                              {"message": "Method Not Allowed" if path_known else "Not Found"})
+        claims = None
+        if route.protected:
+            claims = self._claims()
+            if claims is None:
+                return self._json(401, {"message": "Unauthorized"})
+        headers = {key: value for key, value in self.headers.items()}
+        event = rest_event(route, url.path, parameters, url.query, headers, body, claims, self.client_address[0])
+        try:
+            response = handlers.invoke(route.function, event)
+        except Exception as error:  # what Lambda + API Gateway turn into a bare 502
+            sys.stderr.write(f"{route.function} failed: {error!r}\n")
+            return self._json(502, {"message": "Internal server error"})
+        out_headers = dict(response.get("headers") or {})
+        for key, values in (response.get("multiValueHeaders") or {}).items():
+            out_headers[key] = ",".join(values)
+        self._send(response["statusCode"], (response.get("body") or "").encode(), out_headers)
+
+    def _claims(self) -> dict | None:
+        scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
+        claims = self.issuer.verify(token.strip()) if scheme.lower() == "bearer" and token else None
+        return authorizer_claims(claims) if claims else None
+
+    def _token(self, body: str | None) -> None:
+        try:
+            request = json.loads(body or "")
+            sub, groups = request["sub"], request.get("groups", [])
+            assert isinstance(sub, str) and sub and isinstance(groups, list)
+        except (ValueError, KeyError, TypeError, AssertionError):
+            return self._json(400, {"message": 'body must be {"sub": "<racerId>", "groups": [..]}'})
+        self._json(200, {"token": self.issuer.issue(sub, [str(g) for g in groups])})
+
+    def _json(self, status: int, body: dict) -> None:
+        self._send(status, json.dumps(body).encode(), {"Content-Type": "application/json"})
+
+    def _send(self, status: int, payload: bytes, headers: dict) -> None:
+        self.send_response(status)
+        for key, value in {**CORS_HEADERS, **headers}.items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        if payload:
+            self.wfile.write(payload)
+
+
+class LocalStack:
+    """Embedded DynamoDB + API server; ``start()`` returns once both answer."""
+
+    def __init__(self, port: int = 3000, host: str = "127.0.0.1"):
+        self.host, self.port = host, port
+        self.dynamodb = EmbeddedDynamoDB()
+        self.issuer = TokenIssuer()
+        self._http: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> "LocalStack":
+        self.dynamodb.start()
+        configure_environment(self.dynamodb.url)
+        self.dynamodb.create_table()
+        handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer})
+        self._http = ThreadingHTTPServer((self.host, self.port), handler)
+        self._http.daemon_threads = True
+        self.port = self._http.server_address[1]
+        threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._http:
+            self._http.shutdown()
+            self._http.server_close()
+        self.dynamodb.stop()
+
+
+def main() -> None:
+    port = int(os.environ.get("PORT", "3000"))
+    stack = LocalStack(port=port).start()
+    print(f"Alleycat local stack ready at {stack.url}  (Ctrl-C stops it)", flush=True)
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    try:
+        stopped.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stack.stop()
+        print("stopped", flush=True)
+
+
+if __name__ == "__main__":
+    main()
