@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from . import entities as e
 
 
+FOUR_PLACES = Decimal("0.0001")
+
+
 def number(value) -> float | int:
     """A score or output as a JSON number rounded to 4 decimal places."""
-    rounded = round(Decimal(value), 4)
+    rounded = round4(value)
     return int(rounded) if rounded == rounded.to_integral_value() else float(rounded)
 
 
@@ -68,7 +71,11 @@ def class_leaderboard(c: e.Class, board: e.ClassBoard | None, limit: int) -> dic
 
 def output(cadence, resistance) -> Decimal:
     """Output of one second, as the contract defines it."""
-    return round((Decimal(cadence) + 35) * (Decimal(resistance) + 65) / 100, 4)
+    return round4((Decimal(cadence) + 35) * (Decimal(resistance) + 65) / 100)
+
+
+def round4(value) -> Decimal:
+    return Decimal(value).quantize(FOUR_PLACES, rounding=ROUND_HALF_UP)
 
 
 def history(chunks: list[e.Chunk]) -> list[dict]:

@@ -1,0 +1,200 @@
+"""Each handler against moto, one behaviour per test (Given / When / Then)."""
+
+import boto3
+import pytest
+
+from .conftest import ADMIN, racer_claims
+
+
+@pytest.fixture
+def request_counter():
+    """Counts DynamoDB requests made through botocore while the test runs."""
+    calls = []
+
+    def count(event_name, **kwargs):
+        calls.append(event_name.rsplit(".", 1)[-1])
+
+    from alleycat import store
+    store.client().meta.events.register("before-call.dynamodb", count)
+    yield calls
+    store.client().meta.events.unregister("before-call.dynamodb", count)
+
+
+def test_put_racer_creates_then_renames(api):
+    status, body = api("put_racer", {"racerId": "racer-1"}, body={"name": "One"}, claims=racer_claims("racer-1"))
+    assert (status, body) == (200, {"racerId": "racer-1", "name": "One"})
+    api("put_racer", {"racerId": "racer-1"}, body={"name": "Uno"}, claims=racer_claims("racer-1"))
+    assert api("get_racer_results", {"racerId": "racer-1"}, query={})[1]["name"] == "Uno"
+
+
+@pytest.mark.parametrize("body, fragment", [
+    ("{not json", "not valid JSON"),
+    ({}, "name"),
+    ({"name": ""}, "name"),
+    ({"name": "x" * 81}, "name"),
+    ({"name": 5}, "name"),
+])
+def test_put_racer_rejects_bad_bodies_with_400(api, body, fragment):
+    status, response = api("put_racer", body=body, claims=racer_claims("racer-1"))
+    assert status == 400 and fragment in response["message"]
+
+
+def test_put_racer_for_someone_else_is_403_and_anonymous_is_401(api):
+    assert api("put_racer", {"racerId": "racer-2"}, body={"name": "x"}, claims=racer_claims("racer-1"))[0] == 403
+    assert api("put_racer", body={"name": "x"}, claims=None)[0] == 401
+    assert api("put_racer", {"racerId": "racer-2"}, body={"name": "x"}, claims=ADMIN)[0] == 200
+
+
+def test_body_over_256_kib_is_413(api):
+    assert api("put_racer", body='{"name": "' + "x" * (256 * 1024) + '"}', claims=racer_claims("racer-1"))[0] == 413
+
+
+def test_invalid_ids_are_400(api):
+    assert api("get_racer_results", {"racerId": "bad id!"}, query={})[0] == 400
+    assert api("get_class_races", {"classId": "x" * 65}, query={})[0] == 400
+
+
+def test_put_class_is_admin_only(api):
+    assert api("put_class", body={"name": "Hill"}, claims=racer_claims("racer-1"))[0] == 403
+    status, body = api("put_class", body={"name": "Hill", "description": "d" * 500}, claims=ADMIN)
+    assert status == 200 and body["description"] == "d" * 500
+    assert api("put_class", body={"name": "Hill", "description": "d" * 501}, claims=ADMIN)[0] == 400
+
+
+def test_create_race_defaults_and_validates(api, race):
+    assert race["status"] == "open" and race["durationSeconds"] == 300 and race["classId"] == "hill-climb"
+    assert race["startsAt"] == "2026-11-22T10:00:00Z" and len(race["raceId"]) == 26
+    for bad in ({"startsAt": "yesterday"}, {"startsAt": "2026-11-22T10:00:00+01:00"},
+                {"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 59},
+                {"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 3601},
+                {"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 1.5}):
+        assert api("create_race", body=bad, claims=ADMIN)[0] == 400, bad
+    assert api("create_race", {"classId": "nope"}, body={"startsAt": "2026-11-22T10:00:00Z"}, claims=ADMIN)[0] == 404
+
+
+def test_race_ids_sort_by_creation_time(api, race):
+    later = api("create_race", body={"startsAt": "2026-11-22T09:00:00Z"}, claims=ADMIN)[1]
+    assert later["raceId"] > race["raceId"]
+
+
+def test_create_race_with_the_same_idempotency_key_creates_one_race(api, race):
+    import json
+    from local import handlers
+    event = json.loads(open("events/create_race.json").read())
+    event["headers"]["Idempotency-Key"] = "abc-1"
+    event["multiValueHeaders"]["Idempotency-Key"] = ["abc-1"]
+    first = json.loads(handlers.invoke("create_race", event)["body"])
+    second = json.loads(handlers.invoke("create_race", event)["body"])
+    assert first["raceId"] == second["raceId"]
+    races = api("get_class_races", query={"limit": "100"})[1]["items"]
+    assert [r["raceId"] for r in races].count(first["raceId"]) == 1 and len(races) == 2
+
+
+def test_join_is_idempotent_and_counts_once(api, race):
+    rid = race["raceId"]
+    for _ in range(2):
+        status, body = api("join_race", {"raceId": rid, "racerId": "racer-1"}, claims=racer_claims("racer-1"))
+        assert (status, body) == (200, {"raceId": rid, "racerId": "racer-1", "name": "Racer One",
+                                        "score": 0, "lastSecond": None})
+    assert api("get_race", {"raceId": rid})[1]["racerCount"] == 1
+
+
+def test_join_errors(api, race):
+    rid = race["raceId"]
+    assert api("join_race", {"raceId": rid, "racerId": "ghost"}, claims=ADMIN)[0] == 404
+    assert api("join_race", {"raceId": "01JD5Z6Q8X000000000000000Z"}, claims=ADMIN)[0] == 404
+    assert api("join_race", {"raceId": "not-a-race"}, claims=ADMIN)[0] == 404
+    assert api("join_race", {"raceId": rid, "racerId": "racer-1"}, claims=racer_claims("racer-2"))[0] == 403
+
+
+def test_join_a_finished_race_is_409(api, race, table):
+    from alleycat import keys
+    rid = race["raceId"]
+    table.update_item(TableName="alleycat-test", Key={k: {"S": v} for k, v in
+                      keys.RACE.key({"raceId": rid, "classId": "hill-climb"}).items()},
+                      UpdateExpression="SET #s = :f", ExpressionAttributeNames={"#s": "status"},
+                      ExpressionAttributeValues={":f": {"S": "finished"}})
+    assert api("join_race", {"raceId": rid, "racerId": "racer-1"}, claims=racer_claims("racer-1"))[0] == 409
+
+
+def test_race_leaderboard_lists_every_joined_racer(api, race):
+    rid = race["raceId"]
+    for n in range(1, 8):
+        api("put_racer", {"racerId": f"r{n}"}, body={"name": f"R{n}"}, claims=ADMIN)
+        api("join_race", {"raceId": rid, "racerId": f"r{n}"}, claims=ADMIN)
+    status, body = api("get_race_leaderboard", {"raceId": rid}, query={"limit": "1000"})
+    assert status == 200 and body["status"] == "open" and body["classId"] == "hill-climb"
+    assert sorted(i["racerId"] for i in body["items"]) == [f"r{n}" for n in range(1, 8)]
+    assert [i["rank"] for i in body["items"]] == list(range(1, 8))
+    assert all(i["score"] == 0 and i["lastSecond"] is None for i in body["items"])
+    assert len(api("get_race_leaderboard", {"raceId": rid}, query={"limit": "3"})[1]["items"]) == 3
+    assert api("get_race_leaderboard", {"raceId": rid}, query={"limit": "1001"})[0] == 400
+
+
+def test_results_are_newest_first_and_page_with_tokens(api, race):
+    rids = [race["raceId"]] + [api("create_race", body={"startsAt": "2026-11-22T10:00:00Z"}, claims=ADMIN)[1]["raceId"]
+                               for _ in range(4)]
+    for rid in rids:
+        api("join_race", {"raceId": rid, "racerId": "racer-1"}, claims=ADMIN)
+    seen, token = [], None
+    while True:
+        query = {"limit": "2", **({"nextToken": token} if token else {})}
+        status, body = api("get_racer_results", {"racerId": "racer-1"}, query=query)
+        assert status == 200 and body["name"] == "Racer One" and len(body["items"]) <= 2
+        seen += [i["raceId"] for i in body["items"]]
+        token = body["nextToken"]
+        if not token:
+            break
+    assert seen == sorted(rids, reverse=True)
+    assert all(i["rank"] is None and i["status"] == "open" for i in body["items"])
+
+
+def test_unknown_racer_results_is_404_and_foreign_token_is_400(api, race):
+    assert api("get_racer_results", {"racerId": "ghost"}, query={})[0] == 404
+    api("join_race", {"raceId": race["raceId"], "racerId": "racer-1"}, claims=ADMIN)
+    api("create_race", body={"startsAt": "2026-11-22T10:00:00Z"}, claims=ADMIN)
+    token = api("get_class_races", query={"limit": "1"})[1]["nextToken"]
+    assert token
+    status, body = api("get_racer_results", {"racerId": "racer-1"}, query={"nextToken": token})
+    assert status == 400 and "nextToken" in body["message"]
+
+
+def test_class_races_newest_first_with_name_on_every_page(api, race):
+    rids = [race["raceId"]] + [api("create_race", body={"startsAt": "2026-11-22T11:00:00Z"}, claims=ADMIN)[1]["raceId"]
+                               for _ in range(2)]
+    first = api("get_class_races", query={"limit": "2"})[1]
+    second = api("get_class_races", query={"limit": "2", "nextToken": first["nextToken"]})[1]
+    assert first["name"] == second["name"] == "Hill climb"
+    assert [r["raceId"] for r in first["items"] + second["items"]] == sorted(rids, reverse=True)
+    assert second["nextToken"] is None
+    assert api("get_class_races", {"classId": "nope"}, query={})[0] == 404
+
+
+def test_class_leaderboard_of_a_new_class_is_empty_and_unknown_is_404(api, race):
+    assert api("get_class_leaderboard", query={})[1] == {"classId": "hill-climb", "name": "Hill climb", "items": []}
+    assert api("get_class_leaderboard", {"classId": "nope"}, query={})[0] == 404
+
+
+def test_history_of_a_joined_race_and_of_a_race_not_joined(api, race):
+    rid = race["raceId"]
+    assert api("get_racer_history", {"racerId": "racer-1"}, query={"raceId": rid})[0] == 404
+    api("join_race", {"raceId": rid, "racerId": "racer-1"}, claims=ADMIN)
+    status, body = api("get_racer_history", {"racerId": "racer-1"}, query={"raceId": rid})
+    assert status == 200 and body["races"] == [{"raceId": rid, "classId": "hill-climb", "samples": []}]
+
+
+@pytest.mark.parametrize("function, params, query", [
+    ("get_racer_results", {"racerId": "racer-1"}, {}),
+    ("get_racer_history", {"racerId": "racer-1"}, {}),
+    ("get_class_races", {}, {}),
+    ("get_class_leaderboard", {}, {}),
+    ("get_race", None, None),
+    ("get_race_leaderboard", None, {}),
+])
+def test_every_read_route_makes_one_dynamodb_request(api, race, request_counter, function, params, query):
+    params = params if params is not None else {"raceId": race["raceId"]}
+    api("join_race", {"raceId": race["raceId"], "racerId": "racer-1"}, claims=ADMIN)
+    request_counter.clear()
+    status, _ = api(function, params, query=query) if query is not None else api(function, params)
+    assert status == 200
+    assert request_counter == ["Query"]

@@ -1,0 +1,56 @@
+from decimal import Decimal
+
+import pytest
+
+from alleycat import entities as e
+from alleycat import views
+
+RACE_ID = "01JD5Z6Q8X0000000000000000"
+
+
+@pytest.mark.parametrize("entity", [
+    e.Racer("bob", "Bob"),
+    e.Class("hill", "Hill climb", "steep"),
+    e.Race(RACE_ID, "hill", "Hill climb", "2026-11-22T10:00:00Z", 300, "open", 4),
+    e.Entry(RACE_ID, "bob", "Bob", "hill", "2026-11-22T10:00:00Z", chunks={"0": [Decimal("12.5"), 59]}),
+    e.RaceBoard(RACE_ID, 2, {"bob": [Decimal("1.25"), 3, "Bob"]}),
+    e.ClassBoard("hill", {"bob": [Decimal("99.5"), RACE_ID, "Bob"]}),
+    e.Best("bob", "hill", Decimal("99.5"), RACE_ID, "Bob"),
+    e.Chunk(RACE_ID, "bob", 1, "hill", Decimal("10.5"), {60: [80, 50], 61: [81, 51]}),
+])
+def test_item_round_trips_through_the_type_discriminator(entity):
+    # When an entity is stored and read back from its item
+    item = entity.to_item()
+    back = e.from_item(item)
+    # Then it is the same entity, typed by its discriminator
+    assert item["type"] == {"S": entity.KEYS.entity}
+    assert back == entity
+
+
+def test_unknown_type_is_refused():
+    with pytest.raises(ValueError):
+        e.from_item({"PK": {"S": "X#1"}, "SK": {"S": "X#1"}, "type": {"S": "Nope"}})
+
+
+def test_chunk_stores_each_second_as_its_own_attribute():
+    item = e.Chunk(RACE_ID, "bob", 0, "hill", samples={5: [90, 40]}).to_item()
+    assert item["s5"] == {"L": [{"N": "90"}, {"N": "40"}]}
+
+
+def test_entry_score_and_last_second_come_from_its_chunks():
+    entry = e.Entry(RACE_ID, "bob", "Bob", "hill", "t", chunks={"0": [Decimal("1.5"), 59], "1": [Decimal("2.25"), 75]})
+    assert entry.score == Decimal("3.75")
+    assert entry.lastSecond == 75
+
+
+def test_output_follows_the_contract_formula():
+    assert views.output(90, 50) == Decimal("143.75")
+    assert views.output(0, 0) == Decimal("22.75")
+
+
+def test_race_leaderboard_ranks_highest_score_first_and_limits():
+    boards = [e.RaceBoard(RACE_ID, 0, {"a": [Decimal("5"), 1, "A"], "b": [Decimal("7.12345"), 2, "B"]}),
+              e.RaceBoard(RACE_ID, 1, {"c": [Decimal("6"), 3, "C"]})]
+    race = e.Race(RACE_ID, "hill", "Hill", "t", 300)
+    body = views.race_leaderboard(race, boards, limit=2)
+    assert [(i["rank"], i["racerId"], i["score"]) for i in body["items"]] == [(1, "b", 7.1235), (2, "c", 6)]
