@@ -1,0 +1,47 @@
+SHELL := /bin/bash
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
+export PYTHONDONTWRITEBYTECODE := 1
+
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 3000
+STAMP_PY := $(VENV)/.installed
+STAMP_NPM := node_modules/.installed
+
+.PHONY: help install local test test-unit synth deploy clean
+
+help:
+	@echo "make local   - run the API locally on http://127.0.0.1:$(PORT) (embedded DynamoDB)"
+	@echo "make test    - install everything needed and run every test"
+	@echo "make synth   - synthesize the CloudFormation template (offline, cdk-nag checked)"
+	@echo "make deploy  - cdk deploy to the AWS account of your current credentials"
+
+$(STAMP_PY): requirements.txt requirements-dev.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+$(STAMP_NPM): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+install: $(STAMP_PY) $(STAMP_NPM)
+
+local: $(STAMP_PY)
+	PORT=$(PORT) $(PY) -m local
+
+test: install
+	$(PY) -m pytest
+
+test-unit: $(STAMP_PY)
+	$(PY) -m pytest tests/unit
+
+synth: install
+	npx cdk synth --quiet
+
+deploy: install
+	npx cdk deploy
+
+clean:
+	rm -rf cdk.out .pytest_cache .hypothesis
