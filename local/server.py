@@ -2,8 +2,9 @@
 
 An embedded DynamoDB (moto's ThreadedMotoServer, in memory) holds the table, created
 from the same definition the stack deploys; every contract route is served by building
-the API Gateway event the deployed API would send and calling the same handler module.
-``POST /local/token`` stands in for Cognito.
+the API Gateway event the deployed API would send and calling the same handler module;
+the table's stream drives the same stream handler (``streams``). ``POST /local/token``
+stands in for Cognito.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import signal
 import socket
 import sys
 import threading
+import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from . import handlers  # puts the layer on sys.path
 from .auth import TokenIssuer, authorizer_claims
 from .events import match, rest_event
+from .streams import StreamPoller
 
 from alleycat.schema import create_table_request  # noqa: E402
 
@@ -168,6 +171,7 @@ class LocalStack:
         self.host, self.port = host, port
         self.dynamodb = EmbeddedDynamoDB()
         self.issuer = TokenIssuer()
+        self.stream: StreamPoller | None = None
         self._http: ThreadingHTTPServer | None = None
 
     @property
@@ -178,6 +182,7 @@ class LocalStack:
         self.dynamodb.start()
         configure_environment(self.dynamodb.url)
         self.dynamodb.create_table()
+        self.stream = StreamPoller(self.dynamodb.url, TABLE_NAME).start()
         handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer})
         self._http = ThreadingHTTPServer((self.host, self.port), handler)
         self._http.daemon_threads = True
@@ -189,10 +194,13 @@ class LocalStack:
         if self._http:
             self._http.shutdown()
             self._http.server_close()
+        if self.stream:
+            self.stream.stop()
         self.dynamodb.stop()
 
 
 def main() -> None:
+    warnings.filterwarnings("ignore", message="No application metrics to publish")
     port = int(os.environ.get("PORT", "3000"))
     stack = LocalStack(port=port).start()
     print(f"Alleycat local stack ready at {stack.url}  (Ctrl-C stops it)", flush=True)

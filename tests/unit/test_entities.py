@@ -17,6 +17,7 @@ RACE_ID = "01JD5Z6Q8X0000000000000000"
     e.ClassBoard("hill", {"bob": [Decimal("99.5"), RACE_ID, "Bob"]}),
     e.Best("bob", "hill", Decimal("99.5"), RACE_ID, "Bob"),
     e.Chunk(RACE_ID, "bob", 1, "hill", Decimal("10.5"), {60: [80, 50], 61: [81, 51]}),
+    e.PackedChunk(RACE_ID, "bob", 0, "hill", {0: [80, Decimal("50.25")], 599: [Decimal("0.0001"), 100]}),
 ])
 def test_item_round_trips_through_the_type_discriminator(entity):
     # When an entity is stored and read back from its item
@@ -25,6 +26,13 @@ def test_item_round_trips_through_the_type_discriminator(entity):
     # Then it is the same entity, typed by its discriminator
     assert item["type"] == {"S": entity.KEYS.entity}
     assert back == entity
+
+
+def test_packed_chunk_is_compressed_binary_with_short_names():
+    samples = {s: [Decimal("61.5"), 42] for s in range(600)}
+    item = e.PackedChunk(RACE_ID, "bob", 0, "hill", samples).to_item()
+    assert set(item) == {"PK", "SK", "type", "c", "d"}
+    assert "B" in item["d"] and len(item["d"]["B"]) < 2000
 
 
 def test_unknown_type_is_refused():

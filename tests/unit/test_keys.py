@@ -5,7 +5,10 @@ from alleycat import keys
 
 def sample_values():
     return {"racerId": "bob", "classId": "hill", "raceId": "01JD5Z6Q8X0000000000000000",
-            "shard": 3, "chunk": 7, "requestKey": "req-1"}
+            "shard": 3, "chunk": 7, "part": 2, "requestKey": "req-1"}
+
+
+WIDTHS = {"shard": 2, "chunk": 3, "part": 2}
 
 
 def test_every_entity_key_round_trips():
@@ -17,7 +20,7 @@ def test_every_entity_key_round_trips():
         # Then the parts are the values it was built from
         for name, value in parts.items():
             expected = sample_values()[name]
-            assert value == (f"{expected:02d}" if name == "shard" else f"{expected:03d}" if name == "chunk" else expected)
+            assert value == (f"{expected:0{WIDTHS[name]}d}" if name in WIDTHS else expected)
 
 
 def test_missing_placeholder_raises():

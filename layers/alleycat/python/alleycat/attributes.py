@@ -7,6 +7,7 @@ builds a Decimal for an integer and does no type sniffing on the way in.
 
 from __future__ import annotations
 
+import base64
 from decimal import Decimal
 from typing import Any
 
@@ -51,8 +52,8 @@ def from_attr(attr: dict) -> Any:
         return None
     if kind == "BOOL":
         return value
-    if kind == "B":
-        return value
+    if kind == "B":  # bytes from boto3; base64 text in a Lambda stream event
+        return base64.b64decode(value) if isinstance(value, str) else value
     if kind == "NS":
         return {_number(v) for v in value}
     if kind == "SS":

@@ -6,6 +6,8 @@ into typed objects (``from_item``). Keys come from ``keys``; API shapes from ``v
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 from dataclasses import asdict, dataclass, field, fields
 from decimal import Decimal
@@ -77,7 +79,7 @@ class Entry(Entity):
     name: str
     classId: str
     startsAt: str
-    status: str = OPEN
+    raceStatus: str = OPEN  # not "status": that one is projected to the inverted index
     rank: int | None = None
     chunks: dict = field(default_factory=dict)
 
@@ -111,6 +113,12 @@ class ClassBoard(Entity):
     KEYS = keys.CLASS_BOARD
     classId: str
     standings: dict = field(default_factory=dict)
+    version: int | None = None  # optimistic lock: each write adds one
+
+    def to_item(self) -> dict:
+        item = super().to_item()
+        item.pop("version", None)
+        return item
 
 
 @dataclass
@@ -166,6 +174,40 @@ class Chunk(Entity):
                    values.get("points", Decimal(0)), samples)
 
 
+@dataclass
+class PackedChunk(Entity):
+    """Up to ``SECONDS`` seconds of a finished race's samples, gzip-compressed JSON.
+
+    Written by compaction; its parts (race, racer, part) live only in its key and its
+    attributes have one-letter names: ``c`` the class, ``d`` the data.
+    """
+
+    KEYS = keys.PACKED_CHUNK
+    SECONDS: ClassVar[int] = 600
+    raceId: str
+    racerId: str
+    part: int
+    classId: str
+    samples: dict = field(default_factory=dict)
+
+    def to_item(self) -> dict:
+        rows = [[second, str(cadence), str(resistance)] for second, (cadence, resistance) in sorted(self.samples.items())]
+        data = gzip.compress(json.dumps(rows, separators=(",", ":")).encode(), mtime=0)
+        key = self.KEYS.key({"raceId": self.raceId, "racerId": self.racerId, "part": self.part})
+        return _dump({**key, TYPE: self.KEYS.entity, "c": self.classId, "d": data})
+
+    @classmethod
+    def from_values(cls, values: dict) -> "PackedChunk":
+        rows = json.loads(gzip.decompress(values["d"]))
+        samples = {second: [_decimal(cadence), _decimal(resistance)] for second, cadence, resistance in rows}
+        return cls(values["raceId"], values["racerId"], int(values["part"]), values["c"], samples)
+
+
+def _decimal(text: str):
+    value = Decimal(text)
+    return int(value) if value == value.to_integral_value() and "." not in text else value
+
+
 _SAMPLE = re.compile(r"^s\d+$")
 
 
@@ -174,7 +216,7 @@ def sample_attribute(second: int) -> str:
 
 
 _BY_TYPE: dict[str, type[Entity]] = {
-    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceRequest, Entry, RaceBoard, ClassBoard, Best, Chunk)
+    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceRequest, Entry, RaceBoard, ClassBoard, Best, Chunk, PackedChunk)
 }
 
 
@@ -184,8 +226,7 @@ def from_item(item: dict) -> Entity:
     cls = _BY_TYPE.get(values.get(TYPE))
     if cls is None:
         raise ValueError(f"item of unknown type {values.get(TYPE)!r}")
-    cls.KEYS.parse(values)
-    return cls.from_values(values)
+    return cls.from_values({**cls.KEYS.parse(values), **values})
 
 
 def from_items(items: list[dict]) -> list[Entity]:

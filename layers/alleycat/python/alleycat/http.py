@@ -11,17 +11,13 @@ import os
 import re
 from dataclasses import dataclass
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response, content_types
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.validation import SchemaValidationError, validate
 
+from .observability import logger, metrics, tracer
 from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from .routes import ROUTES
-
-logger = Logger()
-tracer = Tracer()
-metrics = Metrics()
 
 MAX_BODY_BYTES = 256 * 1024
 ADMIN = "admin"
@@ -51,8 +47,11 @@ def create_app() -> APIGatewayRestResolver:
     return app
 
 
+COLD_START_METRIC = os.environ.get("POWERTOOLS_METRICS_DISABLED", "false").lower() != "true"
+
+
 def lambda_handler(app: APIGatewayRestResolver):
-    @metrics.log_metrics(capture_cold_start_metric=True)
+    @metrics.log_metrics(capture_cold_start_metric=COLD_START_METRIC)
     @tracer.capture_lambda_handler(capture_response=False)
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
     def handler(event, context):

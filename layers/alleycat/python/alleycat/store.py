@@ -21,8 +21,9 @@ from .schema import INVERTED_INDEX
 @lru_cache(maxsize=1)
 def client():
     import boto3  # deferred: only the first request pays for it
+    from botocore.config import Config
 
-    return boto3.client("dynamodb")
+    return boto3.client("dynamodb", config=Config(max_pool_connections=32, retries={"mode": "standard"}))
 
 
 def table_name() -> str:
@@ -187,6 +188,13 @@ def get_race(race_id: str, consistent: bool = False) -> e.Race | None:
     return page.items[0] if page.items else None
 
 
+def finish_race(race: e.Race) -> None:
+    """Marks the race finished; finishing a finished race changes nothing."""
+    _call("update_item", Key=_key(race), UpdateExpression="SET #status = :finished",
+          ConditionExpression="attribute_exists(PK)",
+          ExpressionAttributeNames={"#status": "status"}, ExpressionAttributeValues=_values(finished=e.FINISHED))
+
+
 def join_race(race: e.Race, racer: e.Racer) -> e.Entry:
     """Adds the racer to the race, its count, its board and its history in one transaction.
 
@@ -228,3 +236,192 @@ def join_race(race: e.Race, racer: e.Racer) -> e.Entry:
 
 def _key(entity: e.Entity) -> dict:
     return {name: {"S": value} for name, value in entity.key.items()}
+
+
+# --- telemetry --------------------------------------------------------------
+
+def add_samples(chunk: e.Chunk, points: dict[int, Any]) -> tuple[int, int]:
+    """Writes the chunk's seconds that are not stored yet: (accepted, duplicates).
+
+    One conditional UpdateItem sets every new second and adds their points; if any of
+    them was stored meanwhile, the write is refused, the stored ones become duplicates
+    and the rest is tried again.
+    """
+    from botocore.exceptions import ClientError
+
+    pending = dict(chunk.samples)
+    duplicates = 0
+    key = _key(chunk)
+    while pending:
+        names = {"#type": e.TYPE, "#raceId": "raceId", "#racerId": "racerId", "#chunk": "chunk", "#classId": "classId"}
+        values = _values(type=chunk.KEYS.entity, raceId=chunk.raceId, racerId=chunk.racerId, chunk=chunk.chunk,
+                         classId=chunk.classId, points=sum(points[s] for s in pending))
+        sets, absent = [], []
+        for second, pair in pending.items():
+            attribute = e.sample_attribute(second)
+            values[f":{attribute}"] = to_attr(pair)
+            sets.append(f"{attribute} = :{attribute}")
+            absent.append(f"attribute_not_exists({attribute})")
+        try:
+            client().update_item(
+                TableName=table_name(), Key=key,
+                UpdateExpression="SET #type = :type, #raceId = :raceId, #racerId = :racerId, #chunk = :chunk, "
+                                 "#classId = :classId, " + ", ".join(sets) + " ADD points :points",
+                ConditionExpression=" AND ".join(absent),
+                ExpressionAttributeNames=names, ExpressionAttributeValues=values,
+                ReturnValuesOnConditionCheckFailure="ALL_OLD")
+            return len(pending), duplicates
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise translate(error) from error
+            stored = error.response.get("Item") or {}
+            present = [s for s in pending if e.sample_attribute(s) in stored]
+            if not present:  # an older SDK or emulator without the item: read it
+                stored = _call("get_item", Key=key, ConsistentRead=True).get("Item", {})
+                present = [s for s in pending if e.sample_attribute(s) in stored]
+            if not present:
+                raise RuntimeError(f"chunk write refused with no stored second: {key}")
+            for second in present:
+                del pending[second]
+            duplicates += len(present)
+    return 0, duplicates
+
+
+# --- after a write (the stream processor) -----------------------------------
+
+def set_entry_chunk(race_id: str, racer_id: str, chunk: int, points: Any, last_second: int) -> e.Entry | None:
+    """Records one chunk's absolute totals on the racer's entry; re-applying changes nothing."""
+    from botocore.exceptions import ClientError
+
+    entry_key = keys.ENTRY.key({"raceId": race_id, "racerId": racer_id})
+    try:
+        response = client().update_item(
+            TableName=table_name(), Key={k: {"S": v} for k, v in entry_key.items()},
+            UpdateExpression="SET chunks.#chunk = :totals", ConditionExpression="attribute_exists(PK)",
+            ExpressionAttributeNames={"#chunk": str(chunk)},
+            ExpressionAttributeValues=_values(totals=[points, last_second]), ReturnValues="ALL_NEW")
+    except ClientError as error:
+        if error_code(error) == "ConditionalCheckFailedException":
+            return None
+        raise translate(error) from error
+    return e.from_item(response["Attributes"])
+
+
+def set_standings(race_id: str, shard: int, standings: dict[str, list]) -> None:
+    """Sets racers' [score, lastSecond, name] on one board shard in one write."""
+    names, values, sets = {}, {}, []
+    for n, (racer_id, standing) in enumerate(standings.items()):
+        names[f"#r{n}"] = racer_id
+        values[f":r{n}"] = to_attr(standing)
+        sets.append(f"standings.#r{n} = :r{n}")
+    _call("update_item", Key=_key(e.RaceBoard(race_id, shard)), UpdateExpression="SET " + ", ".join(sets),
+          ConditionExpression="attribute_exists(PK)", ExpressionAttributeNames=names, ExpressionAttributeValues=values)
+
+
+def get_entries(race_id: str, racer_ids: list[str]) -> list[e.Entry]:
+    """Strongly consistent entries of the given racers, 100 keys per BatchGetItem."""
+    found = []
+    for start in range(0, len(racer_ids), 100):
+        pending = {table_name(): {"ConsistentRead": True, "Keys": [
+            {k: {"S": v} for k, v in keys.ENTRY.key({"raceId": race_id, "racerId": r}).items()}
+            for r in racer_ids[start:start + 100]]}}
+        while pending:
+            response = _call_raw("batch_get_item", RequestItems=pending)
+            found += e.from_items(response["Responses"].get(table_name(), []))
+            pending = response.get("UnprocessedKeys") or {}
+    return found
+
+
+def rank_entry(race_id: str, racer_id: str, rank: int) -> None:
+    _call("update_item", Key={k: {"S": v} for k, v in keys.ENTRY.key({"raceId": race_id, "racerId": racer_id}).items()},
+          UpdateExpression="SET #rank = :rank, raceStatus = :finished",
+          ExpressionAttributeNames={"#rank": "rank"}, ExpressionAttributeValues=_values(rank=rank, finished=e.FINISHED))
+
+
+def raise_best(best: e.Best) -> bool:
+    """Stores the best score only if it beats the stored one; True when it did."""
+    from botocore.exceptions import ClientError
+
+    try:
+        client().put_item(TableName=table_name(), Item=best.to_item(),
+                          ConditionExpression="attribute_not_exists(bestScore) OR bestScore < :score",
+                          ExpressionAttributeValues=_values(score=best.bestScore))
+        return True
+    except ClientError as error:
+        if error_code(error) == "ConditionalCheckFailedException":
+            return False
+        raise translate(error) from error
+
+
+def get_class_board(class_id: str) -> e.ClassBoard | None:
+    return _get(keys.CLASS_BOARD, True, classId=class_id)
+
+
+def put_class_board(board: e.ClassBoard, version: int | None) -> bool:
+    """Writes the board if nobody else did since ``version`` was read; False when someone did."""
+    from botocore.exceptions import ClientError
+
+    item = {**board.to_item(), "version": {"N": str((version or 0) + 1)}}
+    condition = "attribute_not_exists(PK)" if version is None else "version = :version"
+    request = {"TableName": table_name(), "Item": item, "ConditionExpression": condition}
+    if version is not None:
+        request["ExpressionAttributeValues"] = _values(version=version)
+    try:
+        client().put_item(**request)
+        return True
+    except ClientError as error:
+        if error_code(error) == "ConditionalCheckFailedException":
+            return False
+        raise translate(error) from error
+
+
+def chunks_of(race_id: str, racer_id: str) -> list[e.Chunk | e.PackedChunk]:
+    prefix = keys.CHUNK.sk.prefix(raceId=race_id, racerId=racer_id)
+    request = {"KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+               "ExpressionAttributeValues": _values(pk=keys.RACER.pk.build({"racerId": racer_id}), prefix=prefix),
+               "ConsistentRead": True}
+    items = []
+    while True:
+        response = _call("query", **request)
+        items += e.from_items(response.get("Items", []))
+        if "LastEvaluatedKey" not in response:
+            return items
+        request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def replace_chunks(packed: list[e.PackedChunk], live: list[e.Chunk]) -> None:
+    """Writes the packed chunks, then deletes the live ones they replace."""
+    requests = [{"PutRequest": {"Item": p.to_item()}} for p in packed]
+    requests += [{"DeleteRequest": {"Key": _key(c)}} for c in live]
+    for start in range(0, len(requests), 25):
+        pending = {table_name(): requests[start:start + 25]}
+        while pending:
+            pending = _call_raw("batch_write_item", RequestItems=pending).get("UnprocessedItems") or {}
+
+
+def races_of_class(class_id: str) -> list[e.Race]:
+    request = {"IndexName": INVERTED_INDEX, "KeyConditionExpression": "SK = :sk AND begins_with(PK, :race)",
+               "ExpressionAttributeValues": _values(sk=keys.CLASS.sk.build({"classId": class_id}),
+                                                    race=keys.RACE.pk.prefix())}
+    races = []
+    while True:
+        response = _call("query", **request)
+        races += e.from_items(response.get("Items", []))
+        if "LastEvaluatedKey" not in response:
+            return races
+        request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def set_class_name(race: e.Race, name: str) -> None:
+    _call("update_item", Key=_key(race), UpdateExpression="SET className = :name",
+          ConditionExpression="attribute_exists(PK)", ExpressionAttributeValues=_values(name=name))
+
+
+def _call_raw(operation: str, **request: Any) -> dict:
+    """Like ``_call`` for the batch operations, whose table name lives in the request."""
+    from botocore.exceptions import ClientError
+
+    try:
+        return getattr(client(), operation)(**request)
+    except ClientError as error:
+        raise translate(error) from error

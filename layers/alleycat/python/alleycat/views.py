@@ -40,7 +40,7 @@ def race_in_class(r: e.Race) -> dict:
 
 
 def result(entry: e.Entry) -> dict:
-    return {"raceId": entry.raceId, "classId": entry.classId, "status": entry.status,
+    return {"raceId": entry.raceId, "classId": entry.classId, "status": entry.raceStatus,
             "startsAt": entry.startsAt, "score": number(entry.score),
             "lastSecond": entry.lastSecond, "rank": entry.rank}
 
@@ -78,12 +78,12 @@ def round4(value) -> Decimal:
     return Decimal(value).quantize(FOUR_PLACES, rounding=ROUND_HALF_UP)
 
 
-def history(chunks: list[e.Chunk]) -> list[dict]:
+def history(chunks: list[e.Chunk | e.PackedChunk]) -> list[dict]:
     """Chunks (newest race first, any order within a race) as races of sorted samples."""
     races: dict[str, dict] = {}
     for chunk in chunks:
         race = races.setdefault(chunk.raceId, {"raceId": chunk.raceId, "classId": chunk.classId, "samples": {}})
         race["samples"].update(chunk.samples)
-    return [{**race, "samples": [[second, cadence, resistance, number(output(cadence, resistance))]
+    return [{**race, "samples": [[second, number(cadence), number(resistance), number(output(cadence, resistance))]
                                  for second, (cadence, resistance) in sorted(race["samples"].items())]}
             for race in races.values()]

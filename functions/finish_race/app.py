@@ -1,0 +1,20 @@
+"""POST /races/{raceId}/finish: close a race (admin, idempotent); the stream processor ranks it."""
+
+from alleycat import http, store
+from alleycat.errors import NotFound
+
+app = http.create_app()
+
+
+@http.route(app, "finish_race")
+def finish_race(raceId: str):
+    race_id = http.race_id(raceId)
+    http.require_admin(app)
+    race = store.get_race(race_id)
+    if race is None:
+        raise NotFound(f"race {race_id} does not exist")
+    store.finish_race(race)
+    return http.respond({"raceId": race_id, "status": "finished"})
+
+
+handler = http.lambda_handler(app)

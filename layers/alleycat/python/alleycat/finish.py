@@ -1,0 +1,100 @@
+"""Freezing a finished race: final ranks, class records, class board and compact history.
+
+``finish(race_id)`` is a pure function of what is stored, so it is safe to run again:
+on a redelivered stream record, or when a sample lands after the race was finished.
+The class board is written first, so the class leaderboard shows the race soonest.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+
+from . import entities as e
+from . import store
+
+CLASS_BOARD_SIZE = 1000
+PARALLEL_WRITES = 16
+# Best items of one class share one inverted-index partition (BEST#classId):
+# keep their writes well under its 1,000 WCU/s.
+BEST_WRITES_PER_SECOND = 400
+
+
+class Pacer:
+    """Spaces calls so that no more than ``rate`` start in any second (thread-safe)."""
+
+    def __init__(self, rate: float, clock=time.monotonic, sleep=time.sleep):
+        self._interval, self._clock, self._sleep = 1.0 / rate, clock, sleep
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self) -> None:
+        with self._lock:
+            now = self._clock()
+            start = max(now, self._next)
+            self._next = start + self._interval
+        if start > now:
+            self._sleep(start - now)
+
+
+def finish(race_id: str) -> None:
+    race, boards = store.race_with_boards(race_id)
+    if race is None or race.status != e.FINISHED:
+        return
+    roster = [racer_id for board in boards for racer_id in board.standings]
+    entries = sorted(store.get_entries(race_id, roster), key=lambda entry: (-entry.score, entry.racerId))
+    merge_into_class_board(race, entries)
+    pacer = Pacer(BEST_WRITES_PER_SECOND)
+
+    def settle(ranked):
+        rank, entry = ranked
+        store.rank_entry(race_id, entry.racerId, rank)
+        pacer.wait()
+        store.raise_best(e.Best(entry.racerId, race.classId, entry.score, race_id, entry.name))
+        compact(race, entry.racerId)
+
+    with ThreadPoolExecutor(max_workers=PARALLEL_WRITES) as pool:
+        list(pool.map(settle, enumerate(entries, start=1)))
+    for shard, standings in _final_standings(entries).items():
+        store.set_standings(race_id, shard, standings)
+
+
+def merge_into_class_board(race: e.Race, entries: list[e.Entry]) -> None:
+    """Raises racers' bests on the class board (top ``CLASS_BOARD_SIZE``); retried on a concurrent write."""
+    while True:
+        stored = store.get_class_board(race.classId)
+        version = getattr(stored, "version", None) if stored else None
+        standings = dict(stored.standings) if stored else {}
+        for entry in entries:
+            best = standings.get(entry.racerId)
+            if best is None or Decimal(best[0]) < entry.score:
+                standings[entry.racerId] = [entry.score, race.raceId, entry.name]
+        top = sorted(standings.items(), key=lambda kv: (-Decimal(kv[1][0]), kv[0]))[:CLASS_BOARD_SIZE]
+        if store.put_class_board(e.ClassBoard(race.classId, dict(top)), version):
+            return
+
+
+def compact(race: e.Race, racer_id: str) -> None:
+    """Replaces a racer's live chunks in a finished race by gzip-packed ones."""
+    stored = store.chunks_of(race.raceId, racer_id)
+    live = [c for c in stored if isinstance(c, e.Chunk)]
+    if not live:
+        return
+    samples: dict[int, list] = {}
+    for chunk in stored:
+        samples.update(chunk.samples)
+    parts: dict[int, dict] = {}
+    for second, pair in samples.items():
+        parts.setdefault(second // e.PackedChunk.SECONDS, {})[second] = pair
+    packed = [e.PackedChunk(race.raceId, racer_id, part, race.classId, seconds) for part, seconds in parts.items()]
+    store.replace_chunks(packed, live)
+
+
+def _final_standings(entries: list[e.Entry]) -> dict[int, dict]:
+    shards: dict[int, dict] = {}
+    for entry in entries:
+        shards.setdefault(e.RaceBoard.shard_of(entry.racerId), {})[entry.racerId] = \
+            [entry.score, entry.lastSecond, entry.name]
+    return shards

@@ -1,0 +1,112 @@
+"""The work that belongs after a write, planned per stream record and applied per batch.
+
+- A chunk that gained samples sets its totals on the racer's entry, and the racer's
+  score on the race's board; board writes are coalesced, one per board shard per batch,
+  so a race's partition sees a few writes a second, not one per racer.
+- A race that became finished (or got a sample after it did) is frozen (``finish``).
+- A class renamed passes its name to its races.
+
+Every write sets absolute values, so a redelivered record changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from . import entities as e
+from . import finish as finishing
+from . import store
+from .observability import logger
+
+PARALLEL_WRITES = 16
+WATCHED = {e.Chunk.KEYS.entity, e.Race.KEYS.entity, e.Class.KEYS.entity}
+
+
+@dataclass
+class Batch:
+    """What the records of one invocation ask for, and the first record asking for each."""
+
+    chunks: dict = field(default_factory=dict)        # (raceId, racerId, chunk) -> (points, lastSecond)
+    finished: dict = field(default_factory=dict)      # raceId -> sequence number
+    renamed: dict = field(default_factory=dict)       # classId -> (name, sequence number)
+    first_seen: dict = field(default_factory=dict)    # work key -> sequence number
+
+    def add(self, record: dict) -> None:
+        change = record["dynamodb"]
+        sequence = change["SequenceNumber"]
+        new_image, old_image = change.get("NewImage"), change.get("OldImage")
+        if not new_image or new_image.get(e.TYPE, {}).get("S") not in WATCHED:
+            return
+        new = e.from_item(new_image)
+        old = e.from_item(old_image) if old_image else None
+        if isinstance(new, e.Chunk) and new.samples:
+            key = (new.raceId, new.racerId, new.chunk)
+            self.chunks[key] = (new.points, max(new.samples))
+            self.first_seen.setdefault(key, sequence)
+        elif isinstance(new, e.Race) and new.status == e.FINISHED and getattr(old, "status", None) != e.FINISHED:
+            self.finished.setdefault(new.raceId, sequence)
+        elif isinstance(new, e.Class) and isinstance(old, e.Class) and new.name != old.name:
+            self.renamed[new.classId] = (new.name, self.renamed.get(new.classId, (None, sequence))[1])
+
+    def apply(self) -> list[str]:
+        """Does the planned writes; returns the sequence numbers of records whose work failed."""
+        failed: list[str] = []
+        standings: dict[tuple[str, int], dict] = defaultdict(dict)
+        feeders: dict[tuple[str, int], list[str]] = defaultdict(list)
+
+        def entry_totals(item):
+            (race_id, racer_id, chunk), (points, last_second) = item
+            return item[0], store.set_entry_chunk(race_id, racer_id, chunk, points, last_second)
+
+        for key, outcome in _parallel(entry_totals, self.chunks.items()):
+            if isinstance(outcome, Exception):
+                failed.append(self.first_seen[key])
+                continue
+            _, entry = outcome
+            if entry is None:
+                continue
+            if entry.raceStatus == e.FINISHED:  # a sample that landed after the race was frozen
+                self.finished.setdefault(entry.raceId, self.first_seen[key])
+                continue
+            board = (entry.raceId, e.RaceBoard.shard_of(entry.racerId))
+            standings[board][entry.racerId] = [entry.score, entry.lastSecond, entry.name]
+            feeders[board].append(self.first_seen[key])
+
+        for board, outcome in _parallel(lambda item: store.set_standings(item[0][0], item[0][1], item[1]),
+                                        standings.items()):
+            if isinstance(outcome, Exception):
+                failed.append(min(feeders[board], key=int))
+        for race_id, sequence in self.finished.items():
+            if _failed(lambda: finishing.finish(race_id)):
+                failed.append(sequence)
+        for class_id, (name, sequence) in self.renamed.items():
+            if _failed(lambda: [store.set_class_name(race, name) for race in store.races_of_class(class_id)]):
+                failed.append(sequence)
+        return failed
+
+
+def _failed(work) -> bool:
+    try:
+        work()
+        return False
+    except Exception:  # reported to the event source mapping, which retries from this record
+        logger.exception("stream work failed")
+        return True
+
+
+def _parallel(function, items):
+    """(item key, result or exception) for each item, run on a small thread pool."""
+    items = list(items)
+    if not items:
+        return []
+
+    def guarded(item):
+        try:
+            return item[0], function(item)
+        except Exception as error:  # noqa: BLE001 - mapped to the record that asked for it
+            return item[0], error
+
+    with ThreadPoolExecutor(max_workers=min(PARALLEL_WRITES, len(items))) as pool:
+        return list(pool.map(guarded, items))

@@ -1,0 +1,101 @@
+"""Telemetry ingestion: validate a batch, plan it per racer chunk, apply it exactly once.
+
+A sample is (raceId, racerId, second). Each chunk write sets only seconds that are
+absent and requires, in its condition, that they still are; so whatever the order,
+overlap or concurrency of batches, a second is accepted once and every later copy is
+a duplicate. ``points`` of a chunk is added in the same write, so scores follow exactly.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from . import entities as e
+from . import store
+from .errors import BadRequest, Conflict, Forbidden, NotFound
+from .views import output
+
+NOT_JOINED = "racer has not joined this race"
+PARALLEL_WRITES = 16
+
+SCHEMA = {
+    "type": "object",
+    "required": ["samples"],
+    "properties": {"samples": {
+        "type": "array", "minItems": 1, "maxItems": 1000,
+        "items": {
+            "type": "object",
+            "required": ["racerId", "second", "cadence", "resistance"],
+            "properties": {
+                "racerId": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+                "second": {"type": "integer", "minimum": 0},
+                "cadence": {"type": "number", "minimum": 0, "maximum": 300},
+                "resistance": {"type": "number", "minimum": 0, "maximum": 100},
+            },
+        },
+    }},
+}
+
+
+@dataclass
+class Outcome:
+    accepted: int = 0
+    duplicates: int = 0
+    rejected: list = field(default_factory=list)
+
+    def as_body(self) -> dict:
+        return {"accepted": self.accepted, "duplicates": self.duplicates, "rejected": self.rejected}
+
+
+def _exact(value) -> Decimal:
+    return Decimal(str(value)) if isinstance(value, float) else Decimal(value)
+
+
+def plan(race: e.Race, joined: set[str], samples: list[dict], caller_sub: str, caller_is_admin: bool):
+    """Chunk writes for a validated batch: {(racerId, chunk): {second: [cadence, resistance]}}.
+
+    Raises before anything is written when a sample is out of range or not the caller's.
+    Samples repeated inside the batch are duplicates; those of racers not joined are rejected.
+    """
+    for index, sample in enumerate(samples):
+        if not caller_is_admin and sample["racerId"] != caller_sub:
+            raise Forbidden(f"samples[{index}] is for racer {sample['racerId']}: you may send only your own")
+        if not 0 <= sample["second"] < race.durationSeconds:
+            raise BadRequest(f"samples[{index}].second must be an integer from 0 to {race.durationSeconds - 1}")
+    writes: dict[tuple[str, int], dict[int, list]] = defaultdict(dict)
+    outcome = Outcome()
+    for sample in samples:
+        racer_id, second = sample["racerId"], sample["second"]
+        if racer_id not in joined:
+            outcome.rejected.append({"racerId": racer_id, "second": second, "reason": NOT_JOINED})
+            continue
+        chunk = writes[(racer_id, second // e.Chunk.SECONDS)]
+        if second in chunk:
+            outcome.duplicates += 1
+            continue
+        chunk[second] = [_exact(sample["cadence"]), _exact(sample["resistance"])]
+    return writes, outcome
+
+
+def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: bool) -> Outcome:
+    race, boards = store.race_with_boards(race_id)
+    if race is None:
+        raise NotFound(f"race {race_id} does not exist")
+    if race.status == e.FINISHED:
+        raise Conflict(f"race {race_id} is finished: it takes no more telemetry")
+    joined = {racer_id for board in boards for racer_id in board.standings}
+    writes, outcome = plan(race, joined, samples, caller_sub, caller_is_admin)
+
+    def write(item):
+        (racer_id, chunk), seconds = item
+        points = {second: output(*pair) for second, pair in seconds.items()}
+        return store.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds), points)
+
+    with ThreadPoolExecutor(max_workers=min(PARALLEL_WRITES, max(1, len(writes)))) as pool:
+        for accepted, duplicates in pool.map(write, writes.items()):
+            outcome.accepted += accepted
+            outcome.duplicates += duplicates
+    return outcome

@@ -1,0 +1,29 @@
+"""The Alleycat CDK app: one stack, built from the routes and table schema declared in the layer.
+
+``layers/alleycat/python`` goes on ``sys.path`` here, so ``alleycat.routes`` and
+``alleycat.schema`` stay the single source of truth for the API and the table.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYER_DIR = ROOT / "layers" / "alleycat"
+FUNCTIONS_DIR = ROOT / "functions"
+
+if str(LAYER_DIR / "python") not in sys.path:
+    sys.path.insert(0, str(LAYER_DIR / "python"))
+
+
+def pascal(name: str) -> str:
+    """``get_race_leaderboard`` -> ``GetRaceLeaderboard`` (construct ids and logical ids)."""
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def acknowledge(construct, rule: str, reason: str) -> None:
+    """Acknowledge one cdk-nag finding on ``construct`` (and its children), with a reason."""
+    from aws_cdk import Acknowledgment, Validations
+
+    Validations.of(construct).acknowledge(Acknowledgment(id=rule, reason=reason))

@@ -1,0 +1,27 @@
+"""The Alleycat stack: table, functions, user pool and API, plus the outputs clients need."""
+
+from __future__ import annotations
+
+from aws_cdk import CfnOutput, RemovalPolicy, Stack
+from constructs import Construct
+
+from .api import Api, UserPool
+from .functions import Functions
+from .table import AlleycatTable
+
+
+class AlleycatStack(Stack):
+    def __init__(self, scope: Construct, id: str, *, throwaway: bool = False, **kwargs) -> None:
+        super().__init__(scope, id, **kwargs)
+        removal = RemovalPolicy.DESTROY if throwaway else RemovalPolicy.RETAIN
+
+        table = AlleycatTable(self, "Data", throwaway=throwaway).table
+        functions = Functions(self, "Functions", table=table, removal_policy=removal)
+        users = UserPool(self, "Users", throwaway=throwaway)
+        api = Api(self, "Api", functions=functions.by_name, user_pool=users.user_pool,
+                  removal_policy=removal)
+
+        CfnOutput(self, "ApiUrl", value=api.url, description="Base URL of the prod stage")
+        CfnOutput(self, "UserPoolId", value=users.user_pool.user_pool_id)
+        CfnOutput(self, "UserPoolClientId", value=users.client.user_pool_client_id)
+        CfnOutput(self, "TableName", value=table.table_name)

@@ -1,0 +1,134 @@
+"""The REST API, generated from ``alleycat.routes``, and the Cognito user pool guarding it."""
+
+from __future__ import annotations
+
+import re
+
+from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_cognito as cognito
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from alleycat.routes import ROUTES, Route
+
+from . import acknowledge
+
+ADMIN_GROUP = "admin"  # alleycat.http.ADMIN: members may act on others' resources
+CORS_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key"]
+CORS_METHODS = ["GET", "PUT", "POST", "OPTIONS"]
+CLOUDWATCH_ROLE_POLICY = ("AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/"
+                          "service-role/AmazonAPIGatewayPushToCloudWatchLogs]")
+PUBLIC_READ = "Public read route: race data, leaderboards and results are public per the API contract."
+
+
+def path_parameters(path: str) -> dict[str, bool]:
+    """``/races/{raceId}`` -> ``{"method.request.path.raceId": True}`` (required)."""
+    return {f"method.request.path.{name}": True for name in re.findall(r"\{(\w+)\}", path)}
+
+
+class UserPool(Construct):
+    """Admin-created accounts only, strong passwords, optional TOTP MFA, an ``admin`` group."""
+
+    def __init__(self, scope: Construct, id: str, *, throwaway: bool = False) -> None:
+        super().__init__(scope, id)
+        self.user_pool = cognito.UserPool(
+            self, "UserPool",
+            self_sign_up_enabled=False,
+            sign_in_aliases=cognito.SignInAliases(email=True),
+            auto_verify=cognito.AutoVerifiedAttrs(email=True),
+            password_policy=cognito.PasswordPolicy(
+                min_length=12, require_lowercase=True, require_uppercase=True,
+                require_digits=True, require_symbols=True,
+                temp_password_validity=Duration.days(3)),
+            mfa=cognito.Mfa.OPTIONAL,
+            mfa_second_factor=cognito.MfaSecondFactor(otp=True, sms=False),
+            account_recovery=cognito.AccountRecovery.EMAIL_ONLY,
+            feature_plan=cognito.FeaturePlan.ESSENTIALS,
+            deletion_protection=not throwaway,
+            removal_policy=RemovalPolicy.DESTROY if throwaway else RemovalPolicy.RETAIN,
+        )
+        self.client = self.user_pool.add_client(
+            "AppClient",
+            auth_flows=cognito.AuthFlow(user_srp=True),
+            generate_secret=False,
+            prevent_user_existence_errors=True,
+        )
+        cognito.CfnUserPoolGroup(self, "AdminGroup", user_pool_id=self.user_pool.user_pool_id,
+                                 group_name=ADMIN_GROUP, description="Alleycat administrators")
+        acknowledge(self.user_pool, "AwsSolutions-COG2",
+                    "MFA is optional (TOTP) so racers can sign in from shared devices at events; "
+                    "accounts are admin-created and the password policy is strong.")
+        acknowledge(self.user_pool, "AwsSolutions-COG8",
+                    "Plus feature plan (threat protection) is a per-MAU cost not justified yet: "
+                    "no self sign-up, strong passwords, optional MFA. Revisit when sign-up opens.")
+
+
+class Api(Construct):
+    """One method per route, Lambda proxy integration, Cognito on every non-public route."""
+
+    def __init__(self, scope: Construct, id: str, *, functions: dict[str, lambda_.IFunction],
+                 user_pool: cognito.IUserPool, routes: tuple[Route, ...] = ROUTES,
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+        super().__init__(scope, id)
+        access_logs = logs.LogGroup(self, "AccessLogs", retention=logs.RetentionDays.ONE_MONTH,
+                                    removal_policy=removal_policy)
+        self.rest_api = apigw.RestApi(
+            self, "RestApi",
+            rest_api_name=f"{Stack.of(self).stack_name}-api",
+            description="Alleycat racing API",
+            endpoint_types=[apigw.EndpointType.REGIONAL],
+            cloud_watch_role=True,  # execution logging needs the account-level CloudWatch role
+            default_cors_preflight_options=apigw.CorsOptions(
+                allow_origins=apigw.Cors.ALL_ORIGINS, allow_methods=CORS_METHODS,
+                allow_headers=CORS_HEADERS, max_age=Duration.minutes(5)),
+            deploy_options=apigw.StageOptions(
+                stage_name="prod",
+                throttling_rate_limit=1000,
+                throttling_burst_limit=2000,
+                access_log_destination=apigw.LogGroupLogDestination(access_logs),
+                access_log_format=apigw.AccessLogFormat.json_with_standard_fields(
+                    caller=True, http_method=True, ip=True, protocol=True, request_time=True,
+                    resource_path=True, response_length=True, status=True, user=True),
+                tracing_enabled=True,
+                metrics_enabled=True,
+                logging_level=apigw.MethodLoggingLevel.INFO,
+                data_trace_enabled=False,  # never log request/response bodies
+            ),
+        )
+        self.rest_api.node.try_remove_child("Endpoint")  # the stack exports ApiUrl instead
+        # Path parameters are enforced here; bodies are validated by the handlers' JSON schemas
+        # (the validator also checks bodies against any model attached later).
+        validator = self.rest_api.add_request_validator(
+            "RequestValidator", validate_request_parameters=True, validate_request_body=True)
+        authorizer = apigw.CognitoUserPoolsAuthorizer(self, "Authorizer", cognito_user_pools=[user_pool])
+
+        for route in routes:
+            resource = self.rest_api.root.resource_for_path(route.path)
+            auth = (dict(authorizer=authorizer, authorization_type=apigw.AuthorizationType.COGNITO)
+                    if route.protected else dict(authorization_type=apigw.AuthorizationType.NONE))
+            method = resource.add_method(
+                route.method,
+                apigw.LambdaIntegration(functions[route.function], allow_test_invoke=False),
+                request_parameters=path_parameters(route.path),
+                request_validator=validator,
+                **auth,
+            )
+            if not route.protected:
+                for rule in ("AwsSolutions-APIG4", "AwsSolutions-COG4"):
+                    acknowledge(method, rule, PUBLIC_READ)
+
+        self._acknowledge()
+
+    def _acknowledge(self) -> None:
+        acknowledge(self.rest_api.deployment_stage, "AwsSolutions-APIG3",
+                    "No WAF yet: stage throttling (1000 rps, burst 2000) bounds abuse; "
+                    "a WAFv2 web ACL is planned before public launch.")
+        acknowledge(self.rest_api.node.find_child("CloudWatchRole"), CLOUDWATCH_ROLE_POLICY,
+                    "Account-level role API Gateway uses to write execution logs; the AWS managed "
+                    "policy is the documented, minimal policy for exactly this purpose.")
+
+    @property
+    def url(self) -> str:
+        return self.rest_api.url

@@ -1,0 +1,106 @@
+"""One Lambda function per route, all built by the same helper.
+
+Each function gets its own role with only: writes to its own log group, X-Ray
+segments, and the DynamoDB actions its route declares in ``alleycat.routes``.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_ssm as ssm
+from constructs import Construct
+
+from alleycat.routes import QUERY, ROUTES, Route
+from alleycat.schema import INVERTED_INDEX
+
+from . import FUNCTIONS_DIR, LAYER_DIR, acknowledge, pascal
+
+RUNTIME = lambda_.Runtime.PYTHON_3_13
+ARCHITECTURE = lambda_.Architecture.ARM_64
+# AWS-managed Powertools layer, resolved by CloudFormation at deploy time (synth stays offline).
+POWERTOOLS_PARAMETER = "/aws/service/powertools/python/arm64/python3.13/latest"
+ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
+
+XRAY_WILDCARD = ("X-Ray PutTraceSegments/PutTelemetryRecords (added by tracing=ACTIVE) "
+                 "do not support resource-level permissions; Resource must be '*'.")
+RUNTIME_PINNED = ("Pinned to python3.13 to match the AWS-managed Powertools layer parameter "
+                  f"({POWERTOOLS_PARAMETER}) and the project's toolchain; upgrade both together.")
+
+
+def logical_id(function: str) -> str:
+    """The Lambda function's CloudFormation logical id, e.g. ``GetRaceLeaderboardFunction``."""
+    return f"{pascal(function)}Function"
+
+
+def table_statements(route: Route, table: dynamodb.ITable) -> list[iam.PolicyStatement]:
+    """The route's declared actions on the table; Query also on the inverted index."""
+    statements = [iam.PolicyStatement(actions=list(route.actions), resources=[table.table_arn])]
+    if QUERY in route.actions:
+        index_arn = f"{table.table_arn}/index/{INVERTED_INDEX}"
+        statements.append(iam.PolicyStatement(actions=[QUERY], resources=[index_arn]))
+    return statements
+
+
+class Functions(Construct):
+    """Builds every route's function; ``self.by_name[route.function]`` is the function."""
+
+    def __init__(self, scope: Construct, id: str, *, table: dynamodb.ITable,
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
+                 routes: tuple[Route, ...] = ROUTES) -> None:
+        super().__init__(scope, id)
+        self._table = table
+        self._removal_policy = removal_policy
+        self._layers = [
+            lambda_.LayerVersion(
+                self, "SharedLayer",
+                code=lambda_.Code.from_asset(str(LAYER_DIR), exclude=ASSET_EXCLUDES),
+                compatible_runtimes=[RUNTIME],
+                compatible_architectures=[ARCHITECTURE],
+                description="Alleycat shared code: keys, entities, store, http",
+            ),
+            lambda_.LayerVersion.from_layer_version_arn(
+                self, "PowertoolsLayer",
+                ssm.StringParameter.value_for_string_parameter(self, POWERTOOLS_PARAMETER),
+            ),
+        ]
+        self.by_name = {route.function: self._build(route) for route in routes}
+
+    def _build(self, route: Route) -> lambda_.Function:
+        scope = Construct(self, pascal(route.function))
+        log_group = logs.LogGroup(scope, "Logs", retention=logs.RetentionDays.ONE_MONTH,
+                                  removal_policy=self._removal_policy)
+        role = iam.Role(scope, "Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+                        description=f"{route.method} {route.path} ({route.function})")
+        log_group.grant_write(role)
+        for statement in table_statements(route, self._table):
+            role.add_to_policy(statement)
+
+        function = lambda_.Function(
+            scope, "Function",
+            runtime=RUNTIME,
+            architecture=ARCHITECTURE,
+            handler="app.handler",
+            code=lambda_.Code.from_asset(str(FUNCTIONS_DIR / route.function), exclude=ASSET_EXCLUDES),
+            memory_size=256,
+            timeout=Duration.seconds(10),
+            tracing=lambda_.Tracing.ACTIVE,
+            log_group=log_group,
+            role=role,
+            layers=self._layers,
+            description=f"{route.method} {route.path}",
+            environment={
+                "TABLE_NAME": self._table.table_name,
+                "POWERTOOLS_SERVICE_NAME": "alleycat",
+                "POWERTOOLS_METRICS_NAMESPACE": "Alleycat",
+                "LOG_LEVEL": "INFO",
+            },
+        )
+        # Stable, readable logical id: `sam local invoke GetRaceLeaderboardFunction` works.
+        function.node.default_child.override_logical_id(logical_id(route.function))
+        acknowledge(role, "AwsSolutions-IAM5[Resource::*]", XRAY_WILDCARD)
+        acknowledge(function, "AwsSolutions-L1", RUNTIME_PINNED)
+        return function
