@@ -58,8 +58,8 @@ class UserPool(Construct):
         cognito.CfnUserPoolGroup(self, "AdminGroup", user_pool_id=self.user_pool.user_pool_id,
                                  group_name=ADMIN_GROUP, description="Alleycat administrators")
         acknowledge(self.user_pool, "AwsSolutions-COG2",
-                    "MFA is optional (TOTP) so racers can sign in from shared devices at events; "
-                    "accounts are admin-created and the password policy is strong.")
+                    "MFA is optional: TOTP is offered to every user but not forced, to keep racer "
+                    "onboarding light; accounts are admin-created and passwords are strong.")
         acknowledge(self.user_pool, "AwsSolutions-COG8",
                     "Plus feature plan (threat protection) is a per-MAU cost not justified yet: "
                     "no self sign-up, strong passwords, optional MFA. Revisit when sign-up opens.")
@@ -98,6 +98,12 @@ class Api(Construct):
             ),
         )
         self.rest_api.node.try_remove_child("Endpoint")  # the stack exports ApiUrl instead
+        # API Gateway's own errors (401 from the authorizer, 400 from validation, 429, 5xx)
+        # carry CORS headers too, so browsers can read them.
+        for response_type in (apigw.ResponseType.DEFAULT_4_XX, apigw.ResponseType.DEFAULT_5_XX):
+            self.rest_api.add_gateway_response(
+                response_type.response_type, type=response_type,
+                response_headers={"Access-Control-Allow-Origin": "'*'"})
         # Path parameters are enforced here; bodies are validated by the handlers' JSON schemas
         # (the validator also checks bodies against any model attached later).
         validator = self.rest_api.add_request_validator(
@@ -123,8 +129,8 @@ class Api(Construct):
 
     def _acknowledge(self) -> None:
         acknowledge(self.rest_api.deployment_stage, "AwsSolutions-APIG3",
-                    "No WAF yet: stage throttling (1000 rps, burst 2000) bounds abuse; "
-                    "a WAFv2 web ACL is planned before public launch.")
+                    "No WAFv2 web ACL yet (fixed + per-request cost); stage throttling (1000 rps, "
+                    "burst 2000) bounds abuse. Attach a web ACL before high-traffic public use.")
         acknowledge(self.rest_api.node.find_child("CloudWatchRole"), CLOUDWATCH_ROLE_POLICY,
                     "Account-level role API Gateway uses to write execution logs; the AWS managed "
                     "policy is the documented, minimal policy for exactly this purpose.")

@@ -1,0 +1,233 @@
+"""The synthesized Alleycat stack: table, one least-privilege function per route, the API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from aws_cdk.assertions import Match
+
+from alleycat import schema
+from alleycat.routes import QUERY, ROUTES
+from stacks.functions import logical_id
+
+from .conftest import of_type, synthesize
+
+TABLE = "AWS::DynamoDB::Table"
+FUNCTION = "AWS::Lambda::Function"
+
+
+def as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def statements(resources: dict, role_logical_id: str) -> list[dict]:
+    """Every statement of every IAM policy attached to the role."""
+    return [statement
+            for policy in of_type(resources, "AWS::IAM::Policy").values()
+            if {"Ref": role_logical_id} in policy["Properties"]["Roles"]
+            for statement in policy["Properties"]["PolicyDocument"]["Statement"]]
+
+
+def role_of(resources: dict, function: str) -> str:
+    return resources[logical_id(function)]["Properties"]["Role"]["Fn::GetAtt"][0]
+
+
+def methods_by_route(resources: dict) -> dict[tuple[str, str], dict]:
+    """(HTTP method, path) -> method properties, walking each resource up to the API root."""
+    api_resources = of_type(resources, "AWS::ApiGateway::Resource")
+
+    def path(resource_id) -> str:
+        if "Ref" not in resource_id:  # the RestApi's RootResourceId
+            return ""
+        props = api_resources[resource_id["Ref"]]["Properties"]
+        return f"{path(props['ParentId'])}/{props['PathPart']}"
+
+    return {(props["HttpMethod"], path(props["ResourceId"]) or "/"): props
+            for props in (m["Properties"] for m in of_type(resources, "AWS::ApiGateway::Method").values())}
+
+
+# --- the table -------------------------------------------------------------------------
+
+
+def test_exactly_one_table(template):
+    # Given the synthesized stack / When counting tables / Then there is a single table
+    template.resource_count_is(TABLE, 1)
+
+
+def test_table_keys_stream_billing_and_pitr(template):
+    # Given the table / Then it is keyed PK/SK, on demand, streamed and point-in-time recoverable
+    template.has_resource_properties(TABLE, {
+        "KeySchema": [{"AttributeName": schema.PARTITION_KEY, "KeyType": "HASH"},
+                      {"AttributeName": schema.SORT_KEY, "KeyType": "RANGE"}],
+        "BillingMode": "PAY_PER_REQUEST",
+        "StreamSpecification": {"StreamViewType": "NEW_AND_OLD_IMAGES"},
+        "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+    })
+
+
+def test_table_has_the_inverted_index(template):
+    # Given the table / Then its only GSI is the inverted one (SK HASH, PK RANGE) with INCLUDE projection
+    template.has_resource_properties(TABLE, {"GlobalSecondaryIndexes": [{
+        "IndexName": schema.INVERTED_INDEX,
+        "KeySchema": [{"AttributeName": schema.SORT_KEY, "KeyType": "HASH"},
+                      {"AttributeName": schema.PARTITION_KEY, "KeyType": "RANGE"}],
+        "Projection": {"ProjectionType": "INCLUDE",
+                       "NonKeyAttributes": list(schema.INVERTED_PROJECTION)},
+    }]})
+
+
+def test_table_is_retained_and_protected_by_default(template):
+    # Given the default (non-throwaway) synth / Then the table survives stack deletion
+    template.has_resource(TABLE, {"DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain",
+                                  "Properties": Match.object_like({"DeletionProtectionEnabled": True})})
+
+
+def test_throwaway_context_relaxes_table_protection(tmp_path):
+    # Given -c throwaway=true / When synthesizing / Then the table is deletable with the stack
+    table = next(iter(of_type(synthesize(tmp_path, throwaway="true").template["Resources"], TABLE).values()))
+    assert table["DeletionPolicy"] == "Delete"
+    assert table["Properties"]["DeletionProtectionEnabled"] is False
+
+
+# --- functions ---------------------------------------------------------------------------
+
+
+def test_one_function_per_route_with_readable_logical_ids(resources):
+    # Given the routes / When listing Lambda functions / Then each route has exactly one, named after it
+    assert set(of_type(resources, FUNCTION)) == {logical_id(route.function) for route in ROUTES}
+    assert len(of_type(resources, FUNCTION)) == len(ROUTES)
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.function)
+def test_function_configuration(resources, route):
+    # Given a route's function / Then it runs the shared runtime setup with both layers
+    props = resources[logical_id(route.function)]["Properties"]
+    assert props["Runtime"] == "python3.13"
+    assert props["Architectures"] == ["arm64"]
+    assert props["Handler"] == "app.handler"
+    assert props["MemorySize"] == 256 and props["Timeout"] == 10
+    assert props["TracingConfig"] == {"Mode": "Active"}
+    assert len(props["Layers"]) == 2
+    assert props["LoggingConfig"]["LogGroup"]["Ref"] in resources  # its own, explicit log group
+    assert set(props["Environment"]["Variables"]) >= {
+        "TABLE_NAME", "POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "LOG_LEVEL"}
+
+
+def test_every_function_has_its_own_role(resources):
+    # Given all functions / When collecting their roles / Then no two share one
+    roles = [role_of(resources, route.function) for route in ROUTES]
+    assert len(set(roles)) == len(ROUTES)
+
+
+def test_function_roles_use_no_managed_policies(resources):
+    # Given the function roles / Then permissions come only from their own inline policy
+    for route in ROUTES:
+        role = resources[role_of(resources, route.function)]["Properties"]
+        assert "ManagedPolicyArns" not in role
+        assert role["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {
+            "Service": "lambda.amazonaws.com"}
+
+
+def test_no_policy_grants_scan_or_dynamodb_wildcard(resources):
+    # Given every IAM policy in the stack / Then none allows Scan or dynamodb:*
+    actions = {action
+               for policy in of_type(resources, "AWS::IAM::Policy").values()
+               for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+               for action in as_list(statement["Action"])}
+    assert "dynamodb:Scan" not in actions
+    assert "dynamodb:*" not in actions
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.function)
+def test_function_gets_exactly_its_routes_dynamodb_actions(resources, route):
+    # Given a route's function / When collecting the DynamoDB actions its role allows
+    granted = {action
+               for statement in statements(resources, role_of(resources, route.function))
+               for action in as_list(statement["Action"]) if action.startswith("dynamodb:")}
+    # Then they are exactly the actions the route declares
+    assert granted == set(route.actions)
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.function)
+def test_only_query_reaches_the_index(resources, route):
+    # Given a route's function / When looking at statements on the inverted index
+    on_index = [statement for statement in statements(resources, role_of(resources, route.function))
+                if f"/index/{schema.INVERTED_INDEX}" in str(statement["Resource"])]
+    # Then only Query is allowed there, and only for routes that query
+    assert {a for s in on_index for a in as_list(s["Action"])} == ({QUERY} & set(route.actions))
+
+
+# --- the API ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.function)
+def test_route_method_exists_and_invokes_its_function(resources, route):
+    # Given the REST API / When looking up the route's method
+    method = methods_by_route(resources).get((route.method, route.path))
+    # Then it exists and proxies to the route's own function
+    assert method is not None, f"{route.method} {route.path} missing"
+    assert method["Integration"]["Type"] == "AWS_PROXY"
+    assert logical_id(route.function) in str(method["Integration"]["Uri"])
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.function)
+def test_route_authorization_matches_its_auth(resources, route):
+    # Given the route's method / Then protected routes require Cognito and public ones nothing
+    method = methods_by_route(resources)[(route.method, route.path)]
+    if route.protected:
+        assert method["AuthorizationType"] == "COGNITO_USER_POOLS"
+        assert "AuthorizerId" in method
+    else:
+        assert method["AuthorizationType"] == "NONE"
+
+
+def test_stage_is_throttled_logged_and_traced(template):
+    # Given the prod stage / Then it has tracing, access logs, execution logs, metrics and throttling
+    template.has_resource_properties("AWS::ApiGateway::Stage", {
+        "StageName": "prod",
+        "TracingEnabled": True,
+        "AccessLogSetting": Match.object_like({"DestinationArn": Match.any_value()}),
+        "MethodSettings": [Match.object_like({
+            "LoggingLevel": "INFO", "MetricsEnabled": True, "DataTraceEnabled": False,
+            "ThrottlingRateLimit": 1000, "ThrottlingBurstLimit": 2000})],
+    })
+
+
+def test_user_pool_is_admin_managed_with_an_admin_group(template):
+    # Given the Cognito resources / Then sign-up is closed, MFA optional, and "admin" exists
+    template.has_resource_properties("AWS::Cognito::UserPool", {
+        "AdminCreateUserConfig": {"AllowAdminCreateUserOnly": True},
+        "MfaConfiguration": "OPTIONAL",
+    })
+    template.has_resource_properties("AWS::Cognito::UserPoolGroup", {"GroupName": "admin"})
+
+
+def test_outputs(template_json):
+    # Given the stack / Then clients can find the API, the user pool and the table
+    assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "TableName"}
+
+
+# --- checks on the whole synth --------------------------------------------------------------
+
+
+def test_cdk_nag_passes_and_every_acknowledgment_has_a_reason(stack_artifact, metadata):
+    # Given the app synthesized with the AwsSolutions plugin (an unacknowledged finding raises)
+    assert stack_artifact.template["Resources"]
+    # When collecting the acknowledgments recorded in the cloud assembly
+    acknowledged = {rule: reason
+                    for entries in metadata.values() for entry in entries
+                    if entry["type"] == "aws:cdk:acknowledged-rules"
+                    for rule, reason in entry["data"].items()}
+    # Then every one of them carries a real reason
+    assert acknowledged
+    assert all(len(reason.split()) >= 5 for reason in acknowledged.values()), acknowledged
+
+
+def test_cfn_lint_reports_no_errors(template_path):
+    # Given the synthesized template / When cfn-lint checks it
+    from cfnlint.api import lint_file
+    matches = lint_file(Path(template_path))
+    # Then there are no errors (warnings are acceptable)
+    errors = [str(match) for match in matches if match.rule.id.startswith("E")]
+    assert not errors, "\n".join(errors)

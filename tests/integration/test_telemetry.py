@@ -1,0 +1,133 @@
+"""POST /races/{raceId}/telemetry against moto: validation and exactly-once counting."""
+
+from collections import Counter
+from decimal import Decimal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from alleycat import entities as e
+from alleycat import store, views
+
+from .conftest import ADMIN, racer_claims
+
+RACERS = ("r1", "r2", "r3")
+
+
+@pytest.fixture
+def race_with_racers(api, race):
+    for racer_id in RACERS:
+        api("put_racer", {"racerId": racer_id}, body={"name": racer_id.upper()}, claims=ADMIN)
+        api("join_race", {"raceId": race["raceId"], "racerId": racer_id}, claims=ADMIN)
+    return race
+
+
+def post(api, race_id, samples, claims=ADMIN):
+    return api("post_telemetry", {"raceId": race_id}, body={"samples": samples}, claims=claims)
+
+
+def sample(racer_id, second, cadence=80, resistance=50):
+    return {"racerId": racer_id, "second": second, "cadence": cadence, "resistance": resistance}
+
+
+def stored_points(race_id, racer_id):
+    return sum((chunk.points for chunk in store.chunks_of(race_id, racer_id) if isinstance(chunk, e.Chunk)),
+               Decimal(0))
+
+
+@pytest.mark.parametrize("samples, fragment", [
+    ([], "samples"),
+    ([sample("r1", 300)], "second"),
+    ([sample("r1", -1)], "second"),
+    ([sample("r1", 1.5)], "second"),
+    ([sample("r1", 1, cadence=300.5)], "cadence"),
+    ([sample("r1", 1, resistance=-0.1)], "resistance"),
+    ([{"racerId": "r1", "second": 1, "cadence": 80}], "resistance"),
+    ([sample("bad id", 1)], "racerId"),
+    ([sample("r1", s % 300) for s in range(1001)], "samples"),
+])
+def test_invalid_batches_are_400_and_write_nothing(api, race_with_racers, samples, fragment):
+    race_id = race_with_racers["raceId"]
+    status, body = post(api, race_id, [sample("r2", 0)] + samples if samples else samples)
+    assert status == 400 and fragment in body["message"]
+    assert stored_points(race_id, "r2") == 0
+
+
+def test_samples_of_another_racer_are_403_and_write_nothing(api, race_with_racers):
+    race_id = race_with_racers["raceId"]
+    status, _ = post(api, race_id, [sample("r1", 0), sample("r2", 0)], claims=racer_claims("r1"))
+    assert status == 403 and stored_points(race_id, "r1") == 0
+    assert post(api, race_id, [sample("r1", 0)], claims=racer_claims("r1"))[1]["accepted"] == 1
+
+
+def test_unknown_race_is_404_and_anonymous_is_401(api, race_with_racers):
+    assert post(api, "01JD5Z6Q8X000000000000000Z", [sample("r1", 0)])[0] == 404
+    assert post(api, race_with_racers["raceId"], [sample("r1", 0)], claims=None)[0] == 401
+
+
+def test_racers_not_joined_are_rejected_and_the_rest_applied(api, race_with_racers):
+    status, body = post(api, race_with_racers["raceId"], [sample("r1", 0), sample("ghost", 3)])
+    assert status == 200
+    assert body == {"accepted": 1, "duplicates": 0,
+                    "rejected": [{"racerId": "ghost", "second": 3, "reason": "racer has not joined this race"}]}
+
+
+def test_finished_race_takes_no_telemetry(api, race_with_racers):
+    race_id = race_with_racers["raceId"]
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN) == (200, {"raceId": race_id, "status": "finished"})
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    assert post(api, race_id, [sample("r1", 0)])[0] == 409
+    assert api("finish_race", {"raceId": race_id}, claims=racer_claims("r1"))[0] == 403
+
+
+samples_strategy = st.builds(
+    sample,
+    st.sampled_from(RACERS),
+    st.integers(min_value=0, max_value=130),  # crosses chunk boundaries, collides often
+    st.integers(min_value=0, max_value=300) | st.decimals(min_value=0, max_value=300, places=2),
+    st.integers(min_value=0, max_value=100) | st.decimals(min_value=0, max_value=100, places=3),
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batches=st.lists(st.lists(samples_strategy, min_size=1, max_size=60), min_size=1, max_size=5))
+def test_every_sample_counts_exactly_once(api, race_with_racers, batches):
+    # Given a fresh race and random batches with repeats, conflicting re-sends and gaps
+    status, race = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z"}, claims=ADMIN)
+    race_id = race["raceId"]
+    for racer_id in RACERS:
+        api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=ADMIN)
+    batches = [[{**s, "cadence": float(s["cadence"]) if isinstance(s["cadence"], Decimal) else s["cadence"],
+                 "resistance": float(s["resistance"]) if isinstance(s["resistance"], Decimal) else s["resistance"]}
+                for s in batch] for batch in batches]
+    # When each batch is posted, twice over for the first (a retried request)
+    first_value = {}
+    for batch in [batches[0]] + batches:
+        status, body = post(api, race_id, batch)
+        counts = Counter()
+        for s in batch:
+            key = (s["racerId"], s["second"])
+            counts["duplicates" if key in first_value else "accepted"] += 1
+            first_value.setdefault(key, (s["cadence"], s["resistance"]))
+        # Then each response counts as an independent first-value-wins ledger does
+        assert (status, body) == (200, {"accepted": counts["accepted"], "duplicates": counts["duplicates"],
+                                        "rejected": []})
+    expected = {r: sum((views.output(Decimal(str(c)), Decimal(str(res))) for (who, _), (c, res) in first_value.items()
+                        if who == r), Decimal(0)) for r in RACERS}
+    for racer_id in RACERS:
+        assert stored_points(race_id, racer_id) == expected[racer_id]
+        history = api("get_racer_history", {"racerId": racer_id}, query={"raceId": race_id})[1]["races"][0]["samples"]
+        mine = sorted((sec, v) for (who, sec), v in first_value.items() if who == racer_id)
+        assert [row[0] for row in history] == [sec for sec, _ in mine]
+        assert [(Decimal(str(row[1])), Decimal(str(row[2]))) for row in history] == \
+            [(Decimal(str(c)), Decimal(str(res))) for _, (c, res) in mine]
+
+
+def test_response_counts_follow_the_ledger(api, race_with_racers):
+    race_id = race_with_racers["raceId"]
+    first = post(api, race_id, [sample("r1", 5), sample("r1", 6), sample("r1", 5, cadence=1)])[1]
+    second = post(api, race_id, [sample("r1", 6, cadence=2), sample("r1", 7)])[1]
+    assert (first["accepted"], first["duplicates"]) == (2, 1)
+    assert (second["accepted"], second["duplicates"]) == (1, 1)
+    assert stored_points(race_id, "r1") == 3 * views.output(80, 50)
