@@ -72,6 +72,14 @@ class StreamPoller:
         return self._idle.wait(timeout)
 
     def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._poll()
+            except Exception as error:  # keep the local stack alive; say what happened
+                sys.stderr.write(f"stream poller restarting after: {error!r}\n")
+                self._stop.wait(1)
+
+    def _poll(self) -> None:
         shard = self._streams.describe_stream(StreamArn=self.stream_arn)["StreamDescription"]["Shards"][0]["ShardId"]
         iterator = self._streams.get_shard_iterator(StreamArn=self.stream_arn, ShardId=shard,
                                                     ShardIteratorType="TRIM_HORIZON")["ShardIterator"]

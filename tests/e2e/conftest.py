@@ -9,7 +9,7 @@ import pytest
 from local.server import LocalStack
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def stack():
     running = LocalStack(port=0).start()
     yield running
@@ -36,6 +36,6 @@ class Client:
         return self.call("POST", "/local/token", {"sub": sub, "groups": list(groups)})[1]["token"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def client(stack):
     return Client(stack.url)

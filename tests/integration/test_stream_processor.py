@@ -1,0 +1,131 @@
+"""The stream handler fed with real records read from moto's DynamoDB Streams (moto server)."""
+
+import copy
+import os
+import uuid
+
+import boto3
+import pytest
+
+from alleycat import store
+from alleycat.schema import create_table_request
+from local import handlers
+from local.server import EmbeddedDynamoDB
+from local.streams import lambda_record
+
+from .conftest import ADMIN, TABLE, Api
+
+
+@pytest.fixture
+def server():
+    dynamodb = EmbeddedDynamoDB().start()
+    saved = {k: os.environ.get(k) for k in ("AWS_ENDPOINT_URL_DYNAMODB", "TABLE_NAME")}
+    table = f"{TABLE}-{uuid.uuid4().hex[:8]}"  # moto's server keeps its tables for the whole process
+    os.environ.update(AWS_ENDPOINT_URL_DYNAMODB=dynamodb.url, TABLE_NAME=table)
+    store.client.cache_clear()
+    arn = boto3.client("dynamodb").create_table(**create_table_request(table))["TableDescription"]["LatestStreamArn"]
+    yield Stream(dynamodb.url, arn)
+    store.client.cache_clear()
+    for key, value in saved.items():
+        os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+    dynamodb.stop()
+
+
+class Stream:
+    """Reads the table's stream from where it last stopped, as Lambda records."""
+
+    def __init__(self, url, arn):
+        self.client = boto3.client("dynamodbstreams", endpoint_url=url)
+        self.arn = arn
+        shard = self.client.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+        self.iterator = self.client.get_shard_iterator(StreamArn=arn, ShardId=shard,
+                                                       ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+
+    def read(self):
+        records = []
+        while True:
+            response = self.client.get_records(ShardIterator=self.iterator)
+            self.iterator = response["NextShardIterator"]
+            if not response["Records"]:
+                return records
+            records += [lambda_record(r, self.arn) for r in response["Records"]]
+
+
+def process(records):
+    return handlers.invoke("stream_processor", {"Records": records})
+
+
+@pytest.fixture
+def race(server):
+    api = Api()
+    api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
+    race_id = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 120}, claims=ADMIN)[1]["raceId"]
+    for racer_id in ("a", "b", "c"):
+        api("put_racer", {"racerId": racer_id}, body={"name": racer_id.upper()}, claims=ADMIN)
+        api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=ADMIN)
+    samples = [{"racerId": r, "second": s, "cadence": c, "resistance": 50}
+               for r, c in (("a", 90), ("b", 60), ("c", 75)) for s in range(0, 70)]
+    assert api("post_telemetry", {"raceId": race_id}, body={"samples": samples}, claims=ADMIN)[1]["accepted"] == 210
+    return api, race_id
+
+
+def board(api, race_id):
+    return {row["racerId"]: (row["score"], row["lastSecond"], row["rank"])
+            for row in api("get_race_leaderboard", {"raceId": race_id}, query={"limit": "1000"})[1]["items"]}
+
+
+EXPECTED = {"a": (70 * 143.75, 69, 1), "c": (70 * 126.5, 69, 2), "b": (70 * 109.25, 69, 3)}
+
+
+def test_telemetry_records_set_scores_and_a_redelivery_changes_nothing(server, race):
+    api, race_id = race
+    records = server.read()
+    # When the batch is handled
+    assert process(records) == {"batchItemFailures": []}
+    # Then the race board and the racers' results show exact scores
+    assert board(api, race_id) == EXPECTED
+    assert api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]["score"] == 70 * 143.75
+    # When the same batch is delivered again
+    assert process(records) == {"batchItemFailures": []}
+    # Then nothing changed
+    assert board(api, race_id) == EXPECTED
+
+
+def test_a_failing_record_is_reported_and_the_rest_processed(server, race):
+    api, race_id = race
+    records = server.read()
+    broken = copy.deepcopy(next(r for r in records if r["dynamodb"].get("NewImage", {}).get("type", {}).get("S") == "Chunk"))
+    del broken["dynamodb"]["NewImage"]["PK"]
+    broken["dynamodb"]["SequenceNumber"] = "1"
+    response = process(records[:3] + [broken] + records[3:])
+    assert response == {"batchItemFailures": [{"itemIdentifier": "1"}]}
+    assert board(api, race_id) == EXPECTED
+
+
+def test_finish_ranks_records_bests_and_compacts_idempotently(server, race):
+    api, race_id = race
+    process(server.read())
+    history_before = api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1]
+    # When the race is finished and the stream handles it, twice
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    finish_records = server.read()
+    for _ in range(2):
+        assert process(finish_records) == {"batchItemFailures": []}
+        process(server.read())  # the compaction's own records
+        # Then ranks, class records and history are final, and the same both times
+        results = api("get_racer_results", {"racerId": "b"}, query={})[1]["items"][0]
+        assert (results["status"], results["rank"], results["score"]) == ("finished", 3, 70 * 109.25)
+        leaderboard = api("get_class_leaderboard", query={})[1]["items"]
+        assert [(row["racerId"], row["rank"], row["bestScore"]) for row in leaderboard] == \
+            [("a", 1, 70 * 143.75), ("c", 2, 70 * 126.5), ("b", 3, 70 * 109.25)]
+        assert api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1] == history_before
+    kinds = {type(chunk).__name__ for chunk in store.chunks_of(race_id, "a")}
+    assert kinds == {"PackedChunk"}
+
+
+def test_class_rename_reaches_its_races(server, race):
+    api, race_id = race
+    process(server.read())
+    api("put_class", body={"name": "Mountain"}, claims=ADMIN)
+    assert process(server.read()) == {"batchItemFailures": []}
+    assert all(r.className == "Mountain" for r in store.races_of_class("hill-climb"))
