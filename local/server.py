@@ -42,6 +42,35 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _atomic_moto_server():
+    """moto's threaded server, one request at a time.
+
+    DynamoDB applies each write atomically, its condition included; moto's backend
+    does not lock, so two concurrent conditional writes could both pass. Serialising
+    requests restores the guarantee the exactly-once ingestion relies on.
+    """
+    from moto.moto_server.threaded_moto_server import ThreadedMotoServer
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+    from moto.server import MotoRequestHandler
+    from werkzeug.serving import make_server
+
+    class AtomicMotoServer(ThreadedMotoServer):
+        def _server_entry(self) -> None:
+            app = DomainDispatcherApplication(create_backend_app)
+            lock = threading.Lock()
+
+            def one_at_a_time(environ, start_response):
+                with lock:
+                    return list(app(environ, start_response))
+
+            self._server = make_server(self._ip_address, self._port, one_at_a_time, True,
+                                       request_handler=MotoRequestHandler)
+            self._server_ready_event.set()
+            self._server.serve_forever()
+
+    return AtomicMotoServer
+
+
 class EmbeddedDynamoDB:
     """moto's DynamoDB on a loopback port, with the Alleycat table created."""
 
@@ -51,10 +80,8 @@ class EmbeddedDynamoDB:
         self._server = None
 
     def start(self) -> "EmbeddedDynamoDB":
-        from moto.server import ThreadedMotoServer
-
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
-        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self._server = _atomic_moto_server()(ip_address="127.0.0.1", port=self.port, verbose=False)
         self._server.start()
         return self
 

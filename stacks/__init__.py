@@ -9,6 +9,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from aws_cdk import Acknowledgment, Validations
+from constructs import IConstruct
+
 ROOT = Path(__file__).resolve().parents[1]
 LAYER_DIR = ROOT / "layers" / "alleycat"
 FUNCTIONS_DIR = ROOT / "functions"
@@ -22,8 +25,9 @@ def pascal(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
 
 
-def acknowledge(construct, rule: str, reason: str) -> None:
-    """Acknowledge one cdk-nag finding on ``construct`` (and its children), with a reason."""
-    from aws_cdk import Acknowledgment, Validations
+def acknowledge(construct: IConstruct, rule: str, reason: str) -> None:
+    """Acknowledge one cdk-nag finding on ``construct`` (and its children), with a reason.
 
+    cdk-nag 3 wants each finding acknowledged by its exact id, e.g. ``AwsSolutions-IAM5[Resource::*]``.
+    """
     Validations.of(construct).acknowledge(Acknowledgment(id=rule, reason=reason))

@@ -37,7 +37,11 @@ def logical_id(function: str) -> str:
 
 
 def table_statements(route: Route, table: dynamodb.ITable) -> list[iam.PolicyStatement]:
-    """The route's declared actions on the table; Query also on the inverted index."""
+    """The route's declared actions on the table; Query also on the inverted index.
+
+    ``routes.py`` does not say which queries use the index, so every Query route may query
+    the one named index (``<table>/index/inverted``, no ``index/*`` wildcard).
+    """
     statements = [iam.PolicyStatement(actions=list(route.actions), resources=[table.table_arn])]
     if QUERY in route.actions:
         index_arn = f"{table.table_arn}/index/{INVERTED_INDEX}"
