@@ -1,5 +1,7 @@
 SHELL := /bin/bash
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
+# jsii asks for Node 22+; this machine has Node 20, which still runs it.
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
 VENV := .venv

@@ -7,6 +7,7 @@ from constructs import Construct
 
 from .api import Api, UserPool
 from .functions import Functions
+from .stream import StreamProcessor
 from .table import AlleycatTable
 
 
@@ -17,6 +18,7 @@ class AlleycatStack(Stack):
 
         table = AlleycatTable(self, "Data", throwaway=throwaway).table
         functions = Functions(self, "Functions", table=table, removal_policy=removal)
+        stream = StreamProcessor(self, "Stream", table=table, functions=functions, removal_policy=removal)
         users = UserPool(self, "Users", throwaway=throwaway)
         api = Api(self, "Api", functions=functions.by_name, user_pool=users.user_pool,
                   removal_policy=removal)
@@ -25,3 +27,4 @@ class AlleycatStack(Stack):
         CfnOutput(self, "UserPoolId", value=users.user_pool.user_pool_id)
         CfnOutput(self, "UserPoolClientId", value=users.client.user_pool_client_id)
         CfnOutput(self, "TableName", value=table.table_name)
+        CfnOutput(self, "StreamFailureQueueUrl", value=stream.failures.queue_url)

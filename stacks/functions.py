@@ -25,8 +25,9 @@ ARCHITECTURE = lambda_.Architecture.ARM_64
 POWERTOOLS_PARAMETER = "/aws/service/powertools/python/arm64/python3.13/latest"
 ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
 
-XRAY_WILDCARD = ("X-Ray PutTraceSegments/PutTelemetryRecords (added by tracing=ACTIVE) "
-                 "do not support resource-level permissions; Resource must be '*'.")
+XRAY_WILDCARD = ("X-Ray PutTraceSegments/PutTelemetryRecords (added by tracing=ACTIVE) and, for the "
+                 "stream processor, dynamodb:ListStreams (added by its event source) support no "
+                 "resource-level permissions; Resource must be '*'.")
 RUNTIME_PINNED = ("Pinned to python3.13 to match the AWS-managed Powertools layer parameter "
                   f"({POWERTOOLS_PARAMETER}) and the project's toolchain; upgrade both together.")
 
@@ -36,14 +37,14 @@ def logical_id(function: str) -> str:
     return f"{pascal(function)}Function"
 
 
-def table_statements(route: Route, table: dynamodb.ITable) -> list[iam.PolicyStatement]:
-    """The route's declared actions on the table; Query also on the inverted index.
+def table_statements(actions: tuple[str, ...], table: dynamodb.ITable) -> list[iam.PolicyStatement]:
+    """The declared actions on the table; Query also on the inverted index.
 
     ``routes.py`` does not say which queries use the index, so every Query route may query
     the one named index (``<table>/index/inverted``, no ``index/*`` wildcard).
     """
-    statements = [iam.PolicyStatement(actions=list(route.actions), resources=[table.table_arn])]
-    if QUERY in route.actions:
+    statements = [iam.PolicyStatement(actions=list(actions), resources=[table.table_arn])]
+    if QUERY in actions:
         index_arn = f"{table.table_arn}/index/{INVERTED_INDEX}"
         statements.append(iam.PolicyStatement(actions=[QUERY], resources=[index_arn]))
     return statements
@@ -71,16 +72,19 @@ class Functions(Construct):
                 ssm.StringParameter.value_for_string_parameter(self, POWERTOOLS_PARAMETER),
             ),
         ]
-        self.by_name = {route.function: self._build(route) for route in routes}
+        self.by_name = {route.function: self.add(route.function, f"{route.method} {route.path}", route.actions)
+                        for route in routes}
 
-    def _build(self, route: Route) -> lambda_.Function:
-        scope = Construct(self, pascal(route.function))
+    def add(self, name: str, description: str, actions: tuple[str, ...], *,
+            timeout: Duration = Duration.seconds(10), memory_size: int = 256) -> lambda_.Function:
+        """The function in ``functions/<name>``, with its own role and only ``actions`` on the table."""
+        scope = Construct(self, pascal(name))
         log_group = logs.LogGroup(scope, "Logs", retention=logs.RetentionDays.ONE_MONTH,
                                   removal_policy=self._removal_policy)
         role = iam.Role(scope, "Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-                        description=f"{route.method} {route.path} ({route.function})")
+                        description=f"{description} ({name})")
         log_group.grant_write(role)
-        for statement in table_statements(route, self._table):
+        for statement in table_statements(actions, self._table):
             role.add_to_policy(statement)
 
         function = lambda_.Function(
@@ -88,14 +92,14 @@ class Functions(Construct):
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler="app.handler",
-            code=lambda_.Code.from_asset(str(FUNCTIONS_DIR / route.function), exclude=ASSET_EXCLUDES),
-            memory_size=256,
-            timeout=Duration.seconds(10),
+            code=lambda_.Code.from_asset(str(FUNCTIONS_DIR / name), exclude=ASSET_EXCLUDES),
+            memory_size=memory_size,
+            timeout=timeout,
             tracing=lambda_.Tracing.ACTIVE,
             log_group=log_group,
             role=role,
             layers=self._layers,
-            description=f"{route.method} {route.path}",
+            description=description,
             environment={
                 "TABLE_NAME": self._table.table_name,
                 "POWERTOOLS_SERVICE_NAME": "alleycat",
@@ -104,7 +108,7 @@ class Functions(Construct):
             },
         )
         # Stable, readable logical id: `sam local invoke GetRaceLeaderboardFunction` works.
-        function.node.default_child.override_logical_id(logical_id(route.function))
+        function.node.default_child.override_logical_id(logical_id(name))
         acknowledge(role, "AwsSolutions-IAM5[Resource::*]", XRAY_WILDCARD)
         acknowledge(function, "AwsSolutions-L1", RUNTIME_PINNED)
         return function

@@ -8,7 +8,7 @@ import pytest
 from aws_cdk.assertions import Match
 
 from alleycat import schema
-from alleycat.routes import QUERY, ROUTES
+from alleycat.routes import QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS
 from stacks.functions import logical_id
 
 from .conftest import of_type, synthesize
@@ -93,10 +93,10 @@ def test_throwaway_context_relaxes_table_protection(tmp_path):
 # --- functions ---------------------------------------------------------------------------
 
 
-def test_one_function_per_route_with_readable_logical_ids(resources):
+def test_one_function_per_route_plus_the_stream_processor(resources):
     # Given the routes / When listing Lambda functions / Then each route has exactly one, named after it
-    assert set(of_type(resources, FUNCTION)) == {logical_id(route.function) for route in ROUTES}
-    assert len(of_type(resources, FUNCTION)) == len(ROUTES)
+    expected = {logical_id(route.function) for route in ROUTES} | {logical_id(STREAM_PROCESSOR)}
+    assert set(of_type(resources, FUNCTION)) == expected
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.function)
@@ -116,8 +116,31 @@ def test_function_configuration(resources, route):
 
 def test_every_function_has_its_own_role(resources):
     # Given all functions / When collecting their roles / Then no two share one
-    roles = [role_of(resources, route.function) for route in ROUTES]
-    assert len(set(roles)) == len(ROUTES)
+    names = [route.function for route in ROUTES] + [STREAM_PROCESSOR]
+    assert len({role_of(resources, name) for name in names}) == len(names)
+
+
+def test_stream_processor_mapping_retries_bisects_and_keeps_failures(resources, template):
+    # Given the stream processor / Then its mapping reports partial failures and has a dead end
+    mapping = next(iter(of_type(resources, "AWS::Lambda::EventSourceMapping").values()))["Properties"]
+    assert mapping["FunctionName"] == {"Ref": logical_id(STREAM_PROCESSOR)}
+    assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert mapping["BisectBatchOnFunctionError"] is True
+    assert 0 < mapping["MaximumRetryAttempts"] <= 10 and mapping["MaximumRecordAgeInSeconds"] > 0
+    queue = mapping["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"][0]
+    assert resources[queue]["Type"] == "AWS::SQS::Queue"
+    alarm = next(iter(of_type(resources, "AWS::CloudWatch::Alarm").values()))["Properties"]
+    assert alarm["MetricName"] == "ApproximateNumberOfMessagesVisible"
+    assert alarm["Dimensions"][0]["Value"] == {"Fn::GetAtt": [queue, "QueueName"]}
+
+
+def test_stream_processor_gets_only_its_table_actions(resources):
+    table_actions = set()
+    for statement in statements(resources, role_of(resources, STREAM_PROCESSOR)):
+        for action in as_list(statement["Action"]):
+            if action.startswith("dynamodb:") and statement["Resource"] != "*" and "StreamArn" not in str(statement):
+                table_actions.add(action)
+    assert table_actions == set(STREAM_PROCESSOR_ACTIONS)
 
 
 def test_function_roles_use_no_managed_policies(resources):
@@ -205,7 +228,8 @@ def test_user_pool_is_admin_managed_with_an_admin_group(template):
 
 def test_outputs(template_json):
     # Given the stack / Then clients can find the API, the user pool and the table
-    assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "TableName"}
+    assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "TableName",
+                                             "StreamFailureQueueUrl"}
 
 
 # --- checks on the whole synth --------------------------------------------------------------

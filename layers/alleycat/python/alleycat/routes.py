@@ -23,6 +23,7 @@ class Route:
 
 
 QUERY, GET, PUT, UPDATE = "dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"
+BATCH_GET, BATCH_WRITE = "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem"
 
 ROUTES: tuple[Route, ...] = (
     Route("PUT", "/racers/{racerId}", "put_racer", "user", (PUT,)),
@@ -38,3 +39,8 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/races/{raceId}/telemetry", "post_telemetry", "user", (QUERY, GET, UPDATE)),
     Route("POST", "/races/{raceId}/finish", "finish_race", "user", (QUERY, UPDATE)),
 )
+
+
+# The function on the table's stream (not a route): its table actions, declared here too.
+STREAM_PROCESSOR = "stream_processor"
+STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, BATCH_GET, BATCH_WRITE)

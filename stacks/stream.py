@@ -1,0 +1,55 @@
+"""The stream processor: the table's stream -> the function, with a place for what fails."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as sources
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+from alleycat.routes import STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS
+
+from . import acknowledge
+from .functions import Functions
+
+# One invocation a second per shard at most: board writes are coalesced per invocation,
+# so this window bounds the writes a race's partition sees (docs/capacity.md).
+BATCHING_WINDOW = Duration.seconds(1)
+BATCH_SIZE = 1000
+RETRIES = 5
+MAX_RECORD_AGE = Duration.hours(1)
+
+
+class StreamProcessor(Construct):
+    def __init__(self, scope: Construct, id: str, *, table: dynamodb.ITable, functions: Functions,
+                 removal_policy: RemovalPolicy) -> None:
+        super().__init__(scope, id)
+        self.function = functions.add(STREAM_PROCESSOR, "Table stream: scores, boards, finished races",
+                                      STREAM_PROCESSOR_ACTIONS, timeout=Duration.minutes(5), memory_size=1024)
+        self.failures = sqs.Queue(
+            self, "Failures", retention_period=Duration.days(14), enforce_ssl=True,
+            encryption=sqs.QueueEncryption.SQS_MANAGED, removal_policy=removal_policy)
+        acknowledge(self.failures, "AwsSolutions-SQS3",
+                    "This queue is itself the on-failure destination of the stream mapping; "
+                    "it holds records that exhausted their retries for a person to inspect.")
+        self.function.add_event_source(sources.DynamoEventSource(
+            table,
+            starting_position=lambda_.StartingPosition.TRIM_HORIZON,
+            batch_size=BATCH_SIZE,
+            max_batching_window=BATCHING_WINDOW,
+            bisect_batch_on_error=True,
+            retry_attempts=RETRIES,
+            max_record_age=MAX_RECORD_AGE,
+            report_batch_item_failures=True,
+            parallelization_factor=1,
+            on_failure=sources.SqsDlq(self.failures),
+        ))
+        self.alarm = cloudwatch.Alarm(
+            self, "FailuresAlarm",
+            alarm_description="Stream records the processor gave up on are waiting in the failure queue",
+            metric=self.failures.metric_approximate_number_of_messages_visible(period=Duration.minutes(1)),
+            threshold=0, comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            evaluation_periods=1, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING)
