@@ -4,7 +4,6 @@ from alleycat import http, store, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
-RACES_PER_PAGE = 5
 
 
 @http.route(app, "get_racer_history")
@@ -12,8 +11,8 @@ def get_racer_history(racerId: str):
     racer_id = http.entity_id("racerId", racerId)
     raw_race = app.current_event.get_query_string_value("raceId")
     race_id = http.race_id(raw_race) if raw_race is not None else None
-    page = store.racer_history(racer_id, race_id, RACES_PER_PAGE, http.next_token(app))
-    if race_id and not page.items and store.get_entry(race_id, racer_id) is None:
+    page = store.racer_history(racer_id, race_id, http.next_token(app))
+    if race_id and not page.items:  # chunk 0 is written on joining: no chunk, not in the race
         raise NotFound(f"racer {racer_id} is not in race {race_id}")
     return http.respond({"racerId": racer_id, "races": views.history(page.items), "nextToken": page.next_token})
 

@@ -30,6 +30,10 @@ def table_name() -> str:
     return os.environ["TABLE_NAME"]
 
 
+# Enough for a whole race of live 60-second chunks (3,600 s) plus its packed parts.
+HISTORY_CHUNKS_PER_PAGE = 70
+
+
 @dataclass
 class Page:
     items: list
@@ -98,12 +102,22 @@ def racer_results(racer_id: str, limit: int, token: str | None) -> tuple[e.Racer
     return racer, page
 
 
-def racer_history(racer_id: str, race_id: str | None, limit: int, token: str | None) -> Page:
-    """Pattern 5, second-by-second history: the racer's chunks, one race or all, newest first."""
+def racer_history(racer_id: str, race_id: str | None, token: str | None) -> Page:
+    """Pattern 5, second-by-second history: the racer's chunks, one race or all, newest race first.
+
+    A page holds whole races: when a page ends inside a race, that race is left for the
+    next page, whose token starts right after the last race kept.
+    """
     partition = keys.RACER.pk.build({"racerId": racer_id})
     prefix = keys.CHUNK.sk.prefix(raceId=race_id, racerId=racer_id) if race_id else keys.CHUNK.sk.prefix()
-    return _query(f"history:{racer_id}:{race_id or ''}", token, [keys.CHUNK], partition=partition,
-                  condition="begins_with(SK, :prefix)", limit=limit, prefix=prefix)
+    scope = f"history:{racer_id}:{race_id or ''}"
+    page = _query(scope, token, [keys.CHUNK, keys.PACKED_CHUNK], partition=partition,
+                  condition="begins_with(SK, :prefix)", limit=HISTORY_CHUNKS_PER_PAGE, prefix=prefix)
+    last_race = page.items[-1].raceId if page.items else None
+    if page.next_token and any(chunk.raceId != last_race for chunk in page.items):
+        page.items = [chunk for chunk in page.items if chunk.raceId != last_race]
+        page.next_token = tokens.encode(_key(page.items[-1]), scope)
+    return page
 
 
 def get_entry(race_id: str, racer_id: str, consistent: bool = False) -> e.Entry | None:

@@ -1,0 +1,81 @@
+"""A 3,600-second race: no item near 400 KB, and history identical after compaction."""
+
+import random
+
+from alleycat import entities as e
+from alleycat import finish, keys, sizing, store
+
+from .conftest import ADMIN, TABLE
+
+ITEM_LIMIT = 400 * 1024
+
+
+def partition_items(table, racer_id):
+    request = {"TableName": TABLE, "KeyConditionExpression": "PK = :pk",
+               "ExpressionAttributeValues": {":pk": {"S": keys.RACER.pk.build({"racerId": racer_id})}}}
+    items = []
+    while True:
+        response = table.query(**request)
+        items += response["Items"]
+        if "LastEvaluatedKey" not in response:
+            return items
+        request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def test_hour_long_race_history_round_trips_in_small_items(api, table):
+    # Given a 3,600-second race with one racer sending every second (decimals included)
+    api("put_class", body={"name": "Endurance"}, claims=ADMIN)
+    api("put_racer", {"racerId": "racer-1"}, body={"name": "One"}, claims=ADMIN)
+    race = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 3600}, claims=ADMIN)[1]
+    race_id = race["raceId"]
+    api("join_race", {"raceId": race_id, "racerId": "racer-1"}, claims=ADMIN)
+    rng = random.Random(3600)
+    samples = [{"racerId": "racer-1", "second": s, "cadence": round(rng.uniform(30, 90), 2),
+                "resistance": rng.randint(33, 86)} for s in range(3600)]
+    rng.shuffle(samples)
+    for start in range(0, 3600, 1000):
+        body = api("post_telemetry", {"raceId": race_id}, body={"samples": samples[start:start + 1000]}, claims=ADMIN)[1]
+        assert body["accepted"] == len(samples[start:start + 1000])
+    before = api("get_racer_history", {"racerId": "racer-1"}, query={"raceId": race_id})[1]
+    assert [row[0] for row in before["races"][0]["samples"]] == list(range(3600))
+
+    # Then every live chunk stays near 1 KB (one write unit)
+    live = [i for i in partition_items(table, "racer-1") if i["type"]["S"] == "Chunk"]
+    assert len(live) == 60
+    assert max(sizing.item_size(i) for i in live) < 1300
+
+    # When the race is compacted
+    race_entity = store.get_race(race_id)
+    finish.compact(race_entity, "racer-1")
+
+    # Then history is identical, from six packed parts far under the item limit
+    after = api("get_racer_history", {"racerId": "racer-1"}, query={"raceId": race_id})[1]
+    assert after == before
+    items = partition_items(table, "racer-1")
+    packed = [i for i in items if i["type"]["S"] == "PackedChunk"]
+    assert len(packed) == 6 and not [i for i in items if i["type"]["S"] == "Chunk"]
+    assert max(sizing.item_size(i) for i in items) < ITEM_LIMIT / 20
+
+
+def test_history_pages_hold_whole_races(api):
+    api("put_class", body={"name": "Sprint"}, claims=ADMIN)
+    api("put_racer", {"racerId": "racer-1"}, body={"name": "One"}, claims=ADMIN)
+    race_ids = []
+    for _ in range(3):
+        race_id = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 1800},
+                      claims=ADMIN)[1]["raceId"]
+        api("join_race", {"raceId": race_id, "racerId": "racer-1"}, claims=ADMIN)
+        samples = [{"racerId": "racer-1", "second": s, "cadence": 60, "resistance": 50} for s in range(0, 1800, 1)]
+        for start in range(0, 1800, 1000):
+            api("post_telemetry", {"raceId": race_id}, body={"samples": samples[start:start + 1000]}, claims=ADMIN)
+        race_ids.append(race_id)
+    seen, token = [], None
+    while True:
+        body = api("get_racer_history", {"racerId": "racer-1"}, query={"nextToken": token} if token else {})[1]
+        for race in body["races"]:
+            assert len(race["samples"]) == 1800
+            seen.append(race["raceId"])
+        token = body["nextToken"]
+        if not token:
+            break
+    assert seen == sorted(race_ids, reverse=True)
