@@ -1,6 +1,7 @@
 """The work that belongs after a write, planned per stream record and applied per batch.
 
-- A chunk that gained samples sets its totals on the racer's entry, and the racer's
+- Chunks that gained samples set their totals on the racer's entry (one write per
+  racer per batch, so the entry read back holds every chunk), and the racer's
   score on the race's board; board writes are coalesced, one per board shard per batch,
   so a race's partition sees a few writes a second, not one per racer.
 - A race that became finished (or got a sample after it did) is frozen (``finish``).
@@ -28,7 +29,7 @@ WATCHED = {e.Chunk.KEYS.entity, e.Race.KEYS.entity, e.Class.KEYS.entity}
 class Batch:
     """What the records of one invocation ask for, and the first record asking for each."""
 
-    chunks: dict = field(default_factory=dict)        # (raceId, racerId, chunk) -> (points, lastSecond)
+    chunks: dict = field(default_factory=dict)        # (raceId, racerId) -> {chunk: [points, lastSecond]}
     finished: dict = field(default_factory=dict)      # raceId -> sequence number
     renamed: dict = field(default_factory=dict)       # classId -> (name, sequence number)
     first_seen: dict = field(default_factory=dict)    # work key -> sequence number
@@ -42,8 +43,8 @@ class Batch:
         new = e.from_item(new_image)
         old = e.from_item(old_image) if old_image else None
         if isinstance(new, e.Chunk) and new.samples:
-            key = (new.raceId, new.racerId, new.chunk)
-            self.chunks[key] = (new.points, max(new.samples))
+            key = (new.raceId, new.racerId)
+            self.chunks.setdefault(key, {})[new.chunk] = [new.points, max(new.samples)]
             self.first_seen.setdefault(key, sequence)
         elif isinstance(new, e.Race) and new.status == e.FINISHED and getattr(old, "status", None) != e.FINISHED:
             self.finished.setdefault(new.raceId, sequence)
@@ -57,14 +58,13 @@ class Batch:
         feeders: dict[tuple[str, int], list[str]] = defaultdict(list)
 
         def entry_totals(item):
-            (race_id, racer_id, chunk), (points, last_second) = item
-            return item[0], store.set_entry_chunk(race_id, racer_id, chunk, points, last_second)
+            (race_id, racer_id), totals = item
+            return store.set_entry_chunks(race_id, racer_id, totals)
 
-        for key, outcome in _parallel(entry_totals, self.chunks.items()):
-            if isinstance(outcome, Exception):
+        for key, entry in _parallel(entry_totals, self.chunks.items()):
+            if isinstance(entry, Exception):
                 failed.append(self.first_seen[key])
                 continue
-            _, entry = outcome
             if entry is None:
                 continue
             if entry.raceStatus == e.FINISHED:  # a sample that landed after the race was frozen

@@ -303,17 +303,22 @@ def add_samples(chunk: e.Chunk, points: dict[int, Any]) -> tuple[int, int]:
 
 # --- after a write (the stream processor) -----------------------------------
 
-def set_entry_chunk(race_id: str, racer_id: str, chunk: int, points: Any, last_second: int) -> e.Entry | None:
-    """Records one chunk's absolute totals on the racer's entry; re-applying changes nothing."""
+def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list]) -> e.Entry | None:
+    """Records chunks' absolute [points, lastSecond] on the racer's entry, in one write.
+
+    Re-applying changes nothing; the returned entry has every chunk's totals.
+    """
     from botocore.exceptions import ClientError
 
     entry_key = keys.ENTRY.key({"raceId": race_id, "racerId": racer_id})
+    names = {f"#c{chunk}": str(chunk) for chunk in totals}
+    values = {f":c{chunk}": to_attr(pair) for chunk, pair in totals.items()}
     try:
         response = client().update_item(
             TableName=table_name(), Key={k: {"S": v} for k, v in entry_key.items()},
-            UpdateExpression="SET chunks.#chunk = :totals", ConditionExpression="attribute_exists(PK)",
-            ExpressionAttributeNames={"#chunk": str(chunk)},
-            ExpressionAttributeValues=_values(totals=[points, last_second]), ReturnValues="ALL_NEW")
+            UpdateExpression="SET " + ", ".join(f"chunks.#c{chunk} = :c{chunk}" for chunk in totals),
+            ConditionExpression="attribute_exists(PK)",
+            ExpressionAttributeNames=names, ExpressionAttributeValues=values, ReturnValues="ALL_NEW")
     except ClientError as error:
         if error_code(error) == "ConditionalCheckFailedException":
             return None
