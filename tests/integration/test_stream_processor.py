@@ -52,6 +52,9 @@ class Stream:
 
 
 def process(records):
+    """Invokes the stream handler as the event source mapping would (never with no records)."""
+    if not records:
+        return {"batchItemFailures": []}
     return handlers.invoke("stream_processor", {"Records": records})
 
 
@@ -129,3 +132,38 @@ def test_class_rename_reaches_its_races(server, race):
     api("put_class", body={"name": "Mountain"}, claims=ADMIN)
     assert process(server.read()) == {"batchItemFailures": []}
     assert all(r.className == "Mountain" for r in store.races_of_class("hill-climb"))
+
+
+def test_racer_rename_reaches_entries_boards_and_class_board(server, race):
+    api, race_id = race
+    process(server.read())
+    api("finish_race", {"raceId": race_id}, claims=ADMIN)
+    process(server.read())
+    process(server.read())
+    api("put_racer", {"racerId": "a"}, body={"name": "Alice"}, claims=ADMIN)
+    assert process(server.read()) == {"batchItemFailures": []}
+    assert api("get_racer_results", {"racerId": "a"}, query={})[1]["name"] == "Alice"
+    rows = api("get_race_leaderboard", {"raceId": race_id}, query={})[1]["items"]
+    assert next(r["name"] for r in rows if r["racerId"] == "a") == "Alice"
+    rows = api("get_class_leaderboard", query={})[1]["items"]
+    assert next(r["name"] for r in rows if r["racerId"] == "a") == "Alice"
+    assert store.entries_of("a")[0].name == "Alice"
+
+
+def test_a_sample_landing_after_the_freeze_is_counted(server, race):
+    # Given a finished, frozen race
+    api, race_id = race
+    process(server.read())
+    api("finish_race", {"raceId": race_id}, claims=ADMIN)
+    process(server.read())
+    process(server.read())
+    # When a request that passed the open check writes a new second after the freeze
+    from alleycat import entities as e
+    store.add_samples(e.Chunk(race_id, "b", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
+    for _ in range(3):
+        assert process(server.read()) == {"batchItemFailures": []}
+    # Then the race is frozen again with it: b's score, rank and history include it
+    results = api("get_racer_results", {"racerId": "b"}, query={})[1]["items"][0]
+    assert results["score"] == 70 * 109.25 + 552.75 and results["lastSecond"] == 100
+    history = api("get_racer_history", {"racerId": "b"}, query={"raceId": race_id})[1]["races"][0]["samples"]
+    assert len(history) == 71 and history[-1][0] == 100

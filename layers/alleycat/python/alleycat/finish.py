@@ -14,6 +14,7 @@ from decimal import Decimal
 
 from . import entities as e
 from . import store
+from .views import output
 
 CLASS_BOARD_SIZE = 1000
 PARALLEL_WRITES = 16
@@ -44,21 +45,30 @@ def finish(race_id: str) -> None:
     if race is None or race.status != e.FINISHED:
         return
     roster = [racer_id for board in boards for racer_id in board.standings]
-    entries = sorted(store.get_entries(race_id, roster), key=lambda entry: (-entry.score, entry.racerId))
+    entries = publish(race, store.get_entries(race_id, roster))
+    with ThreadPoolExecutor(max_workers=PARALLEL_WRITES) as pool:
+        corrected = list(pool.map(lambda entry: compact(race, entry), entries))
+    if any(corrected):  # a sample landed while the race was being frozen: publish the truth
+        publish(race, store.get_entries(race_id, roster))
+
+
+def publish(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:
+    """Class board first (the class leaderboard shows the race soonest), then ranks, bests, board."""
+    entries = sorted(entries, key=lambda entry: (-entry.score, entry.racerId))
     merge_into_class_board(race, entries)
     pacer = Pacer(BEST_WRITES_PER_SECOND)
 
     def settle(ranked):
         rank, entry = ranked
-        store.rank_entry(race_id, entry.racerId, rank)
+        store.rank_entry(race.raceId, entry.racerId, rank)
         pacer.wait()
-        store.raise_best(e.Best(entry.racerId, race.classId, entry.score, race_id, entry.name))
-        compact(race, entry.racerId)
+        store.raise_best(e.Best(entry.racerId, race.classId, entry.score, race.raceId, entry.name))
 
     with ThreadPoolExecutor(max_workers=PARALLEL_WRITES) as pool:
         list(pool.map(settle, enumerate(entries, start=1)))
     for shard, standings in _final_standings(entries).items():
-        store.set_standings(race_id, shard, standings)
+        store.set_standings(race.raceId, shard, standings)
+    return entries
 
 
 def merge_into_class_board(race: e.Race, entries: list[e.Entry]) -> None:
@@ -76,20 +86,29 @@ def merge_into_class_board(race: e.Race, entries: list[e.Entry]) -> None:
             return
 
 
-def compact(race: e.Race, racer_id: str) -> None:
-    """Replaces a racer's live chunks in a finished race by gzip-packed ones."""
-    stored = store.chunks_of(race.raceId, racer_id)
+def compact(race: e.Race, entry: e.Entry) -> bool:
+    """Replaces the racer's live chunks by gzip-packed ones, and makes the entry's chunk
+    totals those of the stored samples; True when the totals had to change."""
+    stored = store.chunks_of(race.raceId, entry.racerId)
     live = [c for c in stored if isinstance(c, e.Chunk)]
     if not live:
-        return
+        return False
     samples: dict[int, list] = {}
-    for chunk in stored:
+    for chunk in stored:  # live chunks sort before packed parts: a packed (earlier) value wins
         samples.update(chunk.samples)
     parts: dict[int, dict] = {}
-    for second, pair in samples.items():
+    totals: dict[int, list] = {}
+    for second, pair in sorted(samples.items()):
         parts.setdefault(second // e.PackedChunk.SECONDS, {})[second] = pair
-    packed = [e.PackedChunk(race.raceId, racer_id, part, race.classId, seconds) for part, seconds in parts.items()]
+        points, _ = totals.setdefault(second // e.Chunk.SECONDS, [Decimal(0), second])
+        totals[second // e.Chunk.SECONDS] = [points + output(*pair), second]
+    packed = [e.PackedChunk(race.raceId, entry.racerId, part, race.classId, seconds)
+              for part, seconds in parts.items()]
+    changed = {int(k): [Decimal(p), int(s)] for k, (p, s) in entry.chunks.items() if s is not None} != totals
+    if changed:
+        store.set_entry_chunks(race.raceId, entry.racerId, totals)
     store.replace_chunks(packed, live)
+    return changed
 
 
 def _final_standings(entries: list[e.Entry]) -> dict[int, dict]:

@@ -5,7 +5,8 @@
   score on the race's board; board writes are coalesced, one per board shard per batch,
   so a race's partition sees a few writes a second, not one per racer.
 - A race that became finished (or got a sample after it did) is frozen (``finish``).
-- A class renamed passes its name to its races.
+- A class renamed passes its name to its races; a racer renamed, to their entries,
+  race boards, bests and class boards.
 
 Every write sets absolute values, so a redelivered record changes nothing.
 """
@@ -22,7 +23,7 @@ from . import store
 from .observability import logger
 
 PARALLEL_WRITES = 16
-WATCHED = {e.Chunk.KEYS.entity, e.Race.KEYS.entity, e.Class.KEYS.entity}
+WATCHED = {e.Chunk.KEYS.entity, e.Race.KEYS.entity, e.Class.KEYS.entity, e.Racer.KEYS.entity}
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Batch:
     chunks: dict = field(default_factory=dict)        # (raceId, racerId) -> {chunk: [points, lastSecond]}
     finished: dict = field(default_factory=dict)      # raceId -> sequence number
     renamed: dict = field(default_factory=dict)       # classId -> (name, sequence number)
+    renamed_racers: dict = field(default_factory=dict)  # racerId -> (name, sequence number)
     first_seen: dict = field(default_factory=dict)    # work key -> sequence number
 
     def add(self, record: dict) -> None:
@@ -50,6 +52,8 @@ class Batch:
             self.finished.setdefault(new.raceId, sequence)
         elif isinstance(new, e.Class) and isinstance(old, e.Class) and new.name != old.name:
             self.renamed[new.classId] = (new.name, self.renamed.get(new.classId, (None, sequence))[1])
+        elif isinstance(new, e.Racer) and isinstance(old, e.Racer) and new.name != old.name:
+            self.renamed_racers[new.racerId] = (new.name, self.renamed_racers.get(new.racerId, (None, sequence))[1])
 
     def apply(self) -> list[str]:
         """Does the planned writes; returns the sequence numbers of records whose work failed."""
@@ -84,7 +88,19 @@ class Batch:
         for class_id, (name, sequence) in self.renamed.items():
             if _failed(lambda: [store.set_class_name(race, name) for race in store.races_of_class(class_id)]):
                 failed.append(sequence)
+        for racer_id, (name, sequence) in self.renamed_racers.items():
+            if _failed(lambda: rename_racer(racer_id, name)):
+                failed.append(sequence)
         return failed
+
+
+def rename_racer(racer_id: str, name: str) -> None:
+    for entry in store.entries_of(racer_id):
+        store.set_name(entry, name)
+        store.set_standing_name(e.RaceBoard(entry.raceId, e.RaceBoard.shard_of(racer_id)), racer_id, name)
+    for best in store.bests_of(racer_id):
+        store.set_name(best, name)
+        store.set_standing_name(e.ClassBoard(best.classId), racer_id, name)
 
 
 def _failed(work) -> bool:

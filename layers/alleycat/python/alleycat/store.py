@@ -395,7 +395,19 @@ def put_class_board(board: e.ClassBoard, version: int | None) -> bool:
 
 
 def chunks_of(race_id: str, racer_id: str) -> list[e.Chunk | e.PackedChunk]:
-    prefix = keys.CHUNK.sk.prefix(raceId=race_id, racerId=racer_id)
+    return _racer_items(racer_id, keys.CHUNK.sk.prefix(raceId=race_id, racerId=racer_id))
+
+
+def entries_of(racer_id: str) -> list[e.Entry]:
+    return _racer_items(racer_id, keys.ENTRY.sk.prefix())
+
+
+def bests_of(racer_id: str) -> list[e.Best]:
+    return _racer_items(racer_id, keys.BEST.sk.prefix())
+
+
+def _racer_items(racer_id: str, prefix: str) -> list:
+    """Every item of the racer's partition under ``prefix`` (all pages; for the stream's work)."""
     request = {"KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
                "ExpressionAttributeValues": _values(pk=keys.RACER.pk.build({"racerId": racer_id}), prefix=prefix),
                "ConsistentRead": True}
@@ -404,8 +416,30 @@ def chunks_of(race_id: str, racer_id: str) -> list[e.Chunk | e.PackedChunk]:
         response = _call("query", **request)
         items += e.from_items(response.get("Items", []))
         if "LastEvaluatedKey" not in response:
-            return items
+            return [i for i in items if not isinstance(i, e.Racer)]
         request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def set_name(entity: e.Entity, name: str) -> None:
+    """Sets a denormalised racer name on an item that carries one."""
+    _call("update_item", Key=_key(entity), UpdateExpression="SET #name = :name",
+          ConditionExpression="attribute_exists(PK)",
+          ExpressionAttributeNames={"#name": "name"}, ExpressionAttributeValues=_values(name=name))
+
+
+def set_standing_name(board: e.RaceBoard | e.ClassBoard, racer_id: str, name: str) -> None:
+    """Sets the name in a racer's board standing ([.., .., name]), if the racer is on the board."""
+    from botocore.exceptions import ClientError
+
+    try:
+        client().update_item(TableName=table_name(), Key=_key(board),
+                             UpdateExpression="SET standings.#racer[2] = :name",
+                             ConditionExpression="attribute_exists(standings.#racer)",
+                             ExpressionAttributeNames={"#racer": racer_id},
+                             ExpressionAttributeValues=_values(name=name))
+    except ClientError as error:
+        if error_code(error) != "ConditionalCheckFailedException":
+            raise translate(error) from error
 
 
 def replace_chunks(packed: list[e.PackedChunk], live: list[e.Chunk]) -> None:
