@@ -94,7 +94,7 @@ def racer_results(racer_id: str, limit: int, token: str | None) -> tuple[e.Racer
     """
     partition = keys.RACER.pk.build({"racerId": racer_id})
     first_page = token is None
-    page = _query(f"results:{racer_id}", token, [keys.ENTRY], partition=partition,
+    page = _query(f"results:{racer_id}", token, [keys.ENTRY, keys.RACER], partition=partition,
                   condition="SK BETWEEN :first AND :profile", limit=limit + first_page,
                   first=keys.ENTRY.sk.prefix(), profile=keys.RACER.sk.build({"racerId": racer_id}))
     racer = next((i for i in page.items if isinstance(i, e.Racer)), None)
