@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import sys
 import threading
-import time
 
 from . import handlers
 

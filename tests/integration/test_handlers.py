@@ -1,6 +1,5 @@
 """Each handler against moto, one behaviour per test (Given / When / Then)."""
 
-import boto3
 import pytest
 
 from .conftest import ADMIN, racer_claims

@@ -2,7 +2,6 @@
 
 import random
 
-from alleycat import entities as e
 from alleycat import finish, keys, sizing, store
 
 from .conftest import ADMIN, TABLE

@@ -7,7 +7,7 @@ import uuid
 import boto3
 import pytest
 
-from alleycat import store
+from alleycat import derived, store
 from alleycat.schema import create_table_request
 from local import handlers
 from local.server import EmbeddedDynamoDB
@@ -122,7 +122,7 @@ def test_finish_ranks_records_bests_and_compacts_idempotently(server, race):
         assert [(row["racerId"], row["rank"], row["bestScore"]) for row in leaderboard] == \
             [("a", 1, 70 * 143.75), ("c", 2, 70 * 126.5), ("b", 3, 70 * 109.25)]
         assert api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1] == history_before
-    kinds = {type(chunk).__name__ for chunk in store.chunks_of(race_id, "a")}
+    kinds = {type(chunk).__name__ for chunk in derived.chunks_of(race_id, "a")}
     assert kinds == {"PackedChunk"}
 
 
@@ -131,7 +131,7 @@ def test_class_rename_reaches_its_races(server, race):
     process(server.read())
     api("put_class", body={"name": "Mountain"}, claims=ADMIN)
     assert process(server.read()) == {"batchItemFailures": []}
-    assert all(r.className == "Mountain" for r in store.races_of_class("hill-climb"))
+    assert all(r.className == "Mountain" for r in derived.races_of_class("hill-climb"))
 
 
 def finish_and_settle(server, api, race_id):
@@ -152,7 +152,7 @@ def test_racer_rename_reaches_entries_boards_and_class_board(server, race):
     assert next(r["name"] for r in rows if r["racerId"] == "a") == "Alice"
     rows = api("get_class_leaderboard", query={})[1]["items"]
     assert next(r["name"] for r in rows if r["racerId"] == "a") == "Alice"
-    assert store.entries_of("a")[0].name == "Alice"
+    assert derived.entries_of("a")[0].name == "Alice"
 
 
 def test_a_sample_landing_after_the_freeze_is_counted(server, race):

@@ -7,8 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from alleycat import derived
 from alleycat import entities as e
-from alleycat import store, views
+from alleycat import views
 
 from .conftest import ADMIN, racer_claims
 
@@ -32,7 +33,7 @@ def sample(racer_id, second, cadence=80, resistance=50):
 
 
 def stored_points(race_id, racer_id):
-    return sum((chunk.points for chunk in store.chunks_of(race_id, racer_id) if isinstance(chunk, e.Chunk)),
+    return sum((chunk.points for chunk in derived.chunks_of(race_id, racer_id) if isinstance(chunk, e.Chunk)),
                Decimal(0))
 
 

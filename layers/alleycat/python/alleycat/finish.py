@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
 from . import entities as e
-from . import store
+from . import derived, store
 from .views import output
 
 CLASS_BOARD_SIZE = 1000
@@ -45,11 +45,11 @@ def finish(race_id: str) -> None:
     if race is None or race.status != e.FINISHED:
         return
     roster = [racer_id for board in boards for racer_id in board.standings]
-    entries = publish(race, store.get_entries(race_id, roster))
+    entries = publish(race, derived.get_entries(race_id, roster))
     with ThreadPoolExecutor(max_workers=PARALLEL_WRITES) as pool:
         corrected = list(pool.map(lambda entry: compact(race, entry), entries))
     if any(corrected):  # a sample landed while the race was being frozen: publish the truth
-        publish(race, store.get_entries(race_id, roster))
+        publish(race, derived.get_entries(race_id, roster))
 
 
 def publish(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:
@@ -60,21 +60,21 @@ def publish(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:
 
     def settle(ranked):
         rank, entry = ranked
-        store.rank_entry(race.raceId, entry.racerId, rank)
+        derived.rank_entry(race.raceId, entry.racerId, rank)
         pacer.wait()
-        store.raise_best(e.Best(entry.racerId, race.classId, entry.score, race.raceId, entry.name))
+        derived.raise_best(e.Best(entry.racerId, race.classId, entry.score, race.raceId, entry.name))
 
     with ThreadPoolExecutor(max_workers=PARALLEL_WRITES) as pool:
         list(pool.map(settle, enumerate(entries, start=1)))
     for shard, standings in _final_standings(entries).items():
-        store.set_standings(race.raceId, shard, standings)
+        derived.set_standings(race.raceId, shard, standings)
     return entries
 
 
 def merge_into_class_board(race: e.Race, entries: list[e.Entry]) -> None:
     """Raises racers' bests on the class board (top ``CLASS_BOARD_SIZE``); retried on a concurrent write."""
     while True:
-        stored = store.get_class_board(race.classId)
+        stored = derived.get_class_board(race.classId)
         version = getattr(stored, "version", None) if stored else None
         standings = dict(stored.standings) if stored else {}
         for entry in entries:
@@ -82,14 +82,14 @@ def merge_into_class_board(race: e.Race, entries: list[e.Entry]) -> None:
             if best is None or Decimal(best[0]) < entry.score:
                 standings[entry.racerId] = [entry.score, race.raceId, entry.name]
         top = sorted(standings.items(), key=lambda kv: (-Decimal(kv[1][0]), kv[0]))[:CLASS_BOARD_SIZE]
-        if store.put_class_board(e.ClassBoard(race.classId, dict(top)), version):
+        if derived.put_class_board(e.ClassBoard(race.classId, dict(top)), version):
             return
 
 
 def compact(race: e.Race, entry: e.Entry) -> bool:
     """Replaces the racer's live chunks by gzip-packed ones, and makes the entry's chunk
     totals those of the stored samples; True when the totals had to change."""
-    stored = store.chunks_of(race.raceId, entry.racerId)
+    stored = derived.chunks_of(race.raceId, entry.racerId)
     live = [c for c in stored if isinstance(c, e.Chunk)]
     if not live:
         return False
@@ -106,8 +106,8 @@ def compact(race: e.Race, entry: e.Entry) -> bool:
               for part, seconds in parts.items()]
     changed = {int(k): [Decimal(p), int(s)] for k, (p, s) in entry.chunks.items() if s is not None} != totals
     if changed:
-        store.set_entry_chunks(race.raceId, entry.racerId, totals)
-    store.replace_chunks(packed, live)
+        derived.set_entry_chunks(race.raceId, entry.racerId, totals)
+    derived.replace_chunks(packed, live)
     return changed
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from . import entities as e
 from . import finish as finishing
-from . import store
+from . import derived
 from .observability import logger
 
 PARALLEL_WRITES = 16
@@ -63,7 +63,7 @@ class Batch:
 
         def entry_totals(item):
             (race_id, racer_id), totals = item
-            return store.set_entry_chunks(race_id, racer_id, totals)
+            return derived.set_entry_chunks(race_id, racer_id, totals)
 
         for key, entry in _parallel(entry_totals, self.chunks.items()):
             if isinstance(entry, Exception):
@@ -78,7 +78,7 @@ class Batch:
             standings[board][entry.racerId] = [entry.score, entry.lastSecond, entry.name]
             feeders[board].append(self.first_seen[key])
 
-        for board, outcome in _parallel(lambda item: store.set_standings(item[0][0], item[0][1], item[1]),
+        for board, outcome in _parallel(lambda item: derived.set_standings(item[0][0], item[0][1], item[1]),
                                         standings.items()):
             if isinstance(outcome, Exception):
                 failed.append(min(feeders[board], key=int))
@@ -86,7 +86,7 @@ class Batch:
             if _failed(lambda: finishing.finish(race_id)):
                 failed.append(sequence)
         for class_id, (name, sequence) in self.renamed.items():
-            if _failed(lambda: [store.set_class_name(race, name) for race in store.races_of_class(class_id)]):
+            if _failed(lambda: [derived.set_class_name(race, name) for race in derived.races_of_class(class_id)]):
                 failed.append(sequence)
         for racer_id, (name, sequence) in self.renamed_racers.items():
             if _failed(lambda: rename_racer(racer_id, name)):
@@ -95,12 +95,12 @@ class Batch:
 
 
 def rename_racer(racer_id: str, name: str) -> None:
-    for entry in store.entries_of(racer_id):
-        store.set_name(entry, name)
-        store.set_standing_name(e.RaceBoard(entry.raceId, e.RaceBoard.shard_of(racer_id)), racer_id, name)
-    for best in store.bests_of(racer_id):
-        store.set_name(best, name)
-        store.set_standing_name(e.ClassBoard(best.classId), racer_id, name)
+    for entry in derived.entries_of(racer_id):
+        derived.set_name(entry, name)
+        derived.set_standing_name(e.RaceBoard(entry.raceId, e.RaceBoard.shard_of(racer_id)), racer_id, name)
+    for best in derived.bests_of(racer_id):
+        derived.set_name(best, name)
+        derived.set_standing_name(e.ClassBoard(best.classId), racer_id, name)
 
 
 def _failed(work) -> bool:

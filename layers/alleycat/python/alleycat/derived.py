@@ -1,0 +1,132 @@
+"""Writes of items derived from others, done by the stream processor after a write.
+
+Entries take their chunks' totals, boards their racers' standings, Best and class
+boards the finished races, packed chunks the live ones; names follow renames. Each
+write sets absolute values, so doing it twice changes nothing.
+"""
+
+from __future__ import annotations
+
+
+from . import entities as e
+from . import keys
+from .attributes import to_attr
+from .dynamo import call, call_raw, conditional, get, key_from, key_of, query_all, table_name, values
+from .schema import INVERTED_INDEX
+
+
+def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list]) -> e.Entry | None:
+    """Records chunks' [points, lastSecond] on the racer's entry in one write; the entry after it."""
+    response = conditional(
+        "update_item", Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
+        UpdateExpression="SET " + ", ".join(f"chunks.#c{chunk} = :c{chunk}" for chunk in totals),
+        ConditionExpression="attribute_exists(PK)",
+        ExpressionAttributeNames={f"#c{chunk}": str(chunk) for chunk in totals},
+        ExpressionAttributeValues={f":c{chunk}": to_attr(pair) for chunk, pair in totals.items()},
+        ReturnValues="ALL_NEW")
+    return e.from_item(response["Attributes"]) if response else None
+
+
+def set_standings(race_id: str, shard: int, standings: dict[str, list]) -> None:
+    """Sets racers' [score, lastSecond, name] on one board shard in one write."""
+    names, expression_values, sets = {}, {}, []
+    for n, (racer_id, standing) in enumerate(standings.items()):
+        names[f"#r{n}"] = racer_id
+        expression_values[f":r{n}"] = to_attr(standing)
+        sets.append(f"standings.#r{n} = :r{n}")
+    call("update_item", Key=key_of(e.RaceBoard(race_id, shard)), UpdateExpression="SET " + ", ".join(sets),
+         ConditionExpression="attribute_exists(PK)", ExpressionAttributeNames=names,
+         ExpressionAttributeValues=expression_values)
+
+
+def get_entries(race_id: str, racer_ids: list[str]) -> list[e.Entry]:
+    """Strongly consistent entries of the given racers, 100 keys per BatchGetItem."""
+    found = []
+    for start in range(0, len(racer_ids), 100):
+        pending = {table_name(): {"ConsistentRead": True, "Keys": [
+            key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids[start:start + 100]]}}
+        while pending:
+            response = call_raw("batch_get_item", RequestItems=pending)
+            found += e.from_items(response["Responses"].get(table_name(), []))
+            pending = response.get("UnprocessedKeys") or {}
+    return found
+
+
+def rank_entry(race_id: str, racer_id: str, rank: int) -> None:
+    call("update_item", Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
+         UpdateExpression="SET #rank = :rank, raceStatus = :finished",
+         ExpressionAttributeNames={"#rank": "rank"}, ExpressionAttributeValues=values(rank=rank, finished=e.FINISHED))
+
+
+def raise_best(best: e.Best) -> bool:
+    """Stores the best score only if it beats the stored one; True when it did."""
+    return conditional("put_item", Item=best.to_item(),
+                       ConditionExpression="attribute_not_exists(bestScore) OR bestScore < :score",
+                       ExpressionAttributeValues=values(score=best.bestScore)) is not None
+
+
+def get_class_board(class_id: str) -> e.ClassBoard | None:
+    return get(keys.CLASS_BOARD, True, classId=class_id)
+
+
+def put_class_board(board: e.ClassBoard, version: int | None) -> bool:
+    """Writes the board if nobody else did since ``version`` was read; False when someone did."""
+    item = {**board.to_item(), "version": {"N": str((version or 0) + 1)}}
+    if version is None:
+        return conditional("put_item", Item=item, ConditionExpression="attribute_not_exists(PK)") is not None
+    return conditional("put_item", Item=item, ConditionExpression="version = :version",
+                       ExpressionAttributeValues=values(version=version)) is not None
+
+
+def chunks_of(race_id: str, racer_id: str) -> list[e.Chunk | e.PackedChunk]:
+    return _racer_items(racer_id, keys.CHUNK.sk.prefix(raceId=race_id, racerId=racer_id))
+
+
+def entries_of(racer_id: str) -> list[e.Entry]:
+    return [i for i in _racer_items(racer_id, keys.ENTRY.sk.prefix()) if isinstance(i, e.Entry)]
+
+
+def bests_of(racer_id: str) -> list[e.Best]:
+    return _racer_items(racer_id, keys.BEST.sk.prefix())
+
+
+def _racer_items(racer_id: str, prefix: str) -> list:
+    return query_all(KeyConditionExpression="PK = :pk AND begins_with(SK, :prefix)", ConsistentRead=True,
+                     ExpressionAttributeValues=values(pk=keys.RACER.pk.build({"racerId": racer_id}), prefix=prefix))
+
+
+def replace_chunks(packed: list[e.PackedChunk], live: list[e.Chunk]) -> None:
+    """Writes the packed chunks, then deletes the live ones they replace."""
+    requests = [{"PutRequest": {"Item": p.to_item()}} for p in packed]
+    requests += [{"DeleteRequest": {"Key": key_of(c)}} for c in live]
+    for start in range(0, len(requests), 25):
+        pending = {table_name(): requests[start:start + 25]}
+        while pending:
+            pending = call_raw("batch_write_item", RequestItems=pending).get("UnprocessedItems") or {}
+
+
+def races_of_class(class_id: str) -> list[e.Race]:
+    return query_all(IndexName=INVERTED_INDEX, KeyConditionExpression="SK = :sk AND begins_with(PK, :race)",
+                     ExpressionAttributeValues=values(sk=keys.CLASS.sk.build({"classId": class_id}),
+                                                      race=keys.RACE.pk.prefix()))
+
+
+def set_class_name(race: e.Race, name: str) -> None:
+    call("update_item", Key=key_of(race), UpdateExpression="SET className = :name",
+         ConditionExpression="attribute_exists(PK)", ExpressionAttributeValues=values(name=name))
+
+
+def set_name(entity: e.Entity, name: str) -> None:
+    """Sets a denormalised racer name on an item that carries one."""
+    call("update_item", Key=key_of(entity), UpdateExpression="SET #name = :name",
+         ConditionExpression="attribute_exists(PK)",
+         ExpressionAttributeNames={"#name": "name"}, ExpressionAttributeValues=values(name=name))
+
+
+def set_standing_name(board: e.RaceBoard | e.ClassBoard, racer_id: str, name: str) -> None:
+    """Sets the name in a racer's board standing ([.., .., name]) if the racer is on the board."""
+    conditional("update_item", Key=key_of(board), UpdateExpression="SET standings.#racer[2] = :name",
+                ConditionExpression="attribute_exists(standings.#racer)",
+                ExpressionAttributeNames={"#racer": racer_id}, ExpressionAttributeValues=values(name=name))
+
+

@@ -1,0 +1,80 @@
+"""The DynamoDB client and the few request shapes every table module shares."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Any
+
+from . import entities as e
+from . import keys
+from .attributes import to_attr
+from .errors import error_code, translate
+
+
+@lru_cache(maxsize=1)
+def client():
+    import boto3  # deferred: only the first request pays for it
+    from botocore.config import Config
+
+    return boto3.client("dynamodb", config=Config(max_pool_connections=32, retries={"mode": "standard"}))
+
+
+def table_name() -> str:
+    return os.environ["TABLE_NAME"]
+
+
+def values(**named: Any) -> dict:
+    """ExpressionAttributeValues: ``values(score=3)`` -> ``{":score": {"N": "3"}}``."""
+    return {f":{name}": to_attr(value) for name, value in named.items()}
+
+
+def key_of(entity: e.Entity) -> dict:
+    return {name: {"S": value} for name, value in entity.key.items()}
+
+
+def key_from(entity_keys: keys.EntityKeys, **parts: Any) -> dict:
+    return {name: {"S": value} for name, value in entity_keys.key(parts).items()}
+
+
+def call(operation: str, conflict: str | None = None, **request: Any) -> dict:
+    """One request on the table; DynamoDB errors become domain errors."""
+    return call_raw(operation, conflict, TableName=table_name(), **request)
+
+
+def call_raw(operation: str, conflict: str | None = None, **request: Any) -> dict:
+    """Like ``call`` for the requests that name the table inside (batches, transactions)."""
+    from botocore.exceptions import ClientError
+
+    try:
+        return getattr(client(), operation)(**request)
+    except ClientError as error:
+        raise (translate(error, conflict) if conflict else translate(error)) from error
+
+
+def conditional(operation: str, **request: Any) -> dict | None:
+    """A conditional write; None when its condition was not met."""
+    from botocore.exceptions import ClientError
+
+    try:
+        return getattr(client(), operation)(TableName=table_name(), **request)
+    except ClientError as error:
+        if error_code(error) == "ConditionalCheckFailedException":
+            return None
+        raise translate(error) from error
+
+
+def get(entity_keys: keys.EntityKeys, consistent: bool = False, **parts: Any) -> e.Entity | None:
+    item = call("get_item", Key=key_from(entity_keys, **parts), ConsistentRead=consistent).get("Item")
+    return e.from_item(item) if item else None
+
+
+def query_all(**request: Any) -> list[e.Entity]:
+    """Every page of a Query: for the stream's work, never for an API read."""
+    items = []
+    while True:
+        response = call("query", **request)
+        items += e.from_items(response.get("Items", []))
+        if "LastEvaluatedKey" not in response:
+            return items
+        request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
