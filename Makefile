@@ -9,14 +9,16 @@ PY := $(VENV)/bin/python
 PORT ?= 3000
 STAMP_PY := $(VENV)/.installed
 STAMP_NPM := node_modules/.installed
+FRONTEND := frontend/dist/index.html
 
-.PHONY: help install local test test-unit synth deploy clean
+.PHONY: help install local test test-unit synth deploy clean demo frontend chromium
 
 help:
 	@echo "make local   - run the API locally on http://127.0.0.1:$(PORT) (embedded DynamoDB)"
 	@echo "make test    - install everything needed and run every test"
 	@echo "make synth   - synthesize the CloudFormation template (offline, cdk-nag checked)"
 	@echo "make deploy  - cdk deploy to the AWS account of your current credentials"
+	@echo "make demo    - local stack + simulated racers + frontend on http://127.0.0.1:$(PORT) (RACERS=, SPEED=)"
 
 $(STAMP_PY): requirements.txt requirements-dev.txt
 	python3 -m venv $(VENV)
@@ -28,12 +30,12 @@ $(STAMP_NPM): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-install: $(STAMP_PY) $(STAMP_NPM)
+install: $(STAMP_PY) $(STAMP_NPM) $(FRONTEND)
 
 local: $(STAMP_PY)
 	PORT=$(PORT) $(PY) -m local
 
-test: install
+test: install chromium
 	$(PY) -m pytest
 
 test-unit: $(STAMP_PY)
@@ -46,4 +48,20 @@ deploy: install
 	npx cdk deploy
 
 clean:
-	rm -rf cdk.out .pytest_cache .hypothesis
+	rm -rf cdk.out .pytest_cache .hypothesis frontend/dist
+
+# --- race day: frontend, browser, demo -----------------------------------------------------
+
+$(FRONTEND): $(STAMP_NPM) frontend/index.html frontend/build.mjs $(wildcard frontend/src/*.js frontend/src/*.css frontend/src/pages/*.js)
+	node frontend/build.mjs
+
+frontend: $(FRONTEND)
+
+# The browser test drives Debian's Chromium (never a downloaded browser build).
+chromium:
+	@command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+
+RACERS ?= 100
+SPEED ?= 1
+demo: $(STAMP_PY) $(FRONTEND)
+	PORT=$(PORT) RACERS=$(RACERS) SPEED=$(SPEED) $(PY) -m local.demo

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from . import handlers  # puts the layer on sys.path
 from .auth import TokenIssuer, authorizer_claims
 from .events import match, rest_event
+from .static import static_file
 from .streams import StreamPoller
 
 from alleycat.schema import create_table_request  # noqa: E402
@@ -144,6 +145,10 @@ class ApiHandler(BaseHTTPRequestHandler):
         if url.path == "/local/token" and self.command == "POST":
             return self._token(body)
         route, parameters, path_known = match(self.command, url.path)
+        if route is None and self.command == "GET" and not path_known:
+            found = static_file(url.path)
+            if found:
+                return self._send(200, found[0], {"Content-Type": found[1]})
         if route is None:
             return self._json(405 if path_known else 404,
                               {"message": "Method Not Allowed" if path_known else "Not Found"})

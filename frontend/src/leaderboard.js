@@ -1,0 +1,73 @@
+// A leaderboard table that keeps one <tr> per racer across updates: each poll changes only
+// the cells whose value changed and moves only the rows whose place changed, so 1,000
+// rows update without rebuilding the table.
+import { h } from "./dom.js";
+
+const MOVEMENT_SHOWN_MS = 4000;
+
+export class Leaderboard {
+  // columns: [{ title, className?, value: (item) => string, href?: (item) => string }]
+  constructor(columns) {
+    this.columns = columns;
+    this.rows = new Map();
+    this.body = h("tbody");
+    this.element = h("table", { class: "board" },
+      h("thead", {}, h("tr", {}, h("th", { class: "num" }, "#"), h("th", { class: "move" }, ""),
+        columns.map((column) => h("th", { class: column.className || "" }, column.title)))),
+      this.body);
+  }
+
+  update(items, now = Date.now()) {
+    const seen = new Set();
+    let cursor = this.body.firstChild;
+    for (const item of items) {
+      seen.add(item.racerId);
+      const row = this.rows.get(item.racerId) || this.createRow(item);
+      this.fill(row, item, now);
+      if (row.tr === cursor) cursor = cursor.nextSibling;
+      else this.body.insertBefore(row.tr, cursor);
+    }
+    for (const [racerId, row] of this.rows) {
+      if (!seen.has(racerId)) {
+        row.tr.remove();
+        this.rows.delete(racerId);
+      }
+    }
+  }
+
+  createRow(item) {
+    const rank = h("td", { class: "num rank" });
+    const move = h("td", { class: "move" });
+    const cells = this.columns.map((column) => {
+      const target = column.href ? h("a", { href: column.href(item) }) : null;
+      return { td: h("td", { class: column.className || "" }, target), target, text: null };
+    });
+    const tr = h("tr", { "data-racer": item.racerId }, rank, move, cells.map((cell) => cell.td));
+    const row = { tr, rank, move, cells, place: null, movedAt: 0 };
+    this.rows.set(item.racerId, row);
+    return row;
+  }
+
+  fill(row, item, now) {
+    if (row.place !== null && row.place !== item.rank) {
+      const change = row.place - item.rank;
+      row.move.textContent = change > 0 ? `▲${change}` : `▼${-change}`;
+      row.move.className = `move ${change > 0 ? "up" : "down"}`;
+      row.movedAt = now;
+    } else if (row.movedAt && now - row.movedAt > MOVEMENT_SHOWN_MS) {
+      row.move.textContent = "";
+      row.move.className = "move";
+      row.movedAt = 0;
+    }
+    if (row.place !== item.rank) row.rank.textContent = String(item.rank);
+    row.place = item.rank;
+    this.columns.forEach((column, index) => {
+      const cell = row.cells[index];
+      const text = column.value(item);
+      if (text !== cell.text) {
+        (cell.target || cell.td).textContent = text;
+        cell.text = text;
+      }
+    });
+  }
+}

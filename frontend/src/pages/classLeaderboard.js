@@ -1,0 +1,32 @@
+// A class's all-time leaderboard: each racer's best score over finished races.
+import { api } from "../api.js";
+import { errorBox, h, link, score } from "../dom.js";
+import { Leaderboard } from "../leaderboard.js";
+import { poll } from "../poll.js";
+
+const REFRESH_MS = 10000;
+
+export function classLeaderboardPage(classId) {
+  const board = new Leaderboard([
+    { title: "Racer", className: "name", value: (item) => item.name,
+      href: (item) => `#/racers/${encodeURIComponent(item.racerId)}/${encodeURIComponent(item.raceId)}` },
+    { title: "Best score", className: "num", value: (item) => score(item.bestScore) },
+  ]);
+  const title = h("h1", {}, classId, " ", h("small", {}, "all-time"));
+  const empty = h("p", { class: "muted" });
+  const element = h("section", {}, title, empty, board.element);
+  const stop = poll(REFRESH_MS, async () => {
+    try {
+      const standings = await api.classLeaderboard(classId);
+      title.firstChild.textContent = standings.name;
+      empty.textContent = standings.items.length ? "Best score per racer over finished races."
+        : "No finished races yet.";
+      board.update(standings.items);
+    } catch (error) {
+      element.replaceChildren(errorBox(error));
+      return false;
+    }
+  });
+  const classLink = link(`#/classes/${encodeURIComponent(classId)}`, classId);
+  return { element, stop, crumbs: [link("#/", "Classes"), " / ", classLink] };
+}

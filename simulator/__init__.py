@@ -1,0 +1,1 @@
+"""A fleet of simulated racers riding races against the Alleycat HTTP API."""

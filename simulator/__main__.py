@@ -1,0 +1,49 @@
+"""``python -m simulator --base-url URL --racers N --speed X --races K``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .client import ApiClient, ApiError
+from .race import Settings, Simulator
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m simulator", description=__doc__)
+    parser.add_argument("--base-url", default="http://127.0.0.1:3000", help="the API's base URL")
+    parser.add_argument("--token", help="an admin bearer token (default: ask the local stack's /local/token)")
+    parser.add_argument("--racers", type=int, default=100)
+    parser.add_argument("--speed", type=float, default=1.0, help="race seconds per wall-clock second")
+    parser.add_argument("--races", type=int, default=None, help="stop after this many (default: until Ctrl-C)")
+    parser.add_argument("--duration", type=int, default=300, help="durationSeconds of each race (60-3600)")
+    parser.add_argument("--class-id", default="demo-class")
+    parser.add_argument("--racer-prefix", default="rider", help="racer ids are <prefix>-0001, ...")
+    args = parser.parse_args(argv)
+    if args.racers < 1 or args.speed <= 0 or not 60 <= args.duration <= 3600:
+        parser.error("need --racers >= 1, --speed > 0 and --duration in 60..3600")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    client = ApiClient(args.base_url, args.token)
+    if not client.token:
+        try:
+            client.token = client.local_admin_token()
+        except (ApiError, OSError) as error:
+            sys.stderr.write(f"no --token, and {args.base_url}/local/token gave none ({error})\n")
+            return 2
+    settings = Settings(racers=args.racers, speed=args.speed, races=args.races,
+                        duration=args.duration, class_id=args.class_id, racer_prefix=args.racer_prefix)
+    simulator = Simulator(client, settings)
+    try:
+        simulator.run()
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+    sys.stderr.write(simulator.totals.summary() + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
