@@ -1,4 +1,4 @@
-"""The Alleycat stack: table, functions, user pool and API, plus the outputs clients need."""
+"""The Alleycat stack: table, functions, user pool, API and frontend site, plus the outputs clients need."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from constructs import Construct
 
 from .api import Api, UserPool
 from .functions import Functions
+from .site import Site
 from .stream import StreamProcessor
 from .table import AlleycatTable
 
@@ -17,14 +18,18 @@ class AlleycatStack(Stack):
         removal = RemovalPolicy.DESTROY if throwaway else RemovalPolicy.RETAIN
 
         table = AlleycatTable(self, "Data", throwaway=throwaway).table
-        functions = Functions(self, "Functions", table=table, removal_policy=removal)
+        site = Site(self, "Site", removal_policy=removal)
+        functions = Functions(self, "Functions", table=table, removal_policy=removal,
+                              allowed_origin=site.origin)
         stream = StreamProcessor(self, "Stream", table=table, functions=functions, removal_policy=removal)
         users = UserPool(self, "Users", throwaway=throwaway)
         api = Api(self, "Api", functions=functions.by_name, user_pool=users.user_pool,
-                  removal_policy=removal)
+                  removal_policy=removal, allowed_origin=site.origin)
+        site.publish(api.url)
 
         CfnOutput(self, "ApiUrl", value=api.url, description="Base URL of the prod stage")
         CfnOutput(self, "UserPoolId", value=users.user_pool.user_pool_id)
         CfnOutput(self, "UserPoolClientId", value=users.client.user_pool_client_id)
         CfnOutput(self, "TableName", value=table.table_name)
         CfnOutput(self, "StreamFailureQueueUrl", value=stream.failures.queue_url)
+        CfnOutput(self, "SiteUrl", value=site.url, description="The frontend (CloudFront)")

@@ -70,7 +70,8 @@ class Api(Construct):
 
     def __init__(self, scope: Construct, id: str, *, functions: dict[str, lambda_.IFunction],
                  user_pool: cognito.IUserPool, routes: tuple[Route, ...] = ROUTES,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
+                 allowed_origin: str = "*") -> None:
         super().__init__(scope, id)
         access_logs = logs.LogGroup(self, "AccessLogs", retention=logs.RetentionDays.ONE_MONTH,
                                     removal_policy=removal_policy)
@@ -81,7 +82,7 @@ class Api(Construct):
             endpoint_types=[apigw.EndpointType.REGIONAL],
             cloud_watch_role=True,  # execution logging needs the account-level CloudWatch role
             default_cors_preflight_options=apigw.CorsOptions(
-                allow_origins=apigw.Cors.ALL_ORIGINS, allow_methods=CORS_METHODS,
+                allow_origins=[allowed_origin], allow_methods=CORS_METHODS,
                 allow_headers=CORS_HEADERS, max_age=Duration.minutes(5)),
             deploy_options=apigw.StageOptions(
                 stage_name="prod",
@@ -103,7 +104,7 @@ class Api(Construct):
         for response_type in (apigw.ResponseType.DEFAULT_4_XX, apigw.ResponseType.DEFAULT_5_XX):
             self.rest_api.add_gateway_response(
                 response_type.response_type, type=response_type,
-                response_headers={"Access-Control-Allow-Origin": "'*'"})
+                response_headers={"Access-Control-Allow-Origin": f"'{allowed_origin}'"})
         # Path parameters are enforced here; bodies are validated by the handlers' JSON schemas
         # (the validator also checks bodies against any model attached later).
         validator = self.rest_api.add_request_validator(

@@ -55,9 +55,10 @@ class Functions(Construct):
 
     def __init__(self, scope: Construct, id: str, *, table: dynamodb.ITable,
                  removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
-                 routes: tuple[Route, ...] = ROUTES) -> None:
+                 routes: tuple[Route, ...] = ROUTES, allowed_origin: str = "*") -> None:
         super().__init__(scope, id)
         self._table = table
+        self._allowed_origin = allowed_origin
         self._removal_policy = removal_policy
         self._layers = [
             lambda_.LayerVersion(
@@ -105,6 +106,7 @@ class Functions(Construct):
                 "POWERTOOLS_SERVICE_NAME": "alleycat",
                 "POWERTOOLS_METRICS_NAMESPACE": "Alleycat",
                 "LOG_LEVEL": "INFO",
+                "ALLOWED_ORIGIN": self._allowed_origin,  # CORS: the frontend's origin
             },
         )
         # Stable, readable logical id: `sam local invoke GetRaceLeaderboardFunction` works.

@@ -96,7 +96,9 @@ def test_throwaway_context_relaxes_table_protection(tmp_path):
 def test_one_function_per_route_plus_the_stream_processor(resources):
     # Given the routes / When listing Lambda functions / Then each route has exactly one, named after it
     expected = {logical_id(route.function) for route in ROUTES} | {logical_id(STREAM_PROCESSOR)}
-    assert set(of_type(resources, FUNCTION)) == expected
+    # (besides the handler CDK adds for the site's BucketDeployment)
+    ours = {key for key in of_type(resources, FUNCTION) if not key.startswith("CustomCDKBucketDeployment")}
+    assert ours == expected
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.function)
@@ -229,7 +231,89 @@ def test_user_pool_is_admin_managed_with_an_admin_group(template):
 def test_outputs(template_json):
     # Given the stack / Then clients can find the API, the user pool and the table
     assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "TableName",
-                                             "StreamFailureQueueUrl"}
+                                             "StreamFailureQueueUrl", "SiteUrl"}
+
+
+# --- the frontend site ------------------------------------------------------------------------
+
+
+def distribution_of(resources: dict) -> tuple[str, dict]:
+    [(logical, distribution)] = of_type(resources, "AWS::CloudFront::Distribution").items()
+    return logical, distribution["Properties"]["DistributionConfig"]
+
+
+def test_site_buckets_are_private_encrypted_and_tls_only(resources):
+    # Given every bucket in the stack (the site and its access logs)
+    buckets = of_type(resources, "AWS::S3::Bucket")
+    assert len(buckets) == 2
+    for logical, bucket in buckets.items():
+        props = bucket["Properties"]
+        # Then public access is blocked entirely and objects are encrypted at rest
+        assert props["PublicAccessBlockConfiguration"] == {
+            "BlockPublicAcls": True, "BlockPublicPolicy": True,
+            "IgnorePublicAcls": True, "RestrictPublicBuckets": True}
+        assert props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+        # And its policy denies every request not made over TLS
+        policies = [p["Properties"]["PolicyDocument"]["Statement"]
+                    for p in of_type(resources, "AWS::S3::BucketPolicy").values()
+                    if p["Properties"]["Bucket"] == {"Ref": logical}]
+        assert any(s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+                   for statements_ in policies for s in statements_)
+
+
+def test_distribution_reads_the_bucket_through_origin_access_control(resources):
+    # Given the distribution / Then its only origin is the site bucket, signed with an OAC
+    _, config = distribution_of(resources)
+    [origin] = config["Origins"]
+    oac = origin["OriginAccessControlId"]["Fn::GetAtt"][0]
+    assert resources[oac]["Type"] == "AWS::CloudFront::OriginAccessControl"
+    assert origin["S3OriginConfig"] == {"OriginAccessIdentity": ""}  # no legacy OAI
+    assert config["DefaultRootObject"] == "index.html"
+    assert config["DefaultCacheBehavior"]["ViewerProtocolPolicy"] == "redirect-to-https"
+    assert config["Logging"]["Bucket"]
+
+
+def test_site_bucket_policy_admits_only_cloudfront(resources):
+    # Given the site bucket's policy / Then reads are granted to CloudFront for this distribution only
+    logical, _ = distribution_of(resources)
+    allows = [s for p in of_type(resources, "AWS::S3::BucketPolicy").values()
+              for s in p["Properties"]["PolicyDocument"]["Statement"] if s["Effect"] == "Allow"]
+    reads = [s for s in allows if "s3:GetObject" in as_list(s["Action"])]
+    assert reads and all(s["Principal"] == {"Service": "cloudfront.amazonaws.com"} for s in reads)
+    assert all(logical in str(s["Condition"]) for s in reads)
+
+
+def test_frontend_and_config_are_deployed_to_the_bucket(resources):
+    # Given the BucketDeployment custom resource
+    [deployment] = of_type(resources, "Custom::CDKBucketDeployment").values()
+    props = deployment["Properties"]
+    # Then it fills the site bucket from two sources (dist and config.json) and invalidates the CDN
+    assert props["DestinationBucketName"] == {"Ref": next(
+        k for k in of_type(resources, "AWS::S3::Bucket") if k.startswith("SiteBucket"))}
+    assert len(props["SourceObjectKeys"]) == 2
+    assert props["DistributionId"] == {"Ref": distribution_of(resources)[0]}
+    # And config.json carries the API's URL
+    assert "RestApi" in str(props["SourceMarkers"])
+
+
+def test_cors_is_restricted_to_the_site_origin(resources):
+    # Given the functions and the API's preflight responses
+    logical, _ = distribution_of(resources)
+    origin = {"Fn::Join": ["", ["https://", {"Fn::GetAtt": [logical, "DomainName"]}]]}
+    # Then every route's function allows only the site's origin
+    for route in ROUTES:
+        assert resources[logical_id(route.function)]["Properties"]["Environment"]["Variables"][
+            "ALLOWED_ORIGIN"] == origin
+    # And no OPTIONS method answers with a wildcard origin
+    options = [m["Properties"] for m in of_type(resources, "AWS::ApiGateway::Method").values()
+               if m["Properties"]["HttpMethod"] == "OPTIONS"]
+    assert options and "'*'" not in str(options)
+    assert all("https://" in str(m["Integration"]["IntegrationResponses"]) for m in options)
+
+
+def test_site_url_output_is_the_distribution(template_json, resources):
+    logical, _ = distribution_of(resources)
+    assert logical in str(template_json["Outputs"]["SiteUrl"]["Value"])
 
 
 # --- checks on the whole synth --------------------------------------------------------------
