@@ -1,0 +1,126 @@
+"""The simulator's racers: stable per id, inside the original ranges, trending up each race."""
+
+import io
+
+import pytest
+
+from simulator.client import ApiClient, ApiError
+from simulator.profiles import CADENCE_RANGE, RESISTANCE_RANGE, RacerProfile
+from simulator.race import Settings, Simulator, chunks, racer_ids
+
+IDS = [f"rider-{n:04d}" for n in range(1, 201)]
+
+
+def within(bounds, outer):
+    return outer[0] <= bounds[0] < bounds[1] <= outer[1]
+
+
+@pytest.mark.parametrize("racer_id", IDS[:50])
+def test_personal_ranges_lie_within_the_original_ranges(racer_id):
+    profile = RacerProfile.for_racer(racer_id)
+    assert within(profile.cadence, CADENCE_RANGE)
+    assert within(profile.resistance, RESISTANCE_RANGE)
+
+
+def test_profiles_are_stable_per_racer_id_and_differ_between_racers():
+    assert [RacerProfile.for_racer(r) for r in IDS] == [RacerProfile.for_racer(r) for r in IDS]
+    profiles = [RacerProfile.for_racer(r) for r in IDS]
+    assert len({p.name for p in profiles}) > 100
+    assert len({(p.cadence, p.resistance) for p in profiles}) > 150
+
+
+def test_samples_stay_inside_the_racers_range_for_the_whole_race():
+    for racer_id in IDS[:20]:
+        profile = RacerProfile.for_racer(racer_id)
+        effort = profile.in_race("race-1", 300)
+        for second in range(300):
+            sample = effort.sample(second)
+            assert profile.cadence[0] <= sample["cadence"] <= profile.cadence[1]
+            assert profile.resistance[0] <= sample["resistance"] <= profile.resistance[1]
+            assert sample["second"] == second and sample["racerId"] == racer_id
+
+
+def test_values_trend_from_the_race_minimum_to_its_maximum():
+    effort = RacerProfile.for_racer("rider-0007").in_race("race-1", 300)
+    trend = [effort.trend(second) for second in range(300)]
+    assert trend[0] == (effort.cadence[0], effort.resistance[0])
+    assert trend[-1] == (effort.cadence[1], effort.resistance[1])
+    assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(trend, trend[1:]))
+    first, last = effort.sample(0), effort.sample(299)
+    assert last["cadence"] + last["resistance"] > first["cadence"] + first["resistance"]
+
+
+def test_each_race_draws_new_bounds_but_a_resent_sample_is_identical():
+    profile = RacerProfile.for_racer("rider-0042")
+    races = [profile.in_race(f"race-{n}", 300) for n in range(10)]
+    assert len({(r.cadence, r.resistance) for r in races}) > 1
+    assert races[0].sample(17) == profile.in_race("race-0", 300).sample(17)
+
+
+def test_telemetry_is_chunked_to_at_most_1000_samples():
+    assert [len(chunk) for chunk in chunks(list(range(2500)))] == [1000, 1000, 500]
+
+
+def test_racer_ids_are_numbered_under_the_prefix():
+    assert racer_ids(Settings(racers=3, racer_prefix="t")) == ["t-0001", "t-0002", "t-0003"]
+
+
+class FlakyClient(ApiClient):
+    """Fails with the given errors, then answers."""
+
+    def __init__(self, errors, answer):
+        self.slept = []
+        super().__init__("http://unused", sleep=self.slept.append)
+        self.errors, self.answer = list(errors), answer
+
+    def _once(self, method, path, body, headers):
+        if self.errors:
+            raise self.errors.pop(0)
+        return self.answer
+
+
+def test_client_retries_5xx_and_connection_errors_with_growing_backoff():
+    client = FlakyClient([ApiError(503, "busy"), ConnectionResetError(), ApiError(502, "bad")], {"ok": 1})
+    assert client.call("POST", "/x") == {"ok": 1}
+    assert client.retried == 3 and client.slept == sorted(client.slept) and client.slept[0] < client.slept[-1]
+
+
+def test_client_does_not_retry_a_4xx():
+    client = FlakyClient([ApiError(409, "finished")], {"ok": 1})
+    with pytest.raises(ApiError):
+        client.call("POST", "/x")
+    assert client.retried == 0
+
+
+class RecordingClient(ApiClient):
+    def __init__(self):
+        super().__init__("http://unused")
+        self.calls = []
+
+    def _once(self, method, path, body, headers):
+        self.calls.append((method, path, body, headers))
+        if path.endswith("/races"):
+            return {"raceId": "R1"}
+        if path.endswith("/telemetry"):
+            return {"accepted": len(body["samples"]), "duplicates": 0, "rejected": []}
+        return {}
+
+
+def test_a_race_sets_up_joins_sends_one_post_per_tick_and_finishes():
+    client = RecordingClient()
+    settings = Settings(racers=3, speed=1000, races=1, duration=60, class_id="c")
+    simulator = Simulator(client, settings, progress=_quiet())
+    totals = simulator.run()
+    paths = [(method, path) for method, path, _, _ in client.calls]
+    assert ("PUT", "/classes/c") in paths and ("PUT", "/racers/rider-0002") in paths
+    create = next(call for call in client.calls if call[1] == "/classes/c/races")
+    assert create[2]["durationSeconds"] == 60 and create[3]["Idempotency-Key"]
+    assert sum(path == "/races/R1/telemetry" for _, path in paths) == 60
+    assert ("PUT", "/races/R1/racers/rider-0003") in paths
+    assert paths[-1] == ("POST", "/races/R1/finish")
+    assert (totals.sent, totals.accepted, totals.races_finished) == (180, 180, 1)
+
+
+def _quiet():
+    from simulator.progress import ProgressBar
+    return ProgressBar(stream=io.StringIO(), enabled=False)
