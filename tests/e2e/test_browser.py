@@ -1,0 +1,99 @@
+"""The frontend in Debian's Chromium (headless) against the local stack with simulated racers."""
+
+import shutil
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+from local.demo import start_simulator
+from simulator.race import Settings
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "screenshot.png"
+RACERS = 12
+WAIT_MS = 20_000
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
+                                reason="Debian chromium is not installed (make test installs it)")
+
+
+@pytest.fixture(scope="module")
+def race(stack):
+    """A race in progress: a fresh class and racers, sent telemetry by the simulator thread."""
+    tag = uuid.uuid4().hex[:8]
+    settings = Settings(racers=RACERS, speed=5, races=1, duration=300,
+                        class_id=f"browser-{tag}", class_name="Browser hill", racer_prefix=f"b{tag}")
+    stop = threading.Event()
+    simulator, thread = start_simulator(stack, settings, stop, show_progress=False)
+    for _ in range(600):
+        if simulator.current_race or not thread.is_alive():
+            break
+        stop.wait(0.05)
+    assert simulator.current_race, "the simulator did not create a race"
+    yield settings, simulator.current_race
+    stop.set()
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page(stack):
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 900, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        yield page
+        browser.close()
+
+
+def board_scores(page) -> list[str]:
+    return page.eval_on_selector_all("table.board tbody tr", "rows => rows.map(r => r.innerText)")
+
+
+def test_landing_page_leads_to_the_live_leaderboard_which_changes(stack, race, page):
+    settings, race_id = race
+    # Given the frontend served by the local stack, with the demo class prefilled
+    page.goto(stack.url + "/")
+    assert page.input_value("input[name=classId]") == "demo-class"
+    # When a visitor opens the class and its running race
+    page.fill("input[name=classId]", settings.class_id)
+    page.click("button[type=submit]")
+    page.click(f"a[href='#/races/{race_id}']")
+    # Then every racer has a row on the live leaderboard
+    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length === {RACERS}")
+    page.wait_for_function("[...document.querySelectorAll('table.board tbody tr td.num')]"
+                           ".some(td => td.textContent !== '0' && td.textContent !== '–')")
+    before = board_scores(page)
+    # And the scores move on while the race runs, without losing rows
+    page.wait_for_function("before => JSON.stringify([...document.querySelectorAll('table.board tbody tr')]"
+                           ".map(r => r.innerText)) !== JSON.stringify(before)", arg=before)
+    after = board_scores(page)
+    assert len(after) == RACERS and after != before
+    assert page.text_content(".status") == "live"
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT), full_page=True)
+
+
+def test_racer_page_draws_the_output_chart(stack, race, page):
+    settings, race_id = race
+    # Given the live leaderboard / When the visitor opens the leader's page
+    page.goto(f"{stack.url}/#/races/{race_id}")
+    page.click("table.board tbody tr:first-child td.name a")
+    page.wait_for_url(f"**/#/racers/**/{race_id}")
+    # Then a chart canvas appears and has pixels drawn on it
+    canvas = page.wait_for_selector(".chart canvas")
+    assert canvas is not None
+    page.wait_for_function("""() => {
+        const canvas = document.querySelector('.chart canvas');
+        const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        let drawn = 0;
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) drawn++;
+        return drawn > 500;
+    }""")
+    assert "seconds" in page.text_content("section p.muted")
