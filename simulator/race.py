@@ -93,6 +93,8 @@ class Simulator:
                                 headers={"Idempotency-Key": str(uuid.uuid4())})
         race_id = self.current_race = race["raceId"]
         self._each_racer(lambda p: self.client.call("PUT", f"/races/{race_id}/racers/{p.racer_id}"))
+        if self.stop.is_set():
+            return
         efforts = [profile.in_race(race_id, settings.duration) for profile in self.profiles]
         label = f"race {number}" + (f"/{settings.races}" if settings.races else "")
         interval = 1 / settings.speed
@@ -119,5 +121,9 @@ class Simulator:
             self.totals.add(len(batch), response)
 
     def _each_racer(self, call) -> None:
+        def unless_stopped(profile: RacerProfile) -> None:
+            if not self.stop.is_set():
+                call(profile)
+
         with ThreadPoolExecutor(max_workers=SETUP_WORKERS) as pool:
-            list(pool.map(call, self.profiles))
+            list(pool.map(unless_stopped, self.profiles))
