@@ -65,3 +65,7 @@ RACERS ?= 100
 SPEED ?= 1
 demo: $(STAMP_PY) $(FRONTEND)
 	PORT=$(PORT) RACERS=$(RACERS) SPEED=$(SPEED) $(PY) -m local.demo
+
+.PHONY: bench
+bench: $(STAMP_PY)  # figures in docs/performance.md and .json; never part of make test
+	$(PY) -m bench
