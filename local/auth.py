@@ -25,7 +25,7 @@ class TokenIssuer:
     def verify(self, token: str) -> dict | None:
         """The token's claims, or None when it is forged, malformed or expired."""
         payload, _, signature = token.partition(".")
-        if not payload or not hmac.compare_digest(signature, self._sign(payload)):
+        if not payload or not hmac.compare_digest(signature.encode(), self._sign(payload).encode()):
             return None
         try:
             claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))

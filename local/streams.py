@@ -12,7 +12,8 @@ import base64
 import sys
 import threading
 
-from . import handlers
+from . import handlers  # noqa: I001 - puts the layer on sys.path first
+from alleycat.routes import STREAM_PROCESSOR_TYPES
 
 FUNCTION = "stream_processor"
 
@@ -29,6 +30,11 @@ def lambda_record(record: dict, stream_arn: str) -> dict:
     return {"eventID": record["eventID"], "eventName": record["eventName"], "eventVersion": "1.1",
             "eventSource": "aws:dynamodb", "awsRegion": record.get("awsRegion", "us-east-1"),
             "dynamodb": change, "eventSourceARN": stream_arn}
+
+
+def _passes_filter(record: dict) -> bool:
+    """The event source mapping's filter: only records of the item types the processor acts on."""
+    return record["dynamodb"].get("NewImage", {}).get("type", {}).get("S") in STREAM_PROCESSOR_TYPES
 
 
 def _base64_binaries(value):
@@ -87,7 +93,7 @@ class StreamPoller:
         while not self._stop.is_set():
             response = self._streams.get_records(ShardIterator=iterator, Limit=1000)
             iterator = response["NextShardIterator"]
-            pending += [lambda_record(r, self.stream_arn) for r in response["Records"]]
+            pending += [lambda_record(r, self.stream_arn) for r in response["Records"] if _passes_filter(r)]
             if not pending:
                 self._idle.set()
                 self._stop.wait(self.window)

@@ -10,7 +10,7 @@ from aws_cdk import aws_lambda_event_sources as sources
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from alleycat.routes import STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS
+from alleycat.routes import STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES
 
 from . import acknowledge
 from .functions import Functions
@@ -46,6 +46,9 @@ class StreamProcessor(Construct):
             report_batch_item_failures=True,
             parallelization_factor=1,
             on_failure=sources.SqsDlq(self.failures),
+            # Only changes it acts on: its own derived writes (entries, boards, packed history) stay out.
+            filters=[lambda_.FilterCriteria.filter(
+                {"dynamodb": {"NewImage": {"type": {"S": lambda_.FilterRule.or_(*STREAM_PROCESSOR_TYPES)}}}})],
         ))
         self.alarm = cloudwatch.Alarm(
             self, "FailuresAlarm",

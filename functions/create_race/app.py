@@ -32,10 +32,10 @@ def create_race(classId: str):
     request_key = app.current_event.headers.get("Idempotency-Key")
     if request_key is not None:
         http.entity_id("Idempotency-Key", request_key)
-    klass = store.get_class(class_id)
+    klass = store.get_class(class_id, consistent=True)
     if klass is None:
         raise NotFound(f"class {class_id} does not exist")
-    race = Race(ids.new_race_id(), class_id, klass.name, starts_at, body.get("durationSeconds", 300))
+    race = Race(ids.new_race_id(), class_id, klass.name, starts_at, int(body.get("durationSeconds", 300)))
     race = store.create_race(race, request_key)
     return http.respond(views.race_created(race), status=201)
 

@@ -10,7 +10,7 @@ app = http.create_app()
 def finish_race(raceId: str):
     race_id = http.race_id(raceId)
     http.require_admin(app)
-    race = store.get_race(race_id)
+    race = store.get_race(race_id, consistent=True)
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
     store.finish_race(race)

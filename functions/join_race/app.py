@@ -12,10 +12,10 @@ def join_race(raceId: str, racerId: str):
     racer_id = http.entity_id("racerId", racerId)
     race_id = http.race_id(raceId)
     http.require_self_or_admin(app, racer_id)
-    race = store.get_race(race_id)
+    race = store.get_race(race_id, consistent=True)
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
-    racer = store.get_racer(racer_id)
+    racer = store.get_racer(racer_id, consistent=True)
     if racer is None:
         raise NotFound(f"racer {racer_id} does not exist")
     if race.status == FINISHED:

@@ -8,7 +8,7 @@ import pytest
 from aws_cdk.assertions import Match
 
 from alleycat import schema
-from alleycat.routes import QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS
+from alleycat.routes import QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES
 from stacks.functions import logical_id
 
 from .conftest import of_type, synthesize
@@ -128,6 +128,9 @@ def test_stream_processor_mapping_retries_bisects_and_keeps_failures(resources, 
     assert mapping["FunctionName"] == {"Ref": logical_id(STREAM_PROCESSOR)}
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     assert mapping["BisectBatchOnFunctionError"] is True
+    pattern = mapping["FilterCriteria"]["Filters"][0]["Pattern"]
+    for item_type in STREAM_PROCESSOR_TYPES:
+        assert item_type in pattern
     assert 0 < mapping["MaximumRetryAttempts"] <= 10 and mapping["MaximumRecordAgeInSeconds"] > 0
     queue = mapping["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"][0]
     assert resources[queue]["Type"] == "AWS::SQS::Queue"

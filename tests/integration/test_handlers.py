@@ -197,3 +197,43 @@ def test_every_read_route_makes_one_dynamodb_request(api, race, request_counter,
     status, _ = api(function, params, query=query) if query is not None else api(function, params)
     assert status == 200
     assert request_counter == ["Query"]
+
+
+def test_odd_but_valid_numbers_are_normalised(api, race):
+    # Given numbers JSON allows but DynamoDB or the keys would trip on
+    status, created = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 300.0},
+                          claims=ADMIN)
+    assert status == 201 and created["durationSeconds"] == 300
+    assert api("get_race", {"raceId": created["raceId"]})[1]["durationSeconds"] == 300
+    api("join_race", {"raceId": created["raceId"], "racerId": "racer-1"}, claims=ADMIN)
+    samples = [{"racerId": "racer-1", "second": 1.0, "cadence": 1e-200, "resistance": 12.345678}]
+    status, body = api("post_telemetry", {"raceId": created["raceId"]}, body={"samples": samples}, claims=ADMIN)
+    assert (status, body["accepted"]) == (200, 1)
+    history = api("get_racer_history", {"racerId": "racer-1"}, query={"raceId": created["raceId"]})[1]
+    assert history["races"][0]["samples"] == [[1, 0, 12.3457, 27.071]]  # (0 + 35) * (12.3457 + 65) / 100
+
+
+@pytest.mark.parametrize("raw", ['{"name": NaN}', '{"name": Infinity}', "[" * 100_000 + "]" * 100_000])
+def test_json_that_is_not_json_is_400(api, raw):
+    assert api("put_racer", body=raw, claims=racer_claims("racer-1"))[0] == 400
+
+
+@pytest.mark.parametrize("limit", ["²", "1e3", "-1", "99999999999"])
+def test_odd_limits_are_400(api, race, limit):
+    assert api("get_class_races", query={"limit": limit})[0] == 400
+
+
+def test_deeply_nested_token_is_400(api, race):
+    import base64
+    token = base64.urlsafe_b64encode(b"[" * 100_000 + b"]" * 100_000).decode()
+    assert api("get_class_races", query={"nextToken": token})[0] == 400
+
+
+def test_history_token_of_another_race_is_400(api, race):
+    import base64
+    import json as json_
+    other = json_.dumps({"q": f"history:racer-1:{race['raceId']}",
+                         "k": {"PK": "RACER#racer-1", "SK": "HIST#01JD5Z6Q8X000000000000000Z#racer-1#000"}})
+    token = base64.urlsafe_b64encode(other.encode()).decode()
+    query = {"raceId": race["raceId"], "nextToken": token}
+    assert api("get_racer_history", {"racerId": "racer-1"}, query=query)[0] == 400

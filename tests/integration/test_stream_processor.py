@@ -142,6 +142,16 @@ def finish_and_settle(server, api, race_id):
         assert process(records) == {"batchItemFailures": []}
 
 
+def test_a_racer_without_samples_keeps_an_empty_history_after_finish(server, race):
+    api, race_id = race
+    api("put_racer", {"racerId": "quiet"}, body={"name": "Quiet"}, claims=ADMIN)
+    api("join_race", {"raceId": race_id, "racerId": "quiet"}, claims=ADMIN)
+    finish_and_settle(server, api, race_id)
+    status, body = api("get_racer_history", {"racerId": "quiet"}, query={"raceId": race_id})
+    assert (status, body["races"]) == (200, [{"raceId": race_id, "classId": "hill-climb", "samples": []}])
+    assert api("get_racer_results", {"racerId": "quiet"}, query={})[1]["items"][0]["rank"] == 4
+
+
 def test_racer_rename_reaches_entries_boards_and_class_board(server, race):
     api, race_id = race
     finish_and_settle(server, api, race_id)

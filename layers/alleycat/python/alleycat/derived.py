@@ -16,40 +16,33 @@ from .schema import INVERTED_INDEX
 
 
 def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list]) -> e.Entry | None:
-    """Records chunks' [points, lastSecond] on the racer's entry in one write; the entry after it."""
+    """Records chunks' [points, lastSecond] on the racer's entry in one write; the entry before it."""
     response = conditional(
         "update_item", Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
         UpdateExpression="SET " + ", ".join(f"chunks.#c{chunk} = :c{chunk}" for chunk in totals),
         ConditionExpression="attribute_exists(PK)",
         ExpressionAttributeNames={f"#c{chunk}": str(chunk) for chunk in totals},
         ExpressionAttributeValues={f":c{chunk}": to_attr(pair) for chunk, pair in totals.items()},
-        ReturnValues="ALL_NEW")
+        ReturnValues="ALL_OLD")
     return e.from_item(response["Attributes"]) if response else None
 
 
+# An update expression may not pass 4 KB: ~25 bytes a racer keeps 100 well under it.
+STANDINGS_PER_WRITE = 100
+
+
 def set_standings(race_id: str, shard: int, standings: dict[str, list]) -> None:
-    """Sets racers' [score, lastSecond, name] on one board shard in one write."""
-    names, expression_values, sets = {}, {}, []
-    for n, (racer_id, standing) in enumerate(standings.items()):
-        names[f"#r{n}"] = racer_id
-        expression_values[f":r{n}"] = to_attr(standing)
-        sets.append(f"standings.#r{n} = :r{n}")
-    call("update_item", Key=key_of(e.RaceBoard(race_id, shard)), UpdateExpression="SET " + ", ".join(sets),
-         ConditionExpression="attribute_exists(PK)", ExpressionAttributeNames=names,
-         ExpressionAttributeValues=expression_values)
-
-
-def get_entries(race_id: str, racer_ids: list[str]) -> list[e.Entry]:
-    """Strongly consistent entries of the given racers, 100 keys per BatchGetItem."""
-    found = []
-    for start in range(0, len(racer_ids), 100):
-        pending = {table_name(): {"ConsistentRead": True, "Keys": [
-            key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids[start:start + 100]]}}
-        while pending:
-            response = call_raw("batch_get_item", RequestItems=pending)
-            found += e.from_items(response["Responses"].get(table_name(), []))
-            pending = response.get("UnprocessedKeys") or {}
-    return found
+    """Sets racers' [score, lastSecond, name] on one board shard (one write per 100 racers)."""
+    racers = list(standings.items())
+    for start in range(0, len(racers), STANDINGS_PER_WRITE):
+        names, expression_values, sets = {}, {}, []
+        for n, (racer_id, standing) in enumerate(racers[start:start + STANDINGS_PER_WRITE]):
+            names[f"#r{n}"] = racer_id
+            expression_values[f":r{n}"] = to_attr(standing)
+            sets.append(f"standings.#r{n} = :r{n}")
+        call("update_item", Key=key_of(e.RaceBoard(race_id, shard)), UpdateExpression="SET " + ", ".join(sets),
+             ConditionExpression="attribute_exists(PK)", ExpressionAttributeNames=names,
+             ExpressionAttributeValues=expression_values)
 
 
 def rank_entry(race_id: str, racer_id: str, rank: int) -> None:
@@ -95,14 +88,16 @@ def _racer_items(racer_id: str, prefix: str) -> list:
                      ExpressionAttributeValues=values(pk=keys.RACER.pk.build({"racerId": racer_id}), prefix=prefix))
 
 
-def replace_chunks(packed: list[e.PackedChunk], live: list[e.Chunk]) -> None:
-    """Writes the packed chunks, then deletes the live ones they replace."""
-    requests = [{"PutRequest": {"Item": p.to_item()}} for p in packed]
-    requests += [{"DeleteRequest": {"Key": key_of(c)}} for c in live]
-    for start in range(0, len(requests), 25):
-        pending = {table_name(): requests[start:start + 25]}
+def replace_chunks(packed: list[e.PackedChunk], live: list[e.Chunk]) -> bool:
+    """Writes the packed chunks, then deletes the live ones they replace, each only if no
+    sample reached it since it was read; False when one did (compact again)."""
+    for start in range(0, len(packed), 25):
+        pending = {table_name(): [{"PutRequest": {"Item": p.to_item()}} for p in packed[start:start + 25]]}
         while pending:
             pending = call_raw("batch_write_item", RequestItems=pending).get("UnprocessedItems") or {}
+    unchanged = [conditional("delete_item", Key=key_of(chunk), ConditionExpression="points = :points",
+                             ExpressionAttributeValues=values(points=chunk.points)) is not None for chunk in live]
+    return all(unchanged)
 
 
 def races_of_class(class_id: str) -> list[e.Race]:
@@ -124,9 +119,14 @@ def set_name(entity: e.Entity, name: str) -> None:
 
 
 def set_standing_name(board: e.RaceBoard | e.ClassBoard, racer_id: str, name: str) -> None:
-    """Sets the name in a racer's board standing ([.., .., name]) if the racer is on the board."""
-    conditional("update_item", Key=key_of(board), UpdateExpression="SET standings.#racer[2] = :name",
+    """Sets the name in a racer's board standing ([.., .., name]) if the racer is on the board.
+
+    A class board's version goes up too, so a merge that read it before fails and retries.
+    """
+    bump = " ADD version :one" if isinstance(board, e.ClassBoard) else ""
+    conditional("update_item", Key=key_of(board), UpdateExpression="SET standings.#racer[2] = :name" + bump,
                 ConditionExpression="attribute_exists(standings.#racer)",
-                ExpressionAttributeNames={"#racer": racer_id}, ExpressionAttributeValues=values(name=name))
+                ExpressionAttributeNames={"#racer": racer_id},
+                ExpressionAttributeValues=values(name=name, **({"one": 1} if bump else {})))
 
 

@@ -41,15 +41,15 @@ class Pacer:
 
 
 def finish(race_id: str) -> None:
-    race, boards = store.race_with_boards(race_id)
+    race, boards = store.race_with_boards(race_id, consistent=True)
     if race is None or race.status != e.FINISHED:
         return
     roster = [racer_id for board in boards for racer_id in board.standings]
-    entries = publish(race, derived.get_entries(race_id, roster))
+    entries = publish(race, store.get_entries(race_id, roster))
     with ThreadPoolExecutor(max_workers=PARALLEL_WRITES) as pool:
         corrected = list(pool.map(lambda entry: compact(race, entry), entries))
     if any(corrected):  # a sample landed while the race was being frozen: publish the truth
-        publish(race, derived.get_entries(race_id, roster))
+        publish(race, store.get_entries(race_id, roster))
 
 
 def publish(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:
@@ -86,29 +86,40 @@ def merge_into_class_board(race: e.Race, entries: list[e.Entry]) -> None:
             return
 
 
+COMPACTION_ATTEMPTS = 5
+
+
 def compact(race: e.Race, entry: e.Entry) -> bool:
     """Replaces the racer's live chunks by gzip-packed ones, and makes the entry's chunk
-    totals those of the stored samples; True when the totals had to change."""
-    stored = derived.chunks_of(race.raceId, entry.racerId)
-    live = [c for c in stored if isinstance(c, e.Chunk)]
-    if not live:
-        return False
-    samples: dict[int, list] = {}
-    for chunk in stored:  # live chunks sort before packed parts: a packed (earlier) value wins
-        samples.update(chunk.samples)
-    parts: dict[int, dict] = {}
-    totals: dict[int, list] = {}
-    for second, pair in sorted(samples.items()):
-        parts.setdefault(second // e.PackedChunk.SECONDS, {})[second] = pair
-        points, _ = totals.setdefault(second // e.Chunk.SECONDS, [Decimal(0), second])
-        totals[second // e.Chunk.SECONDS] = [points + output(*pair), second]
-    packed = [e.PackedChunk(race.raceId, entry.racerId, part, race.classId, seconds)
-              for part, seconds in parts.items()]
-    changed = {int(k): [Decimal(p), int(s)] for k, (p, s) in entry.chunks.items() if s is not None} != totals
-    if changed:
-        derived.set_entry_chunks(race.raceId, entry.racerId, totals)
-    derived.replace_chunks(packed, live)
-    return changed
+    totals those of the stored samples; True when the totals had to change.
+
+    A live chunk is deleted only if no sample reached it since it was read; if one did,
+    the racer is compacted again from what is stored now.
+    """
+    changed = False
+    for _ in range(COMPACTION_ATTEMPTS):
+        stored = derived.chunks_of(race.raceId, entry.racerId)
+        live = [c for c in stored if isinstance(c, e.Chunk)]
+        if not live:
+            return changed
+        samples: dict[int, list] = {}
+        for chunk in stored:  # ascending: live chunks before packed parts, so a packed (earlier) value wins
+            samples.update(chunk.samples)
+        parts: dict[int, dict] = {0: {}}  # a racer without samples keeps an (empty) history
+        totals: dict[int, list] = {}
+        for second, pair in sorted(samples.items()):
+            parts.setdefault(second // e.PackedChunk.SECONDS, {})[second] = pair
+            points, _ = totals.get(second // e.Chunk.SECONDS, [Decimal(0), second])
+            totals[second // e.Chunk.SECONDS] = [points + output(*pair), second]
+        packed = [e.PackedChunk(race.raceId, entry.racerId, part, race.classId, seconds)
+                  for part, seconds in parts.items()]
+        if {int(k): [Decimal(p), int(s)] for k, (p, s) in entry.chunks.items() if s is not None} != totals:
+            changed = True
+            derived.set_entry_chunks(race.raceId, entry.racerId, totals)
+            entry.chunks = {str(k): v for k, v in totals.items()}
+        if derived.replace_chunks(packed, live):
+            return changed
+    raise RuntimeError(f"racer {entry.racerId} kept receiving samples while race {race.raceId} was compacted")
 
 
 def _final_standings(entries: list[e.Entry]) -> dict[int, dict]:

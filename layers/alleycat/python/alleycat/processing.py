@@ -21,9 +21,10 @@ from . import entities as e
 from . import finish as finishing
 from . import derived
 from .observability import logger
+from .routes import STREAM_PROCESSOR_TYPES
 
 PARALLEL_WRITES = 16
-WATCHED = {e.Chunk.KEYS.entity, e.Race.KEYS.entity, e.Class.KEYS.entity, e.Racer.KEYS.entity}
+WATCHED = set(STREAM_PROCESSOR_TYPES)
 
 
 @dataclass
@@ -63,16 +64,24 @@ class Batch:
 
         def entry_totals(item):
             (race_id, racer_id), totals = item
-            return derived.set_entry_chunks(race_id, racer_id, totals)
+            before = derived.set_entry_chunks(race_id, racer_id, totals)
+            if before is None:
+                return None, False
+            after = {**before.chunks, **{str(chunk): pair for chunk, pair in totals.items()}}
+            changed = after != before.chunks
+            before.chunks = after
+            return before, changed
 
-        for key, entry in _parallel(entry_totals, self.chunks.items()):
-            if isinstance(entry, Exception):
+        for key, outcome in _parallel(entry_totals, self.chunks.items()):
+            if isinstance(outcome, Exception):
                 failed.append(self.first_seen[key])
                 continue
+            entry, changed = outcome
             if entry is None:
                 continue
-            if entry.raceStatus == e.FINISHED:  # a sample that landed after the race was frozen
-                self.finished.setdefault(entry.raceId, self.first_seen[key])
+            if entry.raceStatus == e.FINISHED:
+                if changed:  # a sample that landed after the race was frozen
+                    self.finished.setdefault(entry.raceId, self.first_seen[key])
                 continue
             board = (entry.raceId, e.RaceBoard.shard_of(entry.racerId))
             standings[board][entry.racerId] = [entry.score, entry.lastSecond, entry.name]

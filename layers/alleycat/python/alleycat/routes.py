@@ -23,7 +23,7 @@ class Route:
 
 
 QUERY, GET, PUT, UPDATE = "dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"
-BATCH_GET, BATCH_WRITE = "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem"
+DELETE, BATCH_GET, BATCH_WRITE = "dynamodb:DeleteItem", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem"
 
 ROUTES: tuple[Route, ...] = (
     Route("PUT", "/racers/{racerId}", "put_racer", "user", (PUT,)),
@@ -36,11 +36,13 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/races/{raceId}", "get_race", "public", (QUERY,)),
     Route("PUT", "/races/{raceId}/racers/{racerId}", "join_race", "user", (QUERY, GET, PUT, UPDATE)),
     Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,)),
-    Route("POST", "/races/{raceId}/telemetry", "post_telemetry", "user", (QUERY, GET, UPDATE)),
+    Route("POST", "/races/{raceId}/telemetry", "post_telemetry", "user", (QUERY, GET, UPDATE, BATCH_GET)),
     Route("POST", "/races/{raceId}/finish", "finish_race", "user", (QUERY, UPDATE)),
 )
 
 
 # The function on the table's stream (not a route): its table actions, declared here too.
 STREAM_PROCESSOR = "stream_processor"
-STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, BATCH_GET, BATCH_WRITE)
+STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WRITE)
+# Item types whose changes it acts on: the event source filters out every other record.
+STREAM_PROCESSOR_TYPES = ("Chunk", "Race", "Class", "Racer")

@@ -12,7 +12,7 @@ from typing import Any
 from . import entities as e
 from . import keys, tokens
 from .attributes import to_attr
-from .dynamo import call, client, get, key_of, table_name, values
+from .dynamo import call, call_raw, client, get, key_from, key_of, table_name, values
 from .errors import Conflict, cancellation_codes, error_code, translate
 from .schema import INVERTED_INDEX
 
@@ -29,9 +29,9 @@ class Page:
 
 def _query(scope: str, token: str | None, entity_keys, *, index: str | None = None,
            partition: str, condition: str = "", limit: int, forward: bool = False,
-           consistent: bool = False, **named: Any) -> Page:
+           consistent: bool = False, sort_prefix: str = "", **named: Any) -> Page:
     key_attr = "SK" if index else "PK"
-    start = tokens.decode(token, scope, {key_attr: partition}, entity_keys)
+    start = tokens.decode(token, scope, {key_attr: partition}, entity_keys, sort_prefix)
     request = {
         "KeyConditionExpression": f"{key_attr} = :partition" + (f" AND {condition}" if condition else ""),
         "ExpressionAttributeValues": values(partition=partition, **named),
@@ -80,7 +80,8 @@ def racer_history(racer_id: str, race_id: str | None, token: str | None) -> Page
     prefix = keys.CHUNK.sk.prefix(raceId=race_id, racerId=racer_id) if race_id else keys.CHUNK.sk.prefix()
     scope = f"history:{racer_id}:{race_id or ''}"
     page = _query(scope, token, [keys.CHUNK, keys.PACKED_CHUNK], partition=partition,
-                  condition="begins_with(SK, :prefix)", limit=HISTORY_CHUNKS_PER_PAGE, prefix=prefix)
+                  condition="begins_with(SK, :prefix)", limit=HISTORY_CHUNKS_PER_PAGE, prefix=prefix,
+                  sort_prefix=prefix)
     last_race = page.items[-1].raceId if page.items else None
     if page.next_token and any(chunk.raceId != last_race for chunk in page.items):
         page.items = [chunk for chunk in page.items if chunk.raceId != last_race]
@@ -92,8 +93,21 @@ def get_entry(race_id: str, racer_id: str, consistent: bool = False) -> e.Entry 
     return get(keys.ENTRY, consistent, raceId=race_id, racerId=racer_id)
 
 
-def get_racer(racer_id: str) -> e.Racer | None:
-    return get(keys.RACER, racerId=racer_id)
+def get_entries(race_id: str, racer_ids: list[str]) -> list[e.Entry]:
+    """Strongly consistent entries of the given racers, 100 keys per BatchGetItem."""
+    found = []
+    for start in range(0, len(racer_ids), 100):
+        pending = {table_name(): {"ConsistentRead": True, "Keys": [
+            key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids[start:start + 100]]}}
+        while pending:
+            response = call_raw("batch_get_item", RequestItems=pending)
+            found += e.from_items(response["Responses"].get(table_name(), []))
+            pending = response.get("UnprocessedKeys") or {}
+    return found
+
+
+def get_racer(racer_id: str, consistent: bool = False) -> e.Racer | None:
+    return get(keys.RACER, consistent, racerId=racer_id)
 
 
 # --- classes ----------------------------------------------------------------
@@ -102,8 +116,8 @@ def put_class(klass: e.Class) -> None:
     call("put_item", Item=klass.to_item())
 
 
-def get_class(class_id: str) -> e.Class | None:
-    return get(keys.CLASS, classId=class_id)
+def get_class(class_id: str, consistent: bool = False) -> e.Class | None:
+    return get(keys.CLASS, consistent, classId=class_id)
 
 
 def class_races(class_id: str, limit: int, token: str | None) -> tuple[e.Class | None, Page]:
@@ -155,10 +169,11 @@ def create_race(race: e.Race, request_key: str | None = None) -> e.Race:
     return race
 
 
-def race_with_boards(race_id: str) -> tuple[e.Race | None, list[e.RaceBoard]]:
+def race_with_boards(race_id: str, consistent: bool = False) -> tuple[e.Race | None, list[e.RaceBoard]]:
     """Pattern 4, top scores by race: the race's partition holds the race and its board shards."""
     partition = keys.RACE.pk.build({"raceId": race_id})
-    page = _query(f"raceboard:{race_id}", None, [], partition=partition, limit=1 + e.BOARD_SHARDS)
+    page = _query(f"raceboard:{race_id}", None, [], partition=partition, limit=1 + e.BOARD_SHARDS,
+                  consistent=consistent)
     race = next((i for i in page.items if isinstance(i, e.Race)), None)
     return race, [i for i in page.items if isinstance(i, e.RaceBoard)]
 

@@ -16,7 +16,7 @@ from decimal import Decimal
 from . import entities as e
 from . import store
 from .errors import BadRequest, Conflict, Forbidden, NotFound
-from .views import output
+from .views import output, round4
 
 NOT_JOINED = "racer has not joined this race"
 PARALLEL_WRITES = 16
@@ -51,24 +51,28 @@ class Outcome:
 
 
 def _exact(value) -> Decimal:
-    return Decimal(str(value)) if isinstance(value, float) else Decimal(value)
+    """A cadence or resistance as stored: exact decimal, at most 4 places (as outputs are)."""
+    return round4(Decimal(str(value)) if isinstance(value, float) else Decimal(value)).normalize()
 
 
-def plan(race: e.Race, joined: set[str], samples: list[dict], caller_sub: str, caller_is_admin: bool):
-    """Chunk writes for a validated batch: {(racerId, chunk): {second: [cadence, resistance]}}.
-
-    Raises before anything is written when a sample is out of range or not the caller's.
-    Samples repeated inside the batch are duplicates; those of racers not joined are rejected.
-    """
+def check(race: e.Race, samples: list[dict], caller_sub: str, caller_is_admin: bool) -> None:
+    """Raises, before anything is written, when a sample is out of range or not the caller's."""
     for index, sample in enumerate(samples):
         if not caller_is_admin and sample["racerId"] != caller_sub:
             raise Forbidden(f"samples[{index}] is for racer {sample['racerId']}: you may send only your own")
         if not 0 <= sample["second"] < race.durationSeconds:
             raise BadRequest(f"samples[{index}].second must be an integer from 0 to {race.durationSeconds - 1}")
+
+
+def plan(joined: set[str], samples: list[dict]):
+    """Chunk writes for a checked batch: {(racerId, chunk): {second: [cadence, resistance]}}.
+
+    Samples repeated inside the batch are duplicates; those of racers not joined are rejected.
+    """
     writes: dict[tuple[str, int], dict[int, list]] = defaultdict(dict)
     outcome = Outcome()
     for sample in samples:
-        racer_id, second = sample["racerId"], sample["second"]
+        racer_id, second = sample["racerId"], int(sample["second"])
         if racer_id not in joined:
             outcome.rejected.append({"racerId": racer_id, "second": second, "reason": NOT_JOINED})
             continue
@@ -81,13 +85,14 @@ def plan(race: e.Race, joined: set[str], samples: list[dict], caller_sub: str, c
 
 
 def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: bool) -> Outcome:
-    race, boards = store.race_with_boards(race_id)
+    race = store.get_race(race_id)
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
     if race.status == e.FINISHED:
         raise Conflict(f"race {race_id} is finished: it takes no more telemetry")
-    joined = {racer_id for board in boards for racer_id in board.standings}
-    writes, outcome = plan(race, joined, samples, caller_sub, caller_is_admin)
+    check(race, samples, caller_sub, caller_is_admin)
+    joined = {entry.racerId for entry in store.get_entries(race_id, sorted({s["racerId"] for s in samples}))}
+    writes, outcome = plan(joined, samples)
 
     def write(item):
         (racer_id, chunk), seconds = item

@@ -24,11 +24,13 @@ def encode(last_key: dict | None, scope: str) -> str | None:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode(token: str | None, scope: str, partition: dict[str, str], entities: Iterable[EntityKeys]) -> dict | None:
+def decode(token: str | None, scope: str, partition: dict[str, str], entities: Iterable[EntityKeys],
+           sort_prefix: str = "") -> dict | None:
     """The ExclusiveStartKey a token stands for, or BadRequest.
 
     ``partition`` names the key attribute and value the query is pinned to (for the
-    inverted index that is ``SK``); ``entities`` lists the item types the query returns.
+    inverted index that is ``SK``); ``entities`` lists the item types the query returns;
+    a query on a prefix of the sort key passes it as ``sort_prefix``.
     """
     if token is None:
         return None
@@ -36,7 +38,7 @@ def decode(token: str | None, scope: str, partition: dict[str, str], entities: I
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         body = json.loads(raw)
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):
         raise invalid from None
     if not isinstance(body, dict) or body.get("q") != scope or not isinstance(body.get("k"), dict):
         raise invalid
@@ -44,7 +46,8 @@ def decode(token: str | None, scope: str, partition: dict[str, str], entities: I
     if set(plain) != {"PK", "SK"} or not all(isinstance(v, str) for v in plain.values()):
         raise invalid
     (name, value), = partition.items()
-    if plain[name] != value:
+    sort_name = "SK" if name == "PK" else "PK"
+    if plain[name] != value or not plain[sort_name].startswith(sort_prefix):
         raise invalid
     for entity in entities:
         try:

@@ -79,11 +79,15 @@ def round4(value) -> Decimal:
 
 
 def history(chunks: list[e.Chunk | e.PackedChunk]) -> list[dict]:
-    """Chunks (newest race first, any order within a race) as races of sorted samples."""
+    """Chunks (newest race first, packed parts before live chunks) as races of sorted samples.
+
+    A second found twice (a race being compacted) keeps its first, packed, value.
+    """
     races: dict[str, dict] = {}
     for chunk in chunks:
         race = races.setdefault(chunk.raceId, {"raceId": chunk.raceId, "classId": chunk.classId, "samples": {}})
-        race["samples"].update(chunk.samples)
+        for second, pair in chunk.samples.items():
+            race["samples"].setdefault(second, pair)
     return [{**race, "samples": [[second, number(cadence), number(resistance), number(output(cadence, resistance))]
                                  for second, (cadence, resistance) in sorted(race["samples"].items())]}
             for race in races.values()]
