@@ -59,6 +59,7 @@ class StreamPoller:
         self._invoke = invoke or (lambda event: handlers.invoke(FUNCTION, event))
         self.dead_letters: list[dict] = []
         self.delivered = 0
+        self._checkpoint: str | None = None  # the last record handled: a restart resumes after it
         self._stop = threading.Event()
         self._idle = threading.Event()
         self._thread = threading.Thread(target=self._run, name="stream", daemon=True)
@@ -86,8 +87,9 @@ class StreamPoller:
 
     def _poll(self) -> None:
         shard = self._streams.describe_stream(StreamArn=self.stream_arn)["StreamDescription"]["Shards"][0]["ShardId"]
-        iterator = self._streams.get_shard_iterator(StreamArn=self.stream_arn, ShardId=shard,
-                                                    ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        start = ({"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": self._checkpoint}
+                 if self._checkpoint else {"ShardIteratorType": "TRIM_HORIZON"})
+        iterator = self._streams.get_shard_iterator(StreamArn=self.stream_arn, ShardId=shard, **start)["ShardIterator"]
         pending: list[dict] = []
         attempts = 0
         while not self._stop.is_set():
@@ -100,17 +102,18 @@ class StreamPoller:
                 continue
             batch = pending[: self.batch_size]
             failed = self._deliver(batch)
-            if failed is None:
-                pending = pending[len(batch):]
-                self.delivered += len(batch)
-                attempts = 0
-                continue
-            done = [r for r in batch if int(r["dynamodb"]["SequenceNumber"]) < failed]
+            done = batch if failed is None else [r for r in batch if int(r["dynamodb"]["SequenceNumber"]) < failed]
             pending = pending[len(done):]
             self.delivered += len(done)
+            if done:
+                self._checkpoint = done[-1]["dynamodb"]["SequenceNumber"]
+            if failed is None:
+                attempts = 0
+                continue
             attempts = 1 if done else attempts + 1
             if attempts > self.max_retries:
                 self.dead_letters.append(pending.pop(0))
+                self._checkpoint = self.dead_letters[-1]["dynamodb"]["SequenceNumber"]
                 sys.stderr.write(f"stream record sent to dead letters after {self.max_retries} retries\n")
                 attempts = 0
             else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import entities as e
 from . import keys
 from .attributes import to_attr
-from .dynamo import call, call_raw, conditional, get, key_from, key_of, query_all, table_name, values
+from .dynamo import batch, call, conditional, get, key_from, key_of, query_all, table_name, values
 from .schema import INVERTED_INDEX
 
 
@@ -92,9 +92,8 @@ def replace_chunks(packed: list[e.PackedChunk], live: list[e.Chunk]) -> bool:
     """Writes the packed chunks, then deletes the live ones they replace, each only if no
     sample reached it since it was read; False when one did (compact again)."""
     for start in range(0, len(packed), 25):
-        pending = {table_name(): [{"PutRequest": {"Item": p.to_item()}} for p in packed[start:start + 25]]}
-        while pending:
-            pending = call_raw("batch_write_item", RequestItems=pending).get("UnprocessedItems") or {}
+        puts = [{"PutRequest": {"Item": p.to_item()}} for p in packed[start:start + 25]]
+        batch("batch_write_item", {table_name(): puts}, "UnprocessedItems")
     unchanged = [conditional("delete_item", Key=key_of(chunk), ConditionExpression="points = :points",
                              ExpressionAttributeValues=values(points=chunk.points)) is not None for chunk in live]
     return all(unchanged)

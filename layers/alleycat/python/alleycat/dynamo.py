@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from functools import lru_cache
 from typing import Any
 
@@ -37,19 +38,19 @@ def key_from(entity_keys: keys.EntityKeys, **parts: Any) -> dict:
     return {name: {"S": value} for name, value in entity_keys.key(parts).items()}
 
 
-def call(operation: str, conflict: str | None = None, **request: Any) -> dict:
+def call(operation: str, **request: Any) -> dict:
     """One request on the table; DynamoDB errors become domain errors."""
-    return call_raw(operation, conflict, TableName=table_name(), **request)
+    return call_raw(operation, TableName=table_name(), **request)
 
 
-def call_raw(operation: str, conflict: str | None = None, **request: Any) -> dict:
+def call_raw(operation: str, **request: Any) -> dict:
     """Like ``call`` for the requests that name the table inside (batches, transactions)."""
     from botocore.exceptions import ClientError
 
     try:
         return getattr(client(), operation)(**request)
     except ClientError as error:
-        raise (translate(error, conflict) if conflict else translate(error)) from error
+        raise translate(error) from error
 
 
 def conditional(operation: str, **request: Any) -> dict | None:
@@ -78,3 +79,16 @@ def query_all(**request: Any) -> list[e.Entity]:
         if "LastEvaluatedKey" not in response:
             return items
         request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def batch(operation: str, request_items: dict, leftover: str, attempts: int = 10) -> list[dict]:
+    """A batch request, sent again (with backoff) for what DynamoDB left unprocessed."""
+    responses = []
+    for attempt in range(attempts):
+        response = call_raw(operation, RequestItems=request_items)
+        responses.append(response)
+        request_items = response.get(leftover) or {}
+        if not request_items:
+            return responses
+        time.sleep(0.05 * 2 ** attempt)
+    raise RuntimeError(f"{operation} left items unprocessed after {attempts} attempts")

@@ -10,7 +10,7 @@ import gzip
 import json
 import re
 import zlib
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import ClassVar
 
@@ -28,7 +28,7 @@ class Entity:
 
     @property
     def key(self) -> dict[str, str]:
-        return self.KEYS.key(asdict(self))
+        return self.KEYS.key({name: getattr(self, name) for name in self.KEYS.pk.fields + self.KEYS.sk.fields})
 
     def to_item(self) -> dict:
         values = {f.name: getattr(self, f.name) for f in fields(self)}

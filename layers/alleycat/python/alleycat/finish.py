@@ -13,10 +13,11 @@ from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
 from . import entities as e
-from . import derived, store
+from . import derived, sizing, store
 from .views import output
 
 CLASS_BOARD_SIZE = 1000
+CLASS_BOARD_MAX_BYTES = 350 * 1024  # under DynamoDB's 400 KB item limit
 PARALLEL_WRITES = 16
 # Best items of one class share one inverted-index partition (BEST#classId):
 # keep their writes well under its 1,000 WCU/s.
@@ -82,6 +83,8 @@ def merge_into_class_board(race: e.Race, entries: list[e.Entry]) -> None:
             if best is None or Decimal(best[0]) < entry.score:
                 standings[entry.racerId] = [entry.score, race.raceId, entry.name]
         top = sorted(standings.items(), key=lambda kv: (-Decimal(kv[1][0]), kv[0]))[:CLASS_BOARD_SIZE]
+        while sizing.item_size(e.ClassBoard(race.classId, dict(top)).to_item()) > CLASS_BOARD_MAX_BYTES:
+            top = top[:-10]  # long names: keep the board an item DynamoDB accepts
         if derived.put_class_board(e.ClassBoard(race.classId, dict(top)), version):
             return
 

@@ -4,8 +4,8 @@ PARTITION_KEY = "PK"
 SORT_KEY = "SK"
 
 # Inverted index: partition key = the table's sort key. Answers "races by class"
-# (Race items under CLASS#), "racers of a race" (Entry items under RACE#) and
-# "best per racer in a class" (Best items under BEST#).
+# (Race items under CLASS#); it also lists a race's racers (Entry items under RACE#)
+# and a class's bests, one per racer (Best items under BEST#), which no route reads yet.
 INVERTED_INDEX = "inverted"
 
 # Only attributes that change rarely are projected, so live updates of scores,

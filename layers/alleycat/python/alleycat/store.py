@@ -12,7 +12,7 @@ from typing import Any
 from . import entities as e
 from . import keys, tokens
 from .attributes import to_attr
-from .dynamo import call, call_raw, client, get, key_from, key_of, table_name, values
+from .dynamo import batch, call, client, get, key_from, key_of, table_name, values
 from .errors import Conflict, cancellation_codes, error_code, translate
 from .schema import INVERTED_INDEX
 
@@ -97,12 +97,10 @@ def get_entries(race_id: str, racer_ids: list[str]) -> list[e.Entry]:
     """Strongly consistent entries of the given racers, 100 keys per BatchGetItem."""
     found = []
     for start in range(0, len(racer_ids), 100):
-        pending = {table_name(): {"ConsistentRead": True, "Keys": [
+        wanted = {table_name(): {"ConsistentRead": True, "Keys": [
             key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids[start:start + 100]]}}
-        while pending:
-            response = call_raw("batch_get_item", RequestItems=pending)
+        for response in batch("batch_get_item", wanted, "UnprocessedKeys"):
             found += e.from_items(response["Responses"].get(table_name(), []))
-            pending = response.get("UnprocessedKeys") or {}
     return found
 
 
