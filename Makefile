@@ -32,7 +32,7 @@ $(STAMP_NPM): package.json package-lock.json
 
 install: $(STAMP_PY) $(STAMP_NPM) $(FRONTEND)
 
-local: $(STAMP_PY)
+local: $(STAMP_PY) $(FRONTEND)
 	PORT=$(PORT) $(PY) -m local
 
 test: install chromium
