@@ -25,7 +25,8 @@ def race_cost(race: dict, overhead: dict, racers: int, seconds: int) -> dict:
     stream_calls = race["stream_invocations_per_second"] * seconds
     stream_requests = sum(o["requests"] for op, o in ops.items() if op != "Query") / race["stream_invocations_per_second"]
     wru = race["join_wcu_total"] + steady_wcu * seconds * race["late_race_factor"]
-    rru = telemetry * race["telemetry_query_rcu"] + polls * race["leaderboard_read_rcu"]
+    entry_reads = ops.get("BatchGetItem", {}).get("rcu", 0) / racers  # per sample: the racer's entry
+    rru = telemetry * (race["telemetry_query_rcu"] + entry_reads) + polls * race["leaderboard_read_rcu"]
     telemetry_ms = overhead["post_telemetry"]["p50_ms"] + 2 * DYNAMODB_LATENCY_MS
     viewer_ms = overhead["get_race_leaderboard"]["p50_ms"] + DYNAMODB_LATENCY_MS
     join_ms = overhead["join_race"]["p50_ms"] + 3 * DYNAMODB_LATENCY_MS
