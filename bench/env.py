@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import copy
-import json
 import os
 
 from local import handlers  # puts the layer on sys.path
+from local.events import sample_event
 from local.server import EmbeddedDynamoDB, configure_environment
 
 from alleycat import store  # noqa: E402
@@ -66,21 +65,8 @@ class Dynamo:
 
 def event(function: str, path: dict | None = None, body=..., query=..., claims=...) -> dict:
     """The function's events/ file with the given overrides."""
-    out = copy.deepcopy(json.loads((EVENTS / f"{function}.json").read_text()))
-    if path:
-        out["pathParameters"].update(path)
-        resource = out["resource"]
-        for name, value in out["pathParameters"].items():
-            resource = resource.replace("{" + name + "}", value)
-        out["path"] = resource
-    if body is not ...:
-        out["body"] = json.dumps(body)
-    if query is not ...:
-        out["queryStringParameters"] = query
-        out["multiValueQueryStringParameters"] = {k: [v] for k, v in query.items()} if query else None
-    if claims is not ...:
-        out["requestContext"]["authorizer"] = {"claims": claims}
-    return out
+    return sample_event(function, path, body, query, claims)
+
 
 def invoke(function: str, payload: dict) -> dict:
     return handlers.invoke(function, payload)

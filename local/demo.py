@@ -7,7 +7,6 @@ come from the environment. Ctrl-C stops the simulator, then the stack.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import threading
 import warnings
@@ -16,7 +15,7 @@ from simulator.client import ApiClient
 from simulator.progress import ProgressBar
 from simulator.race import Settings, Simulator
 
-from .server import LocalStack
+from .server import LocalStack, wait_for_ctrl_c
 
 
 def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event,
@@ -48,11 +47,8 @@ def main() -> None:
     print(f"Alleycat demo: {settings.racers} racers at speed {settings.speed:g}\n"
           f"  frontend  {stack.url}/#/classes/{settings.class_id}\n"
           f"  API       {stack.url}\n(Ctrl-C stops it)", flush=True)
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        stop.wait()
-    except KeyboardInterrupt:
-        pass
+        wait_for_ctrl_c(stop)
     finally:
         stop.set()
         thread.join(timeout=5)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import re
 import time
 import uuid
+from functools import lru_cache
+from pathlib import Path
 from urllib.parse import parse_qs
 
 from alleycat.routes import ROUTES, Route
@@ -59,3 +63,34 @@ def rest_event(route: Route, path: str, path_parameters: dict, query: str, heade
         "body": body,
         "isBase64Encoded": False,
     }
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "events"
+
+
+@lru_cache(maxsize=None)
+def _sample(function: str) -> dict:
+    return json.loads((SAMPLES / f"{function}.json").read_text())
+
+
+def sample_event(function: str, path_parameters: dict | None = None, body=..., query=..., claims=...) -> dict:
+    """The function's sample event (``events/<function>.json``) with what a caller overrides.
+
+    ``...`` keeps the sample's value; ``body`` may be a dict (sent as JSON), text or None;
+    ``claims=None`` removes the authorizer.
+    """
+    event = copy.deepcopy(_sample(function))
+    if path_parameters:
+        event["pathParameters"].update(path_parameters)
+        path = event["resource"]
+        for name, value in event["pathParameters"].items():
+            path = path.replace("{" + name + "}", value)
+        event["path"] = path
+    if body is not ...:
+        event["body"] = body if body is None or isinstance(body, str) else json.dumps(body)
+    if query is not ...:
+        event["queryStringParameters"] = query
+        event["multiValueQueryStringParameters"] = {k: [v] for k, v in query.items()} if query else None
+    if claims is not ...:
+        event["requestContext"]["authorizer"] = {"claims": claims} if claims else None
+    return event

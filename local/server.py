@@ -231,17 +231,23 @@ class LocalStack:
         self.dynamodb.stop()
 
 
+def wait_for_ctrl_c(stop: threading.Event | None = None) -> None:
+    """Blocks until Ctrl-C, SIGTERM or ``stop`` is set."""
+    stop = stop or threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+
+
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
     port = int(os.environ.get("PORT", "3000"))
     stack = LocalStack(port=port).start()
     print(f"Alleycat local stack ready at {stack.url}  (Ctrl-C stops it)", flush=True)
-    stopped = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     try:
-        stopped.wait()
-    except KeyboardInterrupt:
-        pass
+        wait_for_ctrl_c()
     finally:
         stack.stop()
         print("stopped", flush=True)

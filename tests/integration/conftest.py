@@ -1,9 +1,7 @@
 """Handlers against moto's DynamoDB, fed with the real-shaped events kept under events/."""
 
-import copy
 import json
 import os
-from pathlib import Path
 
 import boto3
 import pytest
@@ -12,8 +10,8 @@ from moto import mock_aws
 from alleycat import store
 from alleycat.schema import create_table_request
 from local import handlers
+from local.events import sample_event
 
-EVENTS = Path(__file__).resolve().parents[2] / "events"
 TABLE = "alleycat-test"
 
 
@@ -32,21 +30,7 @@ class Api:
     """Invokes a function with its events/ file, overriding what a test needs."""
 
     def __call__(self, function, path_parameters=None, body=..., query=..., claims=...):
-        event = copy.deepcopy(json.loads((EVENTS / f"{function}.json").read_text()))
-        if path_parameters:
-            event["pathParameters"].update(path_parameters)
-            path = event["resource"]
-            for name, value in event["pathParameters"].items():
-                path = path.replace("{" + name + "}", value)
-            event["path"] = path
-        if body is not ...:
-            event["body"] = body if body is None or isinstance(body, str) else json.dumps(body)
-        if query is not ...:
-            event["queryStringParameters"] = query
-            event["multiValueQueryStringParameters"] = {k: [v] for k, v in query.items()} if query else None
-        if claims is not ...:
-            event["requestContext"]["authorizer"] = {"claims": claims} if claims else None
-        response = handlers.invoke(function, event)
+        response = handlers.invoke(function, sample_event(function, path_parameters, body, query, claims))
         return response["statusCode"], json.loads(response["body"]) if response.get("body") else None
 
 
