@@ -30,13 +30,15 @@ def race(r: e.Race) -> dict:
 
 
 def race_created(r: e.Race) -> dict:
-    return {"raceId": r.raceId, "classId": r.classId, "startsAt": r.startsAt,
-            "durationSeconds": r.durationSeconds, "status": r.status}
+    body = race(r)
+    del body["racerCount"]
+    return body
 
 
 def race_in_class(r: e.Race) -> dict:
-    return {"raceId": r.raceId, "startsAt": r.startsAt, "durationSeconds": r.durationSeconds,
-            "status": r.status, "racerCount": r.racerCount}
+    body = race(r)
+    del body["classId"]
+    return body
 
 
 def result(entry: e.Entry) -> dict:
