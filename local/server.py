@@ -1,7 +1,7 @@
 """`make local`: the whole API on one machine, no AWS account.
 
-An embedded DynamoDB (moto's ThreadedMotoServer, in memory) holds the table, created
-from the same definition the stack deploys; every contract route is served by building
+AWS's DynamoDB Local (``dynamodb_local``, in memory) holds the table, created from the
+same definition the stack deploys; every contract route is served by building
 the API Gateway event the deployed API would send and calling the same handler module;
 the table's stream drives the same stream handler (``streams``). ``POST /local/token``
 stands in for Cognito.
@@ -10,10 +10,8 @@ stands in for Cognito.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import signal
-import socket
 import sys
 import threading
 import warnings
@@ -22,11 +20,10 @@ from urllib.parse import urlsplit
 
 from . import handlers  # puts the layer on sys.path
 from .auth import TokenIssuer, authorizer_claims
+from .dynamodb_local import EmbeddedDynamoDB
 from .events import match, rest_event
 from .static import static_file
 from .streams import StreamPoller
-
-from alleycat.schema import create_table_request  # noqa: E402
 
 TABLE_NAME = "alleycat-local"
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
@@ -35,66 +32,6 @@ CORS_HEADERS = {
     "Access-Control-Allow-Methods": "GET,PUT,POST,OPTIONS",
     "Access-Control-Allow-Headers": "Authorization,Content-Type,Idempotency-Key",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _atomic_moto_server():
-    """moto's threaded server, one request at a time.
-
-    DynamoDB applies each write atomically, its condition included; moto's backend
-    does not lock, so two concurrent conditional writes could both pass. Serialising
-    requests restores the guarantee the exactly-once ingestion relies on.
-    """
-    from moto.moto_server.threaded_moto_server import ThreadedMotoServer
-    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
-    from moto.server import MotoRequestHandler
-    from werkzeug.serving import make_server
-
-    class AtomicMotoServer(ThreadedMotoServer):
-        def _server_entry(self) -> None:
-            app = DomainDispatcherApplication(create_backend_app)
-            lock = threading.Lock()
-
-            def one_at_a_time(environ, start_response):
-                with lock:
-                    return list(app(environ, start_response))
-
-            self._server = make_server(self._ip_address, self._port, one_at_a_time, True,
-                                       request_handler=MotoRequestHandler)
-            self._server_ready_event.set()
-            self._server.serve_forever()
-
-    return AtomicMotoServer
-
-
-class EmbeddedDynamoDB:
-    """moto's DynamoDB on a loopback port, with the Alleycat table created."""
-
-    def __init__(self, port: int | None = None):
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._server = None
-
-    def start(self) -> "EmbeddedDynamoDB":
-        logging.getLogger("werkzeug").setLevel(logging.ERROR)
-        self._server = _atomic_moto_server()(ip_address="127.0.0.1", port=self.port, verbose=False)
-        self._server.start()
-        return self
-
-    def create_table(self, name: str = TABLE_NAME) -> None:
-        import boto3
-
-        client = boto3.client("dynamodb", endpoint_url=self.url)
-        client.create_table(**create_table_request(name))
-
-    def stop(self) -> None:
-        if self._server:
-            self._server.stop()
 
 
 def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> None:
@@ -196,6 +133,11 @@ class ApiHandler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
 
 
+class ApiServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024  # a second's burst from every bike, not Python's default of 5
+
+
 class LocalStack:
     """Embedded DynamoDB + API server; ``start()`` returns once both answer."""
 
@@ -204,7 +146,7 @@ class LocalStack:
         self.dynamodb = EmbeddedDynamoDB()
         self.issuer = TokenIssuer()
         self.stream: StreamPoller | None = None
-        self._http: ThreadingHTTPServer | None = None
+        self._http: ApiServer | None = None
 
     @property
     def url(self) -> str:
@@ -213,11 +155,10 @@ class LocalStack:
     def start(self) -> "LocalStack":
         self.dynamodb.start()
         configure_environment(self.dynamodb.url)
-        self.dynamodb.create_table()
+        self.dynamodb.create_table(TABLE_NAME)
         self.stream = StreamPoller(self.dynamodb.url, TABLE_NAME).start()
         handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer})
-        self._http = ThreadingHTTPServer((self.host, self.port), handler)
-        self._http.daemon_threads = True
+        self._http = ApiServer((self.host, self.port), handler)
         self.port = self._http.server_address[1]
         threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
         return self

@@ -1,9 +1,11 @@
 """The local event source mapping: the embedded table's stream -> the stream handler.
 
-Reads the stream as Lambda's DynamoDB event source mapping does and calls the same
-handler with the same event shape. A reported batch item failure is retried from
-that record (up to ``max_retries`` times, then the record goes to ``dead_letters``,
-as the SQS on-failure destination would take it).
+Reads DynamoDB Local's stream as Lambda's DynamoDB event source mapping does: every shard
+the stream lists, records in order within a shard, a child shard only once its parent is
+read to its end, the mapping's filter, batch size and batching window, and the same event
+shape to the same handler. A reported batch item failure is retried from that record (up
+to ``STREAM_RETRIES`` times, then the record goes to ``dead_letters``, as the SQS on-failure
+destination would take it).
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from __future__ import annotations
 import base64
 import sys
 import threading
+import time
 
 from . import handlers  # noqa: I001 - puts the layer on sys.path first
-from alleycat.routes import STREAM_PROCESSOR_TYPES
+from alleycat.routes import (STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR,
+                             STREAM_PROCESSOR_TYPES, STREAM_RETRIES)
 
-FUNCTION = "stream_processor"
+IDLE_POLL_SECONDS = 0.1
 
 
 def lambda_record(record: dict, stream_arn: str) -> dict:
@@ -32,7 +36,7 @@ def lambda_record(record: dict, stream_arn: str) -> dict:
             "dynamodb": change, "eventSourceARN": stream_arn}
 
 
-def _passes_filter(record: dict) -> bool:
+def passes_filter(record: dict) -> bool:
     """The event source mapping's filter: only records of the item types the processor acts on."""
     return record["dynamodb"].get("NewImage", {}).get("type", {}).get("S") in STREAM_PROCESSOR_TYPES
 
@@ -47,19 +51,94 @@ def _base64_binaries(value):
     return value
 
 
+def sequence(record: dict) -> int:
+    return int(record["dynamodb"]["SequenceNumber"])
+
+
+class ShardReader:
+    """One shard: its iterator, the records read and not yet handled, and where to resume."""
+
+    def __init__(self, shard_id: str, parent_id: str | None):
+        self.shard_id, self.parent_id = shard_id, parent_id
+        self.iterator: str | None = None
+        self.closed = False          # GetRecords gave no next iterator: nothing more will come
+        self.pending: list[dict] = []
+        self.first_pending_at = 0.0  # when the oldest pending record was read (batching window)
+        self.checkpoint: str | None = None  # the last record handled: a restart resumes after it
+        self.attempts = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.closed and not self.pending
+
+    def reset(self) -> None:
+        """After an error: read again from the checkpoint."""
+        if not self.finished:
+            self.iterator, self.closed, self.pending, self.attempts = None, False, [], 0
+
+
+class StreamTail:
+    """A stream's shards and readers: every shard listed, a child readable once its parent is done."""
+
+    def __init__(self, client, stream_arn: str):
+        self.client, self.stream_arn = client, stream_arn
+        self.shards: dict[str, ShardReader] = {}
+
+    def readable(self) -> list[ShardReader]:
+        """The shards to read now, after listing the stream again (parents before children)."""
+        request = {"StreamArn": self.stream_arn}
+        while True:
+            description = self.client.describe_stream(**request)["StreamDescription"]
+            for shard in description["Shards"]:
+                if shard["ShardId"] not in self.shards:
+                    self.shards[shard["ShardId"]] = ShardReader(shard["ShardId"], shard.get("ParentShardId"))
+            if "LastEvaluatedShardId" not in description:
+                break
+            request["ExclusiveStartShardId"] = description["LastEvaluatedShardId"]
+        return [reader for reader in self.shards.values() if not reader.finished and self._parent_done(reader)]
+
+    def _parent_done(self, reader: ShardReader) -> bool:
+        parent = self.shards.get(reader.parent_id) if reader.parent_id else None
+        return parent is None or parent.finished  # a parent no longer listed has been trimmed
+
+    def fetch(self, reader: ShardReader) -> list[dict]:
+        """The shard's next records (raw), from its checkpoint when it has no iterator yet."""
+        if reader.iterator is None:
+            start = ({"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": reader.checkpoint}
+                     if reader.checkpoint else {"ShardIteratorType": "TRIM_HORIZON"})
+            reader.iterator = self.client.get_shard_iterator(
+                StreamArn=self.stream_arn, ShardId=reader.shard_id, **start)["ShardIterator"]
+        response = self.client.get_records(ShardIterator=reader.iterator, Limit=1000)
+        reader.iterator = response.get("NextShardIterator")
+        reader.closed = reader.iterator is None
+        return response["Records"]
+
+    def read(self) -> list[dict]:
+        """Every record written since the last read, as Lambda records, in order within each shard."""
+        out = []
+        while True:
+            fetched = [(reader, self.fetch(reader)) for reader in self.readable()]
+            for reader, records in fetched:
+                if records:
+                    reader.checkpoint = records[-1]["dynamodb"]["SequenceNumber"]
+                out += [lambda_record(r, self.stream_arn) for r in records]
+            if not any(records for _, records in fetched):
+                return out
+
+
 class StreamPoller:
-    def __init__(self, endpoint_url: str, table_name: str, batch_size: int = 1000,
-                 window_seconds: float = 0.25, max_retries: int = 5, invoke=None):
+    def __init__(self, endpoint_url: str, table_name: str, batch_size: int = STREAM_BATCH_SIZE,
+                 window_seconds: float = STREAM_BATCHING_WINDOW_SECONDS, max_retries: int = STREAM_RETRIES,
+                 invoke=None):
         import boto3
 
-        self._streams = boto3.client("dynamodbstreams", endpoint_url=endpoint_url)
-        self._table = boto3.client("dynamodb", endpoint_url=endpoint_url).describe_table(TableName=table_name)["Table"]
-        self.stream_arn = self._table["LatestStreamArn"]
+        table = boto3.client("dynamodb", endpoint_url=endpoint_url).describe_table(TableName=table_name)["Table"]
+        self.stream_arn = table["LatestStreamArn"]
+        self.tail = StreamTail(boto3.client("dynamodbstreams", endpoint_url=endpoint_url), self.stream_arn)
         self.batch_size, self.window, self.max_retries = batch_size, window_seconds, max_retries
-        self._invoke = invoke or (lambda event: handlers.invoke(FUNCTION, event))
+        self._invoke = invoke or (lambda event: handlers.invoke(STREAM_PROCESSOR, event))
         self.dead_letters: list[dict] = []
         self.delivered = 0
-        self._checkpoint: str | None = None  # the last record handled: a restart resumes after it
         self._stop = threading.Event()
         self._idle = threading.Event()
         self._thread = threading.Thread(target=self._run, name="stream", daemon=True)
@@ -80,44 +159,64 @@ class StreamPoller:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                self._poll()
+                if self.poll_once():
+                    continue
+                if not any(reader.pending for reader in self.tail.shards.values()):
+                    self._idle.set()
+                self._stop.wait(IDLE_POLL_SECONDS)
             except Exception as error:  # keep the local stack alive; say what happened
                 sys.stderr.write(f"stream poller restarting after: {error!r}\n")
+                for reader in self.tail.shards.values():
+                    reader.reset()
                 self._stop.wait(1)
 
-    def _poll(self) -> None:
-        shard = self._streams.describe_stream(StreamArn=self.stream_arn)["StreamDescription"]["Shards"][0]["ShardId"]
-        start = ({"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": self._checkpoint}
-                 if self._checkpoint else {"ShardIteratorType": "TRIM_HORIZON"})
-        iterator = self._streams.get_shard_iterator(StreamArn=self.stream_arn, ShardId=shard, **start)["ShardIterator"]
-        pending: list[dict] = []
-        attempts = 0
-        while not self._stop.is_set():
-            response = self._streams.get_records(ShardIterator=iterator, Limit=1000)
-            iterator = response["NextShardIterator"]
-            pending += [lambda_record(r, self.stream_arn) for r in response["Records"] if _passes_filter(r)]
-            if not pending:
-                self._idle.set()
-                self._stop.wait(self.window)
-                continue
-            batch = pending[: self.batch_size]
-            failed = self._deliver(batch)
-            done = batch if failed is None else [r for r in batch if int(r["dynamodb"]["SequenceNumber"]) < failed]
-            pending = pending[len(done):]
-            self.delivered += len(done)
-            if done:
-                self._checkpoint = done[-1]["dynamodb"]["SequenceNumber"]
-            if failed is None:
-                attempts = 0
-                continue
-            attempts = 1 if done else attempts + 1
-            if attempts > self.max_retries:
-                self.dead_letters.append(pending.pop(0))
-                self._checkpoint = self.dead_letters[-1]["dynamodb"]["SequenceNumber"]
-                sys.stderr.write(f"stream record sent to dead letters after {self.max_retries} retries\n")
-                attempts = 0
-            else:
-                self._stop.wait(min(0.05 * 2 ** attempts, 2))
+    def poll_once(self) -> bool:
+        """One pass over the readable shards; False when nothing was read or handled."""
+        busy = False
+        for reader in self.tail.readable():
+            busy |= self._read(reader)
+            busy |= self._handle(reader)
+        return busy
+
+    def _read(self, reader: ShardReader) -> bool:
+        if reader.closed or len(reader.pending) >= self.batch_size:
+            return False
+        records = self.tail.fetch(reader)
+        wanted = [lambda_record(r, self.stream_arn) for r in records if passes_filter(r)]
+        if wanted and not reader.pending:
+            reader.first_pending_at = time.monotonic()
+        reader.pending += wanted
+        if records and not reader.pending:
+            reader.checkpoint = records[-1]["dynamodb"]["SequenceNumber"]
+        return bool(records)
+
+    def _handle(self, reader: ShardReader) -> bool:
+        """Delivers a batch when it is full, its window has passed or the shard has ended."""
+        if not reader.pending:
+            return False
+        waited = time.monotonic() - reader.first_pending_at
+        if len(reader.pending) < self.batch_size and waited < self.window and not reader.closed:
+            return False
+        batch = reader.pending[: self.batch_size]
+        failed = self._deliver(batch)
+        done = batch if failed is None else [r for r in batch if sequence(r) < failed]
+        reader.pending = reader.pending[len(done):]
+        reader.first_pending_at = time.monotonic()
+        self.delivered += len(done)
+        if done:
+            reader.checkpoint = done[-1]["dynamodb"]["SequenceNumber"]
+        if failed is None:
+            reader.attempts = 0
+            return True
+        reader.attempts = 1 if done else reader.attempts + 1
+        if reader.attempts > self.max_retries:
+            self.dead_letters.append(reader.pending.pop(0))
+            reader.checkpoint = self.dead_letters[-1]["dynamodb"]["SequenceNumber"]
+            sys.stderr.write(f"stream record sent to dead letters after {self.max_retries} retries\n")
+            reader.attempts = 0
+        else:
+            self._stop.wait(min(0.05 * 2 ** reader.attempts, 2))
+        return True
 
     def _deliver(self, batch: list[dict]) -> int | None:
         """Calls the handler; the lowest failed sequence number, or None when all succeeded."""
@@ -125,6 +224,6 @@ class StreamPoller:
             response = self._invoke({"Records": batch}) or {}
         except Exception as error:  # the whole batch failed, as a Lambda error would
             sys.stderr.write(f"stream handler failed: {error!r}\n")
-            return int(batch[0]["dynamodb"]["SequenceNumber"])
+            return sequence(batch[0])
         failures = [int(f["itemIdentifier"]) for f in response.get("batchItemFailures", [])]
         return min(failures) if failures else None

@@ -10,16 +10,12 @@ from aws_cdk import aws_lambda_event_sources as sources
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from alleycat.routes import STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES
+from alleycat.routes import (STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR,
+                             STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES, STREAM_RETRIES)
 
 from . import acknowledge
 from .functions import Functions
 
-# One invocation a second per shard at most: board writes are coalesced per invocation,
-# so this window bounds the writes a race's partition sees (docs/capacity.md).
-BATCHING_WINDOW = Duration.seconds(1)
-BATCH_SIZE = 1000
-RETRIES = 5
 MAX_RECORD_AGE = Duration.hours(1)
 
 
@@ -38,10 +34,10 @@ class StreamProcessor(Construct):
         self.function.add_event_source(sources.DynamoEventSource(
             table,
             starting_position=lambda_.StartingPosition.TRIM_HORIZON,
-            batch_size=BATCH_SIZE,
-            max_batching_window=BATCHING_WINDOW,
+            batch_size=STREAM_BATCH_SIZE,
+            max_batching_window=Duration.seconds(STREAM_BATCHING_WINDOW_SECONDS),
             bisect_batch_on_error=True,
-            retry_attempts=RETRIES,
+            retry_attempts=STREAM_RETRIES,
             max_record_age=MAX_RECORD_AGE,
             report_batch_item_failures=True,
             parallelization_factor=1,

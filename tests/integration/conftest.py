@@ -1,14 +1,11 @@
-"""Handlers against moto's DynamoDB, fed with the real-shaped events kept under events/."""
+"""Handlers against DynamoDB Local, fed with the real-shaped events kept under events/."""
 
 import json
 import os
 
-import boto3
 import pytest
-from moto import mock_aws
 
 from alleycat import store
-from alleycat.schema import create_table_request
 from local import handlers
 from local.events import sample_event
 
@@ -16,14 +13,14 @@ TABLE = "alleycat-test"
 
 
 @pytest.fixture
-def table():
-    os.environ["TABLE_NAME"] = TABLE
-    os.environ.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
-    with mock_aws():
-        store.client.cache_clear()
-        boto3.client("dynamodb").create_table(**create_table_request(TABLE))
-        yield boto3.client("dynamodb")
-        store.client.cache_clear()
+def table(dynamodb_local):
+    """An empty table for the test, as the functions see it (TABLE_NAME, endpoint)."""
+    os.environ.update(TABLE_NAME=TABLE, AWS_ENDPOINT_URL_DYNAMODB=dynamodb_local.url)
+    store.client.cache_clear()
+    dynamodb_local.create_table(TABLE)
+    yield dynamodb_local.client()
+    dynamodb_local.client().delete_table(TableName=TABLE)
+    store.client.cache_clear()
 
 
 class Api:

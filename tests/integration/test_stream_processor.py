@@ -1,54 +1,20 @@
-"""The stream handler fed with real records read from moto's DynamoDB Streams (moto server)."""
+"""The stream handler fed with real records read from DynamoDB Local's stream."""
 
 import copy
-import os
-import uuid
 
-import boto3
 import pytest
 
 from alleycat import derived, store
-from alleycat.schema import create_table_request
 from local import handlers
-from local.server import EmbeddedDynamoDB
-from local.streams import lambda_record
+from local.streams import StreamTail
 
 from .conftest import ADMIN, TABLE, Api
 
 
 @pytest.fixture
-def server():
-    dynamodb = EmbeddedDynamoDB().start()
-    saved = {k: os.environ.get(k) for k in ("AWS_ENDPOINT_URL_DYNAMODB", "TABLE_NAME")}
-    table = f"{TABLE}-{uuid.uuid4().hex[:8]}"  # moto's server keeps its tables for the whole process
-    os.environ.update(AWS_ENDPOINT_URL_DYNAMODB=dynamodb.url, TABLE_NAME=table)
-    store.client.cache_clear()
-    arn = boto3.client("dynamodb").create_table(**create_table_request(table))["TableDescription"]["LatestStreamArn"]
-    yield Stream(dynamodb.url, arn)
-    store.client.cache_clear()
-    for key, value in saved.items():
-        os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
-    dynamodb.stop()
-
-
-class Stream:
-    """Reads the table's stream from where it last stopped, as Lambda records."""
-
-    def __init__(self, url, arn):
-        self.client = boto3.client("dynamodbstreams", endpoint_url=url)
-        self.arn = arn
-        shard = self.client.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
-        self.iterator = self.client.get_shard_iterator(StreamArn=arn, ShardId=shard,
-                                                       ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
-
-    def read(self):
-        records = []
-        while True:
-            response = self.client.get_records(ShardIterator=self.iterator)
-            self.iterator = response["NextShardIterator"]
-            if not response["Records"]:
-                return records
-            records += [lambda_record(r, self.arn) for r in response["Records"]]
+def server(table, dynamodb_local):
+    arn = table.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
+    return StreamTail(dynamodb_local.client("dynamodbstreams"), arn)
 
 
 def process(records):

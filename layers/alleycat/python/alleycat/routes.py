@@ -46,3 +46,9 @@ STREAM_PROCESSOR = "stream_processor"
 STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WRITE)
 # Item types whose changes it acts on: the event source filters out every other record.
 STREAM_PROCESSOR_TYPES = ("Chunk", "Race", "Class", "Racer")
+# Its event source mapping, read by the stack and by the local stream poller alike. One
+# invocation a second per shard at most: board writes are coalesced per invocation, so the
+# window bounds the writes a race's partition sees (docs/capacity.md).
+STREAM_BATCH_SIZE = 1000
+STREAM_BATCHING_WINDOW_SECONDS = 1
+STREAM_RETRIES = 5

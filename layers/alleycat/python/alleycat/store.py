@@ -14,7 +14,7 @@ from . import keys, tokens
 from .attributes import to_attr
 from .dynamo import batch, call, client, get, key_from, key_of, table_name, values
 from .errors import Conflict, cancellation_codes, error_code, translate
-from .schema import INVERTED_INDEX
+from .schema import INVERTED_INDEX, PARTITION_KEY, SORT_KEY
 
 
 # Enough for a whole race of live 60-second chunks (3,600 s) plus its packed parts.
@@ -36,7 +36,7 @@ def _query(scope: str, token: str | None, entity_keys, *, index: str | None = No
         "KeyConditionExpression": f"{key_attr} = :partition" + (f" AND {condition}" if condition else ""),
         "ExpressionAttributeValues": values(partition=partition, **named),
         "ScanIndexForward": forward,
-        "Limit": limit,
+        "Limit": limit + 1,  # one more than the page: a full last page then needs no token
     }
     if consistent:
         request["ConsistentRead"] = True
@@ -44,8 +44,9 @@ def _query(scope: str, token: str | None, entity_keys, *, index: str | None = No
         request["IndexName"] = index
     if start:
         request["ExclusiveStartKey"] = start
-    response = call("query", **request)
-    return Page(e.from_items(response.get("Items", [])), tokens.encode(response.get("LastEvaluatedKey"), scope))
+    items = call("query", **request).get("Items", [])
+    last = {name: items[limit - 1][name] for name in (PARTITION_KEY, SORT_KEY)} if len(items) > limit else None
+    return Page(e.from_items(items[:limit]), tokens.encode(last, scope))
 
 
 # --- racers -----------------------------------------------------------------

