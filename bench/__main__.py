@@ -19,9 +19,9 @@ COLD_RUNS = 1 if QUICK else 10
 OVERHEAD_RUNS = 10 if QUICK else 30
 LEADERBOARD_RUNS = 20 if QUICK else 200
 RACERS = 1000
-RACE_BUDGET_SECONDS = 20 if QUICK else 120   # wall time for the replayed seconds
-RACE_MAX_SECONDS = 2 if QUICK else 30
-MODEL_SAMPLED_RACERS = 20 if QUICK else 50
+FULL_RACERS, FULL_SECONDS = (50, 3) if QUICK else (RACERS, 30)        # every racer, the first seconds
+LONG_RACERS, LONG_SECONDS = (10, 60) if QUICK else (100, raceday.DURATION)  # the whole race, fewer racers
+MODEL_SAMPLED_RACERS = 20 if QUICK else 100
 
 
 def main() -> None:
@@ -40,29 +40,27 @@ def main() -> None:
                 figures["requests"][name] = routes.per_route(ledger)
                 say(f"requests per route on the {name} table ({figures['tables'][name]['items']} items): "
                     + ", ".join(f"{r} {f['requests']}" for r, f in figures["requests"][name].items()))
-            for table in ("bench-large", "bench-small", "bench-events"):
-                dynamo.drop(table)  # moto deep-copies a table (and its stream) for every transaction action
             coldstart.seed_event_fixtures(dynamo, "bench-warm")
             figures["overhead"] = routes.overheads(ledger, OVERHEAD_RUNS)
             small_board = env.event("get_race_leaderboard", query={"limit": "10"})
             figures["leaderboard_10"] = routes.overhead(ledger, "get_race_leaderboard", small_board, LEADERBOARD_RUNS)
             say(f"leaderboard 10 rows: p50 {figures['leaderboard_10']['p50_ms']:.2f} ms outside DynamoDB")
 
-            dynamo.drop("bench-warm")
-            say(f"race day: {RACERS} racers, replay budget {RACE_BUDGET_SECONDS} s")
-            result = raceday.replay(dynamo, ledger, RACERS, RACE_BUDGET_SECONDS, RACE_MAX_SECONDS)
-            race = raceday.summarise(result, RACERS)
-            big_board = env.event("get_race_leaderboard", {"raceId": result["race"].raceId}, query={"limit": "1000"})
+            say(f"race day: {LONG_RACERS} racers for the whole {LONG_SECONDS} s, then finished")
+            long = raceday.replay(dynamo, ledger, "bench-long", LONG_RACERS, LONG_SECONDS, finish=True)
+            say(f"race day: {FULL_RACERS:,} racers for the first {FULL_SECONDS} s, then finished")
+            result = raceday.replay(dynamo, ledger, "bench-race", FULL_RACERS, FULL_SECONDS, finish=True)
+            race = raceday.summarise(result, FULL_RACERS)
+            race["long"] = raceday.summarise(long, LONG_RACERS)
+            race["late_race_factor"] = raceday.growth(long, FULL_SECONDS)
+            big_board = env.event("get_race_leaderboard", {"raceId": result["race_id"]}, query={"limit": "1000"})
             figures["leaderboard_1000"] = routes.overhead(ledger, "get_race_leaderboard", big_board, LEADERBOARD_RUNS // 4)
             say(f"leaderboard 1,000 rows: p50 {figures['leaderboard_1000']['p50_ms']:.2f} ms outside DynamoDB")
             items = env.client().query(TableName="bench-race", KeyConditionExpression="PK = :pk",
-                                       ExpressionAttributeValues={":pk": {"S": f"RACE#{result['race'].raceId}"}})["Items"]
+                                       ExpressionAttributeValues={":pk": {"S": f"RACE#{result['race_id']}"}})["Items"]
             figures["mapping"] = routes.mapping(items)
         say(f"model: {DURATION_TEXT} for {MODEL_SAMPLED_RACERS} sampled racers, chosen and naive designs")
         figures["model"] = raceday.model(RACERS, MODEL_SAMPLED_RACERS)
-        replayed = figures["model"]["racer_partitions_wcu_per_second"][1:race["simulated_seconds"]] or [1]
-        full = figures["model"]["racer_partitions_wcu_per_second"]
-        race["late_race_factor"] = (sum(full) / len(full)) / (sum(replayed) / len(replayed))
         figures["race_day"] = race
         figures["cost"] = pricing.race_cost(race, figures["overhead"], RACERS, raceday.DURATION)
         figures["prices"] = pricing.PRICES

@@ -33,15 +33,10 @@ def seed_event_fixtures(dynamo: env.Dynamo, table: str) -> dict:
 
 
 def _stream_records(dynamo: env.Dynamo, table: str) -> list[dict]:
-    import boto3
+    from local.streams import StreamTail
 
-    from local.streams import lambda_record
-
-    streams = boto3.client("dynamodbstreams", endpoint_url=dynamo.server.url)
     arn = dynamo.raw.describe_table(TableName=table)["Table"]["LatestStreamArn"]
-    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
-    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
-    return [lambda_record(r, arn) for r in streams.get_records(ShardIterator=iterator, Limit=1000)["Records"]]
+    return StreamTail(dynamo.server.client("dynamodbstreams"), arn).read()[:1000]
 
 
 def _child(function: str, event_path: str | None) -> dict:

@@ -1,4 +1,4 @@
-"""The benchmark's DynamoDB: the embedded moto server, its tables, and handler invocation."""
+"""The benchmark's DynamoDB: DynamoDB Local (the embedded engine), its tables, and handler invocation."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import os
 
 from local import handlers  # puts the layer on sys.path
 from local.events import sample_event
-from local.server import EmbeddedDynamoDB, configure_environment
+from local.dynamodb_local import EmbeddedDynamoDB
+from local.server import configure_environment
 
 from alleycat import store  # noqa: E402
 from alleycat.schema import create_table_request  # noqa: E402
 
 ROOT = handlers.ROOT
 EVENTS = ROOT / "events"
-REGION = "us-east-1"
 
 class Dynamo:
     """The embedded server plus a raw client for seeding (its requests are not counted)."""
@@ -21,15 +21,10 @@ class Dynamo:
     def __init__(self):
         self.server = EmbeddedDynamoDB().start()
         configure_environment(self.server.url)
-        import boto3
-
-        self.raw = boto3.client("dynamodb", endpoint_url=self.server.url)
+        self.raw = self.server.client()
 
     def create(self, table: str) -> None:
         self.raw.create_table(**create_table_request(table))
-
-    def drop(self, table: str) -> None:
-        self.raw.delete_table(TableName=table)
 
     def use(self, table: str) -> None:
         os.environ["TABLE_NAME"] = table
@@ -41,24 +36,31 @@ class Dynamo:
             while pending:
                 pending = self.raw.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
 
-    def lookup(self, key: dict) -> dict | None:
-        """The stored item under a key, read from the server's memory (no request)."""
-        from moto.dynamodb.models import dynamodb_backends
-        from moto.dynamodb.models.dynamo_type import DynamoType
-
-        backend = next(iter(dynamodb_backends.values()))[REGION]
-        item = backend.get_table(os.environ["TABLE_NAME"]).get_item(DynamoType(key["PK"]), DynamoType(key["SK"]))
-        return item.to_json()["Attributes"] if item else None
+    def lookup(self, keys: list[dict]) -> list[dict | None]:
+        """The stored items under distinct keys, in order (consistent BatchGetItem on the raw client: not counted)."""
+        table, found = os.environ["TABLE_NAME"], {}
+        for start in range(0, len(keys), 100):
+            pending = {table: {"Keys": keys[start:start + 100], "ConsistentRead": True}}
+            while pending:
+                response = self.raw.batch_get_item(RequestItems=pending)
+                for item in response["Responses"].get(table, []):
+                    found[(item["PK"]["S"], item["SK"]["S"])] = item
+                pending = response.get("UnprocessedKeys") or {}
+        return [found.get((key["PK"]["S"], key["SK"]["S"])) for key in keys]
 
     def table_stats(self, table: str) -> tuple[int, int]:
-        """(items, bytes) of a table, from the server's memory."""
-        from moto.dynamodb.models import dynamodb_backends
-
+        """(items, bytes) of a table: a Scan, the benchmark's own bookkeeping (no route scans)."""
         from .ledger import size
 
-        backend = next(iter(dynamodb_backends.values()))[REGION]
-        items = [i.to_json()["Attributes"] for i in backend.get_table(table).all_items()]
-        return len(items), sum(size(i) for i in items)
+        items, request = 0, {"TableName": table}
+        total = 0
+        while True:
+            page = self.raw.scan(**request)
+            items += len(page["Items"])
+            total += sum(size(i) for i in page["Items"])
+            if "LastEvaluatedKey" not in page:
+                return items, total
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def stop(self) -> None:
         self.server.stop()

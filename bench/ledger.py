@@ -1,9 +1,11 @@
 """Every DynamoDB request the store's client makes, with its time and capacity units.
 
 botocore's ``before-call``/``after-call`` events on ``alleycat.store.client()`` see each
-request; items touched by a write are looked up before and after it (``lookup``: the
-embedded server's own state, no extra request), and the units follow DynamoDB's rules
-(``alleycat.sizing``): moto computes no consumed capacity.
+request. A single-item write asks the engine for its consumed capacity (DynamoDB Local
+accounts as DynamoDB does, index writes included) and lands on its key's partition. A
+transaction or batch write reports only totals, so the items it touches are looked up
+before and after it (``lookup``, a request on another client) and sized with DynamoDB's
+rules (``alleycat.sizing``), which also size the reads.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from alleycat.schema import INVERTED_PROJECTION
 
 TABLE_KEY = ("PK", "SK")
 INVERTED_KEY = ("SK", "PK")  # the inverted index: partition key SK, sort key PK
-WRITES = {"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"}
+SINGLE_WRITES = {"PutItem", "UpdateItem", "DeleteItem"}
+WRITES = SINGLE_WRITES | {"TransactWriteItems", "BatchWriteItem"}
 
 
 def size(item: dict | None) -> int:
@@ -141,7 +144,7 @@ def _key(item: dict) -> dict:
 class Ledger:
     """Records the requests of a botocore client; ``label`` tags them (a route, a simulated second)."""
 
-    def __init__(self, client, lookup: Callable[[dict], dict | None]):
+    def __init__(self, client, lookup: Callable[[list[dict]], list[dict | None]]):
         self.client, self.lookup = client, lookup
         self.calls: list[Call] = []
         self.label: object = None
@@ -149,13 +152,11 @@ class Ledger:
 
     def __enter__(self) -> "Ledger":
         self.client.meta.events.register("before-parameter-build.dynamodb", self._parameters)
-        self.client.meta.events.register("before-call.dynamodb", self._before)
         self.client.meta.events.register("after-call.dynamodb", self._after)
         return self
 
     def __exit__(self, *exc) -> None:
         self.client.meta.events.unregister("before-parameter-build.dynamodb", self._parameters)
-        self.client.meta.events.unregister("before-call.dynamodb", self._before)
         self.client.meta.events.unregister("after-call.dynamodb", self._after)
 
     def take(self) -> list[Call]:
@@ -164,26 +165,32 @@ class Ledger:
         return calls
 
     def _parameters(self, model, params, context, **_):
-        """The request's API parameters (``before-call`` sees the serialised request) and the items it will write."""
-        keys = _write_keys(model.name, params) if model.name in WRITES else []
-        context["bench"] = (params, [(key, self.lookup(key)) for key, _ in keys])
+        """The request's API parameters (``before-call`` sees the serialised request) and the items it will write.
 
-    def _before(self, context, **_):
+        The request's interval starts here and ends after the lookups, so they count as DynamoDB time."""
         context["bench_start"] = time.perf_counter()
+        if model.name in SINGLE_WRITES:
+            params["ReturnConsumedCapacity"] = "INDEXES"
+            context["bench"] = (params, [])
+            return
+        keys = [key for key, _ in _write_keys(model.name, params)] if model.name in WRITES else []
+        context["bench"] = (params, list(zip(keys, self.lookup(keys))) if keys else [])
 
     def _after(self, model, parsed, context, http_response=None, **_):
-        stop = time.perf_counter()
         start = context.pop("bench_start")
         params, befores = context.pop("bench")
         failed = "Error" in parsed or (http_response is not None and http_response.status_code >= 400)
-        call = Call(model.name, self.label, start, stop, failed)
+        call = Call(model.name, self.label, start, 0.0, failed)
         transactional = model.name == "TransactWriteItems"
-        for key, before in befores:
-            after = before if failed else self.lookup(key)
+        if model.name in SINGLE_WRITES:
+            call.writes.append(_consumed(_write_keys(model.name, params)[0][0], parsed, failed))
+        afters = [before for _, before in befores] if failed or not befores else self.lookup([k for k, _ in befores])
+        for (key, before), after in zip(befores, afters):
             call.writes.append(Write(key["PK"]["S"], write_units(before, after, transactional), size(before), size(after),
                                      [] if failed else index_writes(before, after)))
         if model.name in ("Query", "GetItem", "BatchGetItem") and not failed:
             self._reads(call, model.name, params, parsed)
+        call.stop = time.perf_counter()
         with self._lock:
             self.calls.append(call)
 
@@ -199,6 +206,15 @@ class Ledger:
         call.read_bytes = sum(size(i) for i in items)
         partition_attr = "SK" if params.get("IndexName") else "PK"
         call.read_partition = _text(items[0][partition_attr]) if items else None
+
+
+def _consumed(key: dict, parsed: dict, failed: bool) -> Write:
+    """A single-item write as the engine accounted it (a refused conditional write costs 1 WCU)."""
+    consumed = parsed.get("ConsumedCapacity", {})
+    units = int(consumed.get("Table", {}).get("CapacityUnits", 1 if failed else 0))
+    index = [(_text(key["SK"]), int(gsi["CapacityUnits"]))
+             for gsi in consumed.get("GlobalSecondaryIndexes", {}).values() if gsi.get("CapacityUnits")]
+    return Write(_text(key["PK"]), units, 0, 0, index)
 
 
 def per_partition(calls: list[Call], index: bool = False) -> dict:

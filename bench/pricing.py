@@ -10,7 +10,7 @@ PRICES = {
     "lambda_arm64_gb_second": 0.0000133334,
     "api_gateway_rest_request_per_million": 3.50,
 }
-DYNAMODB_LATENCY_MS = 5  # assumed per request from Lambda in-region; moto's latency is not DynamoDB's
+DYNAMODB_LATENCY_MS = 5  # assumed per request from Lambda in-region; DynamoDB Local's latency is not DynamoDB's
 API_MEMORY_GB, STREAM_MEMORY_GB = 0.25, 1.0  # stacks/functions.py and stacks/stream.py
 VIEWERS, POLL_SECONDS = 1000, 2
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections import defaultdict
 from decimal import Decimal
 
 from alleycat import entities as e
-from alleycat import ids, store
+from alleycat.routes import STREAM_BATCH_SIZE
 from alleycat.views import output
+from local.streams import StreamTail, passes_filter
 
 from . import env
 from .ledger import Ledger, index_writes, per_partition, write_units
@@ -17,8 +19,6 @@ from .progress import say
 
 CLASS_ID = "hill-climb"
 DURATION = 300
-STREAM_BATCH = 1000  # stacks/stream.py BATCH_SIZE
-JOINS_REPLAYED = 20  # moto copies the whole table for every transaction action; the rest are written as a join would
 
 
 def sample(racer: int, second: int) -> tuple[Decimal, int]:
@@ -31,89 +31,87 @@ def racer_id(n: int) -> str:
     return f"racer-{n:04d}"
 
 
-class Stream:
-    """The embedded table's one stream shard, read from where the last read stopped."""
-
-    def __init__(self, dynamo: env.Dynamo, table: str):
-        import boto3
-
-        self.client = boto3.client("dynamodbstreams", endpoint_url=dynamo.server.url)
-        self.arn = dynamo.raw.describe_table(TableName=table)["Table"]["LatestStreamArn"]
-        shard = self.client.describe_stream(StreamArn=self.arn)["StreamDescription"]["Shards"][0]["ShardId"]
-        self.iterator = self.client.get_shard_iterator(StreamArn=self.arn, ShardId=shard,
-                                                       ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
-
-    def new_records(self) -> list[dict]:
-        from local.streams import lambda_record
-
-        out = []
-        while True:
-            response = self.client.get_records(ShardIterator=self.iterator, Limit=1000)
-            self.iterator = response["NextShardIterator"]
-            out += [lambda_record(r, self.arn) for r in response["Records"]]
-            if not response["Records"]:
-                return out
-
-
-def deliver(stream: Stream) -> int:
-    """Everything new on the stream to the stream handler, in batches as the event source mapping sends them."""
-    records = stream.new_records()
-    for start in range(0, len(records), STREAM_BATCH):
-        response = env.invoke("stream_processor", {"Records": records[start:start + STREAM_BATCH]})
+def deliver(stream: StreamTail) -> int:
+    """Everything new on the stream that passes the mapping's filter, to the real stream handler, in
+    batches of the mapping's size (as the 1-second batching window would gather them)."""
+    records = [r for r in stream.read() if passes_filter(r)]
+    for start in range(0, len(records), STREAM_BATCH_SIZE):
+        response = env.invoke("stream_processor", {"Records": records[start:start + STREAM_BATCH_SIZE]})
         assert not response["batchItemFailures"], response
-    return -(-len(records) // STREAM_BATCH)
+    return -(-len(records) // STREAM_BATCH_SIZE)
 
 
-def replay(dynamo: env.Dynamo, ledger: Ledger, racers: int, budget: float, max_seconds: int) -> dict:
-    table = "bench-race"
+ADMIN = {"sub": "ops", "cognito:groups": "admin"}
+
+
+def _ok(function: str, path: dict | None = None, body=..., query=...) -> dict:
+    response = env.invoke(function, env.event(function, path, body=body, query=query, claims=ADMIN))
+    assert response["statusCode"] in (200, 201), (function, response)
+    return json.loads(response["body"])
+
+
+def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds: int, finish: bool) -> dict:
+    """A race through the real handlers on a fresh table: racers registered, every one joined,
+    ``seconds`` of telemetry (one request a second carrying every racer, as the simulator sends it)
+    with the stream delivered after each, a viewer's leaderboard read, then optionally the finish."""
     dynamo.create(table)
     dynamo.use(table)
-    dynamo.put_all([e.Class(CLASS_ID, "Hill climb").to_item()])
-    ledger.label = "create"
-    race = store.create_race(e.Race(ids.new_race_id(), CLASS_ID, "Hill climb", "2026-11-22T10:00:00Z", DURATION))
+    ledger.label = "setup"
+    _ok("put_class", {"classId": CLASS_ID}, body={"name": "Hill climb"})
+    for n in range(racers):
+        _ok("put_racer", {"racerId": racer_id(n)}, body={"name": f"Racer {n}"})
+    race = _ok("create_race", {"classId": CLASS_ID}, body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": DURATION})
+    race_id = race["raceId"]
+    stream = StreamTail(dynamo.server.client("dynamodbstreams"),
+                        dynamo.raw.describe_table(TableName=table)["Table"]["LatestStreamArn"])
     ledger.label = "join"
     started = time.perf_counter()
-    for n in range(JOINS_REPLAYED):
-        store.join_race(race, e.Racer(racer_id(n), f"Racer {n}"))
-    ledger.label = "seed"
-    dynamo.put_all(_joined(race, racers))
-    stream = Stream(dynamo, table)
+    for n in range(racers):
+        _ok("join_race", {"raceId": race_id, "racerId": racer_id(n)})
+    join_seconds = time.perf_counter() - started
     deliver(stream)
-    say(f"race day: {racers} racers joined in {time.perf_counter() - started:.1f} s")
+    say(f"race day: {racers:,} racers joined through join_race in {join_seconds:.1f} s")
 
     per_second, invocations = [], []
-    started = time.perf_counter()
-    second = 0
-    while second < max_seconds and (second == 0 or time.perf_counter() - started + per_second[-1] < budget):
+    for second in range(seconds):
         tick = time.perf_counter()
         ledger.label = second
-        body = {"samples": [{"racerId": racer_id(n), "second": second, "cadence": float(c), "resistance": r}
-                            for n in range(racers) for c, r in [sample(n, second)]]}
-        response = env.invoke("post_telemetry", env.event("post_telemetry", {"raceId": race.raceId}, body=body))
-        assert response["statusCode"] == 200, response
+        samples = [{"racerId": racer_id(n), "second": second, "cadence": float(c), "resistance": r}
+                   for n in range(racers) for c, r in [sample(n, second)]]
+        for start in range(0, racers, 1000):
+            body = _ok("post_telemetry", {"raceId": race_id}, body={"samples": samples[start:start + 1000]})
+            assert body["accepted"] == len(samples[start:start + 1000]), body
         invocations.append(deliver(stream))
         per_second.append(time.perf_counter() - tick)
-        say(f"race day: simulated second {second:3d} replayed in {per_second[-1]:.1f} s "
-            f"({invocations[-1]} stream invocation(s))")
-        second += 1
+        if second % 10 == 9 or second == seconds - 1:
+            say(f"race day: {racers:,} racers, second {second + 1}/{seconds}, "
+                f"{sum(per_second[-10:]) / len(per_second[-10:]):.2f} s of wall time per simulated second")
     ledger.label = "viewer"
-    view = env.invoke("get_race_leaderboard", env.event("get_race_leaderboard", {"raceId": race.raceId}, query={"limit": "1000"}))
-    assert view["statusCode"] == 200
-    return {"race": race, "seconds": second, "wall_per_second": per_second, "stream_invocations": invocations,
+    board = _ok("get_race_leaderboard", {"raceId": race_id}, query={"limit": "1000"})
+    assert len(board["items"]) == racers
+    finish_seconds = None
+    if finish:
+        ledger.label = "finish"
+        started = time.perf_counter()
+        _ok("finish_race", {"raceId": race_id})
+        while deliver(stream):
+            pass
+        finish_seconds = time.perf_counter() - started
+        say(f"race day: {racers:,} racers finished and settled in {finish_seconds:.1f} s")
+    return {"race_id": race_id, "racers": racers, "seconds": seconds, "wall_per_second": per_second,
+            "stream_invocations": invocations, "join_seconds": join_seconds, "finish_seconds": finish_seconds,
             "calls": ledger.take()}
 
 
-def _joined(race: e.Race, racers: int) -> list[dict]:
-    """The items `racers` joins leave behind (racers, entries, first chunks, boards, count), written in bulk."""
-    boards = [e.RaceBoard(race.raceId, shard) for shard in range(e.BOARD_SHARDS)]
-    items = []
-    for n in range(racers):
-        rid, name = racer_id(n), f"Racer {n}"
-        boards[e.RaceBoard.shard_of(rid)].standings[rid] = [0, None, name]
-        items += [e.Racer(rid, name).to_item(), e.Entry(race.raceId, rid, name, CLASS_ID, race.startsAt).to_item(),
-                  e.Chunk(race.raceId, rid, 0, CLASS_ID).to_item()]
-    race = e.Race(race.raceId, race.classId, race.className, race.startsAt, race.durationSeconds, racerCount=racers)
-    return items + [b.to_item() for b in boards] + [race.to_item()]
+def growth(result: dict, first: int) -> float:
+    """How much a racer-second costs over the whole race relative to its first ``first`` seconds (WCU)."""
+    per_second = defaultdict(int)
+    for call in result["calls"]:
+        if isinstance(call.label, int):
+            per_second[call.label] += call.write_units + call.index_units
+    early = [per_second[s] for s in range(1, first)]
+    whole = [per_second[s] for s in range(1, result["seconds"])]
+    return (sum(whole) / len(whole)) / (sum(early) / len(early))
 
 
 def _kind(partition: str) -> str:
@@ -148,24 +146,34 @@ def summarise(result: dict, racers: int) -> dict:
     joins = [c for c in calls if c.label == "join"]
     join_table = per_partition(joins)["join"]
     join_index = per_partition(joins, index=True)["join"]
-    race_partition = f"RACE#{result['race'].raceId}"
+    race_partition = f"RACE#{result['race_id']}"
     telemetry_reads = [c for c in calls if c.label in steady and c.operation == "Query"]
     viewer = [c for c in calls if c.label == "viewer"][0]
     return {
-        "racers": racers, "simulated_seconds": result["seconds"], "join_wcu_total": sum(c.write_units + c.index_units for c in joins) * racers / JOINS_REPLAYED,
+        "racers": racers, "simulated_seconds": result["seconds"], "join_wcu_total": sum(c.write_units + c.index_units for c in joins),
+        "join_seconds": result["join_seconds"], "finish_seconds": result["finish_seconds"],
+        "finish": _finish_figures([c for c in calls if c.label == "finish"]),
         "wall_seconds_per_simulated_second": sum(result["wall_per_second"]) / len(result["wall_per_second"]),
         "stream_invocations_per_second": sum(result["stream_invocations"]) / len(result["stream_invocations"]),
         "per_second_by_operation": per_second_ops,
         "table_peaks": peaks(calls, set(steady), index=False),
         "index_peaks": peaks(calls, set(steady), index=True),
-        "joins_replayed": JOINS_REPLAYED, "join_requests": len(joins),
-        "race_partition_wcu_per_join": join_table.get(race_partition, 0) / JOINS_REPLAYED,
-        "racer_partition_wcu_per_join": sum(v for k, v in join_table.items() if k.startswith("RACER#")) / JOINS_REPLAYED,
-        "index_wcu_per_join_by_partition": {_kind(k): v / JOINS_REPLAYED for k, v in _merge_kinds(join_index).items()},
-        "index_peak_partition_wcu_per_join": max(join_index.values()) / JOINS_REPLAYED,
+        "joins_replayed": racers, "join_requests": len(joins),
+        "race_partition_wcu_per_join": join_table.get(race_partition, 0) / racers,
+        "racer_partition_wcu_per_join": sum(v for k, v in join_table.items() if k.startswith("RACER#")) / racers,
+        "index_wcu_per_join_by_partition": {_kind(k): v / racers for k, v in _merge_kinds(join_index).items()},
+        "index_peak_partition_wcu_per_join": max(join_index.values()) / racers,
         "telemetry_query_rcu": sum(c.read_units for c in telemetry_reads) / max(1, len(telemetry_reads)),
         "leaderboard_read_rcu": viewer.read_units, "leaderboard_read_bytes": viewer.read_bytes,
     }
+
+
+def _finish_figures(calls) -> dict:
+    """Requests and units of settling a finished race (finish, ranks, bests, class board, packing)."""
+    if not calls:
+        return {}
+    return {"requests": len(calls), "wcu": sum(c.write_units for c in calls),
+            "index_wcu": sum(c.index_units for c in calls), "rcu": sum(c.read_units for c in calls)}
 
 
 def _merge_kinds(per_partition_units: dict) -> dict:

@@ -19,7 +19,8 @@ from . import handlers  # noqa: I001 - puts the layer on sys.path first
 from alleycat.routes import (STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR,
                              STREAM_PROCESSOR_TYPES, STREAM_RETRIES)
 
-IDLE_POLL_SECONDS = 0.1
+POLL_SECONDS = 0.1          # between reads of a shard that gave nothing to deliver
+LIST_SHARDS_SECONDS = 1.0   # how often the stream's shards are listed again
 
 
 def lambda_record(record: dict, stream_arn: str) -> dict:
@@ -80,12 +81,20 @@ class ShardReader:
 class StreamTail:
     """A stream's shards and readers: every shard listed, a child readable once its parent is done."""
 
-    def __init__(self, client, stream_arn: str):
-        self.client, self.stream_arn = client, stream_arn
+    def __init__(self, client, stream_arn: str, list_every: float = 0.0):
+        self.client, self.stream_arn, self.list_every = client, stream_arn, list_every
         self.shards: dict[str, ShardReader] = {}
+        self._listed_at = float("-inf")
 
     def readable(self) -> list[ShardReader]:
-        """The shards to read now, after listing the stream again (parents before children)."""
+        """The shards to read now (parents before children), listing the stream again when due."""
+        due = time.monotonic() - self._listed_at >= self.list_every
+        if due or any(reader.finished for reader in self.shards.values()) or not self.shards:
+            self._list()
+        return [reader for reader in self.shards.values() if not reader.finished and self._parent_done(reader)]
+
+    def _list(self) -> None:
+        self._listed_at = time.monotonic()
         request = {"StreamArn": self.stream_arn}
         while True:
             description = self.client.describe_stream(**request)["StreamDescription"]
@@ -93,9 +102,8 @@ class StreamTail:
                 if shard["ShardId"] not in self.shards:
                     self.shards[shard["ShardId"]] = ShardReader(shard["ShardId"], shard.get("ParentShardId"))
             if "LastEvaluatedShardId" not in description:
-                break
+                return
             request["ExclusiveStartShardId"] = description["LastEvaluatedShardId"]
-        return [reader for reader in self.shards.values() if not reader.finished and self._parent_done(reader)]
 
     def _parent_done(self, reader: ShardReader) -> bool:
         parent = self.shards.get(reader.parent_id) if reader.parent_id else None
@@ -134,7 +142,8 @@ class StreamPoller:
 
         table = boto3.client("dynamodb", endpoint_url=endpoint_url).describe_table(TableName=table_name)["Table"]
         self.stream_arn = table["LatestStreamArn"]
-        self.tail = StreamTail(boto3.client("dynamodbstreams", endpoint_url=endpoint_url), self.stream_arn)
+        self.tail = StreamTail(boto3.client("dynamodbstreams", endpoint_url=endpoint_url), self.stream_arn,
+                               list_every=LIST_SHARDS_SECONDS)
         self.batch_size, self.window, self.max_retries = batch_size, window_seconds, max_retries
         self._invoke = invoke or (lambda event: handlers.invoke(STREAM_PROCESSOR, event))
         self.dead_letters: list[dict] = []
@@ -163,7 +172,7 @@ class StreamPoller:
                     continue
                 if not any(reader.pending for reader in self.tail.shards.values()):
                     self._idle.set()
-                self._stop.wait(IDLE_POLL_SECONDS)
+                self._stop.wait(POLL_SECONDS)
             except Exception as error:  # keep the local stack alive; say what happened
                 sys.stderr.write(f"stream poller restarting after: {error!r}\n")
                 for reader in self.tail.shards.values():
@@ -171,16 +180,16 @@ class StreamPoller:
                 self._stop.wait(1)
 
     def poll_once(self) -> bool:
-        """One pass over the readable shards; False when nothing was read or handled."""
-        busy = False
+        """One pass over the readable shards; True when a batch was handed to the function."""
+        delivered = False
         for reader in self.tail.readable():
-            busy |= self._read(reader)
-            busy |= self._handle(reader)
-        return busy
+            self._read(reader)
+            delivered |= self._handle(reader)
+        return delivered
 
-    def _read(self, reader: ShardReader) -> bool:
+    def _read(self, reader: ShardReader) -> None:
         if reader.closed or len(reader.pending) >= self.batch_size:
-            return False
+            return
         records = self.tail.fetch(reader)
         wanted = [lambda_record(r, self.stream_arn) for r in records if passes_filter(r)]
         if wanted and not reader.pending:
@@ -188,7 +197,6 @@ class StreamPoller:
         reader.pending += wanted
         if records and not reader.pending:
             reader.checkpoint = records[-1]["dynamodb"]["SequenceNumber"]
-        return bool(records)
 
     def _handle(self, reader: ShardReader) -> bool:
         """Delivers a batch when it is full, its window has passed or the shard has ended."""

@@ -19,6 +19,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--duration", type=int, default=300, help="durationSeconds of each race (60-3600)")
     parser.add_argument("--class-id", default="demo-class")
     parser.add_argument("--racer-prefix", default="rider", help="racer ids are <prefix>-0001, ...")
+    parser.add_argument("--bikes", action="store_true",
+                        help="every racer posts its own sample each second with its own token, as bikes do "
+                             "(tokens from the local stack's /local/token)")
+    parser.add_argument("--watch", action="store_true",
+                        help="poll the race leaderboard and report how far it lags accepted telemetry")
     args = parser.parse_args(argv)
     if args.racers < 1 or args.speed <= 0 or not 60 <= args.duration <= 3600:
         parser.error("need --racers >= 1, --speed > 0 and --duration in 60..3600")
@@ -35,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"no --token, and {args.base_url}/local/token gave none ({error})\n")
             return 2
     settings = Settings(racers=args.racers, speed=args.speed, races=args.races,
-                        duration=args.duration, class_id=args.class_id, racer_prefix=args.racer_prefix)
+                        duration=args.duration, class_id=args.class_id, racer_prefix=args.racer_prefix,
+                        bikes=args.bikes, watch=args.watch)
     simulator = Simulator(client, settings)
     try:
         simulator.run()

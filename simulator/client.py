@@ -64,6 +64,14 @@ class ApiClient:
                 payload = raw.decode("utf-8", "replace")
             raise ApiError(error.code, payload) from None
 
+    def local_token(self, sub: str, groups: tuple[str, ...] = ()) -> str:
+        """A token from the local stack's ``POST /local/token`` (absent in AWS)."""
+        return self.call("POST", "/local/token", {"sub": sub, "groups": list(groups)})["token"]
+
     def local_admin_token(self) -> str:
-        """An admin token from the local stack's ``POST /local/token`` (absent in AWS)."""
-        return self.call("POST", "/local/token", {"sub": "simulator", "groups": ["admin"]})["token"]
+        return self.local_token("simulator", ("admin",))
+
+    def as_racer(self, racer_id: str) -> "ApiClient":
+        """A client signed in as the racer (a bike's own token), from the local stack."""
+        return ApiClient(self.base_url, self.local_token(racer_id), retries=self.retries,
+                         backoff=self.backoff, sleep=self._sleep)

@@ -15,6 +15,8 @@ from .progress import ProgressBar
 
 MAX_SAMPLES_PER_REQUEST = 1000
 SETUP_WORKERS = 8
+BIKE_WORKERS = 128  # bikes post at once, as real ones do; more than this queue for a thread
+WATCH_SECONDS = 0.25
 
 
 @dataclass
@@ -26,6 +28,8 @@ class Settings:
     class_id: str = "demo-class"
     class_name: str = "Demo class"
     racer_prefix: str = "rider"
+    bikes: bool = False  # every racer posts its own sample each second with its own token
+    watch: bool = False  # poll the race leaderboard and measure how far it lags accepted telemetry
 
 
 @dataclass
@@ -36,6 +40,7 @@ class Totals:
     rejected: int = 0
     late_ticks: int = 0
     races_finished: int = 0
+    lags: list = field(default_factory=list)  # seconds from accepted to shown on the race leaderboard
     started: float = field(default_factory=time.monotonic)
 
     def add(self, sent: int, response: dict) -> None:
@@ -45,9 +50,14 @@ class Totals:
         self.rejected += len(response["rejected"])
 
     def summary(self) -> str:
+        lag = ""
+        if self.lags:
+            ordered = sorted(self.lags)
+            p50, p95 = ordered[len(ordered) // 2], ordered[int(len(ordered) * 0.95)]
+            lag = f", leaderboard lag p50 {p50:.2f} s p95 {p95:.2f} s max {ordered[-1]:.2f} s"
         return (f"races finished {self.races_finished}, samples sent {self.sent}, "
                 f"accepted {self.accepted}, duplicates {self.duplicates}, rejected {self.rejected}, "
-                f"late ticks {self.late_ticks}, elapsed {time.monotonic() - self.started:.1f} s")
+                f"late ticks {self.late_ticks}, elapsed {time.monotonic() - self.started:.1f} s{lag}")
 
 
 def chunks(items: list, size: int = MAX_SAMPLES_PER_REQUEST):
@@ -69,6 +79,8 @@ class Simulator:
         self.stop = stop or threading.Event()
         self.totals = Totals()
         self.profiles = [RacerProfile.for_racer(racer_id) for racer_id in racer_ids(settings)]
+        self.bikes: dict[str, ApiClient] = {}  # racerId -> a client holding that racer's own token
+        self.watch: LeaderboardWatch | None = None
         self.current_race: str | None = None
 
     def run(self) -> Totals:
@@ -84,6 +96,8 @@ class Simulator:
                          {"name": self.settings.class_name,
                           "description": "Simulated racers, one race after another"})
         self._each_racer(lambda p: self.client.call("PUT", f"/racers/{p.racer_id}", {"name": p.name}))
+        if self.settings.bikes:
+            self.bikes = {p.racer_id: self.client.as_racer(p.racer_id) for p in self.profiles}
 
     def race(self, number: int) -> None:
         settings = self.settings
@@ -98,27 +112,44 @@ class Simulator:
         efforts = [profile.in_race(race_id, settings.duration) for profile in self.profiles]
         label = f"race {number}" + (f"/{settings.races}" if settings.races else "")
         interval = 1 / settings.speed
-        clock = time.monotonic()
-        for second in range(settings.duration):
-            if self.stop.is_set():
-                return
-            self._send([effort.sample(second) for effort in efforts], race_id)
-            self.progress.show(label, second + 1, settings.duration, self.totals)
-            clock += interval
-            delay = clock - time.monotonic()
-            if delay < 0:
-                self.totals.late_ticks += 1
-                clock = time.monotonic()  # catch up by riding on, not by bursting
-            elif self.stop.wait(delay):
-                return
+        self.watch = LeaderboardWatch(self.client, race_id, self.totals, self.stop).start() if settings.watch else None
+        try:
+            clock = time.monotonic()
+            for second in range(settings.duration):
+                if self.stop.is_set():
+                    return
+                self._send([effort.sample(second) for effort in efforts], race_id)
+                self.progress.show(label, second + 1, settings.duration, self.totals)
+                clock += interval
+                delay = clock - time.monotonic()
+                if delay < 0:
+                    self.totals.late_ticks += 1
+                    clock = time.monotonic()  # catch up by riding on, not by bursting
+                elif self.stop.wait(delay):
+                    return
+        finally:
+            if self.watch:
+                self.watch.close()
         self.client.call("POST", f"/races/{race_id}/finish")
         self.totals.races_finished += 1
         self.progress.done(label, self.totals)
 
     def _send(self, samples: list[dict], race_id: str) -> None:
-        for batch in chunks(samples):
-            response = self.client.call("POST", f"/races/{race_id}/telemetry", {"samples": batch})
+        """One tick's samples: batches of up to 1,000 from the simulator, or one post per bike."""
+        path = f"/races/{race_id}/telemetry"
+
+        def post(client: ApiClient, batch: list[dict]) -> None:
+            response = client.call("POST", path, {"samples": batch})
             self.totals.add(len(batch), response)
+            if self.watch:
+                self.watch.accepted(batch, response)
+
+        if not self.settings.bikes:
+            for batch in chunks(samples):
+                post(self.client, batch)
+            return
+        with ThreadPoolExecutor(max_workers=min(BIKE_WORKERS, len(samples)), thread_name_prefix="bike") as pool:
+            list(pool.map(lambda s: post(self.bikes[s["racerId"]], [s]), samples))
 
     def _each_racer(self, call) -> None:
         def unless_stopped(profile: RacerProfile) -> None:
@@ -127,3 +158,65 @@ class Simulator:
 
         with ThreadPoolExecutor(max_workers=SETUP_WORKERS) as pool:
             list(pool.map(unless_stopped, self.profiles))
+
+
+class LeaderboardWatch:
+    """A viewer: polls the race leaderboard and times each accepted sample until the board shows it.
+
+    A sample (racer, second) counts as shown once the racer's row has ``lastSecond >= second``;
+    its lag is the time from the telemetry answer that accepted it to the first poll showing it
+    (0 when the board showed it before the answer arrived).
+    """
+
+    def __init__(self, client: ApiClient, race_id: str, totals: Totals, stop: threading.Event):
+        self.client, self.path, self.totals = client, f"/races/{race_id}/leaderboard?limit=1000", totals
+        self._stop, self._closed = stop, threading.Event()
+        self._lock = threading.Lock()
+        self._accepted: dict[str, dict[int, float]] = {}   # racer -> second -> when accepted
+        self._shown: dict[str, int] = {}                   # racer -> lastSecond seen on the board
+        self._thread = threading.Thread(target=self._run, name="watch", daemon=True)
+
+    def start(self) -> "LeaderboardWatch":
+        self._thread.start()
+        return self
+
+    def accepted(self, batch: list[dict], response: dict) -> None:
+        if response["accepted"] == 0:
+            return
+        now = time.monotonic()
+        rejected = {(r["racerId"], r["second"]) for r in response["rejected"]}
+        with self._lock:
+            for sample in batch:
+                racer, second = sample["racerId"], sample["second"]
+                if (racer, second) in rejected:
+                    continue
+                if second <= self._shown.get(racer, -1):
+                    self.totals.lags.append(0.0)
+                else:
+                    self._accepted.setdefault(racer, {}).setdefault(second, now)
+
+    def close(self) -> None:
+        self._closed.set()
+        self._thread.join(timeout=5)
+        self._poll()  # what the last poll missed still counts
+
+    def _run(self) -> None:
+        while not (self._closed.is_set() or self._stop.is_set()):
+            try:
+                self._poll()
+            except Exception:  # a missed poll only widens the measured lag
+                pass
+            self._closed.wait(WATCH_SECONDS)
+
+    def _poll(self) -> None:
+        rows = self.client.call("GET", self.path)["items"]
+        now = time.monotonic()
+        with self._lock:
+            for row in rows:
+                racer, last = row["racerId"], row["lastSecond"]
+                if last is None or last <= self._shown.get(racer, -1):
+                    continue
+                self._shown[racer] = last
+                waiting = self._accepted.get(racer, {})
+                for second in [s for s in waiting if s <= last]:
+                    self.totals.lags.append(now - waiting.pop(second))

@@ -1,6 +1,7 @@
 """POST /races/{raceId}/telemetry: samples counted exactly once (a racer for themself, admin for any)."""
 
 from alleycat import http, telemetry
+from alleycat.observability import count
 
 app = http.create_app()
 
@@ -11,8 +12,8 @@ def post_telemetry(raceId: str):
     caller = http.identity(app)
     samples = http.body(app, telemetry.SCHEMA)["samples"]
     outcome = telemetry.ingest(race_id, samples, caller.sub, caller.is_admin)
-    http.metrics.add_metric(name="SamplesAccepted", unit="Count", value=outcome.accepted)
-    http.metrics.add_metric(name="SamplesDuplicate", unit="Count", value=outcome.duplicates)
+    count("SamplesAccepted", outcome.accepted)
+    count("SamplesDuplicate", outcome.duplicates)
     return http.respond(outcome.as_body())
 
 

@@ -7,7 +7,7 @@ that fail report the first record behind them, so Lambda retries from there.
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 
-from alleycat.observability import logger, metrics, tracer
+from alleycat.observability import count, logger, metrics, tracer
 from alleycat.processing import Batch
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
@@ -22,7 +22,7 @@ def handler(event, context):
                                         processor=processor, context=context)
     failed = batch.apply()
     if failed:
-        metrics.add_metric(name="StreamWorkFailed", unit="Count", value=len(failed))
+        count("StreamWorkFailed", len(failed))
     reported = {f["itemIdentifier"] for f in response["batchItemFailures"]}
     response["batchItemFailures"] += [{"itemIdentifier": seq} for seq in failed if seq not in reported]
     return response

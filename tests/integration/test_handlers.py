@@ -1,4 +1,4 @@
-"""Each handler against moto, one behaviour per test (Given / When / Then)."""
+"""Each handler against DynamoDB Local, one behaviour per test (Given / When / Then)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""POST /races/{raceId}/telemetry against moto: validation and exactly-once counting."""
+"""POST /races/{raceId}/telemetry against DynamoDB Local: validation and exactly-once counting."""
 
 from collections import Counter
 from decimal import Decimal

@@ -1,4 +1,4 @@
-"""DynamoDB's item size and capacity-unit rules, for tests and benchmarks (moto does not compute them).
+"""DynamoDB's item size and capacity-unit rules, for tests and benchmarks (the benchmark sizes transactions and batch writes with them).
 
 Size of an item = sum over attributes of (UTF-8 length of the name + size of the value):
 strings by UTF-8 length, binaries by byte length, numbers by about 1 byte per two

@@ -99,8 +99,12 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
         points = {second: output(*pair) for second, pair in seconds.items()}
         return store.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds), points)
 
-    with ThreadPoolExecutor(max_workers=min(PARALLEL_WRITES, max(1, len(writes)))) as pool:
-        for accepted, duplicates in pool.map(write, writes.items()):
-            outcome.accepted += accepted
-            outcome.duplicates += duplicates
+    if len(writes) == 1:  # a bike's own sample: no thread for one write
+        results = [write(next(iter(writes.items())))]
+    else:
+        with ThreadPoolExecutor(max_workers=min(PARALLEL_WRITES, max(1, len(writes)))) as pool:
+            results = list(pool.map(write, writes.items()))
+    for accepted, duplicates in results:
+        outcome.accepted += accepted
+        outcome.duplicates += duplicates
     return outcome
