@@ -1,7 +1,8 @@
 """`make demo`: the local stack plus a fleet of simulated racers, and the frontend to watch them.
 
-PORT (default 3000), RACERS (default 100) and SPEED (race seconds per second, default 1)
-come from the environment. Ctrl-C stops the simulator, then the stack.
+PORT (default 3000), RACERS (default 100), SPEED (race seconds per second, default 1),
+and RACES (stop after this many; default: until Ctrl-C) come from the environment. After each race it prints the late
+ticks so far and the stack's memory. Ctrl-C stops the simulator, then the stack.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event
     """The simulator racing against ``stack`` in a daemon thread."""
     client = ApiClient(stack.url)
     client.token = client.local_admin_token()
-    simulator = Simulator(client, settings, progress=ProgressBar(enabled=show_progress), stop=stop)
+    progress = ProgressBar(enabled=show_progress, after_race=stack.memory)
+    simulator = Simulator(client, settings, progress=progress, stop=stop)
 
     def ride() -> None:
         try:
@@ -31,6 +33,8 @@ def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event
         except Exception as error:  # shown, not raised: the stack stays up for the frontend
             if not stop.is_set():
                 sys.stderr.write(f"\nsimulator stopped: {error!r}\n")
+        if settings.races:
+            stop.set()  # the races asked for are done
 
     thread = threading.Thread(target=ride, name="simulator", daemon=True)
     thread.start()
@@ -40,8 +44,9 @@ def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
     stack = LocalStack(port=int(os.environ.get("PORT", "3000"))).start()
-    settings = Settings(racers=int(os.environ.get("RACERS", "100")),
-                        speed=float(os.environ.get("SPEED", "1")))
+    races = os.environ.get("RACES")
+    settings = Settings(racers=int(os.environ.get("RACERS", "100")), speed=float(os.environ.get("SPEED", "1")),
+                        races=int(races) if races else None)
     stop = threading.Event()
     simulator, thread = start_simulator(stack, settings, stop)
     print(f"Alleycat demo: {settings.racers} racers at speed {settings.speed:g}\n"

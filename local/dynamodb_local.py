@@ -66,6 +66,18 @@ def command(port: int) -> list[str]:
             "-jar", str(home / "DynamoDBLocal.jar"), "-inMemory", "-sharedDb", "-port", str(port)]
 
 
+def rss_bytes(pid: int | str = "self") -> int:
+    """Resident memory of a process (Linux /proc; 0 where unknown)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def _die_with_parent() -> None:
     """In the child before exec: SIGTERM when the Python process dies, even by SIGKILL (Linux)."""
     try:
@@ -133,14 +145,7 @@ class EmbeddedDynamoDB:
 
     def rss_bytes(self) -> int:
         """Resident memory of the engine's JVM (0 once stopped)."""
-        try:
-            with open(f"/proc/{self.process.pid}/status") as status:
-                for line in status:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) * 1024
-        except (OSError, AttributeError):
-            pass
-        return 0
+        return rss_bytes(self.process.pid) if self.process else 0
 
     def stop(self) -> None:
         process, self.process = self.process, None

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from . import handlers  # puts the layer on sys.path
 from .auth import TokenIssuer, authorizer_claims
-from .dynamodb_local import EmbeddedDynamoDB
+from .dynamodb_local import EmbeddedDynamoDB, rss_bytes
 from .events import match, rest_event
 from .static import static_file
 from .streams import StreamPoller
@@ -162,6 +162,12 @@ class LocalStack:
         self.port = self._http.server_address[1]
         threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
         return self
+
+    def memory(self) -> str:
+        """The stack's resident memory: this Python process and DynamoDB Local's JVM."""
+        python, engine = rss_bytes(), self.dynamodb.rss_bytes()
+        return (f"stack memory {(python + engine) / 2**20:,.0f} MB "
+                f"(Python {python / 2**20:,.0f} MB + DynamoDB Local {engine / 2**20:,.0f} MB)")
 
     def stop(self) -> None:
         if self._http:

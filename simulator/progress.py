@@ -10,9 +10,10 @@ REDRAW_SECONDS = 0.1
 
 
 class ProgressBar:
-    def __init__(self, stream=None, enabled: bool = True):
+    def __init__(self, stream=None, enabled: bool = True, after_race=None):
         self.stream = stream or sys.stderr
         self.enabled = enabled
+        self.after_race = after_race  # () -> str: a note for the line printed when a race ends
         self._drawn = 0.0
 
     def show(self, label: str, done: int, total: int, totals) -> None:
@@ -28,5 +29,6 @@ class ProgressBar:
 
     def done(self, label: str, totals) -> None:
         if self.enabled:
-            self.stream.write(f"\n{label} finished\n")
+            note = f": {self.after_race()}" if self.after_race else ""
+            self.stream.write(f"\n{label} finished, late ticks so far {totals.late_ticks}{note}\n")
             self.stream.flush()
