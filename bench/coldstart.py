@@ -35,8 +35,7 @@ def seed_event_fixtures(dynamo: env.Dynamo, table: str) -> dict:
 def _stream_records(dynamo: env.Dynamo, table: str) -> list[dict]:
     from local.streams import StreamTail
 
-    arn = dynamo.raw.describe_table(TableName=table)["Table"]["LatestStreamArn"]
-    return StreamTail(dynamo.server.client("dynamodbstreams"), arn).read()[:1000]
+    return StreamTail.of_table(dynamo.server, table).read()[:1000]
 
 
 def _child(function: str, event_path: str | None) -> dict:

@@ -62,8 +62,7 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
         _ok("put_racer", {"racerId": racer_id(n)}, body={"name": f"Racer {n}"})
     race = _ok("create_race", {"classId": CLASS_ID}, body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": DURATION})
     race_id = race["raceId"]
-    stream = StreamTail(dynamo.server.client("dynamodbstreams"),
-                        dynamo.raw.describe_table(TableName=table)["Table"]["LatestStreamArn"])
+    stream = StreamTail.of_table(dynamo.server, table)
     ledger.label = "join"
     started = time.perf_counter()
     for n in range(racers):

@@ -23,7 +23,7 @@ from .auth import TokenIssuer, authorizer_claims
 from .dynamodb_local import EmbeddedDynamoDB, rss_bytes
 from .events import match, rest_event
 from .static import static_file
-from .streams import StreamPoller
+from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
 
 TABLE_NAME = "alleycat-local"
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
@@ -156,7 +156,8 @@ class LocalStack:
         self.dynamodb.start()
         configure_environment(self.dynamodb.url)
         self.dynamodb.create_table(TABLE_NAME)
-        self.stream = StreamPoller(self.dynamodb.url, TABLE_NAME).start()
+        tail = StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS)
+        self.stream = StreamPoller(tail).start()
         handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer})
         self._http = ApiServer((self.host, self.port), handler)
         self.port = self._http.server_address[1]

@@ -86,6 +86,12 @@ class StreamTail:
         self.shards: dict[str, ShardReader] = {}
         self._listed_at = float("-inf")
 
+    @classmethod
+    def of_table(cls, engine, table: str, list_every: float = 0.0) -> "StreamTail":
+        """The stream of ``table`` in ``engine`` (an ``EmbeddedDynamoDB``), from its first record."""
+        arn = engine.client().describe_table(TableName=table)["Table"]["LatestStreamArn"]
+        return cls(engine.client("dynamodbstreams"), arn, list_every)
+
     def readable(self) -> list[ShardReader]:
         """The shards to read now (parents before children), listing the stream again when due."""
         due = time.monotonic() - self._listed_at >= self.list_every
@@ -135,15 +141,12 @@ class StreamTail:
 
 
 class StreamPoller:
-    def __init__(self, endpoint_url: str, table_name: str, batch_size: int = STREAM_BATCH_SIZE,
+    """The event source mapping: ``tail``'s records to the stream function, in a thread of its own."""
+
+    def __init__(self, tail: StreamTail, batch_size: int = STREAM_BATCH_SIZE,
                  window_seconds: float = STREAM_BATCHING_WINDOW_SECONDS, max_retries: int = STREAM_RETRIES,
                  invoke=None):
-        import boto3
-
-        table = boto3.client("dynamodb", endpoint_url=endpoint_url).describe_table(TableName=table_name)["Table"]
-        self.stream_arn = table["LatestStreamArn"]
-        self.tail = StreamTail(boto3.client("dynamodbstreams", endpoint_url=endpoint_url), self.stream_arn,
-                               list_every=LIST_SHARDS_SECONDS)
+        self.tail, self.stream_arn = tail, tail.stream_arn
         self.batch_size, self.window, self.max_retries = batch_size, window_seconds, max_retries
         self._invoke = invoke or (lambda event: handlers.invoke(STREAM_PROCESSOR, event))
         self.dead_letters: list[dict] = []

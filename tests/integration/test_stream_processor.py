@@ -13,8 +13,7 @@ from .conftest import ADMIN, TABLE, Api
 
 @pytest.fixture
 def server(table, dynamodb_local):
-    arn = table.describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
-    return StreamTail(dynamodb_local.client("dynamodbstreams"), arn)
+    return StreamTail.of_table(dynamodb_local, TABLE)
 
 
 def process(records):

@@ -124,3 +124,70 @@ def test_a_race_sets_up_joins_sends_one_post_per_tick_and_finishes():
 def _quiet():
     from simulator.progress import ProgressBar
     return ProgressBar(stream=io.StringIO(), enabled=False)
+
+
+class BikeClient(ApiClient):
+    """Records every call with the token it carried; the local stack's /local/token signs any racer."""
+
+    calls: list = []
+
+    def __init__(self, base_url="http://unused", token=None, **options):
+        super().__init__(base_url, token, **options)
+
+    def _once(self, method, path, body, headers):
+        BikeClient.calls.append((self.token, method, path, body))
+        if path == "/local/token":
+            return {"token": f"token-of-{body['sub']}"}
+        if path.endswith("/races"):
+            return {"raceId": "R1"}
+        if path.endswith("/telemetry"):
+            return {"accepted": len(body["samples"]), "duplicates": 0, "rejected": []}
+        return {}
+
+    def as_racer(self, racer_id):
+        return BikeClient(self.base_url, self.local_token(racer_id))
+
+
+def test_bike_mode_posts_each_racers_own_sample_with_their_own_token():
+    # Given the simulator in bike mode with 3 racers
+    BikeClient.calls = []
+    settings = Settings(racers=3, speed=1000, races=1, duration=60, class_id="c", bikes=True)
+    totals = Simulator(BikeClient(token="admin"), settings, progress=_quiet()).run()
+    # Then every telemetry post carries one sample, of the racer whose token it holds, every second
+    posts = [(token, body["samples"]) for token, method, path, body in BikeClient.calls if path.endswith("/telemetry")]
+    assert len(posts) == 3 * 60
+    assert all(len(samples) == 1 and token == f"token-of-{samples[0]['racerId']}" for token, samples in posts)
+    assert {(s[0]["racerId"], s[0]["second"]) for _, s in posts} == {(r, t) for r in racer_ids(settings) for t in range(60)}
+    assert (totals.sent, totals.accepted) == (180, 180)
+
+
+class BoardClient(ApiClient):
+    def __init__(self, rows):
+        super().__init__("http://unused")
+        self.rows = rows
+
+    def _once(self, method, path, body, headers):
+        return {"items": self.rows}
+
+
+def test_the_watch_times_each_accepted_sample_until_the_board_shows_it(monkeypatch):
+    from simulator import race as race_module
+    from simulator.race import LeaderboardWatch, Totals
+
+    totals = Totals()
+    clock = iter([10.0, 10.0, 11.5, 12.0, 13.0])
+    monkeypatch.setattr(race_module.time, "monotonic", lambda: next(clock))
+    board = BoardClient([{"racerId": "a", "lastSecond": None}])
+    watch = LeaderboardWatch(board, "R1", totals, stop=None)
+    # Given seconds 0 and 1 of racer a accepted at t=10
+    watch.accepted([{"racerId": "a", "second": 0}, {"racerId": "a", "second": 1}],
+                   {"accepted": 2, "duplicates": 0, "rejected": []})
+    # When the board shows nothing at t=10, then second 0 at t=11.5 and second 1 at t=12
+    watch._poll()
+    board.rows = [{"racerId": "a", "lastSecond": 0}]
+    watch._poll()
+    board.rows = [{"racerId": "a", "lastSecond": 1}]
+    watch._poll()
+    # Then their lags are 1.5 s and 2 s, and the summary reports them
+    assert totals.lags == [1.5, 2.0]
+    assert "p95 2.00 s" in totals.summary()

@@ -1,0 +1,74 @@
+"""The embedded engine (local/dynamodb_local.py): starts, answers, explains what is missing, never outlives us."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from local import dynamodb_local
+from local.dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
+
+ROOT = Path(__file__).resolve().parents[2]
+CHILD = """
+import sys, time
+sys.path.insert(0, {root!r})
+from local.dynamodb_local import EmbeddedDynamoDB
+engine = EmbeddedDynamoDB().start()
+print(engine.process.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_session_engine_is_dynamodb_local_with_the_alleycat_table(dynamodb_local):
+    # Given the engine the tests share, When a table is created in it
+    description = dynamodb_local.create_table("engine-check")
+    # Then it is the real thing: the table's stream and the inverted index exist
+    assert description["StreamSpecification"]["StreamViewType"] == "NEW_AND_OLD_IMAGES"
+    assert [i["IndexName"] for i in description["GlobalSecondaryIndexes"]] == ["inverted"]
+    assert "ddblocal" in description["LatestStreamArn"]
+    dynamodb_local.client().delete_table(TableName="engine-check")
+
+
+def test_without_java_the_error_says_what_to_install(monkeypatch):
+    monkeypatch.setattr(dynamodb_local.shutil, "which", lambda name: None)
+    with pytest.raises(EngineUnavailable, match="Java runtime.*default-jre-headless"):
+        EmbeddedDynamoDB().start()
+
+
+def test_without_the_npm_package_the_error_says_to_run_npm_ci(monkeypatch, tmp_path):
+    monkeypatch.setattr(dynamodb_local, "PACKAGE", tmp_path)
+    with pytest.raises(EngineUnavailable, match="npm ci"):
+        EmbeddedDynamoDB().start()
+
+
+def _gone(pid: int, within: float = 15) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().split()[2] == "Z":  # exited, not yet reaped
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
+def test_the_engine_stops_with_the_process_that_started_it(how):
+    # Given a Python process that started an engine
+    child = subprocess.Popen([sys.executable, "-c", CHILD.format(root=str(ROOT))], stdout=subprocess.PIPE, text=True)
+    engine_pid = int(child.stdout.readline())
+    # When that process is interrupted (Ctrl-C) or killed outright
+    child.send_signal(how)
+    child.wait(timeout=30)
+    # Then the engine's JVM is gone too
+    assert _gone(engine_pid)
