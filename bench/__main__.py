@@ -10,7 +10,7 @@ import os
 import time
 import warnings
 
-from . import coldstart, env, pricing, raceday, report, routes
+from . import backtoback, coldstart, env, pricing, raceday, report, routes
 from .ledger import Ledger
 from .progress import say
 
@@ -66,6 +66,7 @@ def main() -> None:
         figures["prices"] = pricing.PRICES
     finally:
         dynamo.stop()
+    figures["local_stack"] = backtoback.measure()
     figures["elapsed_seconds"] = time.perf_counter() - started
     figures["quick"] = QUICK
     report.write(figures)

@@ -17,6 +17,8 @@ from decimal import Decimal
 from alleycat.views import number, output
 from simulator.client import ApiClient
 
+from .progress import say
+
 SETTLE_POLL_SECONDS = 0.1
 
 
@@ -56,3 +58,23 @@ def post_race(base_url: str, racers: int = 40, seconds: int = 120, threads: int 
     return {"race_id": race_id, "racers": racers, "seconds": seconds, "accepted": accepted,
             "post_seconds": posted - started, "settle_seconds": settled - posted,
             "settled": board == expected, "board": board, "expected": expected}
+
+
+def measure(races: int = 2) -> list[dict]:
+    """``races`` races posted back to back into a fresh local stack: times, and its memory after each."""
+    from local.server import LocalStack
+
+    stack = LocalStack(port=0).start()
+    try:
+        out = []
+        for number in range(1, races + 1):
+            race = post_race(stack.url)
+            race.pop("board"), race.pop("expected")
+            race["memory"] = stack.memory()
+            out.append(race)
+            say(f"local stack: race {number} ({race['racers']} racers x {race['seconds']} s) posted in "
+                f"{race['post_seconds']:.1f} s, settled {race['settle_seconds']:.1f} s after the last post "
+                f"({'equal to the independent sums' if race['settled'] else 'NOT SETTLED'}); {race['memory']}")
+        return out
+    finally:
+        stack.stop()

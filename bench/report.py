@@ -177,5 +177,13 @@ def markdown(f: dict) -> str:
                 ["DynamoDB write request units", f"{cost['write_request_units']:,.0f}", f"{cost['dollars']['dynamodb_writes']:.2f}"],
                 ["DynamoDB read request units", f"{cost['read_request_units']:,.0f}", f"{cost['dollars']['dynamodb_reads']:.2f}"],
                 ["**total**", "", f"**{cost['total']:.2f}**"]]),
+        "## 6. The local stack: two races back to back",
+        "`make local` on this machine (DynamoDB Local + the API server and stream poller in one Python process): two "
+        "races, each 40 racers × 120 s, posted one after the other as fast as 4 threads can (one request per race-second "
+        "carrying every racer), then the race leaderboard polled until it equals the sums computed from the samples "
+        "sent (`bench/backtoback.py`).",
+        _table(["race", "posted in s", "settled s after the last post", "board = independent sums", "memory after"],
+               [[str(n), f"{r['post_seconds']:.1f}", f"{r['settle_seconds']:.1f}", "yes" if r["settled"] else "**no**",
+                 r["memory"]] for n, r in enumerate(f["local_stack"], start=1)]),
     ]
     return "\n\n".join(parts) + "\n"

@@ -63,7 +63,7 @@ def distribution() -> Path:
 def command(port: int) -> list[str]:
     home = distribution()
     return [java(), *JVM_OPTIONS, f"-Djava.library.path={home / 'DynamoDBLocal_lib'}",
-            "-jar", str(home / "DynamoDBLocal.jar"), "-inMemory", "-sharedDb", "-port", str(port)]
+            "-jar", str(home / "DynamoDBLocal.jar"), "-inMemory", "-sharedDb", "-disableTelemetry", "-port", str(port)]
 
 
 def rss_bytes(pid: int | str = "self") -> int:

@@ -25,6 +25,8 @@ from .events import match, rest_event
 from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
 
+from alleycat import dynamo  # noqa: E402
+
 TABLE_NAME = "alleycat-local"
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
 CORS_HEADERS = {
@@ -155,6 +157,7 @@ class LocalStack:
     def start(self) -> "LocalStack":
         self.dynamodb.start()
         configure_environment(self.dynamodb.url)
+        dynamo.client.cache_clear()  # a client made earlier in this process may point elsewhere
         self.dynamodb.create_table(TABLE_NAME)
         tail = StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS)
         self.stream = StreamPoller(tail).start()
