@@ -1,4 +1,9 @@
-"""Loads the functions' handler modules with the layer on the import path, as in Lambda."""
+"""Loads the functions' handler modules with the layer on the import path, as in Lambda.
+
+``invoke`` runs one event at a time per process, as a Lambda execution environment does:
+Powertools keeps the current API event on a class, process-wide. The local server runs
+concurrent requests in worker processes (``local.runtime``).
+"""
 
 from __future__ import annotations
 
@@ -15,13 +20,18 @@ if str(LAYER) not in sys.path:
     sys.path.insert(0, str(LAYER))
 
 
-@lru_cache(maxsize=None)
-def handler(function: str):
+def load(function: str):
+    """The function's module, loaded afresh; its handler."""
     path = ROOT / "functions" / function / "app.py"
     spec = importlib.util.spec_from_file_location(f"alleycat_functions.{function}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.handler
+
+
+@lru_cache(maxsize=None)
+def handler(function: str):
+    return load(function)
 
 
 class LambdaContext:

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from . import handlers  # puts the layer on sys.path
 from .auth import TokenIssuer, authorizer_claims
 from .dynamodb_local import EmbeddedDynamoDB, rss_bytes
+from .runtime import Runtime
 from .events import match, rest_event
 from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
@@ -55,6 +56,7 @@ def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> No
 class ApiHandler(BaseHTTPRequestHandler):
     server_version = "AlleycatLocal/1"
     issuer: TokenIssuer
+    runtime: Runtime
 
     def log_message(self, fmt, *args):  # one quiet line per request
         if os.environ.get("ALLEYCAT_ACCESS_LOG") == "1":
@@ -99,7 +101,7 @@ class ApiHandler(BaseHTTPRequestHandler):
         headers = {key: value for key, value in self.headers.items()}
         event = rest_event(route, url.path, parameters, url.query, headers, body, claims, self.client_address[0])
         try:
-            response = handlers.invoke(route.function, event)
+            response = self.runtime.invoke(route.function, event)
         except Exception as error:  # what Lambda + API Gateway turn into a bare 502
             sys.stderr.write(f"{route.function} failed: {error!r}\n")
             return self._json(502, {"message": "Internal server error"})
@@ -148,6 +150,7 @@ class LocalStack:
         self.dynamodb = EmbeddedDynamoDB()
         self.issuer = TokenIssuer()
         self.stream: StreamPoller | None = None
+        self.runtime: Runtime | None = None
         self._http: ApiServer | None = None
 
     @property
@@ -161,15 +164,16 @@ class LocalStack:
         self.dynamodb.create_table(TABLE_NAME)
         tail = StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS)
         self.stream = StreamPoller(tail).start()
-        handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer})
+        self.runtime = Runtime()  # after configure_environment: the workers inherit it
+        handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer, "runtime": self.runtime})
         self._http = ApiServer((self.host, self.port), handler)
         self.port = self._http.server_address[1]
         threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
         return self
 
     def memory(self) -> str:
-        """The stack's resident memory: this Python process and DynamoDB Local's JVM."""
-        python, engine = rss_bytes(), self.dynamodb.rss_bytes()
+        """The stack's resident memory: its Python processes (server, function workers) and DynamoDB Local's JVM."""
+        python, engine = rss_bytes() + self.runtime.rss_bytes(), self.dynamodb.rss_bytes()
         return (f"stack memory {(python + engine) / 2**20:,.0f} MB "
                 f"(Python {python / 2**20:,.0f} MB + DynamoDB Local {engine / 2**20:,.0f} MB)")
 
@@ -179,6 +183,8 @@ class LocalStack:
             self._http.server_close()
         if self.stream:
             self.stream.stop()
+        if self.runtime:
+            self.runtime.stop()
         self.dynamodb.stop()
 
 

@@ -132,3 +132,4 @@ def test_response_counts_follow_the_ledger(api, race_with_racers):
     assert (first["accepted"], first["duplicates"]) == (2, 1)
     assert (second["accepted"], second["duplicates"]) == (1, 1)
     assert stored_points(race_id, "r1") == 3 * views.output(80, 50)
+

@@ -1,0 +1,45 @@
+"""Lambda's execution model for the local server: each invocation runs alone in a worker process.
+
+A Lambda execution environment serves one event at a time, and Powertools relies on it: the
+API resolver keeps the current event on a class (``BaseRouter.current_event``), process-wide.
+Requests served by threads of one process would read each other's events (another caller's
+identity, another body); worker processes, like execution environments, cannot.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+
+from . import handlers
+from .dynamodb_local import rss_bytes
+
+# Enough to overlap DynamoDB round trips on 2 cores; each holds Powertools and boto3 (~60 MB).
+WORKERS = int(os.environ.get("ALLEYCAT_LOCAL_WORKERS", "4"))
+
+
+def _warm() -> None:
+    """Worker start: import what every function imports, so first requests are not all cold."""
+    import boto3  # noqa: F401
+
+    from alleycat import http  # noqa: F401
+
+
+class Runtime:
+    """``invoke(function, event)`` from any thread; at most ``workers`` invocations run at once."""
+
+    def __init__(self, workers: int = WORKERS):
+        # spawn, not fork: the parent already runs threads (server, stream poller)
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                         initializer=_warm)
+
+    def invoke(self, function: str, event: dict) -> dict:
+        return self._pool.submit(handlers.invoke, function, event).result()
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the worker processes."""
+        return sum(rss_bytes(pid) for pid in list(self._pool._processes or {}))
+
+    def stop(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)

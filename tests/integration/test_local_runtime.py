@@ -1,0 +1,60 @@
+"""The local server's runtime (local/runtime.py): concurrent invocations never see each other's event."""
+
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from local.events import sample_event
+from local.runtime import Runtime
+
+from .conftest import ADMIN, racer_claims
+
+
+@pytest.fixture
+def runtime(table):
+    """Worker processes started after the table exists, so they inherit its environment."""
+    running = Runtime(workers=4)
+    yield running
+    running.stop()
+
+
+def call(runtime, function, path=None, body=..., claims=...):
+    response = runtime.invoke(function, sample_event(function, path, body, ..., claims))
+    return response["statusCode"], json.loads(response["body"])
+
+
+def test_simultaneous_invocations_each_answer_their_own_request(runtime):
+    # Given 64 racers each renaming themself at the same moment through the same function
+    racers = [f"racer-{n}" for n in range(64)]
+
+    def rename(racer_id):
+        return call(runtime, "put_racer", {"racerId": racer_id}, {"name": f"Name of {racer_id}"}, racer_claims(racer_id))
+
+    # When the invocations overlap, threads switching as often as the interpreter allows
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(max_workers=32) as pool:
+            answers = list(pool.map(rename, racers * 3))
+    finally:
+        sys.setswitchinterval(interval)
+    # Then every answer is about the request that asked it: its racer, its name, its caller
+    assert answers == [(200, {"racerId": r, "name": f"Name of {r}"}) for r in racers * 3]
+
+
+def test_simultaneous_copies_of_a_batch_count_each_sample_once(runtime, race):
+    # Given three joined racers and 12 callers holding the same 60 seconds of their samples
+    racers = ("r1", "r2", "r3")
+    for racer_id in racers:
+        call(runtime, "put_racer", {"racerId": racer_id}, {"name": racer_id}, ADMIN)
+        call(runtime, "join_race", {"raceId": race["raceId"], "racerId": racer_id}, claims=ADMIN)
+    batch = [{"racerId": r, "second": s, "cadence": 40 + s % 50, "resistance": 50} for r in racers for s in range(60)]
+    # When all post it at the same moment (no lock anywhere: DynamoDB applies each conditional write atomically)
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        bodies = [body for _, body in pool.map(
+            lambda _: call(runtime, "post_telemetry", {"raceId": race["raceId"]}, {"samples": batch}, ADMIN), range(12))]
+    # Then every sample was accepted exactly once across the callers
+    assert sum(b["accepted"] for b in bodies) == len(batch)
+    assert sum(b["duplicates"] for b in bodies) == 11 * len(batch)
