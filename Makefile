@@ -25,6 +25,7 @@ $(STAMP_PY): requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
+$(STAMP_PY): layers/dependencies/requirements.txt  # the dependencies layer's pins, installed by requirements-dev.txt
 
 $(STAMP_NPM): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
