@@ -12,6 +12,8 @@ STAMP_NPM := node_modules/.installed
 FRONTEND := frontend/dist/index.html
 
 .PHONY: help install local test test-unit synth deploy clean demo frontend chromium
+# make deploy STACK=AlleycatApiGatewayAccount: API Gateway's logging role, once per account and region
+STACK ?= Alleycat
 
 help:
 	@echo "make local   - run the API locally on http://127.0.0.1:$(PORT) (embedded DynamoDB)"
@@ -46,7 +48,7 @@ synth: install
 	npx cdk synth --quiet
 
 deploy: install
-	npx cdk deploy
+	npx cdk deploy $(STACK)
 
 clean:
 	rm -rf cdk.out .pytest_cache .hypothesis frontend/dist

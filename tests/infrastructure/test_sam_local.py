@@ -41,8 +41,9 @@ SAMPLES = [[0, 82, 47], [1, 84.5, 47]]  # events/post_telemetry.json
 def assembly(tmp_path_factory) -> Path:
     """`npx cdk synth --quiet`, into a folder of its own."""
     out = tmp_path_factory.mktemp("sam-cdk.out")
-    subprocess.run([str(ROOT / "node_modules" / ".bin" / "cdk"), "synth", "--quiet", "--output", str(out)],
-                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([str(ROOT / "node_modules" / ".bin" / "cdk"), "synth", "--quiet", "--no-notices",
+                    "--output", str(out)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                   env={**os.environ, "CDK_DISABLE_CLI_TELEMETRY": "true"})
     return out
 
 
