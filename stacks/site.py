@@ -2,8 +2,10 @@
 built ``frontend/dist`` and a ``config.json`` naming the API deployed into it.
 
 ``Site`` makes the bucket and distribution first, so the API can restrict CORS to the
-site's origin; ``publish(api_url)`` then adds the deployment, which depends on the API.
-The distribution never depends on the API, so there is no cycle.
+site's origin; ``publish(api_url, api_origin)`` then adds the deployment, which depends on
+the API, and names the API's origin in the CSP of the distribution's security headers.
+That origin is made of the RestApi's id alone: the distribution never depends on the
+API's stage, methods or gateway responses (which name the site's origin), so there is no cycle.
 """
 
 from __future__ import annotations
