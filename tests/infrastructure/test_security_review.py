@@ -194,3 +194,11 @@ def test_dependencies_layer_says_what_it_pins(resources):
     assert "aws-lambda-powertools==3.37.0" in layer["Properties"]["Description"]
     assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
     assert layer["Properties"]["CompatibleRuntimes"] == ["python3.13"]
+
+
+def test_tests_run_the_versions_the_layer_deploys():
+    # Given the layer's pins / Then the test environment has exactly those versions installed
+    from importlib.metadata import version
+    for pin in pinned_packages():
+        name, pinned = pin.split("==")
+        assert version(name) == pinned, pin
