@@ -128,9 +128,13 @@ def sam_environment(function, endpoint: str) -> dict:
 
     overrides = json.loads((EVENTS / "env.json").read_text())["Parameters"]
     overrides.update(TABLE_NAME=TABLE, **{ENDPOINT_VARIABLE: endpoint})
+    # SAM passes the caller's credentials and region; these are the ones the table was made with
+    # (a DynamoDB Local without -sharedDb keeps one database per access key and region).
+    credentials = {"key": os.environ["AWS_ACCESS_KEY_ID"], "secret": os.environ["AWS_SECRET_ACCESS_KEY"],
+                   "region": os.environ["AWS_DEFAULT_REGION"]}
     return EnvironmentVariables(function.name, function.memory, function.timeout, function.handler,
                                 function.logging_config, variables=function.environment["Variables"],
-                                override_values=overrides).resolve()
+                                override_values=overrides, aws_creds=credentials).resolve()
 
 
 def run_in_fresh_interpreter(function, event: dict, environment: dict, runtime: Path, tmp_path: Path) -> dict:
