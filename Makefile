@@ -12,6 +12,8 @@ STAMP_NPM := node_modules/.installed
 FRONTEND := frontend/dist/index.html
 
 .PHONY: help install local test test-unit synth deploy clean demo frontend chromium java
+# make deploy STACK=AlleycatApiGatewayAccount: API Gateway's logging role, once per account and region
+STACK ?= Alleycat
 
 help:
 	@echo "make local   - run the API locally on http://127.0.0.1:$(PORT) (DynamoDB Local, in memory)"
@@ -25,6 +27,7 @@ $(STAMP_PY): requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
+$(STAMP_PY): layers/dependencies/requirements.txt  # the dependencies layer's pins, installed by requirements-dev.txt
 
 $(STAMP_NPM): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -49,7 +52,7 @@ synth: install
 	npx cdk synth --quiet
 
 deploy: install
-	npx cdk deploy
+	npx cdk deploy $(STACK)
 
 clean:
 	rm -rf cdk.out .pytest_cache .hypothesis frontend/dist

@@ -1,7 +1,9 @@
-"""Regenerates the sample API Gateway events in this folder: `python events/make_events.py`.
+"""Regenerates the sample events in this folder: `python events/make_events.py`.
 
-Shaped as API Gateway's REST proxy integration sends them (Cognito claims on the
-protected routes); used by the integration tests and by `sam local invoke -e`.
+One per route, shaped as API Gateway's REST proxy integration sends them (Cognito claims
+on the protected routes), and one for the stream processor: the record the table's stream
+delivers after `post_telemetry.json` (its samples, in racer-1's first chunk). Used by the
+integration tests and by `sam local invoke -e`.
 """
 
 import json
@@ -11,7 +13,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "layers" / "alleycat" / "python")]
 
-from alleycat.routes import ROUTES  # noqa: E402
+from alleycat import entities as e  # noqa: E402
+from alleycat.routes import ROUTES, STREAM_PROCESSOR  # noqa: E402
+from alleycat.views import output  # noqa: E402
 from local.events import rest_event  # noqa: E402
 
 RACE_ID = "01JD5Z6Q8X0000000000000000"
@@ -27,6 +31,22 @@ QUERIES = {"get_racer_results": "limit=10", "get_class_races": "limit=10", "get_
            "get_race_leaderboard": "limit=10", "get_racer_history": f"raceId={RACE_ID}"}
 CLAIMS = {"sub": "racer-1", "cognito:groups": "admin"}
 HOST = "abc123.execute-api.eu-west-1.amazonaws.com"
+STREAM_ARN = ("arn:aws:dynamodb:eu-west-1:123456789012:table/Alleycat-DataTable/stream/"
+              "2026-11-22T09:00:00.000")
+
+
+def stream_event() -> dict:
+    """The telemetry sample's stream record: racer-1's chunk 0 before and after it."""
+    samples = {s["second"]: [s["cadence"], s["resistance"]] for s in BODIES["post_telemetry"]["samples"]}
+    chunk = dict(raceId=RACE_ID, racerId="racer-1", chunk=0, classId=PARAMETERS["classId"])
+    old = e.Chunk(**chunk).to_item()
+    new = e.Chunk(**chunk, points=sum(output(*pair) for pair in samples.values()), samples=samples).to_item()
+    return {"Records": [{
+        "eventID": "5f0f6a1c3b9e4d0e8a7f2b1c0d9e8f7a", "eventName": "MODIFY", "eventVersion": "1.1",
+        "eventSource": "aws:dynamodb", "awsRegion": "eu-west-1", "eventSourceARN": STREAM_ARN,
+        "dynamodb": {"ApproximateCreationDateTime": 1763805601, "Keys": {k: new[k] for k in ("PK", "SK")},
+                     "NewImage": new, "OldImage": old, "SequenceNumber": "100000000000000000001",
+                     "SizeBytes": 180, "StreamViewType": "NEW_AND_OLD_IMAGES"}}]}
 
 
 def main() -> None:
@@ -47,6 +67,7 @@ def main() -> None:
                                         "apiId": "abc123", "requestId": "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
                                         "requestTimeEpoch": 1763805600000, "domainName": HOST})
         (HERE / f"{route.function}.json").write_text(json.dumps(event, indent=2) + "\n")
+    (HERE / f"{STREAM_PROCESSOR}.json").write_text(json.dumps(stream_event(), indent=2, default=str) + "\n")
 
 
 if __name__ == "__main__":

@@ -31,3 +31,16 @@ def acknowledge(construct: IConstruct, rule: str, reason: str) -> None:
     cdk-nag 3 wants each finding acknowledged by its exact id, e.g. ``AwsSolutions-IAM5[Resource::*]``.
     """
     Validations.of(construct).acknowledge(Acknowledgment(id=rule, reason=reason))
+
+
+LINT_REASONS = "cfn-lint-reasons"  # Metadata key: rule -> why it is acknowledged
+
+
+def acknowledge_lint(construct: IConstruct, rule: str, reason: str) -> None:
+    """Acknowledge one cfn-lint (or cfn-lint-serverless) finding on ``construct``'s resource:
+    cfn-lint's own ``ignore_checks`` Metadata, and the reason beside it for reviewers."""
+    resource = construct.node.default_child
+    metadata = resource.get_metadata("cfn-lint") or {"config": {"ignore_checks": []}}
+    metadata["config"]["ignore_checks"].append(rule)
+    resource.add_metadata("cfn-lint", metadata)
+    resource.add_metadata(LINT_REASONS, {**(resource.get_metadata(LINT_REASONS) or {}), rule: reason})

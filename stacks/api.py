@@ -18,8 +18,7 @@ from . import acknowledge
 ADMIN_GROUP = "admin"  # alleycat.http.ADMIN: members may act on others' resources
 CORS_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key"]
 CORS_METHODS = ["GET", "PUT", "POST", "OPTIONS"]
-CLOUDWATCH_ROLE_POLICY = ("AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/"
-                          "service-role/AmazonAPIGatewayPushToCloudWatchLogs]")
+STAGE = "prod"
 PUBLIC_READ = "Public read route: race data, leaderboards and results are public per the API contract."
 
 
@@ -29,7 +28,10 @@ def path_parameters(path: str) -> dict[str, bool]:
 
 
 class UserPool(Construct):
-    """Admin-created accounts only, strong passwords, optional TOTP MFA, an ``admin`` group."""
+    """Admin-created accounts only, strong passwords, TOTP required, an ``admin`` group.
+
+    The app client signs in with SRP only: no OAuth flows, no hosted UI, no callback URLs.
+    """
 
     def __init__(self, scope: Construct, id: str, *, throwaway: bool = False) -> None:
         super().__init__(scope, id)
@@ -42,7 +44,9 @@ class UserPool(Construct):
                 min_length=12, require_lowercase=True, require_uppercase=True,
                 require_digits=True, require_symbols=True,
                 temp_password_validity=Duration.days(3)),
-            mfa=cognito.Mfa.OPTIONAL,
+            # Admins may do every write and Cognito cannot require a factor per group:
+            # every account gets TOTP (accounts are admin-created; no SMS cost or SIM swap).
+            mfa=cognito.Mfa.REQUIRED,
             mfa_second_factor=cognito.MfaSecondFactor(otp=True, sms=False),
             account_recovery=cognito.AccountRecovery.EMAIL_ONLY,
             feature_plan=cognito.FeaturePlan.ESSENTIALS,
@@ -54,15 +58,13 @@ class UserPool(Construct):
             auth_flows=cognito.AuthFlow(user_srp=True),
             generate_secret=False,
             prevent_user_existence_errors=True,
+            disable_o_auth=True,  # CDK's default would allow the implicit grant to https://example.com
         )
         cognito.CfnUserPoolGroup(self, "AdminGroup", user_pool_id=self.user_pool.user_pool_id,
                                  group_name=ADMIN_GROUP, description="Alleycat administrators")
-        acknowledge(self.user_pool, "AwsSolutions-COG2",
-                    "MFA is optional: TOTP is offered to every user but not forced, to keep racer "
-                    "onboarding light; accounts are admin-created and passwords are strong.")
         acknowledge(self.user_pool, "AwsSolutions-COG8",
                     "Plus feature plan (threat protection) is a per-MAU cost not justified yet: "
-                    "no self sign-up, strong passwords, optional MFA. Revisit when sign-up opens.")
+                    "no self sign-up, strong passwords, TOTP required. Revisit when sign-up opens.")
 
 
 class Api(Construct):
@@ -80,12 +82,14 @@ class Api(Construct):
             rest_api_name=f"{Stack.of(self).stack_name}-api",
             description="Alleycat racing API",
             endpoint_types=[apigw.EndpointType.REGIONAL],
-            cloud_watch_role=True,  # execution logging needs the account-level CloudWatch role
+            # The account's API Gateway logging role is an account-wide singleton: not this
+            # stack's to overwrite (stacks/account.py sets it once where an account has none).
+            cloud_watch_role=False,
             default_cors_preflight_options=apigw.CorsOptions(
                 allow_origins=[allowed_origin], allow_methods=CORS_METHODS,
                 allow_headers=CORS_HEADERS, max_age=Duration.minutes(5)),
             deploy_options=apigw.StageOptions(
-                stage_name="prod",
+                stage_name=STAGE,
                 throttling_rate_limit=1000,
                 throttling_burst_limit=2000,
                 access_log_destination=apigw.LogGroupLogDestination(access_logs),
@@ -99,6 +103,12 @@ class Api(Construct):
             ),
         )
         self.rest_api.node.try_remove_child("Endpoint")  # the stack exports ApiUrl instead
+        # The group API Gateway writes execution logs to, owned here so it has a retention;
+        # the stage waits for it, so API Gateway never creates it first.
+        execution_logs = logs.LogGroup(
+            self, "ExecutionLogs", log_group_name=f"API-Gateway-Execution-Logs_{self.rest_api.rest_api_id}/{STAGE}",
+            retention=logs.RetentionDays.ONE_MONTH, removal_policy=removal_policy)
+        self.rest_api.deployment_stage.node.add_dependency(execution_logs)
         # API Gateway's own errors (401 from the authorizer, 400 from validation, 429, 5xx)
         # carry CORS headers too, so browsers can read them.
         for response_type in (apigw.ResponseType.DEFAULT_4_XX, apigw.ResponseType.DEFAULT_5_XX):
@@ -132,10 +142,14 @@ class Api(Construct):
         acknowledge(self.rest_api.deployment_stage, "AwsSolutions-APIG3",
                     "No WAFv2 web ACL yet (fixed + per-request cost); stage throttling (1000 rps, "
                     "burst 2000) bounds abuse. Attach a web ACL before high-traffic public use.")
-        acknowledge(self.rest_api.node.find_child("CloudWatchRole"), CLOUDWATCH_ROLE_POLICY,
-                    "Account-level role API Gateway uses to write execution logs; the AWS managed "
-                    "policy is the documented, minimal policy for exactly this purpose.")
 
     @property
     def url(self) -> str:
         return self.rest_api.url
+
+    @property
+    def origin(self) -> str:
+        """``https://<api id>.execute-api.<region>.<suffix>``: from the API alone, not its stage,
+        so the site's headers policy can name it without a dependency cycle."""
+        stack = Stack.of(self)
+        return f"https://{self.rest_api.rest_api_id}.execute-api.{stack.region}.{stack.url_suffix}"

@@ -11,25 +11,23 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
-from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
 from alleycat.routes import QUERY, ROUTES, Route
 from alleycat.schema import INVERTED_INDEX
 
-from . import FUNCTIONS_DIR, LAYER_DIR, acknowledge, pascal
+from . import FUNCTIONS_DIR, acknowledge, pascal
+from .layers import ASSET_EXCLUDES, layers
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
-# AWS-managed Powertools layer, resolved by CloudFormation at deploy time (synth stays offline).
-POWERTOOLS_PARAMETER = "/aws/service/powertools/python/arm64/python3.13/latest"
-ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
+ENDPOINT_VARIABLE = "AWS_ENDPOINT_URL_DYNAMODB"
 
 XRAY_WILDCARD = ("X-Ray PutTraceSegments/PutTelemetryRecords (added by tracing=ACTIVE) and, for the "
                  "stream processor, dynamodb:ListStreams (added by its event source) support no "
                  "resource-level permissions; Resource must be '*'.")
-RUNTIME_PINNED = ("Pinned to python3.13 to match the AWS-managed Powertools layer parameter "
-                  f"({POWERTOOLS_PARAMETER}) and the project's toolchain; upgrade both together.")
+RUNTIME_PINNED = ("Pinned to python3.13: the dependencies layer is built for exactly this runtime "
+                  "(pip --python-version 3.13); upgrade the runtime and that layer together.")
 
 
 def logical_id(function: str) -> str:
@@ -60,19 +58,7 @@ class Functions(Construct):
         self._table = table
         self._allowed_origin = allowed_origin
         self._removal_policy = removal_policy
-        self._layers = [
-            lambda_.LayerVersion(
-                self, "SharedLayer",
-                code=lambda_.Code.from_asset(str(LAYER_DIR), exclude=ASSET_EXCLUDES),
-                compatible_runtimes=[RUNTIME],
-                compatible_architectures=[ARCHITECTURE],
-                description="Alleycat shared code: keys, entities, store, http",
-            ),
-            lambda_.LayerVersion.from_layer_version_arn(
-                self, "PowertoolsLayer",
-                ssm.StringParameter.value_for_string_parameter(self, POWERTOOLS_PARAMETER),
-            ),
-        ]
+        self._layers = layers(self, RUNTIME, ARCHITECTURE)
         self.by_name = {route.function: self.add(route.function, f"{route.method} {route.path}", route.actions)
                         for route in routes}
 
@@ -107,6 +93,9 @@ class Functions(Construct):
                 "POWERTOOLS_METRICS_NAMESPACE": "Alleycat",
                 "LOG_LEVEL": "INFO",
                 "ALLOWED_ORIGIN": self._allowed_origin,  # CORS: the frontend's origin
+                # Empty (botocore: unset) in AWS; declared so `sam local invoke --env-vars` may
+                # point it at a local DynamoDB (SAM overrides only variables the template declares).
+                ENDPOINT_VARIABLE: "",
             },
         )
         # Stable, readable logical id: `sam local invoke GetRaceLeaderboardFunction` works.

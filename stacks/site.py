@@ -2,13 +2,16 @@
 built ``frontend/dist`` and a ``config.json`` naming the API deployed into it.
 
 ``Site`` makes the bucket and distribution first, so the API can restrict CORS to the
-site's origin; ``publish(api_url)`` then adds the deployment, which depends on the API.
-The distribution never depends on the API, so there is no cycle.
+site's origin; ``publish(api_url, api_origin)`` then adds the deployment, which depends on
+the API, and names the API's origin in the CSP of the distribution's security headers.
+That origin is made of the RestApi's id alone: the distribution never depends on the
+API's stage, methods or gateway responses (which name the site's origin), so there is no cycle.
 """
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy, Stack
+import jsii
+from aws_cdk import Duration, IStableStringProducer, Lazy, RemovalPolicy, Stack
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
 from aws_cdk import aws_s3 as s3
@@ -20,6 +23,27 @@ from . import ROOT, acknowledge
 DIST_DIR = ROOT / "frontend" / "dist"
 LOG_RETENTION = Duration.days(90)
 DEPLOYMENT_HANDLER_PREFIX = "Custom::CDKBucketDeployment"
+HSTS_MAX_AGE = Duration.days(730)
+
+
+def content_security_policy(api_origin: str) -> str:
+    """Only the site's own script and styles run, and it talks only to itself and the API."""
+    return "; ".join([
+        "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
+        "font-src 'self'", f"connect-src 'self' {api_origin}", "manifest-src 'self'",
+        "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'",
+    ])
+
+
+@jsii.implements(IStableStringProducer)
+class _Later:
+    """A value the template needs before the construct that knows it exists (the API)."""
+
+    def __init__(self) -> None:
+        self.value: str | None = None
+
+    def produce(self) -> str | None:
+        return self.value
 
 
 def private_bucket(scope: Construct, id: str, removal_policy: RemovalPolicy, **kwargs) -> s3.Bucket:
@@ -45,6 +69,8 @@ class Site(Construct):
         self.bucket = private_bucket(self, "Bucket", removal_policy,
                                      server_access_logs_bucket=self.logs,
                                      server_access_logs_prefix="s3/")
+        self._api_origin = _Later()
+        self.headers = self._security_headers()
         self.distribution = cloudfront.Distribution(
             self, "Distribution",
             comment="Alleycat frontend",
@@ -53,6 +79,7 @@ class Site(Construct):
                 origin=origins.S3BucketOrigin.with_origin_access_control(self.bucket),
                 viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
                 cache_policy=cloudfront.CachePolicy.CACHING_OPTIMIZED,
+                response_headers_policy=self.headers,
             ),
             price_class=cloudfront.PriceClass.PRICE_CLASS_100,
             http_version=cloudfront.HttpVersion.HTTP2_AND_3,
@@ -61,6 +88,24 @@ class Site(Construct):
             log_file_prefix="cloudfront/",
         )
         self._acknowledge()
+
+    def _security_headers(self) -> cloudfront.ResponseHeadersPolicy:
+        """HSTS, CSP, nosniff, no framing, no referrer: the browser may hold Cognito tokens."""
+        csp = content_security_policy(Lazy.string(self._api_origin))
+        return cloudfront.ResponseHeadersPolicy(
+            self, "SecurityHeaders",
+            comment="Alleycat site: HSTS, CSP, nosniff, no framing, no referrer",
+            security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
+                strict_transport_security=cloudfront.ResponseHeadersStrictTransportSecurity(
+                    access_control_max_age=HSTS_MAX_AGE, include_subdomains=True, override=True),
+                content_security_policy=cloudfront.ResponseHeadersContentSecurityPolicy(
+                    content_security_policy=csp, override=True),
+                content_type_options=cloudfront.ResponseHeadersContentTypeOptions(override=True),
+                frame_options=cloudfront.ResponseHeadersFrameOptions(
+                    frame_option=cloudfront.HeadersFrameOption.DENY, override=True),
+                referrer_policy=cloudfront.ResponseHeadersReferrerPolicy(
+                    referrer_policy=cloudfront.HeadersReferrerPolicy.NO_REFERRER, override=True),
+            ))
 
     @property
     def origin(self) -> str:
@@ -71,8 +116,10 @@ class Site(Construct):
     def url(self) -> str:
         return f"{self.origin}/"
 
-    def publish(self, api_url: str) -> s3deploy.BucketDeployment:
-        """Deploys the built frontend and a ``config.json`` pointing it at ``api_url``."""
+    def publish(self, api_url: str, api_origin: str) -> s3deploy.BucketDeployment:
+        """Deploys the built frontend and a ``config.json`` pointing it at ``api_url``,
+        and lets the site's CSP connect to ``api_origin``."""
+        self._api_origin.value = api_origin
         deployment = s3deploy.BucketDeployment(
             self, "Deployment",
             destination_bucket=self.bucket,

@@ -13,10 +13,12 @@ from constructs import Construct
 from alleycat.routes import (STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR,
                              STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES, STREAM_RETRIES)
 
-from . import acknowledge
+from . import acknowledge, acknowledge_lint
 from .functions import Functions
 
 MAX_RECORD_AGE = Duration.hours(1)
+# Live boards refresh every second: half a minute behind for two minutes running is a stuck shard.
+ITERATOR_AGE_LIMIT = Duration.seconds(30)
 
 
 class StreamProcessor(Construct):
@@ -31,6 +33,11 @@ class StreamProcessor(Construct):
         acknowledge(self.failures, "AwsSolutions-SQS3",
                     "This queue is itself the on-failure destination of the stream mapping; "
                     "it holds records that exhausted their retries for a person to inspect.")
+        acknowledge_lint(self.failures, "ES6000",
+                         "This queue is itself the dead end of the stream mapping: nothing consumes it "
+                         "automatically, so no message can poison a consumer; a person reads and replays "
+                         "its records, and a redrive policy would only move the ones they viewed a few "
+                         "times into yet another queue. The failures alarm fires on its first message.")
         self.function.add_event_source(sources.DynamoEventSource(
             table,
             starting_position=lambda_.StartingPosition.TRIM_HORIZON,
@@ -46,9 +53,22 @@ class StreamProcessor(Construct):
             filters=[lambda_.FilterCriteria.filter(
                 {"dynamodb": {"NewImage": {"type": {"S": lambda_.FilterRule.or_(*STREAM_PROCESSOR_TYPES)}}}})],
         ))
-        self.alarm = cloudwatch.Alarm(
-            self, "FailuresAlarm",
-            alarm_description="Stream records the processor gave up on are waiting in the failure queue",
-            metric=self.failures.metric_approximate_number_of_messages_visible(period=Duration.minutes(1)),
-            threshold=0, comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-            evaluation_periods=1, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING)
+        self.failures_waiting = self.failures.metric_approximate_number_of_messages_visible(
+            period=Duration.minutes(1), statistic="Maximum")
+        self.iterator_age = self.function.metric("IteratorAge", statistic="Maximum", period=Duration.minutes(1))
+        self.alarms = [
+            cloudwatch.Alarm(
+                self, "FailuresAlarm",
+                alarm_description="Stream records the processor gave up on are waiting in the failure queue",
+                metric=self.failures_waiting,
+                threshold=0, comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                evaluation_periods=1, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING),
+            cloudwatch.Alarm(
+                self, "IteratorAgeAlarm",
+                alarm_description="The stream processor is behind the table's stream (a stuck shard): "
+                                  "live race boards and results stop changing",
+                metric=self.iterator_age,
+                threshold=ITERATOR_AGE_LIMIT.to_milliseconds(),
+                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                evaluation_periods=2, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING),
+        ]

@@ -9,6 +9,7 @@ from aws_cdk.assertions import Match
 
 from alleycat import schema
 from alleycat.routes import QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES
+from stacks import LINT_REASONS
 from stacks.functions import logical_id
 
 from .conftest import of_type, synthesize
@@ -110,7 +111,8 @@ def test_function_configuration(resources, route):
     assert props["Handler"] == "app.handler"
     assert props["MemorySize"] == 256 and props["Timeout"] == 10
     assert props["TracingConfig"] == {"Mode": "Active"}
-    assert len(props["Layers"]) == 2
+    assert len(props["Layers"]) == 2  # shared code and dependencies, both built from this repository
+    assert all(resources[layer["Ref"]]["Type"] == "AWS::Lambda::LayerVersion" for layer in props["Layers"])
     assert props["LoggingConfig"]["LogGroup"]["Ref"] in resources  # its own, explicit log group
     assert set(props["Environment"]["Variables"]) >= {
         "TABLE_NAME", "POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "LOG_LEVEL"}
@@ -134,8 +136,8 @@ def test_stream_processor_mapping_retries_bisects_and_keeps_failures(resources, 
     assert 0 < mapping["MaximumRetryAttempts"] <= 10 and mapping["MaximumRecordAgeInSeconds"] > 0
     queue = mapping["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"][0]
     assert resources[queue]["Type"] == "AWS::SQS::Queue"
-    alarm = next(iter(of_type(resources, "AWS::CloudWatch::Alarm").values()))["Properties"]
-    assert alarm["MetricName"] == "ApproximateNumberOfMessagesVisible"
+    [alarm] = [a["Properties"] for a in of_type(resources, "AWS::CloudWatch::Alarm").values()
+               if a["Properties"].get("MetricName") == "ApproximateNumberOfMessagesVisible"]
     assert alarm["Dimensions"][0]["Value"] == {"Fn::GetAtt": [queue, "QueueName"]}
 
 
@@ -223,10 +225,11 @@ def test_stage_is_throttled_logged_and_traced(template):
 
 
 def test_user_pool_is_admin_managed_with_an_admin_group(template):
-    # Given the Cognito resources / Then sign-up is closed, MFA optional, and "admin" exists
+    # Given the Cognito resources / Then sign-up is closed, TOTP required, and "admin" exists
     template.has_resource_properties("AWS::Cognito::UserPool", {
         "AdminCreateUserConfig": {"AllowAdminCreateUserOnly": True},
-        "MfaConfiguration": "OPTIONAL",
+        "MfaConfiguration": "ON",
+        "EnabledMfas": ["SOFTWARE_TOKEN_MFA"],
     })
     template.has_resource_properties("AWS::Cognito::UserPoolGroup", {"GroupName": "admin"})
 
@@ -234,7 +237,7 @@ def test_user_pool_is_admin_managed_with_an_admin_group(template):
 def test_outputs(template_json):
     # Given the stack / Then clients can find the API, the user pool and the table
     assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "TableName",
-                                             "StreamFailureQueueUrl", "SiteUrl"}
+                                             "StreamFailureQueueUrl", "SiteUrl", "AlarmTopicArn"}
 
 
 # --- the frontend site ------------------------------------------------------------------------
@@ -335,10 +338,22 @@ def test_cdk_nag_passes_and_every_acknowledgment_has_a_reason(stack_artifact, me
     assert all(len(reason.split()) >= 5 for reason in acknowledged.values()), acknowledged
 
 
-def test_cfn_lint_reports_no_errors(template_path):
-    # Given the synthesized template / When cfn-lint checks it
-    from cfnlint.api import lint_file
-    matches = lint_file(Path(template_path))
-    # Then there are no errors (warnings are acceptable)
+def test_cfn_lint_with_the_serverless_rules_reports_no_errors(template_path):
+    # Given the synthesized template / When cfn-lint checks it, with cfn-lint-serverless's rules too
+    from cfnlint.api import ManualArgs, lint_file
+    matches = lint_file(Path(template_path), ManualArgs(append_rules=["cfn_lint_serverless.rules"]))
+    # Then the serverless rules ran (they warn about CDK's own deployment handler)
+    assert any(match.rule.id.startswith("WS") for match in matches)
+    # And there are no errors, cfn-lint's (E) or the serverless rules' (ES); warnings are acceptable
     errors = [str(match) for match in matches if match.rule.id.startswith("E")]
     assert not errors, "\n".join(errors)
+
+
+def test_every_cfn_lint_acknowledgment_has_a_reason(resources):
+    # Given the resources that tell cfn-lint to ignore a rule
+    ignored = {(logical, rule): resource["Metadata"].get(LINT_REASONS, {}).get(rule, "")
+               for logical, resource in resources.items()
+               for rule in resource.get("Metadata", {}).get("cfn-lint", {}).get("config", {}).get("ignore_checks", [])}
+    # Then each ignored rule carries a reason beside it
+    assert ignored
+    assert all(len(reason.split()) >= 5 for reason in ignored.values()), ignored

@@ -1,0 +1,52 @@
+"""What Lambda's python runtime does for one invocation, run as ``python -I -S lambda_runtime.py``.
+
+Reads ``{"task_root", "layers", "runtime", "handler", "event", "function", "result"}`` as JSON
+on stdin.
+The import path is Lambda's: the function's code (``/var/task``), each layer's ``python/``
+folder (``/opt/python``), the runtime's own packages (``/var/runtime``: boto3), then the
+standard library; ``-I -S`` keeps everything else out (no site-packages, no PYTHONPATH,
+not this file's folder). Writes ``{"response", "outside", "loaded_from"}`` to the ``result``
+file (stdout is the function's log): the handler's answer, any module imported from
+somewhere else than those folders, and the folder each top-level package came from.
+"""
+
+import json
+import sys
+import uuid
+
+
+class LambdaContext:
+    def __init__(self, function: str):
+        self.function_name = function
+        self.function_version = "$LATEST"
+        self.memory_limit_in_mb = 256
+        self.invoked_function_arn = f"arn:aws:lambda:us-east-1:123456789012:function:{function}"
+        self.aws_request_id = str(uuid.uuid4())
+        self.log_group_name = f"/aws/lambda/{function}"
+        self.log_stream_name = "$LATEST"
+
+    @staticmethod
+    def get_remaining_time_in_millis() -> int:
+        return 10_000
+
+
+def main() -> None:
+    spec = json.load(sys.stdin)
+    stdlib = list(sys.path)
+    roots = [spec["task_root"], *(f"{layer}/python" for layer in spec["layers"]), spec["runtime"]]
+    sys.path[:] = roots + stdlib
+    module_name, function_name = spec["handler"].rsplit(".", 1)
+    module = __import__(module_name)
+    response = getattr(module, function_name)(spec["event"], LambdaContext(spec["function"]))
+    allowed = tuple(roots + [path for path in stdlib if path])
+    files = {name: loaded.__file__ for name, loaded in list(sys.modules.items())
+             if name not in ("__main__", "__mp_main__") and getattr(loaded, "__file__", None)}
+    outside = sorted(name for name, file in files.items() if not file.startswith(allowed))
+    loaded_from = {name: root for name, file in files.items() if "." not in name
+                   for root in roots if file.startswith(root + "/")}
+    with open(spec["result"], "w") as result:
+        json.dump({"response": response, "outside": outside, "loaded_from": loaded_from}, result, default=str)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,259 @@
+"""What `sam local invoke -t cdk.out/Alleycat.template.json` does, without Docker.
+
+The cloud assembly comes from the CDK CLI as `make synth` makes it; SAM CLI's own
+providers read it and must find every function's code and every layer in local folders
+(no layer ARN to download, nothing from SSM). Each function then runs in a fresh
+interpreter with only those folders and the runtime's boto3 on its import path, with its
+``events/`` file and the environment SAM would give it (``--env-vars events/env.json``),
+against the embedded DynamoDB: what SAM would execute inside its container.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from decimal import Decimal
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+
+from alleycat import entities as e
+from alleycat.routes import ROUTES, STREAM_PROCESSOR
+from stacks.app import STACK_NAME
+from stacks.functions import ENDPOINT_VARIABLE, logical_id
+from stacks.layers import REQUIREMENTS, pinned_packages
+
+ROOT = Path(__file__).resolve().parents[2]
+EVENTS = ROOT / "events"
+RUNNER = Path(__file__).with_name("lambda_runtime.py")
+FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR]
+# What Lambda's python runtime ships besides the standard library (/var/runtime): boto3 and its closure.
+RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six", "urllib3")
+TABLE = "alleycat-sam"
+RACE_ID = "01JD5Z6Q8X0000000000000000"  # the race the sample events name (events/make_events.py)
+SAMPLES = [[0, 82, 47], [1, 84.5, 47]]  # events/post_telemetry.json
+
+
+@pytest.fixture(scope="module")
+def assembly(tmp_path_factory) -> Path:
+    """`npx cdk synth --quiet`, into a folder of its own."""
+    out = tmp_path_factory.mktemp("sam-cdk.out")
+    subprocess.run([str(ROOT / "node_modules" / ".bin" / "cdk"), "synth", "--quiet", "--no-notices",
+                    "--output", str(out)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                   env={**os.environ, "CDK_DISABLE_CLI_TELEMETRY": "true"})
+    return out
+
+
+@pytest.fixture(scope="module")
+def provider(assembly):
+    from samcli.lib.providers.sam_function_provider import SamFunctionProvider
+    from samcli.lib.providers.sam_stack_provider import SamLocalStackProvider
+
+    stacks, _ = SamLocalStackProvider.get_stacks(str(assembly / f"{STACK_NAME}.template.json"))
+    return SamFunctionProvider(stacks)
+
+
+def inside(path, folder: Path) -> bool:
+    return Path(path).resolve().is_relative_to(folder.resolve())
+
+
+# --- SAM resolves everything locally ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_sam_finds_the_function_its_code_and_its_layers_in_the_assembly(provider, assembly, function):
+    # Given the template as SAM CLI reads it / When looking the function up as `sam local invoke` does
+    found = provider.get(logical_id(function))
+    # Then its code is the asset folder holding its handler
+    assert found is not None and found.packagetype == "Zip"
+    assert (found.runtime, found.architecture, found.handler) == ("python3.13", "arm64", "app.handler")
+    assert inside(found.codeuri, assembly) and (Path(found.codeuri) / "app.py").is_file()
+    # And both layers are folders of the assembly, none an ARN to download
+    assert len(found.layers) == 2
+    for layer in found.layers:
+        assert layer.is_defined_within_template and not layer.arn.startswith("arn:")
+        assert inside(layer.codeuri, assembly) and (Path(layer.codeuri) / "python").is_dir()
+
+
+def test_no_function_in_the_template_needs_a_layer_from_aws(provider):
+    # Given every function SAM sees (CDK's own deployment handler included)
+    functions = list(provider.get_all())
+    assert len(functions) > len(FUNCTIONS)
+    # Then none has a layer SAM would have to download with credentials
+    remote = [(function.name, layer.arn) for function in functions for layer in function.layers
+              if not layer.is_defined_within_template or layer.codeuri is None]
+    assert not remote
+
+
+def layer_named(provider, name: str) -> Path:
+    [layer] = {layer.codeuri for layer in provider.get(logical_id(STREAM_PROCESSOR)).layers
+               if name in layer.name}
+    return Path(layer) / "python"
+
+
+def test_dependencies_layer_holds_exactly_the_pinned_packages_for_lambda(provider):
+    # Given the dependencies layer SAM mounts
+    folder = layer_named(provider, "DependenciesLayer")
+    # Then it holds every pinned package at its pinned version, and nothing else
+    installed = {d.name.removesuffix(".dist-info").rsplit("-", 1)[0].lower().replace("_", "-") + "=="
+                 + d.name.removesuffix(".dist-info").rsplit("-", 1)[1] for d in folder.glob("*.dist-info")}
+    assert installed == {line.lower().replace("_", "-") for line in pinned_packages()}, REQUIREMENTS
+    # And no boto3 of its own (the runtime's is used) and compiled code only for Lambda's arm64 python3.13
+    assert not (folder / "boto3").exists() and not (folder / "botocore").exists()
+    extensions = [path.name for path in folder.rglob("*.so")]
+    assert extensions and all("cpython-313-aarch64-linux-gnu" in name for name in extensions)
+
+
+# --- each function run as SAM would run it ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def runtime_packages(tmp_path_factory) -> Path:
+    """Stands in for /var/runtime: boto3 and its dependencies, nothing else."""
+    folder = tmp_path_factory.mktemp("var-runtime")
+    for name in RUNTIME_PACKAGES:
+        source = Path(import_module(name).__file__)
+        source = source.parent if source.name == "__init__.py" else source
+        (folder / source.name).symlink_to(source)
+    return folder
+
+
+def sam_environment(function, endpoint: str) -> dict:
+    """The variables SAM CLI gives the function with ``--env-vars events/env.json``
+    (the endpoint pointed at the embedded DynamoDB), resolved by SAM's own code."""
+    from samcli.local.lambdafn.env_vars import EnvironmentVariables
+
+    overrides = json.loads((EVENTS / "env.json").read_text())["Parameters"]
+    overrides.update(TABLE_NAME=TABLE, **{ENDPOINT_VARIABLE: endpoint})
+    # SAM passes the caller's credentials and region; these are the ones the table was made with
+    # (a DynamoDB Local without -sharedDb keeps one database per access key and region).
+    credentials = {"key": os.environ["AWS_ACCESS_KEY_ID"], "secret": os.environ["AWS_SECRET_ACCESS_KEY"],
+                   "region": os.environ["AWS_DEFAULT_REGION"]}
+    return EnvironmentVariables(function.name, function.memory, function.timeout, function.handler,
+                                function.logging_config, variables=function.environment["Variables"],
+                                override_values=overrides, aws_creds=credentials).resolve()
+
+
+def run_in_fresh_interpreter(function, event: dict, environment: dict, runtime: Path, tmp_path: Path) -> dict:
+    result = tmp_path / f"{function.name}.json"
+    spec = {"task_root": function.codeuri, "layers": [layer.codeuri for layer in function.layers],
+            "runtime": str(runtime), "handler": function.handler, "event": event,
+            "function": function.name, "result": str(result)}
+    completed = subprocess.run([sys.executable, "-I", "-S", str(RUNNER)], input=json.dumps(spec), text=True,
+                               env=environment, capture_output=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    return json.loads(result.read_text())
+
+
+def seed_the_sample_race(endpoint: str) -> None:
+    """The race the sample events name (create_race makes a new id each time)."""
+    import boto3
+
+    client = boto3.client("dynamodb", endpoint_url=endpoint)
+    race = e.Race(RACE_ID, "hill-climb", "Hill climb", "2026-11-22T10:00:00Z", 300)
+    for item in (race, *(e.RaceBoard(RACE_ID, shard) for shard in range(e.BOARD_SHARDS))):
+        client.put_item(TableName=TABLE, Item=item.to_item())
+
+
+# Run in this order: each sample event finds what the ones before it wrote.
+ORDER = ["put_class", "put_racer", "create_race", "get_race", "join_race", "post_telemetry", STREAM_PROCESSOR,
+         "get_race_leaderboard", "get_racer_results", "get_racer_history", "get_class_races", "finish_race",
+         "get_class_leaderboard"]
+
+
+@pytest.fixture(scope="module")
+def invocations(provider, runtime_packages, tmp_path_factory) -> dict[str, dict]:
+    from local.server import EmbeddedDynamoDB
+
+    tmp_path = tmp_path_factory.mktemp("invocations")
+    db = EmbeddedDynamoDB().start()
+    try:
+        db.create_table(TABLE)
+        seed_the_sample_race(db.url)
+        results = {}
+        for name in ORDER:
+            function = provider.get(logical_id(name))
+            event = json.loads((EVENTS / f"{name}.json").read_text())
+            results[name] = run_in_fresh_interpreter(function, event, sam_environment(function, db.url),
+                                                     runtime_packages, tmp_path)
+        return results
+    finally:
+        db.stop()
+
+
+def test_the_run_order_covers_every_function():
+    assert sorted(ORDER) == sorted(FUNCTIONS)
+
+
+def body(invocations, function: str) -> tuple[int, dict]:
+    response = invocations[function]["response"]
+    return response["statusCode"], json.loads(response["body"])
+
+
+EXPECTED = {
+    "put_class": lambda status, b: status == 200 and (b["classId"], b["name"]) == ("hill-climb", "Hill climb"),
+    "put_racer": lambda status, b: status == 200 and b == {"racerId": "racer-1", "name": "Racer One"},
+    "create_race": lambda status, b: status == 201 and b["classId"] == "hill-climb" and b["raceId"] != RACE_ID,
+    "get_race": lambda status, b: status == 200 and b["raceId"] == RACE_ID,
+    "join_race": lambda status, b: status == 200 and b["racerId"] == "racer-1",
+    "post_telemetry": lambda status, b: status == 200 and b["accepted"] == 2,
+    "get_race_leaderboard": lambda status, b: status == 200 and [
+        (row["racerId"], Decimal(str(row["score"]))) for row in b["items"]] == [("racer-1", Decimal("264.88"))],
+    "get_racer_results": lambda status, b: status == 200 and [row["raceId"] for row in b["items"]] == [RACE_ID],
+    "get_racer_history": lambda status, b: status == 200 and [(race["raceId"], [row[:3] for row in race["samples"]])
+                                                              for race in b["races"]] == [(RACE_ID, SAMPLES)],
+    "get_class_races": lambda status, b: status == 200 and RACE_ID in [row["raceId"] for row in b["items"]],
+    "finish_race": lambda status, b: status == 200 and b["status"] == "finished",
+    "get_class_leaderboard": lambda status, b: status == 200 and b["classId"] == "hill-climb",
+}
+
+
+@pytest.mark.parametrize("function", [name for name in ORDER if name != STREAM_PROCESSOR])
+def test_route_function_answers_its_sample_event(invocations, function):
+    # Given the function run as SAM runs it, with its events/ file / Then it answers as the contract says
+    status, answer = body(invocations, function)
+    assert EXPECTED[function](status, answer), (status, answer)
+
+
+def test_stream_processor_handles_its_sample_record(invocations):
+    # Given the stream record of the sample telemetry / Then no record is reported as failed
+    # (and get_race_leaderboard, run after it, shows the score it wrote)
+    assert invocations[STREAM_PROCESSOR]["response"] == {"batchItemFailures": []}
+
+
+@pytest.mark.parametrize("function", ORDER)
+def test_function_imports_nothing_from_outside_its_folders(invocations, function):
+    # Given the fresh interpreter's modules / Then each came from the code, a layer, boto3 or the stdlib
+    assert invocations[function]["outside"] == []
+
+
+def test_packages_come_from_the_layers_and_the_runtime(provider, runtime_packages, invocations):
+    # Given the telemetry function's run / Then Powertools came from the dependencies layer,
+    # the shared code from the shared layer, boto3 from the runtime
+    loaded_from = invocations["post_telemetry"]["loaded_from"]
+    assert Path(loaded_from["aws_lambda_powertools"]) == layer_named(provider, "DependenciesLayer")
+    assert Path(loaded_from["fastjsonschema"]) == layer_named(provider, "DependenciesLayer")
+    assert Path(loaded_from["alleycat"]) == layer_named(provider, "SharedLayer")
+    assert Path(loaded_from["boto3"]) == runtime_packages
+
+
+def test_sam_environment_points_the_functions_at_the_given_table_and_endpoint(provider):
+    # Given SAM's environment for a function with the README's --env-vars
+    environment = sam_environment(provider.get(logical_id("get_race")), "http://127.0.0.1:1")
+    # Then the table name and endpoint override reach it (SAM overrides only declared variables)
+    assert environment["TABLE_NAME"] == TABLE and environment[ENDPOINT_VARIABLE] == "http://127.0.0.1:1"
+    assert environment["AWS_SAM_LOCAL"] == "true"
+
+
+def test_an_empty_endpoint_variable_leaves_boto3_on_the_aws_endpoint(monkeypatch):
+    # Given the deployed functions' empty AWS_ENDPOINT_URL_DYNAMODB
+    import boto3
+
+    monkeypatch.setenv(ENDPOINT_VARIABLE, "")
+    # When a client is made / Then it talks to the regional AWS endpoint
+    client = boto3.client("dynamodb", region_name="eu-west-1")
+    assert client.meta.endpoint_url == "https://dynamodb.eu-west-1.amazonaws.com"
+    assert os.environ[ENDPOINT_VARIABLE] == ""

@@ -1,0 +1,204 @@
+"""The template's security review, item by item: alarms that notify, the dashboard, the site's
+headers, the Cognito client, MFA, API Gateway's account setting and its logs, the layers."""
+
+from __future__ import annotations
+
+import json
+
+from alleycat.routes import ROUTES, STREAM_PROCESSOR
+from stacks.app import ACCOUNT_STACK_NAME
+from stacks.functions import logical_id
+from stacks.layers import pinned_packages
+
+from .conftest import of_type, synthesize
+
+ALARM = "AWS::CloudWatch::Alarm"
+FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR]
+
+
+def alarms(resources: dict) -> list[dict]:
+    return [alarm["Properties"] for alarm in of_type(resources, ALARM).values()]
+
+
+def topic(resources: dict) -> str:
+    [logical] = of_type(resources, "AWS::SNS::Topic")
+    return logical
+
+
+# --- alarms and the dashboard ------------------------------------------------------------------
+
+
+def test_every_alarm_notifies_the_alarm_topic_when_raised_and_cleared(resources):
+    # Given every alarm in the stack / Then each notifies the topic when raised and when cleared
+    assert alarms(resources)
+    for alarm in alarms(resources):
+        assert alarm["AlarmActions"] == [{"Ref": topic(resources)}], alarm["AlarmDescription"]
+        assert alarm["OKActions"] == [{"Ref": topic(resources)}]
+
+
+def test_stream_iterator_age_alarm_watches_the_stream_processor(resources):
+    # Given the alarms / Then one fires when the stream processor falls half a minute behind
+    [alarm] = [a for a in alarms(resources) if a.get("MetricName") == "IteratorAge"]
+    assert alarm["Dimensions"] == [{"Name": "FunctionName", "Value": {"Ref": logical_id(STREAM_PROCESSOR)}}]
+    assert alarm["Statistic"] == "Maximum" and alarm["Threshold"] == 30_000
+    assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
+
+
+def test_each_function_has_an_errors_and_a_throttles_alarm(resources):
+    # Given the alarms on Lambda metrics / Then every function has one on Errors and one on Throttles
+    for metric in ("Errors", "Throttles"):
+        watched = {a["Dimensions"][0]["Value"]["Ref"] for a in alarms(resources)
+                   if a.get("Namespace") == "AWS/Lambda" and a["MetricName"] == metric}
+        assert watched == {logical_id(function) for function in FUNCTIONS}, metric
+
+
+def test_api_5xx_alarm(resources):
+    # Given the alarms / Then any 5xx of the API within five minutes raises one
+    [alarm] = [a for a in alarms(resources) if a.get("MetricName") == "5XXError"]
+    assert alarm["Namespace"] == "AWS/ApiGateway" and alarm["Statistic"] == "Sum"
+    assert alarm["Threshold"] == 1 and alarm["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+
+
+def test_alarm_email_context_subscribes_an_address(tmp_path, resources):
+    # Given no context / Then the topic has no subscription
+    assert not of_type(resources, "AWS::SNS::Subscription")
+    # When synthesizing with -c alarmEmail=... / Then that address is subscribed
+    synthesized = synthesize(tmp_path, alarmEmail="ops@example.org").template["Resources"]
+    [subscription] = of_type(synthesized, "AWS::SNS::Subscription").values()
+    assert subscription["Properties"]["Protocol"] == "email"
+    assert subscription["Properties"]["Endpoint"] == "ops@example.org"
+
+
+def dashboard_body(resources: dict) -> dict:
+    [dashboard] = of_type(resources, "AWS::CloudWatch::Dashboard").values()
+    parts = dashboard["Properties"]["DashboardBody"]["Fn::Join"][1]
+    # References (function names, the queue) become placeholders: the layout is what is checked.
+    return json.loads("".join(part if isinstance(part, str) else "ref" for part in parts))
+
+
+def test_dashboard_shows_race_day_at_a_glance(resources):
+    # Given the dashboard's widgets
+    widgets = dashboard_body(resources)["widgets"]
+    titles = " | ".join(w["properties"].get("title", "") for w in widgets)
+    metrics = json.dumps([w["properties"].get("metrics", []) for w in widgets])
+    # Then it shows requests, errors, throttles, latency per route, iterator age, the failure queue, alarms
+    for shown in ("Requests per route", "API errors", "Latency per route", "Function errors",
+                  "Function throttles", "iterator age", "Failure queue", "Alarms"):
+        assert shown in titles, shown
+    for metric in ("Count", "5XXError", "Latency", "Errors", "Throttles", "IteratorAge",
+                   "ApproximateNumberOfMessagesVisible"):
+        assert f'"{metric}"' in metrics, metric
+    # And latency has one line per route
+    for route in ROUTES:
+        assert route.path in metrics
+
+
+# --- the site ------------------------------------------------------------------------------------
+
+
+def test_site_sends_security_headers(resources):
+    # Given the distribution's default behavior / Then it uses the stack's security headers policy
+    [(policy_id, policy)] = of_type(resources, "AWS::CloudFront::ResponseHeadersPolicy").items()
+    [distribution] = of_type(resources, "AWS::CloudFront::Distribution").values()
+    behavior = distribution["Properties"]["DistributionConfig"]["DefaultCacheBehavior"]
+    assert behavior["ResponseHeadersPolicyId"] == {"Ref": policy_id}
+    headers = policy["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
+    # And the policy sets HSTS, nosniff, no framing, no referrer and a CSP, overriding the origin
+    assert headers["StrictTransportSecurity"]["AccessControlMaxAgeSec"] >= 31_536_000
+    assert headers["StrictTransportSecurity"]["IncludeSubdomains"] is True
+    assert headers["ContentTypeOptions"] == {"Override": True}
+    assert headers["FrameOptions"] == {"FrameOption": "DENY", "Override": True}
+    assert headers["ReferrerPolicy"] == {"ReferrerPolicy": "no-referrer", "Override": True}
+    assert all(header["Override"] for header in headers.values())
+
+
+def test_site_csp_allows_only_the_site_and_its_api(resources):
+    # Given the CSP / Then nothing inline or foreign runs, and it connects only to itself and the API
+    [policy] = of_type(resources, "AWS::CloudFront::ResponseHeadersPolicy").values()
+    csp = policy["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]["ContentSecurityPolicy"]
+    parts = csp["ContentSecurityPolicy"]["Fn::Join"][1]
+    text = "".join(part if isinstance(part, str) else "<ref>" for part in parts)
+    assert "default-src 'none'" in text and "script-src 'self';" in text and "frame-ancestors 'none'" in text
+    assert "unsafe-inline" not in text and "unsafe-eval" not in text and "*" not in text
+    [api] = of_type(resources, "AWS::ApiGateway::RestApi")
+    assert {"Ref": api} in parts and "connect-src 'self' https://<ref>.execute-api." in text
+
+
+# --- Cognito -------------------------------------------------------------------------------------
+
+
+def test_app_client_has_no_oauth_flows_or_callback_urls(resources):
+    # Given the app client / Then it signs in with SRP only: no implicit grant, no placeholder callback
+    [client] = of_type(resources, "AWS::Cognito::UserPoolClient").values()
+    props = client["Properties"]
+    assert props["AllowedOAuthFlowsUserPoolClient"] is False
+    assert "AllowedOAuthFlows" not in props and "CallbackURLs" not in props
+    assert props["ExplicitAuthFlows"] == ["ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"]
+
+
+def test_every_user_admins_included_signs_in_with_a_second_factor(resources):
+    [pool] = of_type(resources, "AWS::Cognito::UserPool").values()
+    assert pool["Properties"]["MfaConfiguration"] == "ON"
+    assert pool["Properties"]["EnabledMfas"] == ["SOFTWARE_TOKEN_MFA"]
+
+
+# --- API Gateway's account setting and logs --------------------------------------------------------
+
+
+def test_stack_leaves_the_account_wide_api_gateway_setting_alone(resources):
+    # Given the Alleycat stack / Then it neither sets the account's logging role nor makes one
+    assert not of_type(resources, "AWS::ApiGateway::Account")
+    assert not [role for role in of_type(resources, "AWS::IAM::Role").values()
+                if "apigateway.amazonaws.com" in json.dumps(role["Properties"]["AssumeRolePolicyDocument"])]
+
+
+def test_account_setting_is_a_stack_of_its_own(stack_artifact, outdir):
+    # Given the app's other stack / Then it holds the account setting and its role, nothing else
+    template = json.loads((outdir / f"{ACCOUNT_STACK_NAME}.template.json").read_text())
+    assert sorted(res["Type"] for res in template["Resources"].values()
+                  if res["Type"] != "AWS::CDK::Metadata") == ["AWS::ApiGateway::Account", "AWS::IAM::Role"]
+
+
+def test_execution_logs_go_to_a_group_the_stack_owns_with_retention(resources):
+    # Given the group named as API Gateway names its execution logs
+    [(logical, group)] = [(k, g) for k, g in of_type(resources, "AWS::Logs::LogGroup").items()
+                          if "API-Gateway-Execution-Logs_" in json.dumps(g["Properties"].get("LogGroupName"))]
+    [(api, _)] = of_type(resources, "AWS::ApiGateway::RestApi").items()
+    # Then it is this API's prod stage's group, kept a month, and the stage is created after it
+    assert group["Properties"]["LogGroupName"] == {
+        "Fn::Join": ["", ["API-Gateway-Execution-Logs_", {"Ref": api}, "/prod"]]}
+    assert group["Properties"]["RetentionInDays"] == 30
+    [stage] = of_type(resources, "AWS::ApiGateway::Stage").values()
+    assert logical in stage["DependsOn"]
+
+
+# --- nothing resolved at deploy or invoke time --------------------------------------------------
+
+
+def test_template_resolves_nothing_from_ssm(template_json):
+    # Given the template / Then no parameter is an SSM lookup (but CDK's own bootstrap version check)
+    # and no layer is an ARN from elsewhere
+    lookups = [name for name, parameter in template_json.get("Parameters", {}).items()
+               if "SSM" in parameter["Type"] and name != "BootstrapVersion"]
+    assert not lookups
+    layers = {json.dumps(layer) for function in of_type(template_json["Resources"], "AWS::Lambda::Function").values()
+              for layer in function["Properties"].get("Layers", [])}
+    assert layers and all('"Ref"' in layer for layer in layers)
+
+
+def test_dependencies_layer_says_what_it_pins(resources):
+    # Given the dependencies layer / Then its description names the pinned Powertools version
+    [layer] = [res for key, res in of_type(resources, "AWS::Lambda::LayerVersion").items()
+               if key.startswith("FunctionsDependenciesLayer")]
+    assert "aws-lambda-powertools==3.37.0" in pinned_packages()
+    assert "aws-lambda-powertools==3.37.0" in layer["Properties"]["Description"]
+    assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
+    assert layer["Properties"]["CompatibleRuntimes"] == ["python3.13"]
+
+
+def test_tests_run_the_versions_the_layer_deploys():
+    # Given the layer's pins / Then the test environment has exactly those versions installed
+    from importlib.metadata import version
+    for pin in pinned_packages():
+        name, pinned = pin.split("==")
+        assert version(name) == pinned, pin
