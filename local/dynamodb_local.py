@@ -89,6 +89,8 @@ def _die_with_parent() -> None:
 class EmbeddedDynamoDB:
     """DynamoDB Local on a loopback port; ``create_table`` makes the Alleycat table."""
 
+    CREDENTIALS = ("local", "local")  # any will do: -sharedDb keeps one database for all
+
     def __init__(self, port: int | None = None):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -135,8 +137,9 @@ class EmbeddedDynamoDB:
         """A boto3 client of this engine (``dynamodb`` or ``dynamodbstreams``); any credentials do."""
         import boto3
 
+        access_key, secret_key = self.CREDENTIALS
         return boto3.client(service, endpoint_url=self.url, region_name="us-east-1",
-                            aws_access_key_id="local", aws_secret_access_key="local")
+                            aws_access_key_id=access_key, aws_secret_access_key=secret_key)
 
     def create_table(self, name: str) -> dict:
         from alleycat.schema import create_table_request

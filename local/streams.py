@@ -11,9 +11,12 @@ destination would take it).
 from __future__ import annotations
 
 import base64
+import http.client
+import json
 import sys
 import threading
 import time
+from urllib.parse import urlsplit
 
 from . import handlers  # noqa: I001 - puts the layer on sys.path first
 from alleycat.routes import (STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR,
@@ -24,11 +27,14 @@ LIST_SHARDS_SECONDS = 1.0   # how often the stream's shards are listed again
 
 
 def lambda_record(record: dict, stream_arn: str) -> dict:
-    """A boto3 GetRecords record as Lambda delivers it (epoch times, base64 binaries)."""
+    """A GetRecords record (from the wire, or as boto3 parses it) as Lambda delivers it:
+    epoch seconds, base64 binaries, the stream's ARN."""
     change = dict(record["dynamodb"])
     created = change.get("ApproximateCreationDateTime")
     if hasattr(created, "timestamp"):
         change["ApproximateCreationDateTime"] = int(created.timestamp())
+    elif isinstance(created, float):
+        change["ApproximateCreationDateTime"] = int(created)
     for image in ("Keys", "NewImage", "OldImage"):
         if image in change:
             change[image] = _base64_binaries(change[image])
@@ -78,6 +84,57 @@ class ShardReader:
             self.iterator, self.closed, self.pending, self.attempts = None, False, [], 0
 
 
+class WireRecords:
+    """A DynamoDB Streams client whose GetRecords skips botocore's response parser.
+
+    GetRecords' wire JSON already has the shape Lambda delivers (epoch times, base64
+    binaries); parsing it into Python types and back cost the local stack more CPU than
+    any function did. The request is signed as botocore would sign it.
+    """
+
+    TARGET = "DynamoDBStreams_20120810.GetRecords"
+
+    def __init__(self, client, access_key: str, secret_key: str):
+        from botocore.auth import SigV4Auth
+        from botocore.credentials import Credentials
+
+        self.client = client
+        self.url = client.meta.endpoint_url
+        self._signer = SigV4Auth(Credentials(access_key, secret_key), "dynamodb", client.meta.region_name)
+        self._local = threading.local()
+
+    def __getattr__(self, name: str):  # describe_stream, get_shard_iterator: as boto3 does them
+        return getattr(self.client, name)
+
+    def get_records(self, ShardIterator: str, Limit: int = 1000) -> dict:
+        from botocore.awsrequest import AWSRequest
+
+        body = json.dumps({"ShardIterator": ShardIterator, "Limit": Limit})
+        request = AWSRequest("POST", self.url + "/", data=body, headers={
+            "X-Amz-Target": self.TARGET, "Content-Type": "application/x-amz-json-1.0"})
+        self._signer.add_auth(request)
+        connection = self._connection()
+        try:
+            connection.request("POST", "/", body=body, headers=dict(request.headers.items()))
+            response = connection.getresponse()
+            payload = json.loads(response.read())
+        except (OSError, http.client.HTTPException):
+            self._local.connection = None
+            raise
+        if response.status != 200:
+            from botocore.exceptions import ClientError
+
+            code = payload.get("__type", "").rsplit("#", 1)[-1]
+            raise ClientError({"Error": {"Code": code, "Message": payload.get("message", "")}}, "GetRecords")
+        return payload
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if getattr(self._local, "connection", None) is None:
+            parts = urlsplit(self.url)
+            self._local.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        return self._local.connection
+
+
 class StreamTail:
     """A stream's shards and readers: every shard listed, a child readable once its parent is done."""
 
@@ -90,7 +147,7 @@ class StreamTail:
     def of_table(cls, engine, table: str, list_every: float = 0.0) -> "StreamTail":
         """The stream of ``table`` in ``engine`` (an ``EmbeddedDynamoDB``), from its first record."""
         arn = engine.client().describe_table(TableName=table)["Table"]["LatestStreamArn"]
-        return cls(engine.client("dynamodbstreams"), arn, list_every)
+        return cls(WireRecords(engine.client("dynamodbstreams"), *engine.CREDENTIALS), arn, list_every)
 
     def readable(self) -> list[ShardReader]:
         """The shards to read now (parents before children), listing the stream again when due."""
