@@ -16,7 +16,7 @@ from simulator.client import ApiClient
 from simulator.progress import ProgressBar
 from simulator.race import Settings, Simulator
 
-from .server import LocalStack, wait_for_ctrl_c
+from .server import LocalStack, start_or_explain, wait_for_ctrl_c
 
 
 def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event,
@@ -43,7 +43,7 @@ def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event
 
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
-    stack = LocalStack(port=int(os.environ.get("PORT", "3000"))).start()
+    stack = start_or_explain(int(os.environ.get("PORT", "3000")))
     races = os.environ.get("RACES")
     settings = Settings(racers=int(os.environ.get("RACERS", "100")), speed=float(os.environ.get("SPEED", "1")),
                         races=int(races) if races else None)

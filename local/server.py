@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from . import handlers  # puts the layer on sys.path
 from .auth import TokenIssuer, authorizer_claims
-from .dynamodb_local import EmbeddedDynamoDB, rss_bytes
+from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .runtime import Runtime
 from .events import match, rest_event
 from .static import static_file
@@ -198,10 +198,20 @@ def wait_for_ctrl_c(stop: threading.Event | None = None) -> None:
         pass
 
 
+def start_or_explain(port: int) -> LocalStack:
+    """The started stack, or exit with a sentence saying what is missing (Java, npm packages)."""
+    try:
+        return LocalStack(port=port).start()
+    except EngineUnavailable as error:
+        sys.exit(f"cannot start the local stack: {error}")
+    except OSError as error:
+        sys.exit(f"cannot start the local stack on port {port}: {error.strerror} (PORT= picks another)")
+
+
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
     port = int(os.environ.get("PORT", "3000"))
-    stack = LocalStack(port=port).start()
+    stack = start_or_explain(port)
     print(f"Alleycat local stack ready at {stack.url}  (Ctrl-C stops it)", flush=True)
     try:
         wait_for_ctrl_c()
