@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import time
 from functools import lru_cache
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from . import entities as e
 from . import keys
 from .attributes import to_attr
-from .errors import error_code, translate
+from .errors import error_code, retryable, translate
 
 
 @lru_cache(maxsize=1)
@@ -38,6 +39,33 @@ def key_from(entity_keys: keys.EntityKeys, **parts: Any) -> dict:
     return {name: {"S": value} for name, value in entity_keys.key(parts).items()}
 
 
+# Our own retries of what DynamoDB throttled or cancelled for a conflict (botocore retries
+# throttling of plain requests too, but never a cancelled transaction): full-jitter backoff,
+# at most ~0.8 s in all, then the caller gets a 503 with Retry-After.
+SEND_ATTEMPTS = 5
+BACKOFF_BASE_SECONDS = 0.025
+BACKOFF_CAP_SECONDS = 0.4
+
+
+def backoff(attempt: int) -> float:
+    return random.uniform(0, min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2 ** attempt))
+
+
+def send(operation: str, **request: Any) -> dict:
+    """One request, sent again with backoff while DynamoDB answers with a retryable error;
+    botocore's ClientError when it answers anything else or the attempts run out."""
+    from botocore.exceptions import ClientError
+
+    for attempt in range(SEND_ATTEMPTS):
+        try:
+            return getattr(client(), operation)(**request)
+        except ClientError as error:
+            if attempt == SEND_ATTEMPTS - 1 or not retryable(error):
+                raise
+            time.sleep(backoff(attempt))
+    raise AssertionError("unreachable")
+
+
 def call(operation: str, **request: Any) -> dict:
     """One request on the table; DynamoDB errors become domain errors."""
     return call_raw(operation, TableName=table_name(), **request)
@@ -48,7 +76,7 @@ def call_raw(operation: str, **request: Any) -> dict:
     from botocore.exceptions import ClientError
 
     try:
-        return getattr(client(), operation)(**request)
+        return send(operation, **request)
     except ClientError as error:
         raise translate(error) from error
 
@@ -58,7 +86,7 @@ def conditional(operation: str, **request: Any) -> dict | None:
     from botocore.exceptions import ClientError
 
     try:
-        return getattr(client(), operation)(TableName=table_name(), **request)
+        return send(operation, TableName=table_name(), **request)
     except ClientError as error:
         if error_code(error) == "ConditionalCheckFailedException":
             return None

@@ -25,9 +25,9 @@ _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _RACE_ID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 
-def _error(status: int, message: str) -> Response:
+def _error(status: int, message: str, headers: dict | None = None) -> Response:
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON,
-                    body=json.dumps({"message": message}))
+                    body=json.dumps({"message": message}), headers=headers)
 
 
 def create_app() -> APIGatewayRestResolver:
@@ -38,7 +38,8 @@ def create_app() -> APIGatewayRestResolver:
     def domain_error(error: AlleycatError) -> Response:
         if error.status >= 500:
             logger.warning("service error", extra={"error": error.message})
-        return _error(error.status, error.message)
+        retry_after = getattr(error, "retry_after_seconds", None)
+        return _error(error.status, error.message, {"Retry-After": str(retry_after)} if retry_after else None)
 
     @app.not_found
     def not_found(_error_) -> Response:

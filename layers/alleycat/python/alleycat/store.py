@@ -12,7 +12,7 @@ from typing import Any
 from . import entities as e
 from . import keys, tokens
 from .attributes import to_attr
-from .dynamo import batch, call, client, get, key_from, key_of, table_name, values
+from .dynamo import batch, call, client, get, key_from, key_of, send, table_name, values  # noqa: F401 - client: fixtures reset it
 from .errors import Conflict, cancellation_codes, error_code, translate
 from .schema import INVERTED_INDEX
 
@@ -158,7 +158,7 @@ def create_race(race: e.Race, request_key: str | None = None) -> e.Race:
     puts = [{"Put": {"TableName": table_name(), "Item": item.to_item(),
                      "ConditionExpression": "attribute_not_exists(PK)"}} for item in (*marker, race, *boards)]
     try:
-        client().transact_write_items(TransactItems=puts)
+        send("transact_write_items", TransactItems=puts)
     except ClientError as error:
         if not marker or cancellation_codes(error)[:1] != ["ConditionalCheckFailed"]:
             raise translate(error) from error
@@ -216,7 +216,7 @@ def join_race(race: e.Race, racer: e.Racer) -> e.Entry:
                     "ExpressionAttributeValues": values(standing=[0, None, racer.name])}},
     ]
     try:
-        client().transact_write_items(TransactItems=actions)
+        send("transact_write_items", TransactItems=actions)
     except ClientError as error:
         codes = cancellation_codes(error)
         if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in codes:
@@ -254,8 +254,8 @@ def add_samples(chunk: e.Chunk, points: dict[int, Any]) -> tuple[int, int]:
             sets.append(f"{attribute} = :{attribute}")
             absent.append(f"attribute_not_exists({attribute})")
         try:
-            client().update_item(
-                TableName=table_name(), Key=key,
+            send(
+                "update_item", TableName=table_name(), Key=key,
                 UpdateExpression="SET #type = :type, #raceId = :raceId, #racerId = :racerId, #chunk = :chunk, "
                                  "#classId = :classId, " + ", ".join(sets) + " ADD points :points",
                 ConditionExpression=" AND ".join(absent),

@@ -1,0 +1,80 @@
+"""DynamoDB answers a test needs but an engine will not give on demand, injected at the boto3 client.
+
+Engine-independent: the handler runs before botocore sends anything, so moto, DynamoDB
+Local and a real table behave the same under it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from botocore.exceptions import ClientError
+
+from alleycat import dynamo
+
+
+def cancelled(*reasons: str) -> ClientError:
+    """TransactionCanceledException as real DynamoDB reports it: one reason code per action."""
+    return ClientError({"Error": {"Code": "TransactionCanceledException",
+                                  "Message": "Transaction cancelled, please refer cancellation reasons"},
+                        "CancellationReasons": [{"Code": code} for code in reasons]}, "TransactWriteItems")
+
+
+def throttled(operation: str, code: str = "ProvisionedThroughputExceededException") -> ClientError:
+    return ClientError({"Error": {"Code": code, "Message": "Rate of requests exceeds the allowed throughput."}},
+                       operation)
+
+
+class Faults:
+    """Raises chosen errors for the next calls of an operation (``times``, or while ``when`` says so)."""
+
+    def __init__(self):
+        self.injected: list[str] = []
+        self._handlers = []
+
+    def fail(self, operation: str, error, times: int | None = None, when=None) -> None:
+        left = [times]
+
+        def handler(params, **_):
+            params = _request(params)
+            if when is not None and not when(params):
+                return None
+            if left[0] is not None:
+                if left[0] <= 0:
+                    return None
+                left[0] -= 1
+            self.injected.append(operation)
+            raise error(params) if callable(error) else error
+
+        event = f"before-call.dynamodb.{operation}"
+        dynamo.client().meta.events.register(event, handler)
+        self._handlers.append((event, handler))
+
+    def answer(self, operation: str, response, when) -> None:
+        """Answers matching calls with ``response(params)`` (e.g. a lagging read) instead of the engine."""
+        def handler(params, **_):
+            params = _request(params)
+            if not when(params):
+                return None
+            self.injected.append(operation)
+            return _Http200(), response(params)
+
+        event = f"before-call.dynamodb.{operation}"
+        dynamo.client().meta.events.register(event, handler)
+        self._handlers.append((event, handler))
+
+    def clear(self) -> None:
+        for event, handler in self._handlers:
+            dynamo.client().meta.events.unregister(event, handler)
+        self._handlers.clear()
+
+
+class _Http200:
+    status_code = 200
+    headers: dict = {}
+
+
+def _request(request_dict: dict) -> dict:
+    """The API parameters of a serialised DynamoDB request (its JSON body)."""
+    body = request_dict.get("body") or b"{}"
+    return json.loads(body.decode() if isinstance(body, bytes) else body)
