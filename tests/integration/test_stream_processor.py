@@ -122,8 +122,9 @@ def test_finish_ranks_records_bests_and_compacts_idempotently(server, race):
         assert [(row["racerId"], row["rank"], row["bestScore"]) for row in leaderboard] == \
             [("a", 1, 70 * 143.75), ("c", 2, 70 * 126.5), ("b", 3, 70 * 109.25)]
         assert api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1] == history_before
-    kinds = {type(chunk).__name__ for chunk in derived.chunks_of(race_id, "a")}
-    assert kinds == {"PackedChunk"}
+    chunks = derived.chunks_of(race_id, "a")
+    assert {type(chunk).__name__ for chunk in chunks} == {"PackedChunk", "Chunk"}
+    assert all(not chunk.samples and chunk.sealed for chunk in chunks if type(chunk).__name__ == "Chunk")
 
 
 def test_class_rename_reaches_its_races(server, race):
@@ -166,16 +167,37 @@ def test_racer_rename_reaches_entries_boards_and_class_board(server, race):
 
 
 def test_a_sample_landing_after_the_freeze_is_counted(server, race):
-    # Given a finished, frozen race
+    # Given a finished, frozen race with a racer who sent nothing in its second minute
     api, race_id = race
+    api("put_racer", {"racerId": "d"}, body={"name": "D"}, claims=ADMIN)
+    api("join_race", {"raceId": race_id, "racerId": "d"}, claims=ADMIN)
     finish_and_settle(server, api, race_id)
     # When a request that passed the open check writes a new second after the freeze
     from alleycat import entities as e
-    store.add_samples(e.Chunk(race_id, "b", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
+    written = store.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
+    assert written.accepted == 1
     for _ in range(3):
         assert process(server.read()) == {"batchItemFailures": []}
-    # Then the race is frozen again with it: b's score, rank and history include it
-    results = api("get_racer_results", {"racerId": "b"}, query={})[1]["items"][0]
-    assert results["score"] == 70 * 109.25 + 552.75 and results["lastSecond"] == 100
-    history = api("get_racer_history", {"racerId": "b"}, query={"raceId": race_id})[1]["races"][0]["samples"]
-    assert len(history) == 71 and history[-1][0] == 100
+    # Then the race is frozen again with it: d's score, rank and history include it
+    results = api("get_racer_results", {"racerId": "d"}, query={})[1]["items"][0]
+    assert (results["score"], results["lastSecond"], results["rank"]) == (552.75, 100, 4)
+    history = api("get_racer_history", {"racerId": "d"}, query={"raceId": race_id})[1]["races"][0]["samples"]
+    assert [row[0] for row in history] == [100]
+
+
+def test_after_compaction_a_packed_second_is_a_duplicate_and_a_new_one_too_late(server, race):
+    # Given a finished race whose history is packed
+    api, race_id = race
+    finish_and_settle(server, api, race_id)
+    from alleycat import entities as e
+    # When a stalled request re-sends second 5 of racer a and a new second 100 into the sealed minutes
+    first = store.add_samples(e.Chunk(race_id, "a", 0, "hill-climb", samples={5: [1, 1]}), {5: 36.36})
+    second = store.add_samples(e.Chunk(race_id, "a", 1, "hill-climb", samples={65: [1, 1], 100: [1, 1]}),
+                               {65: 36.36, 100: 36.36})
+    # Then the packed second counts as a duplicate, the new one is refused, and nothing changed
+    assert (first.accepted, first.duplicates, first.too_late) == (0, 1, [])
+    assert (second.accepted, second.duplicates, second.too_late) == (0, 1, [100])
+    assert process(server.read()) == {"batchItemFailures": []}
+    assert api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]["score"] == 70 * 143.75
+    samples = api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1]["races"][0]["samples"]
+    assert len(samples) == 70 and samples[5][1:3] == [90, 50]

@@ -132,3 +132,21 @@ def test_response_counts_follow_the_ledger(api, race_with_racers):
     assert (first["accepted"], first["duplicates"]) == (2, 1)
     assert (second["accepted"], second["duplicates"]) == (1, 1)
     assert stored_points(race_id, "r1") == 3 * views.output(80, 50)
+
+
+def test_telemetry_right_after_finish_is_409_while_eventual_reads_still_say_open(api, race_with_racers, faults):
+    # Given an open race as an eventually consistent read may still show it for a moment after finish
+    from alleycat import dynamo, keys
+    race_id = race_with_racers["raceId"]
+    partition = keys.RACE.pk.build({"raceId": race_id})
+    stale = dynamo.client().query(TableName=dynamo.table_name(), KeyConditionExpression="PK = :p AND begins_with(SK, :c)",
+                                  ExpressionAttributeValues={":p": {"S": partition}, ":c": {"S": "CLASS#"}})
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    faults.answer("Query", lambda _: stale, when=lambda params: not params.get("ConsistentRead")
+                  and params["ExpressionAttributeValues"][":partition"]["S"] == partition)
+    assert api("get_race", {"raceId": race_id})[1]["status"] == "open"  # the lag is in place
+    # When a racer sends a sample right after the finish
+    status, body = post(api, race_id, [sample("r1", 3)])
+    # Then it is refused and nothing is stored
+    assert status == 409 and "finished" in body["message"]
+    assert stored_points(race_id, "r1") == 0

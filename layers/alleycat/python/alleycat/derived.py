@@ -89,14 +89,21 @@ def _racer_items(racer_id: str, prefix: str) -> list:
 
 
 def replace_chunks(packed: list[e.PackedChunk], live: list[e.Chunk]) -> bool:
-    """Writes the packed chunks, then deletes the live ones they replace, each only if no
-    sample reached it since it was read; False when one did (compact again)."""
+    """Writes the packed chunks, then seals the live ones they replace (samples removed, the
+    seconds they held kept as bits), each only if no sample reached it since it was read;
+    False when one did (compact again)."""
     for start in range(0, len(packed), 25):
         puts = [{"PutRequest": {"Item": p.to_item()}} for p in packed[start:start + 25]]
         batch("batch_write_item", {table_name(): puts}, "UnprocessedItems")
-    unchanged = [conditional("delete_item", Key=key_of(chunk), ConditionExpression="points = :points",
-                             ExpressionAttributeValues=values(points=chunk.points)) is not None for chunk in live]
-    return all(unchanged)
+    return all([_seal(chunk) for chunk in live])
+
+
+def _seal(chunk: e.Chunk) -> bool:
+    removed = ", ".join(e.sample_attribute(second) for second in chunk.samples)
+    return conditional("update_item", Key=key_of(chunk),
+                       UpdateExpression="SET sealed = :mask, points = :zero" + (f" REMOVE {removed}" if removed else ""),
+                       ConditionExpression="points = :points",
+                       ExpressionAttributeValues=values(mask=chunk.seal_mask(), zero=0, points=chunk.points)) is not None
 
 
 def races_of_class(class_id: str) -> list[e.Race]:

@@ -93,7 +93,7 @@ COMPACTION_ATTEMPTS = 5
 
 
 def compact(race: e.Race, entry: e.Entry) -> bool:
-    """Replaces the racer's live chunks by gzip-packed ones, and makes the entry's chunk
+    """Replaces the racer's live chunks by gzip-packed ones (sealing the live ones), and makes the entry's chunk
     totals those of the stored samples; True when the totals had to change.
 
     A live chunk is deleted only if no sample reached it since it was read; if one did,
@@ -102,7 +102,7 @@ def compact(race: e.Race, entry: e.Entry) -> bool:
     changed = False
     for _ in range(COMPACTION_ATTEMPTS):
         stored = derived.chunks_of(race.raceId, entry.racerId)
-        live = [c for c in stored if isinstance(c, e.Chunk)]
+        live = [c for c in stored if isinstance(c, e.Chunk) and c.live]
         if not live:
             return changed
         samples: dict[int, list] = {}

@@ -6,7 +6,7 @@ Handlers call these; the stream's writes live in ``derived``. Every key comes fr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import entities as e
@@ -231,23 +231,33 @@ def join_race(race: e.Race, racer: e.Racer) -> e.Entry:
 
 # --- telemetry --------------------------------------------------------------
 
-def add_samples(chunk: e.Chunk, points: dict[int, Any]) -> tuple[int, int]:
-    """Writes the chunk's seconds that are not stored yet: (accepted, duplicates).
+@dataclass
+class ChunkWrite:
+    """What one chunk write did with its seconds."""
+
+    accepted: int = 0
+    duplicates: int = 0
+    too_late: list = field(default_factory=list)  # seconds for a chunk sealed by the race's finish
+
+
+def add_samples(chunk: e.Chunk, points: dict[int, Any]) -> ChunkWrite:
+    """Writes the chunk's seconds that are not stored yet.
 
     One conditional UpdateItem sets every new second and adds their points; if any of
     them was stored meanwhile, the write is refused, the stored ones become duplicates
-    and the rest is tried again.
+    and the rest is tried again. A chunk sealed by compaction takes nothing: a second it
+    held is a duplicate, any other is too late.
     """
     from botocore.exceptions import ClientError
 
     pending = dict(chunk.samples)
-    duplicates = 0
+    outcome = ChunkWrite()
     key = key_of(chunk)
     while pending:
         names = {"#type": e.TYPE, "#raceId": "raceId", "#racerId": "racerId", "#chunk": "chunk", "#classId": "classId"}
         expression_values = values(type=chunk.KEYS.entity, raceId=chunk.raceId, racerId=chunk.racerId, chunk=chunk.chunk,
                          classId=chunk.classId, points=sum(points[s] for s in pending))
-        sets, absent = [], []
+        sets, absent = [], ["attribute_not_exists(sealed)"]
         for second, pair in pending.items():
             attribute = e.sample_attribute(second)
             expression_values[f":{attribute}"] = to_attr(pair)
@@ -261,18 +271,26 @@ def add_samples(chunk: e.Chunk, points: dict[int, Any]) -> tuple[int, int]:
                 ConditionExpression=" AND ".join(absent),
                 ExpressionAttributeNames=names, ExpressionAttributeValues=expression_values,
                 ReturnValuesOnConditionCheckFailure="ALL_OLD")
-            return len(pending), duplicates
+            outcome.accepted = len(pending)
+            return outcome
         except ClientError as error:
             if error_code(error) != "ConditionalCheckFailedException":
                 raise translate(error) from error
-            stored = error.response.get("Item") or {}
-            present = [s for s in pending if e.sample_attribute(s) in stored]
-            if not present:  # an older SDK or emulator without the item: read it
+            stored = error.response.get("Item")
+            if stored is None:  # an older SDK or emulator without the item: read it
                 stored = call("get_item", Key=key, ConsistentRead=True).get("Item", {})
-                present = [s for s in pending if e.sample_attribute(s) in stored]
+            if "sealed" in stored:
+                sealed = e.from_item(stored)
+                for second in pending:
+                    if sealed.was_sealed_with(second):
+                        outcome.duplicates += 1
+                    else:
+                        outcome.too_late.append(second)
+                return outcome
+            present = [s for s in pending if e.sample_attribute(s) in stored]
             if not present:
                 raise RuntimeError(f"chunk write refused with no stored second: {key}")
             for second in present:
                 del pending[second]
-            duplicates += len(present)
-    return 0, duplicates
+            outcome.duplicates += len(present)
+    return outcome

@@ -19,6 +19,7 @@ from .errors import BadRequest, Conflict, Forbidden, NotFound
 from .views import output, round4
 
 NOT_JOINED = "racer has not joined this race"
+TOO_LATE = "the race was finished before this sample arrived"
 PARALLEL_WRITES = 16
 
 SCHEMA = {
@@ -85,7 +86,7 @@ def plan(joined: set[str], samples: list[dict]):
 
 
 def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: bool) -> Outcome:
-    race = store.get_race(race_id)
+    race = store.get_race(race_id, consistent=True)  # an eventual read could miss a finish just done
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
     if race.status == e.FINISHED:
@@ -97,10 +98,12 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
     def write(item):
         (racer_id, chunk), seconds = item
         points = {second: output(*pair) for second, pair in seconds.items()}
-        return store.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds), points)
+        return racer_id, store.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds), points)
 
     with ThreadPoolExecutor(max_workers=min(PARALLEL_WRITES, max(1, len(writes)))) as pool:
-        for accepted, duplicates in pool.map(write, writes.items()):
-            outcome.accepted += accepted
-            outcome.duplicates += duplicates
+        for racer_id, written in pool.map(write, writes.items()):
+            outcome.accepted += written.accepted
+            outcome.duplicates += written.duplicates
+            outcome.rejected += [{"racerId": racer_id, "second": second, "reason": TOO_LATE}
+                                 for second in written.too_late]
     return outcome
