@@ -201,3 +201,36 @@ def test_after_compaction_a_packed_second_is_a_duplicate_and_a_new_one_too_late(
     assert api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]["score"] == 70 * 143.75
     samples = api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1]["races"][0]["samples"]
     assert len(samples) == 70 and samples[5][1:3] == [90, 50]
+
+
+def test_a_finish_lost_after_the_processors_retries_is_recovered_by_finishing_again(server, race, monkeypatch):
+    # Given a finish whose settlement fails on the first delivery and all 5 retries
+    api, race_id = race
+    process(server.read())
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    finish_records = server.read()
+    from alleycat import finish
+
+    def outage(*_):
+        raise RuntimeError("DynamoDB unreachable")
+
+    monkeypatch.setattr(finish, "publish", outage)
+    for _ in range(6):
+        assert process(finish_records)["batchItemFailures"], "the settlement should have failed"
+    monkeypatch.undo()
+    # and the event source mapping gave up on those records (the failure queue holds only their shard's metadata)
+    assert api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]["rank"] is None
+    # When the admin finishes the race again
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    while records := server.read():
+        assert process(records) == {"batchItemFailures": []}
+    # Then ranks, bests and the class board appear
+    assert board(api, race_id) == EXPECTED
+    results = api("get_racer_results", {"racerId": "b"}, query={})[1]["items"][0]
+    assert (results["status"], results["rank"]) == ("finished", 3)
+    leaderboard = api("get_class_leaderboard", query={})[1]["items"]
+    assert [(row["racerId"], row["bestScore"]) for row in leaderboard] == \
+        [("a", 70 * 143.75), ("c", 70 * 126.5), ("b", 70 * 109.25)]
+    # and once settled, finishing again asks for nothing more
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    assert all(r["dynamodb"]["NewImage"]["type"]["S"] != "Race" for r in server.read())

@@ -112,6 +112,12 @@ def races_of_class(class_id: str) -> list[e.Race]:
                                                       race=keys.RACE.pk.prefix()))
 
 
+def mark_settled(race: e.Race) -> None:
+    """Ranks, bests, class board and history of the race are final."""
+    call("update_item", Key=key_of(race), UpdateExpression="SET settled = :true",
+         ConditionExpression="attribute_exists(PK)", ExpressionAttributeValues=values(true=True))
+
+
 def set_class_name(race: e.Race, name: str) -> None:
     call("update_item", Key=key_of(race), UpdateExpression="SET className = :name",
          ConditionExpression="attribute_exists(PK)", ExpressionAttributeValues=values(name=name))

@@ -64,6 +64,10 @@ class Race(Entity):
     durationSeconds: int
     status: str = OPEN
     racerCount: int = 0
+    # Finishing: each POST finish of an unsettled race adds one to finishRequests (a stream
+    # record the processor acts on); settled says ranks, bests and class board are final.
+    finishRequests: int = 0
+    settled: bool | None = None  # absent until settled
 
 
 @dataclass

@@ -1,7 +1,9 @@
 """Freezing a finished race: final ranks, class records, class board and compact history.
 
 ``finish(race_id)`` is a pure function of what is stored, so it is safe to run again:
-on a redelivered stream record, or when a sample lands after the race was finished.
+on a redelivered stream record, when a sample lands after the race was finished, or
+when a POST finish of a race not yet settled asks again (a settlement that failed past
+the stream's retries is lost otherwise). Its last write marks the race settled.
 The class board is written first, so the class leaderboard shows the race soonest.
 """
 
@@ -51,6 +53,7 @@ def finish(race_id: str) -> None:
         corrected = list(pool.map(lambda entry: compact(race, entry), entries))
     if any(corrected):  # a sample landed while the race was being frozen: publish the truth
         publish(race, store.get_entries(race_id, roster))
+    derived.mark_settled(race)
 
 
 def publish(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:

@@ -49,7 +49,8 @@ class Batch:
             key = (new.raceId, new.racerId)
             self.chunks.setdefault(key, {})[new.chunk] = [new.points, max(new.samples)]
             self.first_seen.setdefault(key, sequence)
-        elif isinstance(new, e.Race) and new.status == e.FINISHED and getattr(old, "status", None) != e.FINISHED:
+        elif isinstance(new, e.Race) and new.status == e.FINISHED and not new.settled and (
+                getattr(old, "status", None) != e.FINISHED or new.finishRequests != old.finishRequests):
             self.finished.setdefault(new.raceId, sequence)
         elif isinstance(new, e.Class) and isinstance(old, e.Class) and new.name != old.name:
             self.renamed[new.classId] = (new.name, self.renamed.get(new.classId, (None, sequence))[1])

@@ -12,7 +12,7 @@ from typing import Any
 from . import entities as e
 from . import keys, tokens
 from .attributes import to_attr
-from .dynamo import batch, call, client, get, key_from, key_of, send, table_name, values  # noqa: F401 - client: fixtures reset it
+from .dynamo import batch, call, client, conditional, get, key_from, key_of, send, table_name, values  # noqa: F401 - client: fixtures reset it
 from .errors import Conflict, cancellation_codes, error_code, translate
 from .schema import INVERTED_INDEX
 
@@ -184,10 +184,14 @@ def get_race(race_id: str, consistent: bool = False) -> e.Race | None:
 
 
 def finish_race(race: e.Race) -> None:
-    """Marks the race finished; finishing a finished race changes nothing."""
-    call("update_item", Key=key_of(race), UpdateExpression="SET #status = :finished",
-          ConditionExpression="attribute_exists(PK)",
-          ExpressionAttributeNames={"#status": "status"}, ExpressionAttributeValues=values(finished=e.FINISHED))
+    """Marks the race finished; finishing it again before it is settled asks for the settlement
+    again (a stream record), so a settlement that failed for good is re-run. A settled race
+    changes nothing."""
+    conditional("update_item", Key=key_of(race),
+                UpdateExpression="SET #status = :finished ADD finishRequests :one",
+                ConditionExpression="attribute_exists(PK) AND attribute_not_exists(settled)",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=values(finished=e.FINISHED, one=1))
 
 
 def join_race(race: e.Race, racer: e.Racer) -> e.Entry:
