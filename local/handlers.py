@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import secrets
 import sys
 import uuid
 from functools import lru_cache
@@ -13,6 +15,9 @@ LAYER = ROOT / "layers" / "alleycat" / "python"
 
 if str(LAYER) not in sys.path:
     sys.path.insert(0, str(LAYER))
+
+# The deployed stack provisions the page-token signing key; the local stack makes its own.
+os.environ.setdefault("PAGE_TOKEN_KEY", secrets.token_urlsafe(32))
 
 
 @lru_cache(maxsize=None)

@@ -25,6 +25,8 @@ HISTORY_CHUNKS_PER_PAGE = 70
 class Page:
     items: list
     next_token: str | None
+    carried: dict = field(default_factory=dict)  # what the previous page's token handed on
+    last_key: dict | None = None
 
 
 def _query(scope: str, token: str | None, entity_keys, *, index: str | None = None,
@@ -43,9 +45,11 @@ def _query(scope: str, token: str | None, entity_keys, *, index: str | None = No
     if index:
         request["IndexName"] = index
     if start:
-        request["ExclusiveStartKey"] = start
+        request["ExclusiveStartKey"] = start.key
     response = call("query", **request)
-    return Page(e.from_items(response.get("Items", [])), tokens.encode(response.get("LastEvaluatedKey"), scope))
+    last_key = response.get("LastEvaluatedKey")
+    return Page(e.from_items(response.get("Items", [])), tokens.encode(last_key, scope),
+                start.carry if start else {}, last_key)
 
 
 # --- racers -----------------------------------------------------------------
@@ -58,7 +62,8 @@ def racer_results(racer_id: str, limit: int, token: str | None) -> tuple[e.Racer
     """Pattern 1, results by racer: the racer's partition, newest race first, profile on top.
 
     ``RACER#id`` sorts after every ``RACE#...`` key, so in descending order the profile
-    comes first on the first page; one extra item is read for it.
+    comes first on the first page; one extra item is read for it. The page token carries
+    the racer's name to the next pages (signed, so it is the name page 1 read).
     """
     partition = keys.RACER.pk.build({"racerId": racer_id})
     first_page = token is None
@@ -67,6 +72,10 @@ def racer_results(racer_id: str, limit: int, token: str | None) -> tuple[e.Racer
                   first=keys.ENTRY.sk.prefix(), profile=keys.RACER.sk.build({"racerId": racer_id}))
     racer = next((i for i in page.items if isinstance(i, e.Racer)), None)
     page.items = [i for i in page.items if isinstance(i, e.Entry)]
+    if racer is None and isinstance(page.carried.get("name"), str):
+        racer = e.Racer(racer_id, page.carried["name"])  # later pages: the name page 1 read
+    if racer is not None:
+        page.next_token = tokens.encode(page.last_key, f"results:{racer_id}", {"name": racer.name})
     return racer, page
 
 
