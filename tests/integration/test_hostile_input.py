@@ -40,3 +40,34 @@ def test_a_forged_page_token_is_400(api, race, function, forgery):
 def test_a_page_token_holding_a_lone_surrogate_is_400(api, race):
     token = old_style_token("results:racer-1", {"PK": "RACER#racer-1", "SK": "RACE#\ud800"})
     assert api("get_racer_results", {"racerId": "racer-1"}, query={"nextToken": token})[0] == 400
+
+
+@pytest.mark.parametrize("function, params, body", [
+    ("put_racer", {"racerId": "racer-1"}, {"name": "\ud800"}),
+    ("put_racer", {"racerId": "racer-1"}, {"name": "Amy \udfff"}),
+    ("put_class", {}, {"name": "Hill", "description": "up \ud83d"}),
+    ("put_class", {}, {"name": "Hill", "\ud800": "x"}),
+    ("create_race", {}, {"startsAt": "2026-11-22T10:00:00\ud800Z"}),
+])
+def test_text_with_a_lone_surrogate_is_400(api, race, function, params, body):
+    status, answer = api(function, params, body=body, claims=ADMIN)
+    assert status == 400 and "Unicode" in answer["message"]
+
+
+def test_a_real_astral_character_is_fine(api):
+    status, body = api("put_racer", {"racerId": "racer-1"}, body={"name": "Amy 🚴"}, claims=racer_claims("racer-1"))
+    assert (status, body["name"]) == (200, "Amy 🚴")
+
+
+@pytest.mark.parametrize("starts_at", ["2026-11-22T10:00:00\u0000Z", "2026-11-22T10:00:00Z\u0000", "\u00002026-11-22T10:00:00Z",
+                                       "2026-11-22 10:00:00Z", "2026-11-22T10Z", "２０２６-11-22T10:00:00Z",
+                                       "2026-11-22T10:00:00.1234567Z", "2026-11-22T10:00:00z"])
+def test_starts_at_must_be_exactly_an_iso_utc_time(api, race, starts_at):
+    status, body = api("create_race", body={"startsAt": starts_at}, claims=ADMIN)
+    assert status == 400 and "startsAt" in body["message"]
+
+
+@pytest.mark.parametrize("starts_at", ["2026-11-22T10:00:00.250Z", "2026-11-22T10:00Z"])
+def test_starts_at_without_seconds_or_with_fractions_is_accepted_and_normalised(api, race, starts_at):
+    status, body = api("create_race", body={"startsAt": starts_at}, claims=ADMIN)
+    assert (status, body["startsAt"]) == (201, "2026-11-22T10:00:00Z")

@@ -155,6 +155,9 @@ def body(app: APIGatewayRestResolver, schema: dict) -> dict:
         parsed = json.loads(raw, parse_constant=_no_constants)
     except (ValueError, RecursionError):
         raise BadRequest("the body is not valid JSON") from None
+    where = _not_unicode(parsed, "the body")
+    if where:
+        raise BadRequest(f"invalid body: {where} holds text that is not valid Unicode (a lone surrogate such as \\ud800)")
     import fastjsonschema
 
     try:
@@ -163,6 +166,28 @@ def body(app: APIGatewayRestResolver, schema: dict) -> dict:
         message = re.sub(r"^data\.", "", error.message)
         raise BadRequest("invalid body: " + re.sub(r"^data\b", "the body", message)) from None
     return parsed
+
+
+def _not_unicode(value, where: str) -> str | None:
+    """Where a string (or an object's name) that UTF-8 cannot encode is, or None.
+
+    JSON lets ``"\\ud800"`` through as text DynamoDB refuses; it must be a 400, not a 5xx.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return where
+    elif isinstance(value, list):
+        return next((found for i, v in enumerate(value) if (found := _not_unicode(v, f"{where}[{i}]"))), None)
+    elif isinstance(value, dict):
+        for name, inner in value.items():
+            if _not_unicode(name, where):
+                return f"a field name in {where}"
+            found = _not_unicode(inner, name if where == "the body" else f"{where}.{name}")
+            if found:
+                return found
+    return None
 
 
 def _no_constants(name: str):
