@@ -71,3 +71,30 @@ def test_starts_at_must_be_exactly_an_iso_utc_time(api, race, starts_at):
 def test_starts_at_without_seconds_or_with_fractions_is_accepted_and_normalised(api, race, starts_at):
     status, body = api("create_race", body={"startsAt": starts_at}, claims=ADMIN)
     assert (status, body["startsAt"]) == (201, "2026-11-22T10:00:00Z")
+
+
+def test_history_of_a_racer_that_does_not_exist_is_404(api, race):
+    status, body = api("get_racer_history", {"racerId": "nobody"}, query={})
+    assert status == 404 and "nobody" in body["message"]
+    # while a racer who exists but never raced has an empty history
+    assert api("get_racer_history", {"racerId": "racer-1"}, query={}) == \
+        (200, {"racerId": "racer-1", "races": [], "nextToken": None})
+
+
+def test_every_results_page_carries_the_racers_name(api, race):
+    # Given a racer in 4 races, read 2 a page (so the last page is empty)
+    rids = [race["raceId"]] + [api("create_race", body={"startsAt": "2026-11-22T10:00:00Z"}, claims=ADMIN)[1]["raceId"]
+                               for _ in range(3)]
+    for rid in rids:
+        api("join_race", {"raceId": rid, "racerId": "racer-1"}, claims=ADMIN)
+    pages, token = [], None
+    while True:
+        status, body = api("get_racer_results", {"racerId": "racer-1"},
+                           query={"limit": "2", **({"nextToken": token} if token else {})})
+        assert status == 200
+        pages.append((len(body["items"]), body["name"]))
+        token = body["nextToken"]
+        if not token:
+            break
+    # Then each page, the empty last one too, names the racer
+    assert pages == [(2, "Racer One"), (2, "Racer One"), (0, "Racer One")]

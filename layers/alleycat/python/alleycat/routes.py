@@ -28,7 +28,7 @@ DELETE, BATCH_GET, BATCH_WRITE = "dynamodb:DeleteItem", "dynamodb:BatchGetItem",
 ROUTES: tuple[Route, ...] = (
     Route("PUT", "/racers/{racerId}", "put_racer", "user", (PUT,)),
     Route("GET", "/racers/{racerId}/results", "get_racer_results", "public", (QUERY,)),
-    Route("GET", "/racers/{racerId}/history", "get_racer_history", "public", (QUERY,)),
+    Route("GET", "/racers/{racerId}/history", "get_racer_history", "public", (QUERY, GET)),
     Route("PUT", "/classes/{classId}", "put_class", "user", (PUT,)),
     Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,)),
     Route("GET", "/classes/{classId}/leaderboard", "get_class_leaderboard", "public", (QUERY,)),
