@@ -34,9 +34,7 @@ def create_race(classId: str):
     http.require_admin(app)
     body = http.body(app, SCHEMA)
     starts_at = _utc(body["startsAt"])
-    request_key = app.current_event.headers.get("Idempotency-Key")
-    if request_key is not None:
-        http.entity_id("Idempotency-Key", request_key)
+    request_key = http.idempotency_key(app)
     klass = store.get_class(class_id, consistent=True)
     if klass is None:
         raise NotFound(f"class {class_id} does not exist")

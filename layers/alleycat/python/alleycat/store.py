@@ -253,23 +253,35 @@ class ChunkWrite:
     too_late: list = field(default_factory=list)  # seconds for a chunk sealed by the race's finish
 
 
-def add_samples(chunk: e.Chunk, points: dict[int, Any]) -> ChunkWrite:
+def add_samples(chunk: e.Chunk, points: dict[int, Any], request_key: str | None = None) -> ChunkWrite:
     """Writes the chunk's seconds that are not stored yet.
 
     One conditional UpdateItem sets every new second and adds their points; if any of
     them was stored meanwhile, the write is refused, the stored ones become duplicates
     and the rest is tried again. A chunk sealed by compaction takes nothing: a second it
     held is a duplicate, any other is too late.
+
+    With a ``request_key`` (the client's Idempotency-Key) the write also records, in
+    ``lastWrite``, a digest of the key and samples and what became of them; the client's
+    retry of that request (its first answer lost) finds its digest there and gets the same
+    counts, not "all duplicates". That holds while no other batch wrote the same
+    racer-minute in between. Without a key a re-sent sample is a duplicate, as the
+    contract says.
     """
     from botocore.exceptions import ClientError
 
     pending = dict(chunk.samples)
     outcome = ChunkWrite()
     key = key_of(chunk)
+    digest = _digest(request_key, chunk.samples) if request_key else None
     while pending:
         names = {"#type": e.TYPE, "#raceId": "raceId", "#racerId": "racerId", "#chunk": "chunk", "#classId": "classId"}
         expression_values = values(type=chunk.KEYS.entity, raceId=chunk.raceId, racerId=chunk.racerId, chunk=chunk.chunk,
                          classId=chunk.classId, points=sum(points[s] for s in pending))
+        recording = ""
+        if digest:
+            expression_values[":lastWrite"] = to_attr(f"{digest}:{len(pending)}:{outcome.duplicates}")
+            recording = "lastWrite = :lastWrite, "
         sets, absent = [], ["attribute_not_exists(sealed)"]
         for second, pair in pending.items():
             attribute = e.sample_attribute(second)
@@ -280,7 +292,7 @@ def add_samples(chunk: e.Chunk, points: dict[int, Any]) -> ChunkWrite:
             send(
                 "update_item", TableName=table_name(), Key=key,
                 UpdateExpression="SET #type = :type, #raceId = :raceId, #racerId = :racerId, #chunk = :chunk, "
-                                 "#classId = :classId, " + ", ".join(sets) + " ADD points :points",
+                                 "#classId = :classId, " + recording + ", ".join(sets) + " ADD points :points",
                 ConditionExpression=" AND ".join(absent),
                 ExpressionAttributeNames=names, ExpressionAttributeValues=expression_values,
                 ReturnValuesOnConditionCheckFailure="ALL_OLD")
@@ -292,6 +304,10 @@ def add_samples(chunk: e.Chunk, points: dict[int, Any]) -> ChunkWrite:
             stored = error.response.get("Item")
             if stored is None:  # an older SDK or emulator without the item: read it
                 stored = call("get_item", Key=key, ConsistentRead=True).get("Item", {})
+            recorded = stored.get("lastWrite", {}).get("S", "").split(":")
+            if digest and recorded[0] == digest and not outcome.duplicates:  # this very request, sent again
+                outcome.accepted, outcome.duplicates = int(recorded[1]), int(recorded[2])
+                return outcome
             if "sealed" in stored:
                 sealed = e.from_item(stored)
                 for second in pending:
@@ -307,3 +323,12 @@ def add_samples(chunk: e.Chunk, points: dict[int, Any]) -> ChunkWrite:
                 del pending[second]
             outcome.duplicates += len(present)
     return outcome
+
+
+def _digest(request_key: str, samples: dict[int, list]) -> str:
+    """Names one chunk write of one request: the same key and samples give the same digest."""
+    import hashlib
+
+    text = request_key + "|" + ";".join(
+        f"{second},{cadence},{resistance}" for second, (cadence, resistance) in sorted(samples.items()))
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()

@@ -85,7 +85,10 @@ def plan(joined: set[str], samples: list[dict]):
     return writes, outcome
 
 
-def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: bool) -> Outcome:
+def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: bool,
+           request_key: str | None = None) -> Outcome:
+    """Applies a checked batch. With a ``request_key`` (Idempotency-Key) a retry of the same
+    request answers the counts the first attempt did (see ``store.add_samples``)."""
     race = store.get_race(race_id, consistent=True)  # an eventual read could miss a finish just done
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
@@ -98,7 +101,8 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
     def write(item):
         (racer_id, chunk), seconds = item
         points = {second: output(*pair) for second, pair in seconds.items()}
-        return racer_id, store.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds), points)
+        return racer_id, store.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds),
+                                           points, request_key)
 
     with ThreadPoolExecutor(max_workers=min(PARALLEL_WRITES, max(1, len(writes)))) as pool:
         for racer_id, written in pool.map(write, writes.items()):
