@@ -18,6 +18,8 @@ if str(LAYER) not in sys.path:
 
 # The deployed stack provisions the page-token signing key; the local stack makes its own.
 os.environ.setdefault("PAGE_TOKEN_KEY", secrets.token_urlsafe(32))
+# The embedded engine shares a laptop's cores with everything else: no 1.5 s read timeout here.
+os.environ.setdefault("DYNAMODB_READ_TIMEOUT_SECONDS", "30")
 
 
 @lru_cache(maxsize=None)

@@ -62,14 +62,59 @@ def test_overlapping_creates_with_one_idempotency_key_answer_one_race(api, race,
     assert races.count(first["raceId"]) == 1
 
 
-def test_throttled_reads_and_writes_are_retried_then_503(api, race, faults):
-    # Given a table that throttles the next two requests of each kind
-    faults.fail("Query", throttled("Query"), times=2)
-    faults.fail("PutItem", throttled("PutItem", "ThrottlingException"), times=2)
-    # Then reads and writes still succeed
-    assert api("get_race", {"raceId": race["raceId"]})[0] == 200
-    assert api("put_racer", {"racerId": "racer-2"}, body={"name": "Two"}, claims=ADMIN)[0] == 200
-    # and a table that throttles everything answers 503, not 500
+def test_throttling_that_outlasts_the_sdk_retries_is_503_with_retry_after(api, race, faults):
+    # Given a table that throttles every request (botocore's own retries have run out)
     faults.fail("Query", throttled("Query"))
+    faults.fail("PutItem", throttled("PutItem", "ThrottlingException"))
+    # Then reads and writes answer 503 with Retry-After, not 500
     status, headers, _ = invoke("get_race", {"raceId": race["raceId"]})
     assert (status, headers.get("Retry-After")) == (503, "1")
+    status, headers, _ = invoke("put_racer", {"racerId": "racer-2"}, body={"name": "Two"}, claims=ADMIN)
+    assert (status, headers.get("Retry-After")) == (503, "1")
+
+
+def test_a_stalled_database_ends_the_call_inside_the_lambda_timeout(monkeypatch):
+    # Given a DynamoDB endpoint that accepts connections and never answers
+    import socket
+    import threading
+    import time
+
+    from alleycat import dynamo
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held = []
+    stop = threading.Event()
+
+    def accept():
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    threading.Thread(target=accept, daemon=True).start()
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", f"http://127.0.0.1:{listener.getsockname()[1]}")
+    monkeypatch.setenv("TABLE_NAME", "stalled")
+    monkeypatch.delenv(dynamo.READ_TIMEOUT_VARIABLE, raising=False)  # the deployed timeouts
+    dynamo.client.cache_clear()
+    try:
+        # When a function reads through it
+        started = time.monotonic()
+        status, headers, body = invoke("get_race", {"raceId": RACE_ID})
+        elapsed = time.monotonic() - started
+    finally:
+        stop.set()
+        dynamo.client.cache_clear()
+        for connection in held:
+            connection.close()
+        listener.close()
+    # Then it gave up (botocore retried) before the function's 10 s timeout and said so
+    assert (status, headers.get("Retry-After")) == (503, "1") and "retry" in body["message"]
+    assert len(held) == dynamo.ATTEMPTS
+    assert elapsed < 10
+
+
+RACE_ID = "01JD5Z6Q8X000000000000000Z"

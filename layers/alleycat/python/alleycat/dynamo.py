@@ -11,15 +11,33 @@ from typing import Any
 from . import entities as e
 from . import keys
 from .attributes import to_attr
-from .errors import error_code, retryable, translate
+from .errors import Busy, error_code, in_conflict, translate
+
+
+# Every call must end well inside the API functions' 10 s timeout: a stalled connection or
+# read gives up after CONNECT/READ seconds, and botocore's standard-mode retries (throttling,
+# timeouts, 5xx: at most ATTEMPTS tries, backing off up to 1 s then 2 s) bound one call at
+# ATTEMPTS * (CONNECT + READ) + 3 = 9 s. Then the caller gets a 503 with Retry-After.
+CONNECT_TIMEOUT_SECONDS = 0.5
+READ_TIMEOUT_SECONDS = 1.5
+ATTEMPTS = 3
+# Only an embedded engine on a busy laptop (the local stack) may wait longer than DynamoDB needs.
+READ_TIMEOUT_VARIABLE = "DYNAMODB_READ_TIMEOUT_SECONDS"
+
+
+def config(environ=os.environ):
+    from botocore.config import Config
+
+    return Config(max_pool_connections=32, connect_timeout=CONNECT_TIMEOUT_SECONDS,
+                  read_timeout=float(environ.get(READ_TIMEOUT_VARIABLE, READ_TIMEOUT_SECONDS)),
+                  retries={"mode": "standard", "total_max_attempts": ATTEMPTS})
 
 
 @lru_cache(maxsize=1)
 def client():
     import boto3  # deferred: only the first request pays for it
-    from botocore.config import Config
 
-    return boto3.client("dynamodb", config=Config(max_pool_connections=32, retries={"mode": "standard"}))
+    return boto3.client("dynamodb", config=config())
 
 
 def table_name() -> str:
@@ -39,10 +57,10 @@ def key_from(entity_keys: keys.EntityKeys, **parts: Any) -> dict:
     return {name: {"S": value} for name, value in entity_keys.key(parts).items()}
 
 
-# Our own retries of what DynamoDB throttled or cancelled for a conflict (botocore retries
-# throttling of plain requests too, but never a cancelled transaction): full-jitter backoff,
-# at most ~0.8 s in all, then the caller gets a 503 with Retry-After.
-SEND_ATTEMPTS = 5
+# botocore retries throttled requests, never a transaction cancelled for a conflict: those
+# are sent again here, with full-jitter backoff, for at most about a second, then the
+# caller gets a 503 with Retry-After.
+CONFLICT_RETRY_SECONDS = 1.0
 BACKOFF_BASE_SECONDS = 0.025
 BACKOFF_CAP_SECONDS = 0.4
 
@@ -52,18 +70,24 @@ def backoff(attempt: int) -> float:
 
 
 def send(operation: str, **request: Any) -> dict:
-    """One request, sent again with backoff while DynamoDB answers with a retryable error;
-    botocore's ClientError when it answers anything else or the attempts run out."""
-    from botocore.exceptions import ClientError
+    """One request, sent again with backoff while a transaction conflict cancels it; botocore's
+    ClientError when DynamoDB answers anything else or the conflicts outlast the retries.
+    A connection that fails or stalls past botocore's retries is a ``Busy`` (503)."""
+    from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 
-    for attempt in range(SEND_ATTEMPTS):
+    give_up = time.monotonic() + CONFLICT_RETRY_SECONDS
+    attempt = 0
+    while True:
         try:
             return getattr(client(), operation)(**request)
         except ClientError as error:
-            if attempt == SEND_ATTEMPTS - 1 or not retryable(error):
+            pause = backoff(attempt)
+            if not in_conflict(error) or time.monotonic() + pause > give_up:
                 raise
-            time.sleep(backoff(attempt))
-    raise AssertionError("unreachable")
+            time.sleep(pause)
+            attempt += 1
+        except (ConnectionError, HTTPClientError) as error:
+            raise Busy("the database did not answer in time, please retry") from error
 
 
 def call(operation: str, **request: Any) -> dict:

@@ -68,6 +68,15 @@ def cancellation_codes(error: Exception) -> list[str]:
     return [reason.get("Code", "None") for reason in reasons]
 
 
+def in_conflict(error: Exception) -> bool:
+    """A transaction conflict: sending the same request again soon may succeed (botocore does not)."""
+    code = error_code(error)
+    if code == "TransactionCanceledException":
+        codes = set(cancellation_codes(error))
+        return bool(codes & _RETRYABLE_REASONS) and not codes & _DEFINITE_REASONS
+    return code == "TransactionConflictException"
+
+
 def retryable(error: Exception) -> bool:
     """True when the same request may succeed if sent again a little later."""
     code = error_code(error)

@@ -146,6 +146,12 @@ def next_token(app: APIGatewayRestResolver) -> str | None:
     return token
 
 
+def idempotency_key(app: APIGatewayRestResolver) -> str | None:
+    """The caller's Idempotency-Key header: a retry with the same key gets the first answer."""
+    key = app.current_event.headers.get("Idempotency-Key")
+    return None if key is None else entity_id("Idempotency-Key", key)
+
+
 def body(app: APIGatewayRestResolver, schema: dict) -> dict:
     """The JSON body, checked for size and against the route's JSON schema."""
     raw = app.current_event.decoded_body or ""
