@@ -234,3 +234,34 @@ def test_a_finish_lost_after_the_processors_retries_is_recovered_by_finishing_ag
     # and once settled, finishing again asks for nothing more
     assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
     assert all(r["dynamodb"]["NewImage"]["type"]["S"] != "Race" for r in server.read())
+
+
+def test_a_class_rename_reaches_a_race_the_index_does_not_show_yet(server, race):
+    # Given a race created a moment before its class is renamed
+    api, race_id = race
+    process(server.read())
+    new_race = api("create_race", body={"startsAt": "2026-11-23T10:00:00Z"}, claims=ADMIN)[1]["raceId"]
+    api("put_class", body={"name": "Mountain"}, claims=ADMIN)
+    # and an inverted index that does not list that race yet (it is eventually consistent)
+    from alleycat import dynamo
+    from .faults import Faults
+    engine = boto3.client("dynamodb")
+
+    def lagging(params):
+        response = engine.query(**params)
+        response["Items"] = [i for i in response["Items"] if i["PK"]["S"] != f"RACE#{new_race}"]
+        response["Count"] = len(response["Items"])
+        return response
+
+    faults = Faults()
+    faults.answer("Query", lagging, when=lambda params: params.get("IndexName") == "inverted")
+    try:
+        # When the stream is processed
+        assert process(server.read()) == {"batchItemFailures": []}
+    finally:
+        faults.clear()
+    # Then both races carry the new name
+    assert "Query" in faults.injected
+    assert store.get_race(new_race, consistent=True).className == "Mountain"
+    assert store.get_race(race_id, consistent=True).className == "Mountain"
+    assert dynamo.client() is not engine

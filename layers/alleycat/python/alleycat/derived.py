@@ -118,9 +118,15 @@ def mark_settled(race: e.Race) -> None:
          ConditionExpression="attribute_exists(PK)", ExpressionAttributeValues=values(true=True))
 
 
-def set_class_name(race: e.Race, name: str) -> None:
-    call("update_item", Key=key_of(race), UpdateExpression="SET className = :name",
-         ConditionExpression="attribute_exists(PK)", ExpressionAttributeValues=values(name=name))
+def set_class_name(race: e.Race, name: str, was: str | None = None) -> None:
+    """Sets the race's class name; with ``was``, only if the race still carries that name."""
+    condition, named = ("className = :was", {"was": was}) if was is not None else ("attribute_exists(PK)", {})
+    conditional("update_item", Key=key_of(race), UpdateExpression="SET className = :name",
+                ConditionExpression=condition, ExpressionAttributeValues=values(name=name, **named))
+
+
+def get_class(class_id: str) -> e.Class | None:
+    return get(keys.CLASS, True, classId=class_id)
 
 
 def set_name(entity: e.Entity, name: str) -> None:

@@ -5,8 +5,9 @@
   score on the race's board; board writes are coalesced, one per board shard per batch,
   so a race's partition sees a few writes a second, not one per racer.
 - A race that became finished (or got a sample after it did) is frozen (``finish``).
-- A class renamed passes its name to its races; a racer renamed, to their entries,
-  race boards, bests and class boards.
+- A class renamed passes its name to its races (found in the index), and a race created
+  checks its class's name (a rename racing the creation); a racer renamed passes the
+  name to their entries, race boards, bests and class boards.
 
 Every write sets absolute values, so a redelivered record changes nothing.
 """
@@ -34,6 +35,7 @@ class Batch:
     chunks: dict = field(default_factory=dict)        # (raceId, racerId) -> {chunk: [points, lastSecond]}
     finished: dict = field(default_factory=dict)      # raceId -> sequence number
     renamed: dict = field(default_factory=dict)       # classId -> (name, sequence number)
+    created: dict = field(default_factory=dict)       # raceId -> (Race, sequence number)
     renamed_racers: dict = field(default_factory=dict)  # racerId -> (name, sequence number)
     first_seen: dict = field(default_factory=dict)    # work key -> sequence number
 
@@ -49,6 +51,8 @@ class Batch:
             key = (new.raceId, new.racerId)
             self.chunks.setdefault(key, {})[new.chunk] = [new.points, max(new.samples)]
             self.first_seen.setdefault(key, sequence)
+        elif isinstance(new, e.Race) and old is None:
+            self.created.setdefault(new.raceId, (new, sequence))
         elif isinstance(new, e.Race) and new.status == e.FINISHED and not new.settled and (
                 getattr(old, "status", None) != e.FINISHED or new.finishRequests != old.finishRequests):
             self.finished.setdefault(new.raceId, sequence)
@@ -98,10 +102,21 @@ class Batch:
         for class_id, (name, sequence) in self.renamed.items():
             if _failed(lambda: [derived.set_class_name(race, name) for race in derived.races_of_class(class_id)]):
                 failed.append(sequence)
+        for race, sequence in self.created.values():
+            if _failed(lambda: follow_class_name(race)):
+                failed.append(sequence)
         for racer_id, (name, sequence) in self.renamed_racers.items():
             if _failed(lambda: rename_racer(racer_id, name)):
                 failed.append(sequence)
         return failed
+
+
+def follow_class_name(race: e.Race) -> None:
+    """A new race takes its class's name as it is now: a rename done a moment before or after
+    the race was created may not have found it in the (eventually consistent) index."""
+    klass = derived.get_class(race.classId)
+    if klass is not None and klass.name != race.className:
+        derived.set_class_name(race, klass.name, was=race.className)
 
 
 def rename_racer(racer_id: str, name: str) -> None:
