@@ -78,3 +78,22 @@ def _request(request_dict: dict) -> dict:
     """The API parameters of a serialised DynamoDB request (its JSON body)."""
     body = request_dict.get("body") or b"{}"
     return json.loads(body.decode() if isinstance(body, bytes) else body)
+
+
+WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")
+
+
+class Writes:
+    """Records every write request made through the layer's client (operation, parameters)."""
+
+    def __init__(self):
+        self.calls: list[tuple[str, dict]] = []
+        dynamo.client().meta.events.register("before-call.dynamodb", self._record)
+
+    def _record(self, event_name, params, **_):
+        operation = event_name.rsplit(".", 1)[-1]
+        if operation in WRITES:
+            self.calls.append((operation, _request(params)))
+
+    def close(self) -> None:
+        dynamo.client().meta.events.unregister("before-call.dynamodb", self._record)

@@ -265,3 +265,64 @@ def test_a_class_rename_reaches_a_race_the_index_does_not_show_yet(server, race)
     assert store.get_race(new_race, consistent=True).className == "Mountain"
     assert store.get_race(race_id, consistent=True).className == "Mountain"
     assert dynamo.client() is not engine
+
+
+def test_a_stale_record_delivered_after_the_freeze_changes_nothing_and_writes_nothing(server):
+    # Given a race where racer a's first minute arrived in two batches (two records of one chunk)
+    api = Api()
+    api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
+    race_id = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 120}, claims=ADMIN)[1]["raceId"]
+    for racer_id in ("a", "b"):
+        api("put_racer", {"racerId": racer_id}, body={"name": racer_id.upper()}, claims=ADMIN)
+        api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=ADMIN)
+    post = lambda seconds, racer, cadence: api("post_telemetry", {"raceId": race_id}, claims=ADMIN, body={
+        "samples": [{"racerId": racer, "second": s, "cadence": cadence, "resistance": 50} for s in seconds]})
+    post(range(0, 30), "a", 90)
+    early = server.read()  # chunk 0 of a with 30 seconds: a record that will arrive late
+    post(range(30, 60), "a", 90)
+    post(range(0, 60), "b", 80)
+    process(early)
+    finish_and_settle(server, api, race_id)
+    settled = board(api, race_id)
+    assert settled == {"a": (60 * 143.75, 59, 1), "b": (60 * 132.25, 59, 2)}
+    # When the early record of a is delivered again, after the freeze (a redelivery out of order)
+    from .faults import Writes
+    writes = Writes()
+    try:
+        late = [r for r in early if r["dynamodb"]["NewImage"]["type"]["S"] == "Chunk"]
+        assert process(late) == {"batchItemFailures": []}
+    finally:
+        writes.close()
+    # Then scores, ranks and bests are unchanged, and the one write asked was refused by its
+    # condition (the entry is ranked): no re-publish
+    assert [(operation, params["ConditionExpression"]) for operation, params in writes.calls] == \
+        [("UpdateItem", "attribute_exists(PK) AND NOT raceStatus = :finished")]
+    assert board(api, race_id) == settled
+    assert api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]["score"] == 60 * 143.75
+    assert [(r["racerId"], r["bestScore"]) for r in api("get_class_leaderboard", query={})[1]["items"]] == \
+        [("a", 60 * 143.75), ("b", 60 * 132.25)]
+
+
+def test_a_late_sample_re_ranks_only_the_entries_whose_place_moved(server, race):
+    # Given a settled race of a > c > b and a quiet racer d
+    api, race_id = race
+    api("put_racer", {"racerId": "d"}, body={"name": "D"}, claims=ADMIN)
+    api("join_race", {"raceId": race_id, "racerId": "d"}, claims=ADMIN)
+    finish_and_settle(server, api, race_id)
+    # When a sample of d lands after the freeze in a minute d never wrote (enough to pass b, not c)
+    from alleycat import entities as e
+    from .faults import Writes
+    store.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
+    writes = Writes()
+    try:
+        for _ in range(3):
+            assert process(server.read()) == {"batchItemFailures": []}
+    finally:
+        writes.close()
+    # Then d counts it exactly, and only d's own items and its rank change
+    results = api("get_racer_results", {"racerId": "d"}, query={})[1]["items"][0]
+    assert (results["score"], results["rank"]) == (552.75, 4)
+    ranked = [params["Key"]["PK"]["S"] for operation, params in writes.calls
+              if operation == "UpdateItem" and "#rank" in params.get("ExpressionAttributeNames", {})]
+    assert ranked == []  # d stays 4th: nobody's place moved
+    assert len(writes.calls) <= 8

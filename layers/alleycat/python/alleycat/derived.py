@@ -11,20 +11,33 @@ from __future__ import annotations
 from . import entities as e
 from . import keys
 from .attributes import to_attr
-from .dynamo import batch, call, conditional, get, key_from, key_of, query_all, table_name, values
+from .dynamo import batch, call, conditional, get, key_from, key_of, query_all, send, table_name, values
+from .errors import error_code, translate
 from .schema import INVERTED_INDEX
 
 
-def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list]) -> e.Entry | None:
-    """Records chunks' [points, lastSecond] on the racer's entry in one write; the entry before it."""
-    response = conditional(
-        "update_item", Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
-        UpdateExpression="SET " + ", ".join(f"chunks.#c{chunk} = :c{chunk}" for chunk in totals),
-        ConditionExpression="attribute_exists(PK)",
-        ExpressionAttributeNames={f"#c{chunk}": str(chunk) for chunk in totals},
-        ExpressionAttributeValues={f":c{chunk}": to_attr(pair) for chunk, pair in totals.items()},
-        ReturnValues="ALL_OLD")
-    return e.from_item(response["Attributes"]) if response else None
+def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list],
+                     ranked_too: bool = False) -> tuple[e.Entry | None, bool]:
+    """Records chunks' [points, lastSecond] on the racer's entry in one write, unless the entry
+    is ranked already and not ``ranked_too`` (compaction owns a ranked entry's totals):
+    (the entry before, whether written)."""
+    from botocore.exceptions import ClientError
+
+    try:
+        response = send(
+            "update_item", TableName=table_name(), Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
+            UpdateExpression="SET " + ", ".join(f"chunks.#c{chunk} = :c{chunk}" for chunk in totals),
+            ConditionExpression="attribute_exists(PK)" + ("" if ranked_too else " AND NOT raceStatus = :finished"),
+            ExpressionAttributeNames={f"#c{chunk}": str(chunk) for chunk in totals},
+            ExpressionAttributeValues={**{f":c{chunk}": to_attr(pair) for chunk, pair in totals.items()},
+                                       **({} if ranked_too else {":finished": to_attr(e.FINISHED)})},
+            ReturnValues="ALL_OLD", ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        return e.from_item(response["Attributes"]), True
+    except ClientError as error:
+        if error_code(error) != "ConditionalCheckFailedException":
+            raise translate(error) from error
+        stored = error.response.get("Item")
+        return (e.from_item(stored) if stored else None), False
 
 
 # An update expression may not pass 4 KB: ~25 bytes a racer keeps 100 well under it.

@@ -56,6 +56,43 @@ def finish(race_id: str) -> None:
     derived.mark_settled(race)
 
 
+def amend(race_id: str, racer_ids: list[str]) -> None:
+    """Late chunk records of a settled race, done exactly and cheaply.
+
+    The racers are compacted again (their totals come from the stored samples, so a stale
+    record can never lower them); for those whose totals changed, the board, their best
+    and the class board are raised, and only entries whose place moved are re-ranked.
+    Before the race is settled the whole settlement runs again (it may be the one in flight).
+    """
+    race, boards = store.race_with_boards(race_id, consistent=True)
+    if race is None or race.status != e.FINISHED:
+        return
+    if not race.settled:
+        finish(race_id)
+        return
+    changed = [entry for entry in store.get_entries(race_id, racer_ids) if compact(race, entry)]
+    if not changed:
+        return
+    standings = {racer_id: standing for board in boards for racer_id, standing in board.standings.items()}
+    before = _places(standings)
+    standings.update({entry.racerId: [entry.score, entry.lastSecond, entry.name] for entry in changed})
+    after = _places(standings)
+    merge_into_class_board(race, changed)
+    for shard, moved in _final_standings(changed).items():
+        derived.set_standings(race.raceId, shard, moved)
+    for racer_id, place in after.items():
+        if before.get(racer_id) != place:
+            derived.rank_entry(race.raceId, racer_id, place)
+    for entry in changed:
+        derived.raise_best(e.Best(entry.racerId, race.classId, entry.score, race.raceId, entry.name))
+
+
+def _places(standings: dict[str, list]) -> dict[str, int]:
+    """racerId -> final place, in publish's order (score descending, then racerId)."""
+    ordered = sorted(standings, key=lambda racer_id: (-Decimal(standings[racer_id][0]), racer_id))
+    return {racer_id: place for place, racer_id in enumerate(ordered, start=1)}
+
+
 def publish(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:
     """Class board first (the class leaderboard shows the race soonest), then ranks, bests, board."""
     entries = sorted(entries, key=lambda entry: (-entry.score, entry.racerId))
@@ -121,7 +158,7 @@ def compact(race: e.Race, entry: e.Entry) -> bool:
                   for part, seconds in parts.items()]
         if {int(k): [Decimal(p), int(s)] for k, (p, s) in entry.chunks.items() if s is not None} != totals:
             changed = True
-            derived.set_entry_chunks(race.raceId, entry.racerId, totals)
+            derived.set_entry_chunks(race.raceId, entry.racerId, totals, ranked_too=True)
             entry.chunks = {str(k): v for k, v in totals.items()}
         if derived.replace_chunks(packed, live):
             return changed
