@@ -31,8 +31,9 @@ XRAY_WILDCARD = ("X-Ray PutTraceSegments/PutTelemetryRecords (added by tracing=A
                  "stream processor, dynamodb:ListStreams (added by its event source) support no "
                  "resource-level permissions; Resource must be '*'.")
 API_TIMEOUT_SECONDS = 10
-# Measured: see docs/performance.md, "telemetry batch" (a 1,000-sample batch's memory and CPU).
-MEMORY_MB = {"post_telemetry": 1024}
+# Sized from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs
+# ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
+MEMORY_MB = {"post_telemetry": 1769}
 NO_ROTATION = ("The page-token signing key reaches the functions as a CloudFormation dynamic reference "
                "(resolved at deploy, no read per cold start); rotating it means a redeploy and only "
                "invalidates next-page tokens in flight (clients start again from page 1).")

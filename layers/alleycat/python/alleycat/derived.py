@@ -71,6 +71,20 @@ def raise_best(best: e.Best) -> bool:
                        ExpressionAttributeValues=values(score=best.bestScore)) is not None
 
 
+def get_pace(class_id: str) -> e.BestPace:
+    return get(keys.BEST_PACE, True, classId=class_id) or e.BestPace(class_id)
+
+
+def reserve_pace(pace: e.BestPace, until: Decimal) -> bool:
+    """Moves the class's next free Best slot to ``until`` if nobody did since ``pace`` was read."""
+    if pace.nextFree == 0:
+        return conditional("put_item", Item=e.BestPace(pace.classId, until).to_item(),
+                           ConditionExpression="attribute_not_exists(PK)") is not None
+    return conditional("update_item", Key=key_of(pace), UpdateExpression="SET nextFree = :until",
+                       ConditionExpression="nextFree = :seen",
+                       ExpressionAttributeValues=values(until=until, seen=pace.nextFree)) is not None
+
+
 def get_class_board(class_id: str) -> e.ClassBoard | None:
     return get(keys.CLASS_BOARD, True, classId=class_id)
 

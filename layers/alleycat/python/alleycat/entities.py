@@ -149,6 +149,17 @@ class Best(Entity):
 
 
 @dataclass
+class BestPace(Entity):
+    """When the next Best write of a class may start (epoch seconds): Best items of a class
+    share one index partition, so every invocation settling a race of the class reserves
+    its write slots here."""
+
+    KEYS = keys.BEST_PACE
+    classId: str
+    nextFree: Decimal = Decimal(0)
+
+
+@dataclass
 class Chunk(Entity):
     """Up to ``SECONDS`` seconds of one racer's samples in a race.
 
@@ -237,7 +248,8 @@ def sample_attribute(second: int) -> str:
 
 
 _BY_TYPE: dict[str, type[Entity]] = {
-    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceRequest, Entry, RaceBoard, ClassBoard, Best, Chunk, PackedChunk)
+    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceRequest, Entry, RaceBoard, ClassBoard, Best, Chunk, PackedChunk,
+                                     BestPace)
 }
 
 
