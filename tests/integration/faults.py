@@ -97,3 +97,42 @@ class Writes:
 
     def close(self) -> None:
         dynamo.client().meta.events.unregister("before-call.dynamodb", self._record)
+
+
+class Throttle:
+    """Answers a share of DynamoDB requests on the wire with a throttling error, under botocore's
+    retries (as a throttled table would); engine-independent, for clients of a DynamoDB endpoint."""
+
+    CODES = ("ProvisionedThroughputExceededException", "ThrottlingException")
+
+    def __init__(self, rate: float, seed: int = 11):
+        import random
+
+        self.rate, self.injected, self.sent = rate, 0, 0
+        self._random = random.Random(seed)
+        dynamo.client().meta.events.register_first("before-send.dynamodb", self._maybe)
+
+    def _maybe(self, request, **_):
+        from botocore.awsrequest import AWSResponse
+
+        self.sent += 1
+        if self._random.random() >= self.rate:
+            return None
+        self.injected += 1
+        code = self._random.choice(self.CODES)
+        body = json.dumps({"__type": f"com.amazonaws.dynamodb.v20120810#{code}", "message": "Rate exceeded"}).encode()
+        return AWSResponse(request.url, 400, {"Content-Type": "application/x-amz-json-1.0",
+                                              "x-amzn-RequestId": "injected"}, _Raw(body))
+
+    def close(self) -> None:
+        dynamo.client().meta.events.unregister("before-send.dynamodb", self._maybe)
+
+
+class _Raw:
+    """The raw stream botocore reads an injected response body from."""
+
+    def __init__(self, body: bytes):
+        self._body = body
+
+    def stream(self, **_):
+        yield self._body
