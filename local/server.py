@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from . import handlers  # puts the layer on sys.path
+from . import openapi
 from .auth import TokenIssuer, authorizer_claims
 from .events import match, rest_event
 from .static import static_file
@@ -155,6 +156,8 @@ class ApiHandler(BaseHTTPRequestHandler):
         body = self.rfile.read(length).decode("utf-8", "replace") if length else None
         if url.path == "/local/token" and self.command == "POST":
             return self._token(body)
+        if url.path == "/openapi.json" and self.command == "GET":
+            return self._send(200, openapi.text().encode(), {"Content-Type": "application/json"})
         route, parameters, path_known = match(self.command, url.path)
         if route is None and self.command == "GET" and not path_known:
             found = static_file(url.path)

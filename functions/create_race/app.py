@@ -3,15 +3,12 @@
 import re
 from datetime import datetime, timezone
 
-from alleycat import http, ids, store, views
+from alleycat import contract, http, ids, store, views
 from alleycat.entities import Race
 from alleycat.errors import BadRequest, NotFound
 
 app = http.create_app()
-SCHEMA = {"type": "object", "required": ["startsAt"], "properties": {
-    "startsAt": {"type": "string", "minLength": 1},
-    "durationSeconds": {"type": "integer", "minimum": 60, "maximum": 3600},
-}}
+SCHEMA = contract.REQUESTS["create_race"]
 
 
 # Exactly what the contract shows (fromisoformat alone lets a NUL or other odd characters through).

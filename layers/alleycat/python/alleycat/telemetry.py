@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from . import entities as e
 from . import store
+from .contract import REQUESTS
 from .errors import BadRequest, Conflict, Forbidden, NotFound
 from .views import output, round4
 
@@ -22,23 +23,7 @@ NOT_JOINED = "racer has not joined this race"
 TOO_LATE = "the race was finished before this sample arrived"
 PARALLEL_WRITES = 16
 
-SCHEMA = {
-    "type": "object",
-    "required": ["samples"],
-    "properties": {"samples": {
-        "type": "array", "minItems": 1, "maxItems": 1000,
-        "items": {
-            "type": "object",
-            "required": ["racerId", "second", "cadence", "resistance"],
-            "properties": {
-                "racerId": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
-                "second": {"type": "integer", "minimum": 0},
-                "cadence": {"type": "number", "minimum": 0, "maximum": 300},
-                "resistance": {"type": "number", "minimum": 0, "maximum": 100},
-            },
-        },
-    }},
-}
+SCHEMA = REQUESTS["post_telemetry"]
 
 
 @dataclass
