@@ -37,7 +37,9 @@ def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list],
         if error_code(error) != "ConditionalCheckFailedException":
             raise translate(error) from error
         stored = error.response.get("Item")
-        return (e.from_item(stored) if stored else None), False
+        if stored is None:  # an engine that does not return the item on a failed condition
+            return get(keys.ENTRY, True, raceId=race_id, racerId=racer_id), False
+        return e.from_item(stored), False
 
 
 # An update expression may not pass 4 KB: ~25 bytes a racer keeps 100 well under it.
