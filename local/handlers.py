@@ -8,6 +8,8 @@ concurrent requests in worker processes (``local.runtime``).
 from __future__ import annotations
 
 import importlib.util
+import os
+import secrets
 import sys
 import uuid
 from functools import lru_cache
@@ -18,6 +20,11 @@ LAYER = ROOT / "layers" / "alleycat" / "python"
 
 if str(LAYER) not in sys.path:
     sys.path.insert(0, str(LAYER))
+
+# The deployed stack provisions the page-token signing key; the local stack makes its own.
+os.environ.setdefault("PAGE_TOKEN_KEY", secrets.token_urlsafe(32))
+# The embedded engine shares a laptop's cores with everything else: no 1.5 s read timeout here.
+os.environ.setdefault("DYNAMODB_READ_TIMEOUT_SECONDS", "30")
 
 
 def load(function: str):

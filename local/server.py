@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from . import handlers  # puts the layer on sys.path
+from . import openapi
 from .auth import TokenIssuer, authorizer_claims
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .runtime import Runtime
@@ -77,14 +78,27 @@ class ApiHandler(BaseHTTPRequestHandler):
     def do_DELETE(self):
         self._dispatch()
 
+    def send_error(self, code, message=None, explain=None):
+        """http.server's own errors (malformed request line, unknown method, ...) in the contract's JSON shape."""
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9":  # no request line parsed: still answer with a status line
+            self.request_version = "HTTP/1.0"
+        self._json(code, {"message": message or self.responses.get(code, ("Error",))[0]})
+
     def _dispatch(self) -> None:
         url = urlsplit(self.path)
-        length = int(self.headers.get("Content-Length") or 0)
+        raw_length = self.headers.get("Content-Length") or "0"
+        if not raw_length.isdigit():
+            self.close_connection = True  # the body's end is unknown: do not read on from it
+            return self._json(400, {"message": "Content-Length must be a whole number of bytes"})
+        length = int(raw_length)
         if length > MAX_REQUEST_BYTES:
             return self._json(413, {"message": "Request Too Long"})
         body = self.rfile.read(length).decode("utf-8", "replace") if length else None
         if url.path == "/local/token" and self.command == "POST":
             return self._token(body)
+        if url.path == "/openapi.json" and self.command == "GET":
+            return self._send(200, openapi.text().encode(), {"Content-Type": "application/json"})
         route, parameters, path_known = match(self.command, url.path)
         if route is None and self.command == "GET" and not path_known:
             found = static_file(url.path)

@@ -11,6 +11,7 @@ for path in (ROOT, ROOT / "layers" / "alleycat" / "python"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+os.environ.setdefault("PAGE_TOKEN_KEY", "test-page-token-key")
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")

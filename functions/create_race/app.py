@@ -1,24 +1,26 @@
 """POST /classes/{classId}/races: schedule a race in a class (admin)."""
 
+import re
 from datetime import datetime, timezone
 
-from alleycat import http, ids, store, views
+from alleycat import contract, http, ids, store, views
 from alleycat.entities import Race
 from alleycat.errors import BadRequest, NotFound
 
 app = http.create_app()
-SCHEMA = {"type": "object", "required": ["startsAt"], "properties": {
-    "startsAt": {"type": "string", "minLength": 1},
-    "durationSeconds": {"type": "integer", "minimum": 60, "maximum": 3600},
-}}
+SCHEMA = contract.REQUESTS["create_race"]
+
+
+# Exactly what the contract shows (fromisoformat alone lets a NUL or other odd characters through).
+UTC_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?Z", re.ASCII)
 
 
 def _utc(text: str) -> str:
     try:
-        moment = datetime.fromisoformat(text)
+        moment = datetime.fromisoformat(text) if UTC_TIME.fullmatch(text) else None
     except ValueError:
         moment = None
-    if moment is None or not text.endswith("Z"):
+    if moment is None:
         raise BadRequest("startsAt must be an ISO 8601 time in UTC ending in Z, e.g. 2026-11-22T10:00:00Z")
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -29,9 +31,7 @@ def create_race(classId: str):
     http.require_admin(app)
     body = http.body(app, SCHEMA)
     starts_at = _utc(body["startsAt"])
-    request_key = app.current_event.headers.get("Idempotency-Key")
-    if request_key is not None:
-        http.entity_id("Idempotency-Key", request_key)
+    request_key = http.idempotency_key(app)
     klass = store.get_class(class_id, consistent=True)
     if klass is None:
         raise NotFound(f"class {class_id} does not exist")

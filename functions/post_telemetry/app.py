@@ -11,7 +11,7 @@ def post_telemetry(raceId: str):
     race_id = http.race_id(raceId)
     caller = http.identity(app)
     samples = http.body(app, telemetry.SCHEMA)["samples"]
-    outcome = telemetry.ingest(race_id, samples, caller.sub, caller.is_admin)
+    outcome = telemetry.ingest(race_id, samples, caller.sub, caller.is_admin, http.idempotency_key(app))
     count("SamplesAccepted", outcome.accepted)
     count("SamplesDuplicate", outcome.duplicates)
     return http.respond(outcome.as_body())

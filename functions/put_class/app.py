@@ -1,13 +1,10 @@
 """PUT /classes/{classId}: create or update a class (admin)."""
 
-from alleycat import http, store, views
+from alleycat import contract, http, store, views
 from alleycat.entities import Class
 
 app = http.create_app()
-SCHEMA = {"type": "object", "required": ["name"], "properties": {
-    "name": {"type": "string", "minLength": 1, "maxLength": 80},
-    "description": {"type": "string", "maxLength": 500},
-}}
+SCHEMA = contract.REQUESTS["put_class"]
 
 
 @http.route(app, "put_class")

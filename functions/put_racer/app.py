@@ -1,11 +1,10 @@
 """PUT /racers/{racerId}: create or rename a racer (that racer or an admin)."""
 
-from alleycat import http, store, views
+from alleycat import contract, http, store, views
 from alleycat.entities import Racer
 
 app = http.create_app()
-SCHEMA = {"type": "object", "required": ["name"],
-          "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 80}}}
+SCHEMA = contract.REQUESTS["put_racer"]
 
 
 @http.route(app, "put_racer")

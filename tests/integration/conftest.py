@@ -51,3 +51,13 @@ def race(api):
     status, body = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z"}, claims=ADMIN)
     assert status == 201
     return body
+
+
+@pytest.fixture
+def faults(table):
+    """Injects DynamoDB errors at the boto3 client (see tests/integration/faults.py)."""
+    from .faults import Faults
+
+    injected = Faults()
+    yield injected
+    injected.clear()

@@ -54,7 +54,12 @@ def test_hour_long_race_history_round_trips_in_small_items(api, table):
     assert after == before
     items = partition_items(table, "racer-1")
     packed = [i for i in items if i["type"]["S"] == "PackedChunk"]
-    assert len(packed) == 6 and not [i for i in items if i["type"]["S"] == "Chunk"]
+    sealed = [i for i in items if i["type"]["S"] == "Chunk"]
+    assert len(packed) == 6 and len(sealed) == 60
+    # and the live chunks are sealed: no samples left, a bit per packed second kept, a small item each
+    assert not [name for i in sealed for name in i if name.startswith("s") and name[1:].isdigit()]
+    assert all(int(i["sealed"]["N"]) == 2 ** 60 - 1 for i in sealed)
+    assert max(sizing.item_size(i) for i in sealed) < 200
     assert max(sizing.item_size(i) for i in items) < ITEM_LIMIT / 20
 
 

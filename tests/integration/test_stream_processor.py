@@ -87,8 +87,9 @@ def test_finish_ranks_records_bests_and_compacts_idempotently(server, race):
         assert [(row["racerId"], row["rank"], row["bestScore"]) for row in leaderboard] == \
             [("a", 1, 70 * 143.75), ("c", 2, 70 * 126.5), ("b", 3, 70 * 109.25)]
         assert api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1] == history_before
-    kinds = {type(chunk).__name__ for chunk in derived.chunks_of(race_id, "a")}
-    assert kinds == {"PackedChunk"}
+    chunks = derived.chunks_of(race_id, "a")
+    assert {type(chunk).__name__ for chunk in chunks} == {"PackedChunk", "Chunk"}
+    assert all(not chunk.samples and chunk.sealed for chunk in chunks if type(chunk).__name__ == "Chunk")
 
 
 def test_class_rename_reaches_its_races(server, race):
@@ -131,16 +132,162 @@ def test_racer_rename_reaches_entries_boards_and_class_board(server, race):
 
 
 def test_a_sample_landing_after_the_freeze_is_counted(server, race):
-    # Given a finished, frozen race
+    # Given a finished, frozen race with a racer who sent nothing in its second minute
     api, race_id = race
+    api("put_racer", {"racerId": "d"}, body={"name": "D"}, claims=ADMIN)
+    api("join_race", {"raceId": race_id, "racerId": "d"}, claims=ADMIN)
     finish_and_settle(server, api, race_id)
     # When a request that passed the open check writes a new second after the freeze
     from alleycat import entities as e
-    store.add_samples(e.Chunk(race_id, "b", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
+    written = store.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
+    assert written.accepted == 1
     for _ in range(3):
         assert process(server.read()) == {"batchItemFailures": []}
-    # Then the race is frozen again with it: b's score, rank and history include it
+    # Then the race is frozen again with it: d's score, rank and history include it
+    results = api("get_racer_results", {"racerId": "d"}, query={})[1]["items"][0]
+    assert (results["score"], results["lastSecond"], results["rank"]) == (552.75, 100, 4)
+    history = api("get_racer_history", {"racerId": "d"}, query={"raceId": race_id})[1]["races"][0]["samples"]
+    assert [row[0] for row in history] == [100]
+
+
+def test_after_compaction_a_packed_second_is_a_duplicate_and_a_new_one_too_late(server, race):
+    # Given a finished race whose history is packed
+    api, race_id = race
+    finish_and_settle(server, api, race_id)
+    from alleycat import entities as e
+    # When a stalled request re-sends second 5 of racer a and a new second 100 into the sealed minutes
+    first = store.add_samples(e.Chunk(race_id, "a", 0, "hill-climb", samples={5: [1, 1]}), {5: 36.36})
+    second = store.add_samples(e.Chunk(race_id, "a", 1, "hill-climb", samples={65: [1, 1], 100: [1, 1]}),
+                               {65: 36.36, 100: 36.36})
+    # Then the packed second counts as a duplicate, the new one is refused, and nothing changed
+    assert (first.accepted, first.duplicates, first.too_late) == (0, 1, [])
+    assert (second.accepted, second.duplicates, second.too_late) == (0, 1, [100])
+    assert process(server.read()) == {"batchItemFailures": []}
+    assert api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]["score"] == 70 * 143.75
+    samples = api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1]["races"][0]["samples"]
+    assert len(samples) == 70 and samples[5][1:3] == [90, 50]
+
+
+def test_a_finish_lost_after_the_processors_retries_is_recovered_by_finishing_again(server, race, monkeypatch):
+    # Given a finish whose settlement fails on the first delivery and all 5 retries
+    api, race_id = race
+    process(server.read())
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    finish_records = server.read()
+    from alleycat import finish
+
+    def outage(*_):
+        raise RuntimeError("DynamoDB unreachable")
+
+    monkeypatch.setattr(finish, "publish", outage)
+    for _ in range(6):
+        assert process(finish_records)["batchItemFailures"], "the settlement should have failed"
+    monkeypatch.undo()
+    # and the event source mapping gave up on those records (the failure queue holds only their shard's metadata)
+    assert api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]["rank"] is None
+    # When the admin finishes the race again
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    while records := server.read():
+        assert process(records) == {"batchItemFailures": []}
+    # Then ranks, bests and the class board appear
+    assert board(api, race_id) == EXPECTED
     results = api("get_racer_results", {"racerId": "b"}, query={})[1]["items"][0]
-    assert results["score"] == 70 * 109.25 + 552.75 and results["lastSecond"] == 100
-    history = api("get_racer_history", {"racerId": "b"}, query={"raceId": race_id})[1]["races"][0]["samples"]
-    assert len(history) == 71 and history[-1][0] == 100
+    assert (results["status"], results["rank"]) == ("finished", 3)
+    leaderboard = api("get_class_leaderboard", query={})[1]["items"]
+    assert [(row["racerId"], row["bestScore"]) for row in leaderboard] == \
+        [("a", 70 * 143.75), ("c", 70 * 126.5), ("b", 70 * 109.25)]
+    # and once settled, finishing again asks for nothing more
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    assert all(r["dynamodb"]["NewImage"]["type"]["S"] != "Race" for r in server.read())
+
+
+def test_a_class_rename_reaches_a_race_the_index_does_not_show_yet(server, race):
+    # Given a race created a moment before its class is renamed
+    api, race_id = race
+    process(server.read())
+    new_race = api("create_race", body={"startsAt": "2026-11-23T10:00:00Z"}, claims=ADMIN)[1]["raceId"]
+    api("put_class", body={"name": "Mountain"}, claims=ADMIN)
+    # and an inverted index that does not list that race yet (it is eventually consistent)
+    from alleycat import dynamo
+    from .faults import Faults
+    engine = boto3.client("dynamodb")
+
+    def lagging(params):
+        response = engine.query(**params)
+        response["Items"] = [i for i in response["Items"] if i["PK"]["S"] != f"RACE#{new_race}"]
+        response["Count"] = len(response["Items"])
+        return response
+
+    faults = Faults()
+    faults.answer("Query", lagging, when=lambda params: params.get("IndexName") == "inverted")
+    try:
+        # When the stream is processed
+        assert process(server.read()) == {"batchItemFailures": []}
+    finally:
+        faults.clear()
+    # Then both races carry the new name
+    assert "Query" in faults.injected
+    assert store.get_race(new_race, consistent=True).className == "Mountain"
+    assert store.get_race(race_id, consistent=True).className == "Mountain"
+    assert dynamo.client() is not engine
+
+
+def test_a_stale_record_delivered_after_the_freeze_changes_nothing_and_writes_nothing(server):
+    # Given a race where racer a's first minute arrived in two batches (two records of one chunk)
+    api = Api()
+    api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
+    race_id = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 120}, claims=ADMIN)[1]["raceId"]
+    for racer_id in ("a", "b"):
+        api("put_racer", {"racerId": racer_id}, body={"name": racer_id.upper()}, claims=ADMIN)
+        api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=ADMIN)
+    post = lambda seconds, racer, cadence: api("post_telemetry", {"raceId": race_id}, claims=ADMIN, body={
+        "samples": [{"racerId": racer, "second": s, "cadence": cadence, "resistance": 50} for s in seconds]})
+    post(range(0, 30), "a", 90)
+    early = server.read()  # chunk 0 of a with 30 seconds: a record that will arrive late
+    post(range(30, 60), "a", 90)
+    post(range(0, 60), "b", 80)
+    process(early)
+    finish_and_settle(server, api, race_id)
+    settled = board(api, race_id)
+    assert settled == {"a": (60 * 143.75, 59, 1), "b": (60 * 132.25, 59, 2)}
+    # When the early record of a is delivered again, after the freeze (a redelivery out of order)
+    from .faults import Writes
+    writes = Writes()
+    try:
+        late = [r for r in early if r["dynamodb"]["NewImage"]["type"]["S"] == "Chunk"]
+        assert process(late) == {"batchItemFailures": []}
+    finally:
+        writes.close()
+    # Then scores, ranks and bests are unchanged, and the one write asked was refused by its
+    # condition (the entry is ranked): no re-publish
+    assert [(operation, params["ConditionExpression"]) for operation, params in writes.calls] == \
+        [("UpdateItem", "attribute_exists(PK) AND NOT raceStatus = :finished")]
+    assert board(api, race_id) == settled
+    assert api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]["score"] == 60 * 143.75
+    assert [(r["racerId"], r["bestScore"]) for r in api("get_class_leaderboard", query={})[1]["items"]] == \
+        [("a", 60 * 143.75), ("b", 60 * 132.25)]
+
+
+def test_a_late_sample_re_ranks_only_the_entries_whose_place_moved(server, race):
+    # Given a settled race of a > c > b and a quiet racer d
+    api, race_id = race
+    api("put_racer", {"racerId": "d"}, body={"name": "D"}, claims=ADMIN)
+    api("join_race", {"raceId": race_id, "racerId": "d"}, claims=ADMIN)
+    finish_and_settle(server, api, race_id)
+    # When a sample of d lands after the freeze in a minute d never wrote (enough to pass b, not c)
+    from alleycat import entities as e
+    from .faults import Writes
+    store.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
+    writes = Writes()
+    try:
+        for _ in range(3):
+            assert process(server.read()) == {"batchItemFailures": []}
+    finally:
+        writes.close()
+    # Then d counts it exactly, and only d's own items and its rank change
+    results = api("get_racer_results", {"racerId": "d"}, query={})[1]["items"][0]
+    assert (results["score"], results["rank"]) == (552.75, 4)
+    ranked = [params["Key"]["PK"]["S"] for operation, params in writes.calls
+              if operation == "UpdateItem" and "#rank" in params.get("ExpressionAttributeNames", {})]
+    assert ranked == []  # d stays 4th: nobody's place moved
+    assert len(writes.calls) <= 8

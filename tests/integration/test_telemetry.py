@@ -1,5 +1,6 @@
 """POST /races/{raceId}/telemetry against DynamoDB Local: validation and exactly-once counting."""
 
+import json
 from collections import Counter
 from decimal import Decimal
 
@@ -133,3 +134,46 @@ def test_response_counts_follow_the_ledger(api, race_with_racers):
     assert (second["accepted"], second["duplicates"]) == (1, 1)
     assert stored_points(race_id, "r1") == 3 * views.output(80, 50)
 
+
+def test_telemetry_right_after_finish_is_409_while_eventual_reads_still_say_open(api, race_with_racers, faults):
+    # Given an open race as an eventually consistent read may still show it for a moment after finish
+    from alleycat import dynamo, keys
+    race_id = race_with_racers["raceId"]
+    partition = keys.RACE.pk.build({"raceId": race_id})
+    stale = dynamo.client().query(TableName=dynamo.table_name(), KeyConditionExpression="PK = :p AND begins_with(SK, :c)",
+                                  ExpressionAttributeValues={":p": {"S": partition}, ":c": {"S": "CLASS#"}})
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    faults.answer("Query", lambda _: stale, when=lambda params: not params.get("ConsistentRead")
+                  and params["ExpressionAttributeValues"][":partition"]["S"] == partition)
+    assert api("get_race", {"raceId": race_id})[1]["status"] == "open"  # the lag is in place
+    # When a racer sends a sample right after the finish
+    status, body = post(api, race_id, [sample("r1", 3)])
+    # Then it is refused and nothing is stored
+    assert status == 409 and "finished" in body["message"]
+    assert stored_points(race_id, "r1") == 0
+
+
+def test_a_retry_of_a_batch_with_its_idempotency_key_answers_what_the_first_attempt_did(api, race_with_racers):
+    from local import handlers
+    from local.events import sample_event
+    race_id = race_with_racers["raceId"]
+    post(api, race_id, [sample("r2", 1)])
+    batch = [sample("r1", 5), sample("r1", 6), sample("r1", 5, cadence=1), sample("r2", 1), sample("r2", 70)]
+
+    def post_with_key(key):
+        event = sample_event("post_telemetry", {"raceId": race_id}, {"samples": batch}, claims=ADMIN)
+        event["headers"]["Idempotency-Key"] = key
+        event["multiValueHeaders"]["Idempotency-Key"] = [key]
+        response = handlers.invoke("post_telemetry", event)
+        return response["statusCode"], json.loads(response["body"])
+
+    # Given a batch whose answer the client never got
+    first = post_with_key("tick-42")
+    assert first == (200, {"accepted": 3, "duplicates": 2, "rejected": []})
+    # When the client retries it with the same Idempotency-Key
+    # Then it gets the same answer, and nothing is stored twice
+    assert post_with_key("tick-42") == first
+    assert stored_points(race_id, "r1") == 2 * views.output(80, 50)
+    # while the same samples sent as another request (or without a key) are duplicates, as the contract says
+    assert post_with_key("tick-43")[1] == {"accepted": 0, "duplicates": 5, "rejected": []}
+    assert post(api, race_id, batch)[1] == {"accepted": 0, "duplicates": 5, "rejected": []}

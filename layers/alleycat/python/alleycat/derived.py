@@ -11,20 +11,35 @@ from __future__ import annotations
 from . import entities as e
 from . import keys
 from .attributes import to_attr
-from .dynamo import batch, call, conditional, get, key_from, key_of, query_all, table_name, values
+from .dynamo import batch, call, conditional, get, key_from, key_of, query_all, send, table_name, values
+from .errors import error_code, translate
 from .schema import INVERTED_INDEX
 
 
-def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list]) -> e.Entry | None:
-    """Records chunks' [points, lastSecond] on the racer's entry in one write; the entry before it."""
-    response = conditional(
-        "update_item", Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
-        UpdateExpression="SET " + ", ".join(f"chunks.#c{chunk} = :c{chunk}" for chunk in totals),
-        ConditionExpression="attribute_exists(PK)",
-        ExpressionAttributeNames={f"#c{chunk}": str(chunk) for chunk in totals},
-        ExpressionAttributeValues={f":c{chunk}": to_attr(pair) for chunk, pair in totals.items()},
-        ReturnValues="ALL_OLD")
-    return e.from_item(response["Attributes"]) if response else None
+def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list],
+                     ranked_too: bool = False) -> tuple[e.Entry | None, bool]:
+    """Records chunks' [points, lastSecond] on the racer's entry in one write, unless the entry
+    is ranked already and not ``ranked_too`` (compaction owns a ranked entry's totals):
+    (the entry before, whether written)."""
+    from botocore.exceptions import ClientError
+
+    try:
+        response = send(
+            "update_item", TableName=table_name(), Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
+            UpdateExpression="SET " + ", ".join(f"chunks.#c{chunk} = :c{chunk}" for chunk in totals),
+            ConditionExpression="attribute_exists(PK)" + ("" if ranked_too else " AND NOT raceStatus = :finished"),
+            ExpressionAttributeNames={f"#c{chunk}": str(chunk) for chunk in totals},
+            ExpressionAttributeValues={**{f":c{chunk}": to_attr(pair) for chunk, pair in totals.items()},
+                                       **({} if ranked_too else {":finished": to_attr(e.FINISHED)})},
+            ReturnValues="ALL_OLD", ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        return e.from_item(response["Attributes"]), True
+    except ClientError as error:
+        if error_code(error) != "ConditionalCheckFailedException":
+            raise translate(error) from error
+        stored = error.response.get("Item")
+        if stored is None:  # an engine that does not return the item on a failed condition
+            return get(keys.ENTRY, True, raceId=race_id, racerId=racer_id), False
+        return e.from_item(stored), False
 
 
 # An update expression may not pass 4 KB: ~25 bytes a racer keeps 100 well under it.
@@ -58,6 +73,20 @@ def raise_best(best: e.Best) -> bool:
                        ExpressionAttributeValues=values(score=best.bestScore)) is not None
 
 
+def get_pace(class_id: str) -> e.BestPace:
+    return get(keys.BEST_PACE, True, classId=class_id) or e.BestPace(class_id)
+
+
+def reserve_pace(pace: e.BestPace, until: Decimal) -> bool:
+    """Moves the class's next free Best slot to ``until`` if nobody did since ``pace`` was read."""
+    if pace.nextFree == 0:
+        return conditional("put_item", Item=e.BestPace(pace.classId, until).to_item(),
+                           ConditionExpression="attribute_not_exists(PK)") is not None
+    return conditional("update_item", Key=key_of(pace), UpdateExpression="SET nextFree = :until",
+                       ConditionExpression="nextFree = :seen",
+                       ExpressionAttributeValues=values(until=until, seen=pace.nextFree)) is not None
+
+
 def get_class_board(class_id: str) -> e.ClassBoard | None:
     return get(keys.CLASS_BOARD, True, classId=class_id)
 
@@ -89,14 +118,21 @@ def _racer_items(racer_id: str, prefix: str) -> list:
 
 
 def replace_chunks(packed: list[e.PackedChunk], live: list[e.Chunk]) -> bool:
-    """Writes the packed chunks, then deletes the live ones they replace, each only if no
-    sample reached it since it was read; False when one did (compact again)."""
+    """Writes the packed chunks, then seals the live ones they replace (samples removed, the
+    seconds they held kept as bits), each only if no sample reached it since it was read;
+    False when one did (compact again)."""
     for start in range(0, len(packed), 25):
         puts = [{"PutRequest": {"Item": p.to_item()}} for p in packed[start:start + 25]]
         batch("batch_write_item", {table_name(): puts}, "UnprocessedItems")
-    unchanged = [conditional("delete_item", Key=key_of(chunk), ConditionExpression="points = :points",
-                             ExpressionAttributeValues=values(points=chunk.points)) is not None for chunk in live]
-    return all(unchanged)
+    return all([_seal(chunk) for chunk in live])
+
+
+def _seal(chunk: e.Chunk) -> bool:
+    removed = ", ".join(e.sample_attribute(second) for second in chunk.samples)
+    return conditional("update_item", Key=key_of(chunk),
+                       UpdateExpression="SET sealed = :mask, points = :zero" + (f" REMOVE {removed}" if removed else ""),
+                       ConditionExpression="points = :points",
+                       ExpressionAttributeValues=values(mask=chunk.seal_mask(), zero=0, points=chunk.points)) is not None
 
 
 def races_of_class(class_id: str) -> list[e.Race]:
@@ -105,9 +141,21 @@ def races_of_class(class_id: str) -> list[e.Race]:
                                                       race=keys.RACE.pk.prefix()))
 
 
-def set_class_name(race: e.Race, name: str) -> None:
-    call("update_item", Key=key_of(race), UpdateExpression="SET className = :name",
-         ConditionExpression="attribute_exists(PK)", ExpressionAttributeValues=values(name=name))
+def mark_settled(race: e.Race) -> None:
+    """Ranks, bests, class board and history of the race are final."""
+    call("update_item", Key=key_of(race), UpdateExpression="SET settled = :true",
+         ConditionExpression="attribute_exists(PK)", ExpressionAttributeValues=values(true=True))
+
+
+def set_class_name(race: e.Race, name: str, was: str | None = None) -> None:
+    """Sets the race's class name; with ``was``, only if the race still carries that name."""
+    condition, named = ("className = :was", {"was": was}) if was is not None else ("attribute_exists(PK)", {})
+    conditional("update_item", Key=key_of(race), UpdateExpression="SET className = :name",
+                ConditionExpression=condition, ExpressionAttributeValues=values(name=name, **named))
+
+
+def get_class(class_id: str) -> e.Class | None:
+    return get(keys.CLASS, True, classId=class_id)
 
 
 def set_name(entity: e.Entity, name: str) -> None:

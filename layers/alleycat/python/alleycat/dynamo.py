@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import time
 from functools import lru_cache
 from typing import Any
@@ -10,15 +11,33 @@ from typing import Any
 from . import entities as e
 from . import keys
 from .attributes import to_attr
-from .errors import error_code, translate
+from .errors import Busy, error_code, in_conflict, translate
+
+
+# Every call must end well inside the API functions' 10 s timeout: a stalled connection or
+# read gives up after CONNECT/READ seconds, and botocore's standard-mode retries (throttling,
+# timeouts, 5xx: at most ATTEMPTS tries, backing off up to 1 s then 2 s) bound one call at
+# ATTEMPTS * (CONNECT + READ) + 3 = 9 s. Then the caller gets a 503 with Retry-After.
+CONNECT_TIMEOUT_SECONDS = 0.5
+READ_TIMEOUT_SECONDS = 1.5
+ATTEMPTS = 3
+# Only an embedded engine on a busy laptop (the local stack) may wait longer than DynamoDB needs.
+READ_TIMEOUT_VARIABLE = "DYNAMODB_READ_TIMEOUT_SECONDS"
+
+
+def config(environ=os.environ):
+    from botocore.config import Config
+
+    return Config(max_pool_connections=32, connect_timeout=CONNECT_TIMEOUT_SECONDS,
+                  read_timeout=float(environ.get(READ_TIMEOUT_VARIABLE, READ_TIMEOUT_SECONDS)),
+                  retries={"mode": "standard", "total_max_attempts": ATTEMPTS})
 
 
 @lru_cache(maxsize=1)
 def client():
     import boto3  # deferred: only the first request pays for it
-    from botocore.config import Config
 
-    return boto3.client("dynamodb", config=Config(max_pool_connections=32, retries={"mode": "standard"}))
+    return boto3.client("dynamodb", config=config())
 
 
 def table_name() -> str:
@@ -38,6 +57,39 @@ def key_from(entity_keys: keys.EntityKeys, **parts: Any) -> dict:
     return {name: {"S": value} for name, value in entity_keys.key(parts).items()}
 
 
+# botocore retries throttled requests, never a transaction cancelled for a conflict: those
+# are sent again here, with full-jitter backoff, for at most about a second, then the
+# caller gets a 503 with Retry-After.
+CONFLICT_RETRY_SECONDS = 1.0
+BACKOFF_BASE_SECONDS = 0.025
+BACKOFF_CAP_SECONDS = 0.4
+
+
+def backoff(attempt: int) -> float:
+    return random.uniform(0, min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2 ** attempt))
+
+
+def send(operation: str, **request: Any) -> dict:
+    """One request, sent again with backoff while a transaction conflict cancels it; botocore's
+    ClientError when DynamoDB answers anything else or the conflicts outlast the retries.
+    A connection that fails or stalls past botocore's retries is a ``Busy`` (503)."""
+    from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
+
+    give_up = time.monotonic() + CONFLICT_RETRY_SECONDS
+    attempt = 0
+    while True:
+        try:
+            return getattr(client(), operation)(**request)
+        except ClientError as error:
+            pause = backoff(attempt)
+            if not in_conflict(error) or time.monotonic() + pause > give_up:
+                raise
+            time.sleep(pause)
+            attempt += 1
+        except (ConnectionError, HTTPClientError) as error:
+            raise Busy("the database did not answer in time, please retry") from error
+
+
 def call(operation: str, **request: Any) -> dict:
     """One request on the table; DynamoDB errors become domain errors."""
     return call_raw(operation, TableName=table_name(), **request)
@@ -48,7 +100,7 @@ def call_raw(operation: str, **request: Any) -> dict:
     from botocore.exceptions import ClientError
 
     try:
-        return getattr(client(), operation)(**request)
+        return send(operation, **request)
     except ClientError as error:
         raise translate(error) from error
 
@@ -58,7 +110,7 @@ def conditional(operation: str, **request: Any) -> dict | None:
     from botocore.exceptions import ClientError
 
     try:
-        return getattr(client(), operation)(TableName=table_name(), **request)
+        return send(operation, TableName=table_name(), **request)
     except ClientError as error:
         if error_code(error) == "ConditionalCheckFailedException":
             return None

@@ -64,6 +64,10 @@ class Race(Entity):
     durationSeconds: int
     status: str = OPEN
     racerCount: int = 0
+    # Finishing: each POST finish of an unsettled race adds one to finishRequests (a stream
+    # record the processor acts on); settled says ranks, bests and class board are final.
+    finishRequests: int = 0
+    settled: bool | None = None  # absent until settled
 
 
 @dataclass
@@ -145,12 +149,27 @@ class Best(Entity):
 
 
 @dataclass
+class BestPace(Entity):
+    """When the next Best write of a class may start (epoch seconds): Best items of a class
+    share one index partition, so every invocation settling a race of the class reserves
+    its write slots here."""
+
+    KEYS = keys.BEST_PACE
+    classId: str
+    nextFree: Decimal = Decimal(0)
+
+
+@dataclass
 class Chunk(Entity):
     """Up to ``SECONDS`` seconds of one racer's samples in a race.
 
     Each second is a top-level attribute ``s<second>`` = [cadence, resistance], so a
     write can set new seconds and, in the same condition, require them to be absent.
     ``points`` is the sum of their outputs. Chunk 0 is written when the racer joins.
+
+    Compaction leaves a sealed chunk behind: no samples, and ``sealed`` = a bit per
+    second of the chunk that was packed, so a late copy of a packed second is still
+    found to be a duplicate (and a new second, to be too late).
     """
 
     KEYS = keys.CHUNK
@@ -161,10 +180,11 @@ class Chunk(Entity):
     classId: str
     points: Decimal = Decimal(0)
     samples: dict = field(default_factory=dict)
+    sealed: int | None = None
 
     def to_item(self) -> dict:
         values = {"raceId": self.raceId, "racerId": self.racerId, "chunk": self.chunk,
-                  "classId": self.classId, "points": self.points}
+                  "classId": self.classId, "points": self.points, "sealed": self.sealed}
         seconds = {sample_attribute(second): list(pair) for second, pair in self.samples.items()}
         return _dump({**self.KEYS.key(values), TYPE: self.KEYS.entity, **values, **seconds})
 
@@ -172,7 +192,18 @@ class Chunk(Entity):
     def from_values(cls, values: dict) -> "Chunk":
         samples = {int(name[1:]): value for name, value in values.items() if _SAMPLE.match(name)}
         return cls(values["raceId"], values["racerId"], int(values["chunk"]), values["classId"],
-                   values.get("points", Decimal(0)), samples)
+                   values.get("points", Decimal(0)), samples, values.get("sealed"))
+
+    @property
+    def live(self) -> bool:
+        return self.sealed is None
+
+    def seal_mask(self) -> int:
+        """The ``sealed`` bits of this chunk's seconds."""
+        return sum(1 << (second - self.chunk * self.SECONDS) for second in self.samples)
+
+    def was_sealed_with(self, second: int) -> bool:
+        return bool((self.sealed or 0) >> (second - self.chunk * self.SECONDS) & 1)
 
 
 @dataclass
@@ -217,7 +248,8 @@ def sample_attribute(second: int) -> str:
 
 
 _BY_TYPE: dict[str, type[Entity]] = {
-    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceRequest, Entry, RaceBoard, ClassBoard, Best, Chunk, PackedChunk)
+    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceRequest, Entry, RaceBoard, ClassBoard, Best, Chunk, PackedChunk,
+                                     BestPace)
 }
 
 

@@ -1,7 +1,9 @@
 """Freezing a finished race: final ranks, class records, class board and compact history.
 
 ``finish(race_id)`` is a pure function of what is stored, so it is safe to run again:
-on a redelivered stream record, or when a sample lands after the race was finished.
+on a redelivered stream record, when a sample lands after the race was finished, or
+when a POST finish of a race not yet settled asks again (a settlement that failed past
+the stream's retries is lost otherwise). Its last write marks the race settled.
 The class board is written first, so the class leaderboard shows the race soonest.
 """
 
@@ -19,26 +21,47 @@ from .views import output
 CLASS_BOARD_SIZE = 1000
 CLASS_BOARD_MAX_BYTES = 350 * 1024  # under DynamoDB's 400 KB item limit
 PARALLEL_WRITES = 16
-# Best items of one class share one inverted-index partition (BEST#classId):
-# keep their writes well under its 1,000 WCU/s.
+# Best items of one class share one inverted-index partition (BEST#classId): keep their
+# writes, over all invocations, well under its 1,000 WCU/s (ClassPacer).
 BEST_WRITES_PER_SECOND = 400
 
 
-class Pacer:
-    """Spaces calls so that no more than ``rate`` start in any second (thread-safe)."""
+class ClassPacer:
+    """Spaces one class's Best writes so that, over every invocation settling races of the
+    class at once, no more than ``rate`` start in any second (thread-safe).
 
-    def __init__(self, rate: float, clock=time.monotonic, sleep=time.sleep):
-        self._interval, self._clock, self._sleep = 1.0 / rate, clock, sleep
-        self._next = 0.0
+    Slots are reserved ``BLOCK`` at a time on the class's BestPace item (one read and one
+    conditional write per block); a reservation that loses a race to another is redone.
+    """
+
+    BLOCK = 50
+
+    def __init__(self, class_id: str, total: int, rate: float = BEST_WRITES_PER_SECOND,
+                 clock=time.time, sleep=time.sleep):
+        self._class_id, self._left, self._rate = class_id, total, rate
+        self._clock, self._sleep = clock, sleep
+        self._slots: list[float] = []
         self._lock = threading.Lock()
 
     def wait(self) -> None:
         with self._lock:
-            now = self._clock()
-            start = max(now, self._next)
-            self._next = start + self._interval
-        if start > now:
-            self._sleep(start - now)
+            if not self._slots:
+                self._reserve()
+            start = self._slots.pop(0)
+        delay = start - self._clock()
+        if delay > 0:
+            self._sleep(delay)
+
+    def _reserve(self) -> None:
+        count = max(1, min(self.BLOCK, self._left))
+        while True:
+            pace = derived.get_pace(self._class_id)
+            start = max(Decimal(str(round(self._clock(), 3))), Decimal(pace.nextFree))
+            until = start + Decimal(count) / Decimal(self._rate)
+            if derived.reserve_pace(pace, until.quantize(Decimal("0.001"))):
+                break
+        self._left -= count
+        self._slots = [float(start) + n / self._rate for n in range(count)]
 
 
 def finish(race_id: str) -> None:
@@ -51,13 +74,53 @@ def finish(race_id: str) -> None:
         corrected = list(pool.map(lambda entry: compact(race, entry), entries))
     if any(corrected):  # a sample landed while the race was being frozen: publish the truth
         publish(race, store.get_entries(race_id, roster))
+    derived.mark_settled(race)
+
+
+def amend(race_id: str, racer_ids: list[str]) -> None:
+    """Late chunk records of a settled race, done exactly and cheaply.
+
+    The racers are compacted again (their totals come from the stored samples, so a stale
+    record can never lower them); for those whose totals changed, the board, their best
+    and the class board are raised, and only entries whose place moved are re-ranked.
+    Before the race is settled the whole settlement runs again (it may be the one in flight).
+    """
+    race, boards = store.race_with_boards(race_id, consistent=True)
+    if race is None or race.status != e.FINISHED:
+        return
+    if not race.settled:
+        finish(race_id)
+        return
+    changed = [entry for entry in store.get_entries(race_id, racer_ids) if compact(race, entry)]
+    if not changed:
+        return
+    standings = {racer_id: standing for board in boards for racer_id, standing in board.standings.items()}
+    before = _places(standings)
+    standings.update({entry.racerId: [entry.score, entry.lastSecond, entry.name] for entry in changed})
+    after = _places(standings)
+    merge_into_class_board(race, changed)
+    for shard, moved in _final_standings(changed).items():
+        derived.set_standings(race.raceId, shard, moved)
+    for racer_id, place in after.items():
+        if before.get(racer_id) != place:
+            derived.rank_entry(race.raceId, racer_id, place)
+    pacer = ClassPacer(race.classId, len(changed))
+    for entry in changed:
+        pacer.wait()
+        derived.raise_best(e.Best(entry.racerId, race.classId, entry.score, race.raceId, entry.name))
+
+
+def _places(standings: dict[str, list]) -> dict[str, int]:
+    """racerId -> final place, in publish's order (score descending, then racerId)."""
+    ordered = sorted(standings, key=lambda racer_id: (-Decimal(standings[racer_id][0]), racer_id))
+    return {racer_id: place for place, racer_id in enumerate(ordered, start=1)}
 
 
 def publish(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:
     """Class board first (the class leaderboard shows the race soonest), then ranks, bests, board."""
     entries = sorted(entries, key=lambda entry: (-entry.score, entry.racerId))
     merge_into_class_board(race, entries)
-    pacer = Pacer(BEST_WRITES_PER_SECOND)
+    pacer = ClassPacer(race.classId, len(entries))
 
     def settle(ranked):
         rank, entry = ranked
@@ -93,7 +156,7 @@ COMPACTION_ATTEMPTS = 5
 
 
 def compact(race: e.Race, entry: e.Entry) -> bool:
-    """Replaces the racer's live chunks by gzip-packed ones, and makes the entry's chunk
+    """Replaces the racer's live chunks by gzip-packed ones (sealing the live ones), and makes the entry's chunk
     totals those of the stored samples; True when the totals had to change.
 
     A live chunk is deleted only if no sample reached it since it was read; if one did,
@@ -102,7 +165,7 @@ def compact(race: e.Race, entry: e.Entry) -> bool:
     changed = False
     for _ in range(COMPACTION_ATTEMPTS):
         stored = derived.chunks_of(race.raceId, entry.racerId)
-        live = [c for c in stored if isinstance(c, e.Chunk)]
+        live = [c for c in stored if isinstance(c, e.Chunk) and c.live]
         if not live:
             return changed
         samples: dict[int, list] = {}
@@ -118,7 +181,7 @@ def compact(race: e.Race, entry: e.Entry) -> bool:
                   for part, seconds in parts.items()]
         if {int(k): [Decimal(p), int(s)] for k, (p, s) in entry.chunks.items() if s is not None} != totals:
             changed = True
-            derived.set_entry_chunks(race.raceId, entry.racerId, totals)
+            derived.set_entry_chunks(race.raceId, entry.racerId, totals, ranked_too=True)
             entry.chunks = {str(k): v for k, v in totals.items()}
         if derived.replace_chunks(packed, live):
             return changed

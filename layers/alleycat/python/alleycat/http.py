@@ -25,9 +25,9 @@ _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _RACE_ID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 
-def _error(status: int, message: str) -> Response:
+def _error(status: int, message: str, headers: dict | None = None) -> Response:
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON,
-                    body=json.dumps({"message": message}))
+                    body=json.dumps({"message": message}), headers=headers)
 
 
 def create_app() -> APIGatewayRestResolver:
@@ -38,7 +38,8 @@ def create_app() -> APIGatewayRestResolver:
     def domain_error(error: AlleycatError) -> Response:
         if error.status >= 500:
             logger.warning("service error", extra={"error": error.message})
-        return _error(error.status, error.message)
+        retry_after = getattr(error, "retry_after_seconds", None)
+        return _error(error.status, error.message, {"Retry-After": str(retry_after)} if retry_after else None)
 
     @app.not_found
     def not_found(_error_) -> Response:
@@ -142,6 +143,12 @@ def next_token(app: APIGatewayRestResolver) -> str | None:
     return token
 
 
+def idempotency_key(app: APIGatewayRestResolver) -> str | None:
+    """The caller's Idempotency-Key header: a retry with the same key gets the first answer."""
+    key = app.current_event.headers.get("Idempotency-Key")
+    return None if key is None else entity_id("Idempotency-Key", key)
+
+
 def body(app: APIGatewayRestResolver, schema: dict) -> dict:
     """The JSON body, checked for size and against the route's JSON schema."""
     raw = app.current_event.decoded_body or ""
@@ -151,6 +158,9 @@ def body(app: APIGatewayRestResolver, schema: dict) -> dict:
         parsed = json.loads(raw, parse_constant=_no_constants)
     except (ValueError, RecursionError):
         raise BadRequest("the body is not valid JSON") from None
+    where = _not_unicode(parsed, "the body")
+    if where:
+        raise BadRequest(f"invalid body: {where} holds text that is not valid Unicode (a lone surrogate such as \\ud800)")
     import fastjsonschema
 
     try:
@@ -159,6 +169,28 @@ def body(app: APIGatewayRestResolver, schema: dict) -> dict:
         message = re.sub(r"^data\.", "", error.message)
         raise BadRequest("invalid body: " + re.sub(r"^data\b", "the body", message)) from None
     return parsed
+
+
+def _not_unicode(value, where: str) -> str | None:
+    """Where a string (or an object's name) that UTF-8 cannot encode is, or None.
+
+    JSON lets ``"\\ud800"`` through as text DynamoDB refuses; it must be a 400, not a 5xx.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return where
+    elif isinstance(value, list):
+        return next((found for i, v in enumerate(value) if (found := _not_unicode(v, f"{where}[{i}]"))), None)
+    elif isinstance(value, dict):
+        for name, inner in value.items():
+            if _not_unicode(name, where):
+                return f"a field name in {where}"
+            found = _not_unicode(inner, name if where == "the body" else f"{where}.{name}")
+            if found:
+                return found
+    return None
 
 
 def _no_constants(name: str):

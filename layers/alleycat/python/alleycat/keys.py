@@ -105,8 +105,10 @@ RACE = _entity("Race", "RACE#{raceId}", "CLASS#{classId}")
 RACE_BOARD = _entity("RaceBoard", "RACE#{raceId}", "BOARD#{raceId}#{shard:02d}")
 ENTRY = _entity("Entry", "RACER#{racerId}", "RACE#{raceId}")
 BEST = _entity("Best", "RACER#{racerId}", "BEST#{classId}")
+BEST_PACE = _entity("BestPace", "CLASS#{classId}", "PACE#{classId}")
 RACE_REQUEST = _entity("RaceRequest", "CLASS#{classId}", "REQUEST#{requestKey}")
 CHUNK = _entity("Chunk", "RACER#{racerId}", "HIST#{raceId}#{racerId}#{chunk:03d}")
 PACKED_CHUNK = _entity("PackedChunk", "RACER#{racerId}", "HIST#{raceId}#{racerId}#P{part:02d}")
 
-ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_BOARD, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK)}
+ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_BOARD, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK,
+                                  BEST_PACE)}

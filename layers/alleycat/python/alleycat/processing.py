@@ -4,9 +4,12 @@
   racer per batch, so the entry read back holds every chunk), and the racer's
   score on the race's board; board writes are coalesced, one per board shard per batch,
   so a race's partition sees a few writes a second, not one per racer.
-- A race that became finished (or got a sample after it did) is frozen (``finish``).
-- A class renamed passes its name to its races; a racer renamed, to their entries,
-  race boards, bests and class boards.
+- A race that became finished is frozen (``finish``); a chunk record that arrives for a
+  ranked entry (a late record, or a sample that landed after the freeze) amends only
+  that racer (``finish.amend``).
+- A class renamed passes its name to its races (found in the index), and a race created
+  checks its class's name (a rename racing the creation); a racer renamed passes the
+  name to their entries, race boards, bests and class boards.
 
 Every write sets absolute values, so a redelivered record changes nothing.
 """
@@ -34,6 +37,7 @@ class Batch:
     chunks: dict = field(default_factory=dict)        # (raceId, racerId) -> {chunk: [points, lastSecond]}
     finished: dict = field(default_factory=dict)      # raceId -> sequence number
     renamed: dict = field(default_factory=dict)       # classId -> (name, sequence number)
+    created: dict = field(default_factory=dict)       # raceId -> (Race, sequence number)
     renamed_racers: dict = field(default_factory=dict)  # racerId -> (name, sequence number)
     first_seen: dict = field(default_factory=dict)    # work key -> sequence number
 
@@ -49,7 +53,10 @@ class Batch:
             key = (new.raceId, new.racerId)
             self.chunks.setdefault(key, {})[new.chunk] = [new.points, max(new.samples)]
             self.first_seen.setdefault(key, sequence)
-        elif isinstance(new, e.Race) and new.status == e.FINISHED and getattr(old, "status", None) != e.FINISHED:
+        elif isinstance(new, e.Race) and old is None:
+            self.created.setdefault(new.raceId, (new, sequence))
+        elif isinstance(new, e.Race) and new.status == e.FINISHED and not new.settled and (
+                getattr(old, "status", None) != e.FINISHED or new.finishRequests != old.finishRequests):
             self.finished.setdefault(new.raceId, sequence)
         elif isinstance(new, e.Class) and isinstance(old, e.Class) and new.name != old.name:
             self.renamed[new.classId] = (new.name, self.renamed.get(new.classId, (None, sequence))[1])
@@ -62,26 +69,24 @@ class Batch:
         standings: dict[tuple[str, int], dict] = defaultdict(dict)
         feeders: dict[tuple[str, int], list[str]] = defaultdict(list)
 
+        late: dict[str, dict[str, str]] = defaultdict(dict)  # raceId -> {racerId: sequence number}
+
         def entry_totals(item):
             (race_id, racer_id), totals = item
-            before = derived.set_entry_chunks(race_id, racer_id, totals)
-            if before is None:
-                return None, False
-            after = {**before.chunks, **{str(chunk): pair for chunk, pair in totals.items()}}
-            changed = after != before.chunks
-            before.chunks = after
-            return before, changed
+            entry, written = derived.set_entry_chunks(race_id, racer_id, totals)
+            if entry is not None and written:
+                entry.chunks = {**entry.chunks, **{str(chunk): pair for chunk, pair in totals.items()}}
+            return entry, written
 
         for key, outcome in _parallel(entry_totals, self.chunks.items()):
             if isinstance(outcome, Exception):
                 failed.append(self.first_seen[key])
                 continue
-            entry, changed = outcome
+            entry, written = outcome
             if entry is None:
                 continue
-            if entry.raceStatus == e.FINISHED:
-                if changed:  # a sample that landed after the race was frozen
-                    self.finished.setdefault(entry.raceId, self.first_seen[key])
+            if not written:  # the entry is ranked: a late record, amended from what is stored
+                late[entry.raceId].setdefault(entry.racerId, self.first_seen[key])
                 continue
             board = (entry.raceId, e.RaceBoard.shard_of(entry.racerId))
             standings[board][entry.racerId] = [entry.score, entry.lastSecond, entry.name]
@@ -94,13 +99,27 @@ class Batch:
         for race_id, sequence in self.finished.items():
             if _failed(lambda: finishing.finish(race_id)):
                 failed.append(sequence)
+        for race_id, racers in late.items():
+            if race_id not in self.finished and _failed(lambda: finishing.amend(race_id, sorted(racers))):
+                failed.append(min(racers.values(), key=int))
         for class_id, (name, sequence) in self.renamed.items():
             if _failed(lambda: [derived.set_class_name(race, name) for race in derived.races_of_class(class_id)]):
+                failed.append(sequence)
+        for race, sequence in self.created.values():
+            if _failed(lambda: follow_class_name(race)):
                 failed.append(sequence)
         for racer_id, (name, sequence) in self.renamed_racers.items():
             if _failed(lambda: rename_racer(racer_id, name)):
                 failed.append(sequence)
         return failed
+
+
+def follow_class_name(race: e.Race) -> None:
+    """A new race takes its class's name as it is now: a rename done a moment before or after
+    the race was created may not have found it in the (eventually consistent) index."""
+    klass = derived.get_class(race.classId)
+    if klass is not None and klass.name != race.className:
+        derived.set_class_name(race, klass.name, was=race.className)
 
 
 def rename_racer(racer_id: str, name: str) -> None:

@@ -2,6 +2,7 @@
 
 ``auth`` is "public" or "user" (a signed-in identity; the handler then checks who).
 ``actions`` are the only DynamoDB actions the route's function is granted.
+``paged`` routes sign and check page tokens: only their functions get the signing key.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ class Route:
     function: str
     auth: str
     actions: tuple[str, ...]
+    paged: bool = False
 
     @property
     def protected(self) -> bool:
@@ -27,10 +29,10 @@ DELETE, BATCH_GET, BATCH_WRITE = "dynamodb:DeleteItem", "dynamodb:BatchGetItem",
 
 ROUTES: tuple[Route, ...] = (
     Route("PUT", "/racers/{racerId}", "put_racer", "user", (PUT,)),
-    Route("GET", "/racers/{racerId}/results", "get_racer_results", "public", (QUERY,)),
-    Route("GET", "/racers/{racerId}/history", "get_racer_history", "public", (QUERY,)),
+    Route("GET", "/racers/{racerId}/results", "get_racer_results", "public", (QUERY,), paged=True),
+    Route("GET", "/racers/{racerId}/history", "get_racer_history", "public", (QUERY, GET), paged=True),
     Route("PUT", "/classes/{classId}", "put_class", "user", (PUT,)),
-    Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,)),
+    Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,), paged=True),
     Route("GET", "/classes/{classId}/leaderboard", "get_class_leaderboard", "public", (QUERY,)),
     Route("POST", "/classes/{classId}/races", "create_race", "user", (GET, PUT, QUERY)),
     Route("GET", "/races/{raceId}", "get_race", "public", (QUERY,)),

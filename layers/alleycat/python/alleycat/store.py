@@ -6,13 +6,13 @@ Handlers call these; the stream's writes live in ``derived``. Every key comes fr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import entities as e
 from . import keys, tokens
 from .attributes import to_attr
-from .dynamo import batch, call, client, get, key_from, key_of, table_name, values
+from .dynamo import batch, call, client, conditional, get, key_from, key_of, send, table_name, values  # noqa: F401 - client: fixtures reset it
 from .errors import Conflict, cancellation_codes, error_code, translate
 from .schema import INVERTED_INDEX, PARTITION_KEY, SORT_KEY
 
@@ -25,6 +25,8 @@ HISTORY_CHUNKS_PER_PAGE = 70
 class Page:
     items: list
     next_token: str | None
+    carried: dict = field(default_factory=dict)  # what the previous page's token handed on
+    last_key: dict | None = None
 
 
 def _query(scope: str, token: str | None, entity_keys, *, index: str | None = None,
@@ -43,10 +45,10 @@ def _query(scope: str, token: str | None, entity_keys, *, index: str | None = No
     if index:
         request["IndexName"] = index
     if start:
-        request["ExclusiveStartKey"] = start
+        request["ExclusiveStartKey"] = start.key
     items = call("query", **request).get("Items", [])
-    last = {name: items[limit - 1][name] for name in (PARTITION_KEY, SORT_KEY)} if len(items) > limit else None
-    return Page(e.from_items(items[:limit]), tokens.encode(last, scope))
+    last_key = {name: items[limit - 1][name] for name in (PARTITION_KEY, SORT_KEY)} if len(items) > limit else None
+    return Page(e.from_items(items[:limit]), tokens.encode(last_key, scope), start.carry if start else {}, last_key)
 
 
 # --- racers -----------------------------------------------------------------
@@ -59,7 +61,8 @@ def racer_results(racer_id: str, limit: int, token: str | None) -> tuple[e.Racer
     """Pattern 1, results by racer: the racer's partition, newest race first, profile on top.
 
     ``RACER#id`` sorts after every ``RACE#...`` key, so in descending order the profile
-    comes first on the first page; one extra item is read for it.
+    comes first on the first page; one extra item is read for it. The page token carries
+    the racer's name to the next pages (signed, so it is the name page 1 read).
     """
     partition = keys.RACER.pk.build({"racerId": racer_id})
     first_page = token is None
@@ -68,6 +71,10 @@ def racer_results(racer_id: str, limit: int, token: str | None) -> tuple[e.Racer
                   first=keys.ENTRY.sk.prefix(), profile=keys.RACER.sk.build({"racerId": racer_id}))
     racer = next((i for i in page.items if isinstance(i, e.Racer)), None)
     page.items = [i for i in page.items if isinstance(i, e.Entry)]
+    if racer is None and isinstance(page.carried.get("name"), str):
+        racer = e.Racer(racer_id, page.carried["name"])  # later pages: the name page 1 read
+    if racer is not None:
+        page.next_token = tokens.encode(page.last_key, f"results:{racer_id}", {"name": racer.name})
     return racer, page
 
 
@@ -159,7 +166,7 @@ def create_race(race: e.Race, request_key: str | None = None) -> e.Race:
     puts = [{"Put": {"TableName": table_name(), "Item": item.to_item(),
                      "ConditionExpression": "attribute_not_exists(PK)"}} for item in (*marker, race, *boards)]
     try:
-        client().transact_write_items(TransactItems=puts)
+        send("transact_write_items", TransactItems=puts)
     except ClientError as error:
         if not marker or cancellation_codes(error)[:1] != ["ConditionalCheckFailed"]:
             raise translate(error) from error
@@ -185,10 +192,14 @@ def get_race(race_id: str, consistent: bool = False) -> e.Race | None:
 
 
 def finish_race(race: e.Race) -> None:
-    """Marks the race finished; finishing a finished race changes nothing."""
-    call("update_item", Key=key_of(race), UpdateExpression="SET #status = :finished",
-          ConditionExpression="attribute_exists(PK)",
-          ExpressionAttributeNames={"#status": "status"}, ExpressionAttributeValues=values(finished=e.FINISHED))
+    """Marks the race finished; finishing it again before it is settled asks for the settlement
+    again (a stream record), so a settlement that failed for good is re-run. A settled race
+    changes nothing."""
+    conditional("update_item", Key=key_of(race),
+                UpdateExpression="SET #status = :finished ADD finishRequests :one",
+                ConditionExpression="attribute_exists(PK) AND attribute_not_exists(settled)",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=values(finished=e.FINISHED, one=1))
 
 
 def join_race(race: e.Race, racer: e.Racer) -> e.Entry:
@@ -217,7 +228,7 @@ def join_race(race: e.Race, racer: e.Racer) -> e.Entry:
                     "ExpressionAttributeValues": values(standing=[0, None, racer.name])}},
     ]
     try:
-        client().transact_write_items(TransactItems=actions)
+        send("transact_write_items", TransactItems=actions)
     except ClientError as error:
         codes = cancellation_codes(error)
         if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in codes:
@@ -232,48 +243,91 @@ def join_race(race: e.Race, racer: e.Racer) -> e.Entry:
 
 # --- telemetry --------------------------------------------------------------
 
-def add_samples(chunk: e.Chunk, points: dict[int, Any]) -> tuple[int, int]:
-    """Writes the chunk's seconds that are not stored yet: (accepted, duplicates).
+@dataclass
+class ChunkWrite:
+    """What one chunk write did with its seconds."""
+
+    accepted: int = 0
+    duplicates: int = 0
+    too_late: list = field(default_factory=list)  # seconds for a chunk sealed by the race's finish
+
+
+def add_samples(chunk: e.Chunk, points: dict[int, Any], request_key: str | None = None) -> ChunkWrite:
+    """Writes the chunk's seconds that are not stored yet.
 
     One conditional UpdateItem sets every new second and adds their points; if any of
     them was stored meanwhile, the write is refused, the stored ones become duplicates
-    and the rest is tried again.
+    and the rest is tried again. A chunk sealed by compaction takes nothing: a second it
+    held is a duplicate, any other is too late.
+
+    With a ``request_key`` (the client's Idempotency-Key) the write also records, in
+    ``lastWrite``, a digest of the key and samples and what became of them; the client's
+    retry of that request (its first answer lost) finds its digest there and gets the same
+    counts, not "all duplicates". That holds while no other batch wrote the same
+    racer-minute in between. Without a key a re-sent sample is a duplicate, as the
+    contract says.
     """
     from botocore.exceptions import ClientError
 
     pending = dict(chunk.samples)
-    duplicates = 0
+    outcome = ChunkWrite()
     key = key_of(chunk)
+    digest = _digest(request_key, chunk.samples) if request_key else None
     while pending:
         names = {"#type": e.TYPE, "#raceId": "raceId", "#racerId": "racerId", "#chunk": "chunk", "#classId": "classId"}
         expression_values = values(type=chunk.KEYS.entity, raceId=chunk.raceId, racerId=chunk.racerId, chunk=chunk.chunk,
                          classId=chunk.classId, points=sum(points[s] for s in pending))
-        sets, absent = [], []
+        recording = ""
+        if digest:
+            expression_values[":lastWrite"] = to_attr(f"{digest}:{len(pending)}:{outcome.duplicates}")
+            recording = "lastWrite = :lastWrite, "
+        sets, absent = [], ["attribute_not_exists(sealed)"]
         for second, pair in pending.items():
             attribute = e.sample_attribute(second)
             expression_values[f":{attribute}"] = to_attr(pair)
             sets.append(f"{attribute} = :{attribute}")
             absent.append(f"attribute_not_exists({attribute})")
         try:
-            client().update_item(
-                TableName=table_name(), Key=key,
+            send(
+                "update_item", TableName=table_name(), Key=key,
                 UpdateExpression="SET #type = :type, #raceId = :raceId, #racerId = :racerId, #chunk = :chunk, "
-                                 "#classId = :classId, " + ", ".join(sets) + " ADD points :points",
+                                 "#classId = :classId, " + recording + ", ".join(sets) + " ADD points :points",
                 ConditionExpression=" AND ".join(absent),
                 ExpressionAttributeNames=names, ExpressionAttributeValues=expression_values,
                 ReturnValuesOnConditionCheckFailure="ALL_OLD")
-            return len(pending), duplicates
+            outcome.accepted = len(pending)
+            return outcome
         except ClientError as error:
             if error_code(error) != "ConditionalCheckFailedException":
                 raise translate(error) from error
-            stored = error.response.get("Item") or {}
-            present = [s for s in pending if e.sample_attribute(s) in stored]
-            if not present:  # an older SDK or emulator without the item: read it
+            stored = error.response.get("Item")
+            if stored is None:  # an older SDK or emulator without the item: read it
                 stored = call("get_item", Key=key, ConsistentRead=True).get("Item", {})
-                present = [s for s in pending if e.sample_attribute(s) in stored]
+            recorded = stored.get("lastWrite", {}).get("S", "").split(":")
+            if digest and recorded[0] == digest and not outcome.duplicates:  # this very request, sent again
+                outcome.accepted, outcome.duplicates = int(recorded[1]), int(recorded[2])
+                return outcome
+            if "sealed" in stored:
+                sealed = e.from_item(stored)
+                for second in pending:
+                    if sealed.was_sealed_with(second):
+                        outcome.duplicates += 1
+                    else:
+                        outcome.too_late.append(second)
+                return outcome
+            present = [s for s in pending if e.sample_attribute(s) in stored]
             if not present:
                 raise RuntimeError(f"chunk write refused with no stored second: {key}")
             for second in present:
                 del pending[second]
-            duplicates += len(present)
-    return 0, duplicates
+            outcome.duplicates += len(present)
+    return outcome
+
+
+def _digest(request_key: str, samples: dict[int, list]) -> str:
+    """Names one chunk write of one request: the same key and samples give the same digest."""
+    import hashlib
+
+    text = request_key + "|" + ";".join(
+        f"{second},{cadence},{resistance}" for second, (cadence, resistance) in sorted(samples.items()))
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()

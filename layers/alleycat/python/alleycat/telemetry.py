@@ -15,29 +15,15 @@ from decimal import Decimal
 
 from . import entities as e
 from . import store
+from .contract import REQUESTS
 from .errors import BadRequest, Conflict, Forbidden, NotFound
 from .views import output, round4
 
 NOT_JOINED = "racer has not joined this race"
+TOO_LATE = "the race was finished before this sample arrived"
 PARALLEL_WRITES = 16
 
-SCHEMA = {
-    "type": "object",
-    "required": ["samples"],
-    "properties": {"samples": {
-        "type": "array", "minItems": 1, "maxItems": 1000,
-        "items": {
-            "type": "object",
-            "required": ["racerId", "second", "cadence", "resistance"],
-            "properties": {
-                "racerId": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
-                "second": {"type": "integer", "minimum": 0},
-                "cadence": {"type": "number", "minimum": 0, "maximum": 300},
-                "resistance": {"type": "number", "minimum": 0, "maximum": 100},
-            },
-        },
-    }},
-}
+SCHEMA = REQUESTS["post_telemetry"]
 
 
 @dataclass
@@ -84,8 +70,11 @@ def plan(joined: set[str], samples: list[dict]):
     return writes, outcome
 
 
-def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: bool) -> Outcome:
-    race = store.get_race(race_id)
+def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: bool,
+           request_key: str | None = None) -> Outcome:
+    """Applies a checked batch. With a ``request_key`` (Idempotency-Key) a retry of the same
+    request answers the counts the first attempt did (see ``store.add_samples``)."""
+    race = store.get_race(race_id, consistent=True)  # an eventual read could miss a finish just done
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
     if race.status == e.FINISHED:
@@ -97,14 +86,17 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
     def write(item):
         (racer_id, chunk), seconds = item
         points = {second: output(*pair) for second, pair in seconds.items()}
-        return store.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds), points)
+        return racer_id, store.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds),
+                                           points, request_key)
 
     if len(writes) == 1:  # a bike's own sample: no thread for one write
         results = [write(next(iter(writes.items())))]
     else:
         with ThreadPoolExecutor(max_workers=min(PARALLEL_WRITES, max(1, len(writes)))) as pool:
             results = list(pool.map(write, writes.items()))
-    for accepted, duplicates in results:
-        outcome.accepted += accepted
-        outcome.duplicates += duplicates
+    for racer_id, written in results:
+        outcome.accepted += written.accepted
+        outcome.duplicates += written.duplicates
+        outcome.rejected += [{"racerId": racer_id, "second": second, "reason": TOO_LATE}
+                             for second in written.too_late]
     return outcome

@@ -1,32 +1,56 @@
-"""Opaque page tokens: a page's LastEvaluatedKey, bound to the query it came from.
+"""Opaque page tokens: a page's LastEvaluatedKey, bound to the query it came from and signed.
 
-A token is validated before use: it must decode, name the same query scope, start
-inside the queried partition and carry keys that parse with the expected templates.
-Anything else is a 400, never a 500.
+A token is ``<payload>.<mac>``: the payload (base64url JSON) holds the start key and what
+the next page must carry over (the racer's name on results pages); the MAC is an
+HMAC-SHA256 of the query scope and the payload, under the key the stack provisions
+(``PAGE_TOKEN_KEY``; the local stack generates its own). So a token cannot be forged or
+altered, nor used for another query. Its size and text are checked before the MAC, and
+its key after it (in the queried partition, parsing with the expected templates, within
+DynamoDB's key limits): anything else is a 400, never a 500.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import json
+import os
+from dataclasses import dataclass, field
 from typing import Iterable
 
 from .errors import BadRequest
 from .keys import EntityKeys, InvalidKey
 
+KEY_VARIABLE = "PAGE_TOKEN_KEY"
+MAC_BYTES = 16
+MAX_TOKEN_CHARS = 4096
+# DynamoDB's limits on a key attribute (UTF-8 bytes); a start key past them is a ValidationException.
+MAX_KEY_BYTES = {"PK": 2048, "SK": 1024}
 
-def encode(last_key: dict | None, scope: str) -> str | None:
+
+@dataclass
+class Start:
+    """Where the next page starts, and what the previous page handed on."""
+
+    key: dict
+    carry: dict = field(default_factory=dict)
+
+
+def encode(last_key: dict | None, scope: str, carry: dict | None = None) -> str | None:
     if not last_key:
         return None
-    plain = {name: value["S"] for name, value in last_key.items()}
-    raw = json.dumps({"q": scope, "k": plain}, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    body = {"k": {name: value["S"] for name, value in last_key.items()}}
+    if carry:
+        body["c"] = carry
+    payload = _b64(json.dumps(body, separators=(",", ":")).encode())
+    return f"{payload}.{_b64(_mac(scope, payload))}"
 
 
 def decode(token: str | None, scope: str, partition: dict[str, str], entities: Iterable[EntityKeys],
-           sort_prefix: str = "") -> dict | None:
-    """The ExclusiveStartKey a token stands for, or BadRequest.
+           sort_prefix: str = "") -> Start | None:
+    """Where the page a token stands for starts, or BadRequest.
 
     ``partition`` names the key attribute and value the query is pinned to (for the
     inverted index that is ``SK``); ``entities`` lists the item types the query returns;
@@ -35,15 +59,20 @@ def decode(token: str | None, scope: str, partition: dict[str, str], entities: I
     if token is None:
         return None
     invalid = BadRequest("nextToken is not valid for this request")
+    if len(token) > MAX_TOKEN_CHARS or not token.isascii() or token.count(".") != 1:
+        raise invalid
+    payload, mac = token.split(".")
     try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        body = json.loads(raw)
+        if not hmac.compare_digest(_unb64(mac), _mac(scope, payload)):
+            raise invalid
+        body = json.loads(_unb64(payload))
     except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):
         raise invalid from None
-    if not isinstance(body, dict) or body.get("q") != scope or not isinstance(body.get("k"), dict):
+    if not isinstance(body, dict) or set(body) - {"k", "c"} or not isinstance(body.get("k"), dict) \
+            or not isinstance(body.get("c", {}), dict):
         raise invalid
     plain = body["k"]
-    if set(plain) != {"PK", "SK"} or not all(isinstance(v, str) for v in plain.values()):
+    if set(plain) != {"PK", "SK"} or not all(_storable(plain[name], MAX_KEY_BYTES[name]) for name in plain):
         raise invalid
     (name, value), = partition.items()
     sort_name = "SK" if name == "PK" else "PK"
@@ -57,4 +86,32 @@ def decode(token: str | None, scope: str, partition: dict[str, str], entities: I
             continue
     else:
         raise invalid
-    return {name: {"S": value} for name, value in plain.items()}
+    return Start({name: {"S": value} for name, value in plain.items()}, body.get("c", {}))
+
+
+def _storable(value, max_bytes: int) -> bool:
+    """Text DynamoDB takes as a key: valid UTF-8 (no lone surrogate), 1 to ``max_bytes`` bytes."""
+    if not isinstance(value, str):
+        return False
+    try:
+        return 0 < len(value.encode()) <= max_bytes
+    except UnicodeEncodeError:
+        return False
+
+
+def _mac(scope: str, payload: str) -> bytes:
+    secret = os.environ.get(KEY_VARIABLE)
+    if not secret:
+        raise RuntimeError(f"{KEY_VARIABLE} is not set: page tokens cannot be signed")
+    message = scope.encode("utf-8", "surrogatepass") + b"\n" + payload.encode()
+    return hmac.new(secret.encode(), message, hashlib.sha256).digest()[:MAC_BYTES]
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _unb64(text: str) -> bytes:
+    if not text or not all(c.isalnum() or c in "-_" for c in text):
+        raise ValueError("not base64url")
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

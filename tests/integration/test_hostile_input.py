@@ -1,0 +1,100 @@
+"""Hostile input found by fuzzing `make local`: each is a 4xx a person understands, never a 5xx."""
+
+import base64
+import json
+
+import pytest
+
+from .conftest import ADMIN, racer_claims
+
+RACE_ID = "01JD5Z6Q8X000000000000000Z"
+
+
+def old_style_token(scope, key):
+    """A page token as a client could fabricate one: base64 JSON of a scope and a start key."""
+    return base64.urlsafe_b64encode(json.dumps({"q": scope, "k": key}).encode()).decode().rstrip("=")
+
+
+FORGED = {
+    "a fabricated sort key": lambda pk, sk: {"PK": pk, "SK": sk},
+    "an extra key attribute": lambda pk, sk: {"PK": pk, "SK": sk, "GSI": "x"},
+    "a sort key over 1,024 bytes": lambda pk, sk: {"PK": pk, "SK": sk + "9" * 1100},
+}
+ROUTES = {
+    "get_racer_results": ({"racerId": "racer-1"}, {}, "results:racer-1", "RACER#racer-1", f"RACE#{RACE_ID}"),
+    "get_racer_history": ({"racerId": "racer-1"}, {}, "history:racer-1:", "RACER#racer-1",
+                          f"HIST#{RACE_ID}#racer-1#001"),
+    "get_class_races": ({}, {}, "races:hill-climb", f"RACE#{RACE_ID}", "CLASS#hill-climb"),
+}
+
+
+@pytest.mark.parametrize("forgery", FORGED)
+@pytest.mark.parametrize("function", ROUTES)
+def test_a_forged_page_token_is_400(api, race, function, forgery):
+    params, query, scope, pk, sk = ROUTES[function]
+    token = old_style_token(scope, FORGED[forgery](pk, sk))
+    status, body = api(function, params, query={**query, "nextToken": token})
+    assert status == 400 and "nextToken" in body["message"]
+
+
+def test_a_page_token_holding_a_lone_surrogate_is_400(api, race):
+    token = old_style_token("results:racer-1", {"PK": "RACER#racer-1", "SK": "RACE#\ud800"})
+    assert api("get_racer_results", {"racerId": "racer-1"}, query={"nextToken": token})[0] == 400
+
+
+@pytest.mark.parametrize("function, params, body", [
+    ("put_racer", {"racerId": "racer-1"}, {"name": "\ud800"}),
+    ("put_racer", {"racerId": "racer-1"}, {"name": "Amy \udfff"}),
+    ("put_class", {}, {"name": "Hill", "description": "up \ud83d"}),
+    ("put_class", {}, {"name": "Hill", "\ud800": "x"}),
+    ("create_race", {}, {"startsAt": "2026-11-22T10:00:00\ud800Z"}),
+])
+def test_text_with_a_lone_surrogate_is_400(api, race, function, params, body):
+    status, answer = api(function, params, body=body, claims=ADMIN)
+    assert status == 400 and "Unicode" in answer["message"]
+
+
+def test_a_real_astral_character_is_fine(api):
+    status, body = api("put_racer", {"racerId": "racer-1"}, body={"name": "Amy 🚴"}, claims=racer_claims("racer-1"))
+    assert (status, body["name"]) == (200, "Amy 🚴")
+
+
+@pytest.mark.parametrize("starts_at", ["2026-11-22T10:00:00\u0000Z", "2026-11-22T10:00:00Z\u0000", "\u00002026-11-22T10:00:00Z",
+                                       "2026-11-22 10:00:00Z", "2026-11-22T10Z", "２０２６-11-22T10:00:00Z",
+                                       "2026-11-22T10:00:00.1234567Z", "2026-11-22T10:00:00z"])
+def test_starts_at_must_be_exactly_an_iso_utc_time(api, race, starts_at):
+    status, body = api("create_race", body={"startsAt": starts_at}, claims=ADMIN)
+    assert status == 400 and "startsAt" in body["message"]
+
+
+@pytest.mark.parametrize("starts_at", ["2026-11-22T10:00:00.250Z", "2026-11-22T10:00Z"])
+def test_starts_at_without_seconds_or_with_fractions_is_accepted_and_normalised(api, race, starts_at):
+    status, body = api("create_race", body={"startsAt": starts_at}, claims=ADMIN)
+    assert (status, body["startsAt"]) == (201, "2026-11-22T10:00:00Z")
+
+
+def test_history_of_a_racer_that_does_not_exist_is_404(api, race):
+    status, body = api("get_racer_history", {"racerId": "nobody"}, query={})
+    assert status == 404 and "nobody" in body["message"]
+    # while a racer who exists but never raced has an empty history
+    assert api("get_racer_history", {"racerId": "racer-1"}, query={}) == \
+        (200, {"racerId": "racer-1", "races": [], "nextToken": None})
+
+
+def test_every_results_page_carries_the_racers_name(api, race):
+    # Given a racer in 4 races, read 2 a page (so the last page is empty)
+    rids = [race["raceId"]] + [api("create_race", body={"startsAt": "2026-11-22T10:00:00Z"}, claims=ADMIN)[1]["raceId"]
+                               for _ in range(3)]
+    for rid in rids:
+        api("join_race", {"raceId": rid, "racerId": "racer-1"}, claims=ADMIN)
+    pages, token = [], None
+    while True:
+        status, body = api("get_racer_results", {"racerId": "racer-1"},
+                           query={"limit": "2", **({"nextToken": token} if token else {})})
+        assert status == 200
+        pages.append((len(body["items"]), body["name"]))
+        token = body["nextToken"]
+        if not token:
+            break
+    # Then each page, the empty last one too, names the racer
+    assert pages == [(2, "Racer One"), (2, "Racer One"), (0, "Racer One")]
