@@ -67,12 +67,12 @@ def measure(races: int = 2) -> list[dict]:
     stack = LocalStack(port=0).start()
     try:
         out = []
-        for number in range(1, races + 1):
+        for ordinal in range(1, races + 1):
             race = post_race(stack.url)
             race.pop("board"), race.pop("expected")
             race["memory"] = stack.memory()
             out.append(race)
-            say(f"local stack: race {number} ({race['racers']} racers x {race['seconds']} s) posted in "
+            say(f"local stack: race {ordinal} ({race['racers']} racers x {race['seconds']} s) posted in "
                 f"{race['post_seconds']:.1f} s, settled {race['settle_seconds']:.1f} s after the last post "
                 f"({'equal to the independent sums' if race['settled'] else 'NOT SETTLED'}); {race['memory']}")
         return out

@@ -6,7 +6,6 @@ hypothesis-jsonschema 0.23 does not run on this Hypothesis, so ``from_schema`` b
 the keywords the layer's schemas use.
 """
 
-import json
 import re
 import urllib.parse
 

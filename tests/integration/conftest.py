@@ -8,6 +8,7 @@ import pytest
 from alleycat import store
 from local import handlers
 from local.events import sample_event
+from local.streams import StreamTail
 
 TABLE = "alleycat-test"
 
@@ -61,3 +62,16 @@ def faults(table):
     injected = Faults()
     yield injected
     injected.clear()
+
+
+@pytest.fixture
+def server(table, dynamodb_local):
+    """The table's stream, read from its first record (``server.read()``: what is new since)."""
+    return StreamTail.of_table(dynamodb_local, TABLE)
+
+
+def process(records):
+    """Invokes the stream handler as the event source mapping would (never with no records)."""
+    if not records:
+        return {"batchItemFailures": []}
+    return handlers.invoke("stream_processor", {"Records": records})

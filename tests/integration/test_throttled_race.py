@@ -5,9 +5,8 @@ from decimal import Decimal
 
 from alleycat import views
 
-from .conftest import ADMIN, Api
+from .conftest import ADMIN, Api, process
 from .faults import Throttle
-from .test_stream_processor import process, server  # noqa: F401 - the stream fixture
 
 RACERS = ("r1", "r2", "r3", "r4")
 DURATION = 120

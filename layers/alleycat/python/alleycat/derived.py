@@ -7,6 +7,7 @@ write sets absolute values, so doing it twice changes nothing.
 
 from __future__ import annotations
 
+from decimal import Decimal
 
 from . import entities as e
 from . import keys
