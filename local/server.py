@@ -28,6 +28,7 @@ from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
 
 from alleycat import dynamo  # noqa: E402
+from alleycat.routes import STREAM_PROCESSOR  # noqa: E402
 
 TABLE_NAME = "alleycat-local"
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
@@ -58,6 +59,8 @@ class ApiHandler(BaseHTTPRequestHandler):
     server_version = "AlleycatLocal/1"
     issuer: TokenIssuer
     runtime: Runtime
+    protocol_version = "HTTP/1.1"  # keep-alive: a bike's connection serves all its posts
+    timeout = 60  # an idle kept-alive connection is closed after this many seconds
 
     def log_message(self, fmt, *args):  # one quiet line per request
         if os.environ.get("ALLEYCAT_ACCESS_LOG") == "1":
@@ -93,6 +96,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             return self._json(400, {"message": "Content-Length must be a whole number of bytes"})
         length = int(raw_length)
         if length > MAX_REQUEST_BYTES:
+            self.close_connection = True  # its body stays unread
             return self._json(413, {"message": "Request Too Long"})
         body = self.rfile.read(length).decode("utf-8", "replace") if length else None
         if url.path == "/local/token" and self.command == "POST":
@@ -165,6 +169,7 @@ class LocalStack:
         self.issuer = TokenIssuer()
         self.stream: StreamPoller | None = None
         self.runtime: Runtime | None = None
+        self.stream_runtime: Runtime | None = None
         self._http: ApiServer | None = None
 
     @property
@@ -177,7 +182,9 @@ class LocalStack:
         dynamo.client.cache_clear()  # a client made earlier in this process may point elsewhere
         self.dynamodb.create_table(TABLE_NAME)
         tail = StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS)
-        self.stream = StreamPoller(tail).start()
+        # The stream function in a process of its own, as its own Lambda function would be.
+        self.stream_runtime = Runtime(workers=1)
+        self.stream = StreamPoller(tail, invoke=lambda event: self.stream_runtime.invoke(STREAM_PROCESSOR, event)).start()
         self.runtime = Runtime()  # after configure_environment: the workers inherit it
         handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer, "runtime": self.runtime})
         self._http = ApiServer((self.host, self.port), handler)
@@ -187,7 +194,8 @@ class LocalStack:
 
     def memory(self) -> str:
         """The stack's resident memory: its Python processes (server, function workers) and DynamoDB Local's JVM."""
-        python, engine = rss_bytes() + self.runtime.rss_bytes(), self.dynamodb.rss_bytes()
+        python = rss_bytes() + self.runtime.rss_bytes() + self.stream_runtime.rss_bytes()
+        engine = self.dynamodb.rss_bytes()
         return (f"stack memory {(python + engine) / 2**20:,.0f} MB "
                 f"(Python {python / 2**20:,.0f} MB + DynamoDB Local {engine / 2**20:,.0f} MB)")
 
@@ -197,8 +205,9 @@ class LocalStack:
             self._http.server_close()
         if self.stream:
             self.stream.stop()
-        if self.runtime:
-            self.runtime.stop()
+        for runtime in (self.runtime, self.stream_runtime):
+            if runtime:
+                runtime.stop()
         self.dynamodb.stop()
 
 

@@ -57,6 +57,7 @@ class ShardReader:
         self.closed = False          # GetRecords gave no next iterator: nothing more will come
         self.pending: list[dict] = []
         self.first_pending_at = 0.0  # when the oldest pending record was read (batching window)
+        self.read_while_busy_since: float | None = None  # see StreamPoller._read
         self.checkpoint: str | None = None  # the last record handled: a restart resumes after it
         self.attempts = 0
 
@@ -239,7 +240,10 @@ class StreamPoller:
         records = self.tail.fetch(reader)
         wanted = [lambda_record(r, self.stream_arn) for r in records if passes_filter(r)]
         if wanted and not reader.pending:
-            reader.first_pending_at = time.monotonic()
+            # Lambda's poller keeps reading while the function runs; this one reads right after
+            # it returns, so records written meanwhile count as read since the invocation began.
+            reader.first_pending_at = reader.read_while_busy_since or time.monotonic()
+        reader.read_while_busy_since = None
         reader.pending += wanted
         if records and not reader.pending:
             reader.checkpoint = records[-1]["dynamodb"]["SequenceNumber"]
@@ -252,10 +256,11 @@ class StreamPoller:
         if len(reader.pending) < self.batch_size and waited < self.window and not reader.closed:
             return False
         batch = reader.pending[: self.batch_size]
+        started = time.monotonic()
         failed = self._deliver(batch)
         done = batch if failed is None else [r for r in batch if sequence(r) < failed]
         reader.pending = reader.pending[len(done):]
-        reader.first_pending_at = time.monotonic()
+        reader.first_pending_at = reader.read_while_busy_since = started
         self.delivered += len(done)
         if done:
             reader.checkpoint = done[-1]["dynamodb"]["SequenceNumber"]

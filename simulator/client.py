@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+import threading
 import time
-import urllib.error
-import urllib.request
+from urllib.parse import urlsplit
 
 RETRIES = 5
 FIRST_BACKOFF_SECONDS = 0.25
 TIMEOUT_SECONDS = 30
+
+
+_CONNECTIONS = threading.local()  # base URL -> this thread's kept-alive connection
 
 
 class ApiError(Exception):
@@ -39,7 +43,8 @@ class ApiClient:
             except ApiError as error:
                 if error.status < 500 or attempt == self.retries:
                     raise
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
+            except (OSError, http.client.HTTPException):
+                self._forget_connection()
                 if attempt == self.retries:
                     raise
             self.retried += 1
@@ -47,22 +52,36 @@ class ApiClient:
 
     def _once(self, method: str, path: str, body, headers: dict):
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.base_url + path, data=data, method=method)
-        request.add_header("Content-Type", "application/json")
+        sent = {"Content-Type": "application/json", **headers}
         if self.token:
-            request.add_header("Authorization", f"Bearer {self.token}")
-        for key, value in headers.items():
-            request.add_header(key, value)
+            sent["Authorization"] = f"Bearer {self.token}"
+        connection = self._connection()
+        connection.request(method, urlsplit(self.base_url).path + path, body=data, headers=sent)
+        response = connection.getresponse()
+        raw = response.read()
+        if response.will_close:
+            self._forget_connection()
+        if response.status < 400:
+            return json.loads(raw or b"null")
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
-                return json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as error:
-            raw = error.read()
-            try:
-                payload = json.loads(raw or b"null")
-            except ValueError:
-                payload = raw.decode("utf-8", "replace")
-            raise ApiError(error.code, payload) from None
+            payload = json.loads(raw or b"null")
+        except ValueError:
+            payload = raw.decode("utf-8", "replace")
+        raise ApiError(response.status, payload)
+
+    def _connection(self) -> http.client.HTTPConnection:
+        """This thread's kept-alive connection to the base URL (shared by every client in the thread)."""
+        pool = _CONNECTIONS.__dict__
+        if self.base_url not in pool:
+            url = urlsplit(self.base_url)
+            kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+            pool[self.base_url] = kind(url.hostname, url.port, timeout=TIMEOUT_SECONDS)
+        return pool[self.base_url]
+
+    def _forget_connection(self) -> None:
+        connection = _CONNECTIONS.__dict__.pop(self.base_url, None)
+        if connection is not None:
+            connection.close()
 
     def local_token(self, sub: str, groups: tuple[str, ...] = ()) -> str:
         """A token from the local stack's ``POST /local/token`` (absent in AWS)."""

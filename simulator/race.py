@@ -113,6 +113,7 @@ class Simulator:
         label = f"race {number}" + (f"/{settings.races}" if settings.races else "")
         interval = 1 / settings.speed
         self.watch = LeaderboardWatch(self.client, race_id, self.totals, self.stop).start() if settings.watch else None
+        self._bike_pool = ThreadPoolExecutor(max_workers=min(BIKE_WORKERS, len(self.profiles)), thread_name_prefix="bike")
         try:
             clock = time.monotonic()
             for second in range(settings.duration):
@@ -128,6 +129,7 @@ class Simulator:
                 elif self.stop.wait(delay):
                     return
         finally:
+            self._bike_pool.shutdown()
             if self.watch:
                 self.watch.close()
         self.client.call("POST", f"/races/{race_id}/finish")
@@ -148,8 +150,7 @@ class Simulator:
             for batch in chunks(samples):
                 post(self.client, batch)
             return
-        with ThreadPoolExecutor(max_workers=min(BIKE_WORKERS, len(samples)), thread_name_prefix="bike") as pool:
-            list(pool.map(lambda s: post(self.bikes[s["racerId"]], [s]), samples))
+        list(self._bike_pool.map(lambda s: post(self.bikes[s["racerId"]], [s]), samples))
 
     def _each_racer(self, call) -> None:
         def unless_stopped(profile: RacerProfile) -> None:
