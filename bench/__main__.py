@@ -15,7 +15,7 @@ from .ledger import Ledger
 from .progress import say
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
-COLD_RUNS = 1 if QUICK else 10
+COLD_RUNS = 1 if QUICK else 5
 OVERHEAD_RUNS = 10 if QUICK else 30
 LEADERBOARD_RUNS = 20 if QUICK else 200
 RACERS = 1000

@@ -60,10 +60,12 @@ def distribution() -> Path:
     return found[-1].parent
 
 
-def command(port: int) -> list[str]:
+def command(port: int, db_path: str | None = None) -> list[str]:
+    """In memory, or in a database file under ``db_path``."""
     home = distribution()
+    storage = ["-dbPath", db_path] if db_path else ["-inMemory"]
     return [java(), *JVM_OPTIONS, f"-Djava.library.path={home / 'DynamoDBLocal_lib'}",
-            "-jar", str(home / "DynamoDBLocal.jar"), "-inMemory", "-sharedDb", "-disableTelemetry", "-port", str(port)]
+            "-jar", str(home / "DynamoDBLocal.jar"), *storage, "-sharedDb", "-disableTelemetry", "-port", str(port)]
 
 
 def rss_bytes(pid: int | str = "self") -> int:
@@ -91,15 +93,16 @@ class EmbeddedDynamoDB:
 
     CREDENTIALS = ("local", "local")  # any will do: -sharedDb keeps one database for all
 
-    def __init__(self, port: int | None = None):
+    def __init__(self, port: int | None = None, in_memory: bool = True):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
+        self.db_path = None if in_memory else tempfile.mkdtemp(prefix="alleycat-dynamodb-")
         self._log = tempfile.TemporaryFile()
 
     def start(self) -> "EmbeddedDynamoDB":
         self.process = subprocess.Popen(
-            command(self.port), stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            command(self.port, self.db_path), stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
             start_new_session=True,  # Ctrl-C reaches Python, which then stops the engine in order
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
         atexit.register(self.stop)
@@ -152,11 +155,12 @@ class EmbeddedDynamoDB:
 
     def stop(self) -> None:
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self.db_path:
+            shutil.rmtree(self.db_path, ignore_errors=True)

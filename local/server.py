@@ -165,7 +165,9 @@ class LocalStack:
 
     def __init__(self, port: int = 3000, host: str = "127.0.0.1"):
         self.host, self.port = host, port
-        self.dynamodb = EmbeddedDynamoDB()
+        # A temporary database file by default, so race after race the JVM stays flat (see
+        # EmbeddedDynamoDB); ALLEYCAT_DYNAMODB=memory is faster and grows with every stream record.
+        self.dynamodb = EmbeddedDynamoDB(in_memory=os.environ.get("ALLEYCAT_DYNAMODB") == "memory")
         self.issuer = TokenIssuer()
         self.stream: StreamPoller | None = None
         self.runtime: Runtime | None = None
