@@ -20,7 +20,7 @@ def main() -> None:
         boto3.client("dynamodb")
         print(json.dumps({"import_ms": (time.perf_counter() - start) * 1000, "first_ms": 0.0, "status": None}))
         return
-    handler = handlers.load(function)
+    handler = handlers.handler(function)
     imported = time.perf_counter()
     if len(sys.argv) < 3:  # import only (for -X importtime)
         return

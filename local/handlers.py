@@ -27,18 +27,13 @@ os.environ.setdefault("PAGE_TOKEN_KEY", secrets.token_urlsafe(32))
 os.environ.setdefault("DYNAMODB_READ_TIMEOUT_SECONDS", "30")
 
 
-def load(function: str):
-    """The function's module, loaded afresh; its handler."""
+@lru_cache(maxsize=None)
+def handler(function: str):
     path = ROOT / "functions" / function / "app.py"
     spec = importlib.util.spec_from_file_location(f"alleycat_functions.{function}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.handler
-
-
-@lru_cache(maxsize=None)
-def handler(function: str):
-    return load(function)
 
 
 class LambdaContext:

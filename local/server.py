@@ -1,6 +1,6 @@
 """`make local`: the whole API on one machine, no AWS account.
 
-AWS's DynamoDB Local (``dynamodb_local``, in memory) holds the table, created from the
+AWS's DynamoDB Local (``dynamodb_local``, its data in a temporary file) holds the table, created from the
 same definition the stack deploys; every contract route is served by building
 the API Gateway event the deployed API would send and calling the same handler module;
 the table's stream drives the same stream handler (``streams``). ``POST /local/token``

@@ -196,7 +196,6 @@ class StreamPoller:
         self.dead_letters: list[dict] = []
         self.delivered = 0
         self._stop = threading.Event()
-        self._idle = threading.Event()
         self._thread = threading.Thread(target=self._run, name="stream", daemon=True)
 
     def start(self) -> "StreamPoller":
@@ -207,19 +206,11 @@ class StreamPoller:
         self._stop.set()
         self._thread.join(timeout=10)
 
-    def wait_idle(self, timeout: float = 30) -> bool:
-        """True once everything written so far has been handled (for tests)."""
-        self._idle.clear()
-        return self._idle.wait(timeout)
-
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                if self.poll_once():
-                    continue
-                if not any(reader.pending for reader in self.tail.shards.values()):
-                    self._idle.set()
-                self._stop.wait(POLL_SECONDS)
+                if not self.poll_once():
+                    self._stop.wait(POLL_SECONDS)
             except Exception as error:  # keep the local stack alive; say what happened
                 sys.stderr.write(f"stream poller restarting after: {error!r}\n")
                 for reader in self.tail.shards.values():
