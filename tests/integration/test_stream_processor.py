@@ -36,9 +36,12 @@ def test_telemetry_records_set_scores_and_a_redelivery_changes_nothing(server, r
     records = server.read()
     # When the batch is handled
     assert process(records) == {"batchItemFailures": []}
-    # Then the race board and the racers' results show exact scores
+    # Then the race board shows exact scores
     assert board(api, race_id) == EXPECTED
-    assert api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]["score"] == 70 * 143.75
+    # and the open race's results take the racer's chunks that are done (seconds 0-59): the
+    # entry is written once a chunk, not every second
+    result = api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]
+    assert (result["score"], result["lastSecond"]) == (60 * 143.75, 59)
     # When the same batch is delivered again
     assert process(records) == {"batchItemFailures": []}
     # Then nothing changed
@@ -141,13 +144,13 @@ def test_after_compaction_a_packed_second_is_a_duplicate_and_a_new_one_too_late(
     api, race_id = race
     finish_and_settle(server, api, race_id)
     from alleycat import entities as e
-    # When a stalled request re-sends second 5 of racer a and a new second 100 into the sealed minutes
+    # When a stalled request re-sends second 5 of racer a and a new second 85 into the sealed chunks
     first = store.add_samples(e.Chunk(race_id, "a", 0, "hill-climb", samples={5: [1, 1]}), {5: 36.36})
-    second = store.add_samples(e.Chunk(race_id, "a", 1, "hill-climb", samples={65: [1, 1], 100: [1, 1]}),
-                               {65: 36.36, 100: 36.36})
+    second = store.add_samples(e.Chunk(race_id, "a", 2, "hill-climb", samples={65: [1, 1], 85: [1, 1]}),
+                               {65: 36.36, 85: 36.36})
     # Then the packed second counts as a duplicate, the new one is refused, and nothing changed
     assert (first.accepted, first.duplicates, first.too_late) == (0, 1, [])
-    assert (second.accepted, second.duplicates, second.too_late) == (0, 1, [100])
+    assert (second.accepted, second.duplicates, second.too_late) == (0, 1, [85])
     assert process(server.read()) == {"batchItemFailures": []}
     assert api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]["score"] == 70 * 143.75
     samples = api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1]["races"][0]["samples"]
@@ -244,10 +247,9 @@ def test_a_stale_record_delivered_after_the_freeze_changes_nothing_and_writes_no
         assert process(late) == {"batchItemFailures": []}
     finally:
         writes.close()
-    # Then scores, ranks and bests are unchanged, and the one write asked was refused by its
-    # condition (the entry is ranked): no re-publish
-    assert [(operation, params["ConditionExpression"]) for operation, params in writes.calls] == \
-        [("UpdateItem", "attribute_exists(PK) AND NOT raceStatus = :finished")]
+    # Then scores, ranks and bests are unchanged, and nothing was written: the entry read shows
+    # it ranked, and its totals equal the stored samples' (no re-publish)
+    assert writes.calls == []
     assert board(api, race_id) == settled
     assert api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]["score"] == 60 * 143.75
     assert [(r["racerId"], r["bestScore"]) for r in api("get_class_leaderboard", query={})[1]["items"]] == \
@@ -277,3 +279,46 @@ def test_a_late_sample_re_ranks_only_the_entries_whose_place_moved(server, race)
               if operation == "UpdateItem" and "#rank" in params.get("ExpressionAttributeNames", {})]
     assert ranked == []  # d stays 4th: nobody's place moved
     assert len(writes.calls) <= 8
+
+
+def test_a_bike_posting_every_second_gets_a_live_board_and_one_entry_write_per_chunk(server):
+    # Given a racer whose bike posts one sample a second, each batch processed on its own
+    api = Api()
+    api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
+    race_id = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 120}, claims=ADMIN)[1]["raceId"]
+    api("put_racer", {"racerId": "a"}, body={"name": "A"}, claims=ADMIN)
+    api("join_race", {"raceId": race_id, "racerId": "a"}, claims=ADMIN)
+    process(server.read())
+    from alleycat import keys
+    from .faults import Writes
+    writes = Writes()
+    try:
+        for second in range(65):
+            api("post_telemetry", {"raceId": race_id}, claims=ADMIN,
+                body={"samples": [{"racerId": "a", "second": second, "cadence": 90, "resistance": 50}]})
+            assert process(server.read()) == {"batchItemFailures": []}
+            # Then after every second the board shows every accepted second
+            assert board(api, race_id) == {"a": ((second + 1) * 143.75, second, 1)}
+    finally:
+        writes.close()
+    # and the entry was written only when a chunk was done (seconds 29 and 59), not every second
+    entry_key = keys.ENTRY.key({"raceId": race_id, "racerId": "a"})
+    entry_writes = [params for operation, params in writes.calls
+                    if params.get("Key") == {name: {"S": value} for name, value in entry_key.items()}]
+    assert len(entry_writes) == 2
+    result = api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]
+    assert (result["score"], result["lastSecond"]) == (60 * 143.75, 59)
+
+
+def test_a_chunk_done_in_an_earlier_batch_is_read_back_for_the_board(server, race):
+    # Given racers whose first 70 seconds were processed (chunk 2 of 30-second chunks still filling)
+    api, race_id = race
+    process(server.read())
+    # When a's next second starts a new chunk and its batch holds only that chunk
+    api("post_telemetry", {"raceId": race_id}, claims=ADMIN,
+        body={"samples": [{"racerId": "a", "second": 95, "cadence": 90, "resistance": 50}]})
+    assert process(server.read()) == {"batchItemFailures": []}
+    # Then the board still counts chunk 2 (read from the stored chunk) and the entry now holds it
+    assert board(api, race_id)["a"] == (71 * 143.75, 95, 1)
+    result = api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]
+    assert (result["score"], result["lastSecond"]) == (70 * 143.75, 69)

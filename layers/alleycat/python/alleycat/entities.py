@@ -94,7 +94,7 @@ class Entry(Entity):
 
     @property
     def lastSecond(self) -> int | None:
-        return max((int(s) for _, s in self.chunks.values()), default=None)
+        return max((int(s) for _, s in self.chunks.values() if s is not None), default=None)
 
 
 @dataclass
@@ -173,7 +173,7 @@ class Chunk(Entity):
     """
 
     KEYS = keys.CHUNK
-    SECONDS: ClassVar[int] = 60
+    SECONDS: ClassVar[int] = 30  # 30 samples of a 36-character racer id: under 1 KB, one write unit
     raceId: str
     racerId: str
     chunk: int

@@ -19,10 +19,11 @@ from __future__ import annotations
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from . import entities as e
 from . import finish as finishing
-from . import derived
+from . import derived, store
 from .observability import logger
 from .routes import STREAM_PROCESSOR_TYPES
 
@@ -71,21 +72,27 @@ class Batch:
 
         late: dict[str, dict[str, str]] = defaultdict(dict)  # raceId -> {racerId: sequence number}
 
-        def entry_totals(item):
-            (race_id, racer_id), totals = item
-            entry, written = derived.set_entry_chunks(race_id, racer_id, totals)
-            if entry is not None and written:
-                entry.chunks = {**entry.chunks, **{str(chunk): pair for chunk, pair in totals.items()}}
-            return entry, written
+        entries: dict[tuple[str, str], e.Entry] = {}
+        for race_id, racer_ids in _racers_by_race(self.chunks).items():
+            try:
+                entries.update({(race_id, entry.racerId): entry for entry in store.get_entries(race_id, racer_ids)})
+            except Exception:  # noqa: BLE001 - every record of the race is retried
+                logger.exception("reading entries failed")
+                failed += [self.first_seen[(race_id, racer_id)] for racer_id in racer_ids]
 
-        for key, outcome in _parallel(entry_totals, self.chunks.items()):
+        def live_totals(item):
+            key, totals = item
+            entry = entries[key]
+            return entry if entry.raceStatus == e.FINISHED else standing(entry, totals)
+
+        for key, outcome in _parallel(live_totals, [(k, t) for k, t in self.chunks.items() if k in entries]):
             if isinstance(outcome, Exception):
                 failed.append(self.first_seen[key])
                 continue
-            entry, written = outcome
-            if entry is None:
+            entry = outcome
+            if entry is None:  # the entry is gone
                 continue
-            if not written:  # the entry is ranked: a late record, amended from what is stored
+            if entry.raceStatus == e.FINISHED:  # ranked: a late record, amended from what is stored
                 late[entry.raceId].setdefault(entry.racerId, self.first_seen[key])
                 continue
             board = (entry.raceId, e.RaceBoard.shard_of(entry.racerId))
@@ -112,6 +119,46 @@ class Batch:
             if _failed(lambda: rename_racer(racer_id, name)):
                 failed.append(sequence)
         return failed
+
+
+def standing(entry: e.Entry, totals: dict[int, list]) -> e.Entry | None:
+    """The racer's live totals: the entry's chunks, the batch's newer ones on top.
+
+    The entry stores every chunk but the racer's newest (the one still filling): it is
+    written when a chunk is done, not every second. Its newest chunk's points come from the
+    batch; a chunk the entry lacks below the newest (finished in an earlier batch) is read
+    from the stored chunks. Returns the entry with every chunk known, its ``raceStatus``
+    finished when the race was ranked before the entry could be written.
+    """
+    known = {int(chunk): _pair(pair) for chunk, pair in entry.chunks.items()}
+    known.update({chunk: _pair(pair) for chunk, pair in totals.items()})
+    newest = max(known)
+    if any(chunk not in known for chunk in range(newest)):
+        for stored in derived.chunks_of(entry.raceId, entry.racerId):
+            if isinstance(stored, e.Chunk):
+                known[stored.chunk] = _pair([stored.points, max(stored.samples, default=None)])
+        newest = max(known)
+    done = {chunk: known.get(chunk, [Decimal(0), None]) for chunk in range(newest)}
+    changed = {chunk: pair for chunk, pair in done.items()
+               if _pair(entry.chunks.get(str(chunk), [None, None])) != pair}
+    if changed:
+        stored, written = derived.set_entry_chunks(entry.raceId, entry.racerId, changed)
+        if not written:  # ranked meanwhile (or gone)
+            return stored
+    entry.chunks = {str(chunk): pair for chunk, pair in {**done, newest: known[newest]}.items()}
+    return entry
+
+
+def _pair(pair) -> list:
+    points, second = pair
+    return [Decimal(points) if points is not None else None, None if second is None else int(second)]
+
+
+def _racers_by_race(chunks: dict) -> dict[str, list[str]]:
+    racers: dict[str, list[str]] = defaultdict(list)
+    for race_id, racer_id in chunks:
+        racers[race_id].append(racer_id)
+    return racers
 
 
 def follow_class_name(race: e.Race) -> None:

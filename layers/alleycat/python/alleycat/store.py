@@ -17,8 +17,7 @@ from .errors import Conflict, cancellation_codes, error_code, translate
 from .schema import INVERTED_INDEX, PARTITION_KEY, SORT_KEY
 
 
-# Enough for a whole race of live 60-second chunks (3,600 s) plus its packed parts.
-HISTORY_CHUNKS_PER_PAGE = 70
+HISTORY_CHUNKS_PER_PAGE = 130  # an hour-long race: 120 sealed chunks and 6 packed parts, one page
 
 
 @dataclass
