@@ -84,15 +84,17 @@ WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWrit
 
 
 class Writes:
-    """Records every write request made through the layer's client (operation, parameters)."""
+    """Records every write request (or every request of ``operations``; None: all) made through
+    the layer's client: (operation, parameters)."""
 
-    def __init__(self):
+    def __init__(self, operations: tuple[str, ...] | None = WRITES):
+        self.operations = operations
         self.calls: list[tuple[str, dict]] = []
         dynamo.client().meta.events.register("before-call.dynamodb", self._record)
 
     def _record(self, event_name, params, **_):
         operation = event_name.rsplit(".", 1)[-1]
-        if operation in WRITES:
+        if self.operations is None or operation in self.operations:
             self.calls.append((operation, _request(params)))
 
     def close(self) -> None:

@@ -177,3 +177,37 @@ def test_a_retry_of_a_batch_with_its_idempotency_key_answers_what_the_first_atte
     # while the same samples sent as another request (or without a key) are duplicates, as the contract says
     assert post_with_key("tick-43")[1] == {"accepted": 0, "duplicates": 5, "rejected": []}
     assert post(api, race_id, batch)[1] == {"accepted": 0, "duplicates": 5, "rejected": []}
+
+
+def test_a_bikes_sample_is_one_read_outside_the_race_partition_and_one_write(api, race_with_racers):
+    # Given a racer in an open race
+    from alleycat import keys
+    from .faults import Writes
+    race_id = race_with_racers["raceId"]
+    requests = Writes(operations=None)
+    try:
+        # When their bike posts one sample
+        status, body = post(api, race_id, [sample("r1", 0)], claims=racer_claims("r1"))
+    finally:
+        requests.close()
+    # Then it is accepted with one BatchGetItem (a gate copy and the entry) and one UpdateItem
+    assert (status, body["accepted"]) == (200, 1)
+    assert [operation for operation, _ in requests.calls] == ["BatchGetItem", "UpdateItem"]
+    read = requests.calls[0][1]["RequestItems"]
+    partitions = {key["PK"]["S"] for wanted in read.values() for key in wanted["Keys"]}
+    assert all(wanted["ConsistentRead"] for wanted in read.values())
+    # and no request touched the race's partition, which serves the leaderboard's viewers
+    assert keys.RACE.pk.build({"raceId": race_id}) not in partitions
+    assert partitions == {keys.RACE_GATE.pk.build({"raceId": race_id, "copy": e.RaceGate.copy_for("r1")}),
+                          keys.RACER.pk.build({"racerId": "r1"})}
+
+
+def test_after_finish_every_gate_copy_refuses_telemetry(api, race_with_racers):
+    # Given a finished race
+    race_id = race_with_racers["raceId"]
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    # When each racer (reading different gate copies) posts a sample
+    answers = {post(api, race_id, [sample(racer_id, 1)], claims=racer_claims(racer_id))[0] for racer_id in RACERS}
+    # Then each gets 409
+    assert answers == {409}
+    assert len({e.RaceGate.copy_for(racer_id) for racer_id in RACERS}) > 1

@@ -5,10 +5,10 @@ from alleycat import keys
 
 def sample_values():
     return {"racerId": "bob", "classId": "hill", "raceId": "01JD5Z6Q8X0000000000000000",
-            "shard": 3, "chunk": 7, "part": 2, "requestKey": "req-1"}
+            "shard": 3, "copy": 4, "chunk": 7, "part": 2, "requestKey": "req-1"}
 
 
-WIDTHS = {"shard": 2, "chunk": 3, "part": 2}
+WIDTHS = {"shard": 2, "copy": 2, "chunk": 3, "part": 2}
 
 
 def test_every_entity_key_round_trips():

@@ -20,6 +20,7 @@ from .attributes import from_item as _load, to_item as _dump
 TYPE = "type"
 OPEN, FINISHED = "open", "finished"
 BOARD_SHARDS = 20  # ~50 racers a shard in a 1,000-racer race: small writes, short expressions
+GATE_COPIES = 10  # 1,000 bikes posting each second read each copy 100 times a second
 
 
 @dataclass
@@ -68,6 +69,29 @@ class Race(Entity):
     # record the processor acts on); settled says ranks, bests and class board are final.
     finishRequests: int = 0
     settled: bool | None = None  # absent until settled
+
+
+@dataclass
+class RaceGate(Entity):
+    """What telemetry checks of a race (status, duration, class), copied into ``GATE_COPIES``
+    items of partitions of their own: every sample of every bike reads a copy, consistently,
+    so the race's partition is left to its viewers. Written with the race, in one transaction,
+    when it is created and when it is finished."""
+
+    KEYS = keys.RACE_GATE
+    raceId: str
+    copy: int
+    classId: str
+    durationSeconds: int
+    status: str = OPEN
+
+    @staticmethod
+    def copy_for(racer_id: str) -> int:
+        return zlib.crc32(racer_id.encode()) % GATE_COPIES
+
+    @classmethod
+    def copies_of(cls, race: "Race") -> list["RaceGate"]:
+        return [cls(race.raceId, copy, race.classId, race.durationSeconds, race.status) for copy in range(GATE_COPIES)]
 
 
 @dataclass
@@ -248,7 +272,7 @@ def sample_attribute(second: int) -> str:
 
 
 _BY_TYPE: dict[str, type[Entity]] = {
-    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceRequest, Entry, RaceBoard, ClassBoard, Best, Chunk, PackedChunk,
+    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, ClassBoard, Best, Chunk, PackedChunk,
                                      BestPace)
 }
 

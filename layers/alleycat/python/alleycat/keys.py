@@ -102,6 +102,7 @@ RACER = _entity("Racer", "RACER#{racerId}", "RACER#{racerId}")
 CLASS = _entity("Class", "CLASS#{classId}", "CLASS#{classId}")
 CLASS_BOARD = _entity("ClassBoard", "CLASS#{classId}", "BOARD#{classId}")
 RACE = _entity("Race", "RACE#{raceId}", "CLASS#{classId}")
+RACE_GATE = _entity("RaceGate", "GATE#{raceId}#{copy:02d}", "GATE#{raceId}")
 RACE_BOARD = _entity("RaceBoard", "RACE#{raceId}", "BOARD#{raceId}#{shard:02d}")
 ENTRY = _entity("Entry", "RACER#{racerId}", "RACE#{raceId}")
 BEST = _entity("Best", "RACER#{racerId}", "BEST#{classId}")
@@ -110,5 +111,5 @@ RACE_REQUEST = _entity("RaceRequest", "CLASS#{classId}", "REQUEST#{requestKey}")
 CHUNK = _entity("Chunk", "RACER#{racerId}", "HIST#{raceId}#{racerId}#{chunk:03d}")
 PACKED_CHUNK = _entity("PackedChunk", "RACER#{racerId}", "HIST#{raceId}#{racerId}#P{part:02d}")
 
-ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_BOARD, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK,
+ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_GATE, RACE_BOARD, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK,
                                   BEST_PACE)}

@@ -38,7 +38,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/races/{raceId}", "get_race", "public", (QUERY,)),
     Route("PUT", "/races/{raceId}/racers/{racerId}", "join_race", "user", (QUERY, GET, PUT, UPDATE)),
     Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,)),
-    Route("POST", "/races/{raceId}/telemetry", "post_telemetry", "user", (QUERY, GET, UPDATE, BATCH_GET)),
+    Route("POST", "/races/{raceId}/telemetry", "post_telemetry", "user", (GET, UPDATE, BATCH_GET)),
     Route("POST", "/races/{raceId}/finish", "finish_race", "user", (QUERY, UPDATE)),
 )
 

@@ -111,6 +111,20 @@ def get_entries(race_id: str, racer_ids: list[str]) -> list[e.Entry]:
     return found
 
 
+def gate_and_entries(race_id: str, racer_ids: list[str]) -> tuple[e.RaceGate | None, list[e.Entry]]:
+    """Telemetry's one read: the race's gate copy for the first racer and the racers' entries,
+    strongly consistent, 100 keys per BatchGetItem (a bike's sample: one request of two keys)."""
+    gate_key = key_from(keys.RACE_GATE, raceId=race_id, copy=e.RaceGate.copy_for(racer_ids[0]))
+    wanted = [gate_key] + [key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids]
+    found = []
+    for start in range(0, len(wanted), 100):
+        request = {table_name(): {"ConsistentRead": True, "Keys": wanted[start:start + 100]}}
+        for response in batch("batch_get_item", request, "UnprocessedKeys"):
+            found += e.from_items(response["Responses"].get(table_name(), []))
+    gate = next((item for item in found if isinstance(item, e.RaceGate)), None)
+    return gate, [item for item in found if isinstance(item, e.Entry)]
+
+
 def get_racer(racer_id: str, consistent: bool = False) -> e.Racer | None:
     return get(keys.RACER, consistent, racerId=racer_id)
 
@@ -163,7 +177,8 @@ def create_race(race: e.Race, request_key: str | None = None) -> e.Race:
     boards = [e.RaceBoard(race.raceId, shard) for shard in range(e.BOARD_SHARDS)]
     marker = [e.RaceRequest(race.classId, request_key, race.raceId)] if request_key else []
     puts = [{"Put": {"TableName": table_name(), "Item": item.to_item(),
-                     "ConditionExpression": "attribute_not_exists(PK)"}} for item in (*marker, race, *boards)]
+                     "ConditionExpression": "attribute_not_exists(PK)"}}
+            for item in (*marker, race, *boards, *e.RaceGate.copies_of(race))]
     try:
         send("transact_write_items", TransactItems=puts)
     except ClientError as error:
@@ -191,14 +206,23 @@ def get_race(race_id: str, consistent: bool = False) -> e.Race | None:
 
 
 def finish_race(race: e.Race) -> None:
-    """Marks the race finished; finishing it again before it is settled asks for the settlement
-    again (a stream record), so a settlement that failed for good is re-run. A settled race
-    changes nothing."""
-    conditional("update_item", Key=key_of(race),
-                UpdateExpression="SET #status = :finished ADD finishRequests :one",
-                ConditionExpression="attribute_exists(PK) AND attribute_not_exists(settled)",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues=values(finished=e.FINISHED, one=1))
+    """Marks the race and its gate copies finished in one transaction; finishing it again before
+    it is settled asks for the settlement again (a stream record), so a settlement that failed
+    for good is re-run. A settled race changes nothing."""
+    from botocore.exceptions import ClientError
+
+    finished = {"TableName": table_name(), "UpdateExpression": "SET #status = :finished",
+                "ExpressionAttributeNames": {"#status": "status"},
+                "ExpressionAttributeValues": values(finished=e.FINISHED)}
+    actions = [{"Update": {**finished, "Key": key_of(race), "UpdateExpression": "SET #status = :finished ADD finishRequests :one",
+                           "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(settled)",
+                           "ExpressionAttributeValues": values(finished=e.FINISHED, one=1)}}]
+    actions += [{"Update": {**finished, "Key": key_of(gate)}} for gate in e.RaceGate.copies_of(race)]
+    try:
+        send("transact_write_items", TransactItems=actions)
+    except ClientError as error:
+        if cancellation_codes(error)[:1] != ["ConditionalCheckFailed"]:
+            raise translate(error) from error
 
 
 def join_race(race: e.Race, racer: e.Racer) -> e.Entry:

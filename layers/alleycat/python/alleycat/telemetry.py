@@ -41,7 +41,7 @@ def _exact(value) -> Decimal:
     return round4(Decimal(str(value)) if isinstance(value, float) else Decimal(value)).normalize()
 
 
-def check(race: e.Race, samples: list[dict], caller_sub: str, caller_is_admin: bool) -> None:
+def check(race: e.RaceGate, samples: list[dict], caller_sub: str, caller_is_admin: bool) -> None:
     """Raises, before anything is written, when a sample is out of range or not the caller's."""
     for index, sample in enumerate(samples):
         if not caller_is_admin and sample["racerId"] != caller_sub:
@@ -74,13 +74,14 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
            request_key: str | None = None) -> Outcome:
     """Applies a checked batch. With a ``request_key`` (Idempotency-Key) a retry of the same
     request answers the counts the first attempt did (see ``store.add_samples``)."""
-    race = store.get_race(race_id, consistent=True)  # an eventual read could miss a finish just done
+    # consistent: an eventual read could miss a finish just done
+    race, entries = store.gate_and_entries(race_id, sorted({s["racerId"] for s in samples}))
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
     if race.status == e.FINISHED:
         raise Conflict(f"race {race_id} is finished: it takes no more telemetry")
     check(race, samples, caller_sub, caller_is_admin)
-    joined = {entry.racerId for entry in store.get_entries(race_id, sorted({s["racerId"] for s in samples}))}
+    joined = {entry.racerId for entry in entries}
     writes, outcome = plan(joined, samples)
 
     def write(item):
