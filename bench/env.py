@@ -19,7 +19,8 @@ class Dynamo:
     """The embedded server plus a raw client for seeding (its requests are not counted)."""
 
     def __init__(self):
-        self.server = EmbeddedDynamoDB().start()
+        # A race's stream records stay in the JVM's heap until the table is dropped: room for them.
+        self.server = EmbeddedDynamoDB(heap_mb=1024).start()
         configure_environment(self.server.url)
         self.raw = self.server.client()
 
@@ -61,6 +62,10 @@ class Dynamo:
             if "LastEvaluatedKey" not in page:
                 return items, total
             request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def drop(self, table: str) -> None:
+        """Deletes a stage's table once its figures are taken (its items and stream leave the heap)."""
+        self.raw.delete_table(TableName=table)
 
     def stop(self) -> None:
         self.server.stop()

@@ -28,7 +28,7 @@ def _race_items(race_id: str, class_id: str, racer_ids: list[str]) -> list[dict]
         boards[e.RaceBoard.shard_of(racer_id)].standings[racer_id] = [Decimal(n * 311) / 7, 59, f"Racer {n}"]
     entries = [e.Entry(race_id, r, f"Racer {n}", class_id, race.startsAt, chunks={"0": [Decimal("5200.1234"), 59]})
                for n, r in enumerate(racer_ids)]
-    return [x.to_item() for x in (race, *boards, *entries)]
+    return [x.to_item() for x in (race, *e.RaceGate.copies_of(race), *boards, *entries)]
 
 
 def seed(dynamo: env.Dynamo, table: str, scale: int) -> tuple[int, int]:

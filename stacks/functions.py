@@ -14,7 +14,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
-from alleycat.routes import QUERY, ROUTES, Route
+from alleycat.routes import QUERY, ROUTES, Route, memory_mb
 from alleycat.tokens import KEY_VARIABLE
 from alleycat.schema import INVERTED_INDEX
 
@@ -31,9 +31,6 @@ XRAY_WILDCARD = ("X-Ray PutTraceSegments/PutTelemetryRecords (added by tracing=A
 RUNTIME_PINNED = ("Pinned to python3.13: the dependencies layer is built for exactly this runtime "
                   "(pip --python-version 3.13); upgrade the runtime and that layer together.")
 API_TIMEOUT_SECONDS = 10
-# Sized from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs
-# ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
-MEMORY_MB = {"post_telemetry": 1769}
 NO_ROTATION = ("The page-token signing key reaches the functions as a CloudFormation dynamic reference "
                "(resolved at deploy, no read per cold start); rotating it means a redeploy and only "
                "invalidates next-page tokens in flight (clients start again from page 1).")
@@ -75,7 +72,7 @@ class Functions(Construct):
         acknowledge(self._page_token_key, "AwsSolutions-SMG4", NO_ROTATION)
         self.by_name = {route.function: self.add(
             route.function, f"{route.method} {route.path}", route.actions,
-            memory_size=MEMORY_MB.get(route.function, 256),
+            memory_size=memory_mb(route.function),
             environment={KEY_VARIABLE: self._page_token_key.secret_value.unsafe_unwrap()} if route.paged else None)
             for route in routes}
 

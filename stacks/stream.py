@@ -11,7 +11,7 @@ from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from alleycat.routes import (STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR,
-                             STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES, STREAM_RETRIES)
+                             STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES, STREAM_RETRIES, memory_mb)
 
 from . import acknowledge, acknowledge_lint
 from .functions import Functions
@@ -26,7 +26,8 @@ class StreamProcessor(Construct):
                  removal_policy: RemovalPolicy) -> None:
         super().__init__(scope, id)
         self.function = functions.add(STREAM_PROCESSOR, "Table stream: scores, boards, finished races",
-                                      STREAM_PROCESSOR_ACTIONS, timeout=Duration.minutes(5), memory_size=1024)
+                                      STREAM_PROCESSOR_ACTIONS, timeout=Duration.minutes(5),
+                                      memory_size=memory_mb(STREAM_PROCESSOR))
         self.failures = sqs.Queue(
             self, "Failures", retention_period=Duration.days(14), enforce_ssl=True,
             encryption=sqs.QueueEncryption.SQS_MANAGED, removal_policy=removal_policy)

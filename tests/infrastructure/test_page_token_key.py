@@ -21,8 +21,8 @@ def test_paged_functions_get_the_generated_key_by_dynamic_reference_and_no_other
 
 
 def test_the_telemetry_function_has_the_memory_its_measured_batch_needs(resources):
-    from stacks.functions import MEMORY_MB
-    assert resources[logical_id("post_telemetry")]["Properties"]["MemorySize"] == MEMORY_MB["post_telemetry"] > 256
+    from alleycat.routes import memory_mb
+    assert resources[logical_id("post_telemetry")]["Properties"]["MemorySize"] == memory_mb("post_telemetry") > 256
 
 
 def test_no_function_waits_longer_on_dynamodb_than_the_deployed_timeouts(resources):

@@ -10,7 +10,8 @@ from aws_cdk.assertions import Match
 from alleycat import schema
 from alleycat.routes import QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES
 from stacks import LINT_REASONS
-from stacks.functions import API_TIMEOUT_SECONDS, MEMORY_MB, logical_id
+from alleycat.routes import memory_mb
+from stacks.functions import API_TIMEOUT_SECONDS, logical_id
 
 from .conftest import of_type, synthesize
 
@@ -109,7 +110,7 @@ def test_function_configuration(resources, route):
     assert props["Runtime"] == "python3.13"
     assert props["Architectures"] == ["arm64"]
     assert props["Handler"] == "app.handler"
-    assert props["MemorySize"] == MEMORY_MB.get(route.function, 256) and props["Timeout"] == API_TIMEOUT_SECONDS
+    assert props["MemorySize"] == memory_mb(route.function) and props["Timeout"] == API_TIMEOUT_SECONDS
     assert props["TracingConfig"] == {"Mode": "Active"}
     assert len(props["Layers"]) == 2  # shared code and dependencies, both built from this repository
     assert all(resources[layer["Ref"]]["Type"] == "AWS::Lambda::LayerVersion" for layer in props["Layers"])

@@ -54,3 +54,13 @@ STREAM_PROCESSOR_TYPES = ("Chunk", "Race", "Class", "Racer")
 STREAM_BATCH_SIZE = 1000
 STREAM_BATCHING_WINDOW_SECONDS = 1
 STREAM_RETRIES = 5
+
+# Memory of each function, read by the stack and by the bench's pricing. Telemetry is sized
+# from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs
+# ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
+DEFAULT_MEMORY_MB = 256
+MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024}
+
+
+def memory_mb(function: str) -> int:
+    return MEMORY_MB.get(function, DEFAULT_MEMORY_MB)
