@@ -34,11 +34,6 @@ def match(method: str, path: str) -> tuple[Route | None, dict, bool]:
     return None, {}, path_known
 
 
-def route_key(route: Route) -> str:
-    """``PUT /racers/{racerId}``: how an HTTP API names a route (and its stage's route settings)."""
-    return f"{route.method} {route.path}"
-
-
 def _query_parameters(query: str) -> dict | None:
     """A name given twice arrives once, its values joined by commas (as HTTP APIs do)."""
     parsed = parse_qs(query, keep_blank_values=True) if query else {}
@@ -66,7 +61,7 @@ def http_event(route: Route, path: str, path_parameters: dict, query: str, heade
     now = time.time()
     event = {
         "version": "2.0",
-        "routeKey": route_key(route),
+        "routeKey": route.key,
         "rawPath": path,
         "rawQueryString": query or "",
         "headers": lowered,
@@ -81,7 +76,7 @@ def http_event(route: Route, path: str, path_parameters: dict, query: str, heade
             "http": {"method": route.method, "path": path, "protocol": "HTTP/1.1",
                      "sourceIp": source_ip, "userAgent": lowered.get("user-agent", "")},
             "requestId": str(uuid.uuid4()),
-            "routeKey": route_key(route),
+            "routeKey": route.key,
             "stage": "$default",
             "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
             "timeEpoch": int(now * 1000),

@@ -25,6 +25,11 @@ class Route:
     def protected(self) -> bool:
         return self.auth != "public"
 
+    @property
+    def key(self) -> str:
+        """``PUT /racers/{racerId}``: the HTTP API's route key (events, stage route settings)."""
+        return f"{self.method} {self.path}"
+
 
 PAGE, LIMIT = ("limit", "nextToken"), ("limit",)
 QUERY, GET, PUT, UPDATE = "dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"
