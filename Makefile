@@ -12,7 +12,6 @@ STAMP_NPM := node_modules/.installed
 FRONTEND := frontend/dist/index.html
 
 .PHONY: help install local test test-unit synth deploy clean demo frontend chromium java
-# make deploy STACK=AlleycatApiGatewayAccount: API Gateway's logging role, once per account and region
 STACK ?= Alleycat
 
 help:

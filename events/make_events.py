@@ -1,7 +1,7 @@
 """Regenerates the sample events in this folder: `python events/make_events.py`.
 
-One per route, shaped as API Gateway's REST proxy integration sends them (Cognito claims
-on the protected routes), and one for the stream processor: the record the table's stream
+One per route, shaped as the HTTP API sends them (payload format 2.0, the JWT authorizer's
+Cognito claims on the protected routes), and one for the stream processor: the record the table's stream
 delivers after `post_telemetry.json` (its samples, in racer-1's first chunk). Used by the
 integration tests and by `sam local invoke -e`.
 """
@@ -16,7 +16,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "layers" / "alleycat" / "pyt
 from alleycat import entities as e  # noqa: E402
 from alleycat.routes import ROUTES, STREAM_PROCESSOR  # noqa: E402
 from alleycat.views import output  # noqa: E402
-from local.events import rest_event  # noqa: E402
+from local.events import http_event  # noqa: E402
 
 RACE_ID = "01JD5Z6Q8X0000000000000000"
 PARAMETERS = {"racerId": "racer-1", "classId": "hill-climb", "raceId": RACE_ID}
@@ -29,7 +29,10 @@ BODIES = {
 }
 QUERIES = {"get_racer_results": "limit=10", "get_class_races": "limit=10", "get_class_leaderboard": "limit=10",
            "get_race_leaderboard": "limit=10", "get_racer_history": f"raceId={RACE_ID}"}
-CLAIMS = {"sub": "racer-1", "cognito:groups": "admin"}
+# A Cognito ID token's claims as the JWT authorizer passes them: every value a string.
+CLAIMS = {"sub": "racer-1", "cognito:groups": "[admin]", "token_use": "id", "email_verified": "true",
+          "iss": "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example", "aud": "exampleclientid",
+          "auth_time": "1763805000", "iat": "1763805000", "exp": "1763808600"}
 HOST = "abc123.execute-api.eu-west-1.amazonaws.com"
 STREAM_ARN = ("arn:aws:dynamodb:eu-west-1:123456789012:table/Alleycat-DataTable/stream/"
               "2026-11-22T09:00:00.000")
@@ -56,16 +59,17 @@ def main() -> None:
         for name in names:
             path = path.replace("{%s}" % name, PARAMETERS[name])
         body = json.dumps(BODIES[route.function]) if route.function in BODIES else None
-        headers = {"Accept": "application/json", "Host": HOST, "User-Agent": "curl/8.5.0", "X-Forwarded-Proto": "https"}
+        headers = {"Accept": "application/json", "Host": HOST, "User-Agent": "curl/8.5.0", "X-Forwarded-For": "203.0.113.10",
+                   "X-Forwarded-Port": "443", "X-Forwarded-Proto": "https"}
         if body:
             headers["Content-Type"] = "application/json"
         if route.protected:
             headers["Authorization"] = "eyJraWQiOi...example"
-        event = rest_event(route, path, {name: PARAMETERS[name] for name in names}, QUERIES.get(route.function, ""),
-                           headers, body, CLAIMS if route.protected else None, "203.0.113.10")
-        event["requestContext"].update({"stage": "prod", "path": f"/prod{path}", "accountId": "123456789012",
-                                        "apiId": "abc123", "requestId": "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
-                                        "requestTimeEpoch": 1763805600000, "domainName": HOST})
+        event = http_event(route, path, {name: PARAMETERS[name] for name in names}, QUERIES.get(route.function, ""),
+                           headers.items(), body, CLAIMS if route.protected else None, "203.0.113.10")
+        event["requestContext"].update({"accountId": "123456789012", "apiId": "abc123",
+                                        "requestId": "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
+                                        "time": "22/Nov/2025:10:00:00 +0000", "timeEpoch": 1763805600000})
         (HERE / f"{route.function}.json").write_text(json.dumps(event, indent=2) + "\n")
     (HERE / f"{STREAM_PROCESSOR}.json").write_text(json.dumps(stream_event(), indent=2, default=str) + "\n")
 

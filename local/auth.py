@@ -41,5 +41,7 @@ class TokenIssuer:
 
 
 def authorizer_claims(claims: dict) -> dict:
-    """Claims shaped as API Gateway's Cognito authorizer passes them to a REST proxy integration."""
-    return {"sub": claims["sub"], "cognito:groups": ",".join(claims.get("groups", []))}
+    """Claims shaped as an HTTP API's JWT authorizer passes a Cognito token's: every value a string,
+    ``cognito:groups`` as ``"[admin racers]"`` and absent for a user in no group."""
+    groups = claims.get("groups", [])
+    return {"sub": claims["sub"], **({"cognito:groups": f"[{' '.join(groups)}]"} if groups else {})}

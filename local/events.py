@@ -1,4 +1,4 @@
-"""API Gateway REST (proxy integration) events, shaped as the deployed API sends them."""
+"""API Gateway HTTP API events (payload format 2.0), shaped as the deployed API sends them."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import json
 import re
 import time
 import uuid
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 from alleycat.routes import ROUTES, Route
 
@@ -33,36 +34,65 @@ def match(method: str, path: str) -> tuple[Route | None, dict, bool]:
     return None, {}, path_known
 
 
-def rest_event(route: Route, path: str, path_parameters: dict, query: str, headers: dict,
+def _query_parameters(query: str) -> dict | None:
+    """A name given twice arrives once, its values joined by commas (as HTTP APIs do)."""
+    parsed = parse_qs(query, keep_blank_values=True) if query else {}
+    return {name: ",".join(values) for name, values in parsed.items()} or None
+
+
+def _headers(headers: Iterable[tuple[str, str]]) -> tuple[dict, list[str] | None]:
+    """Lower-case names, repeated headers joined by commas, and cookies moved to their own list."""
+    joined: dict[str, str] = {}
+    for name, value in headers:
+        name = name.lower()
+        joined[name] = f"{joined[name]},{value}" if name in joined else value
+    cookie = joined.pop("cookie", None)
+    return joined, [c.strip() for c in cookie.split(";") if c.strip()] if cookie else None
+
+
+def _authorizer(claims: dict | None) -> dict | None:
+    return {"jwt": {"claims": claims, "scopes": None}} if claims else None
+
+
+def http_event(route: Route, path: str, path_parameters: dict, query: str, headers: Iterable[tuple[str, str]],
                body: str | None, claims: dict | None, source_ip: str = "127.0.0.1") -> dict:
-    multi_query = {k: v for k, v in parse_qs(query, keep_blank_values=True).items()} if query else None
-    authorizer = {"claims": claims} if claims else None
-    return {
-        "resource": route.path,
-        "path": path,
-        "httpMethod": route.method,
-        "headers": dict(headers),
-        "multiValueHeaders": {k: [v] for k, v in headers.items()},
-        "queryStringParameters": {k: v[-1] for k, v in multi_query.items()} if multi_query else None,
-        "multiValueQueryStringParameters": multi_query,
+    """The event the HTTP API sends ``route``'s function; ``headers`` as (name, value) pairs, as received."""
+    lowered, cookies = _headers(headers)
+    now = time.time()
+    event = {
+        "version": "2.0",
+        "routeKey": route.key,
+        "rawPath": path,
+        "rawQueryString": query or "",
+        "headers": lowered,
+        "queryStringParameters": _query_parameters(query),
         "pathParameters": path_parameters or None,
-        "stageVariables": None,
         "requestContext": {
-            "resourcePath": route.path,
-            "httpMethod": route.method,
-            "path": f"/local{path}",
-            "stage": "local",
             "accountId": "000000000000",
             "apiId": "local",
+            "authorizer": _authorizer(claims),
+            "domainName": lowered.get("host", "localhost"),
+            "domainPrefix": lowered.get("host", "localhost").split(".")[0],
+            "http": {"method": route.method, "path": path, "protocol": "HTTP/1.1",
+                     "sourceIp": source_ip, "userAgent": lowered.get("user-agent", "")},
             "requestId": str(uuid.uuid4()),
-            "requestTimeEpoch": int(time.time() * 1000),
-            "protocol": "HTTP/1.1",
-            "identity": {"sourceIp": source_ip, "userAgent": headers.get("User-Agent")},
-            "authorizer": authorizer,
+            "routeKey": route.key,
+            "stage": "$default",
+            "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
+            "timeEpoch": int(now * 1000),
         },
         "body": body,
         "isBase64Encoded": False,
     }
+    if cookies:
+        event["cookies"] = cookies
+    return event
+
+
+def with_header(event: dict, name: str, value: str) -> dict:
+    """``event`` with one more request header, named as an HTTP API passes it (lower case)."""
+    event["headers"][name.lower()] = value
+    return event
 
 
 SAMPLES = Path(__file__).resolve().parent.parent / "events"
@@ -77,20 +107,20 @@ def sample_event(function: str, path_parameters: dict | None = None, body=..., q
     """The function's sample event (``events/<function>.json``) with what a caller overrides.
 
     ``...`` keeps the sample's value; ``body`` may be a dict (sent as JSON), text or None;
-    ``claims=None`` removes the authorizer.
+    ``query`` a dict of single values or None; ``claims=None`` removes the authorizer.
     """
     event = copy.deepcopy(_sample(function))
     if path_parameters:
         event["pathParameters"].update(path_parameters)
-        path = event["resource"]
+        path = event["routeKey"].split(" ", 1)[1]
         for name, value in event["pathParameters"].items():
             path = path.replace("{" + name + "}", value)
-        event["path"] = path
+        event["rawPath"] = event["requestContext"]["http"]["path"] = path
     if body is not ...:
         event["body"] = body if body is None or isinstance(body, str) else json.dumps(body)
     if query is not ...:
-        event["queryStringParameters"] = query
-        event["multiValueQueryStringParameters"] = {k: [v] for k, v in query.items()} if query else None
+        event["queryStringParameters"] = query or None
+        event["rawQueryString"] = urlencode(query or {})
     if claims is not ...:
-        event["requestContext"]["authorizer"] = {"claims": claims} if claims else None
+        event["requestContext"]["authorizer"] = _authorizer(claims)
     return event

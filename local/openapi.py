@@ -15,11 +15,6 @@ from alleycat.routes import ROUTES
 
 DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "openapi.json"
 PARAMETERS = {"racerId": ID, "classId": ID, "raceId": RACE_ID}
-QUERIES = {
-    "get_racer_results": ("limit", "nextToken"), "get_racer_history": ("raceId", "nextToken"),
-    "get_class_races": ("limit", "nextToken"), "get_class_leaderboard": ("limit",),
-    "get_race_leaderboard": ("limit",),
-}
 ERRORS = {400: "invalid input (the message names it)", 401: "no valid credentials", 403: "not allowed for this caller",
           404: "no such racer, class or race", 409: "conflicts with the state (e.g. the race is finished)",
           413: "body larger than 256 KiB", 503: "DynamoDB is busy: retry after Retry-After seconds"}
@@ -43,7 +38,7 @@ def document() -> dict:
                            for name in re.findall(r"\{(\w+)\}", route.path)]
             + [{"name": name, "in": "query", "required": False,
                 "schema": RACE_ID if name == "raceId" else {"type": "string"}}
-               for name in QUERIES.get(route.function, ())],
+               for name in route.query],
             "responses": {str(status): {"description": "success", "content": {"application/json": {"schema": schema}}},
                           **_errors(route)},
         }

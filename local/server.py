@@ -2,9 +2,10 @@
 
 AWS's DynamoDB Local (``dynamodb_local``, its data in a temporary file) holds the table, created from the
 same definition the stack deploys; every contract route is served by building
-the API Gateway event the deployed API would send and calling the same handler module;
+the HTTP API event (payload format 2.0) the deployed API would send and calling the same handler module;
 the table's stream drives the same stream handler (``streams``). ``POST /local/token``
-stands in for Cognito.
+stands in for Cognito. The frontend is served from the same origin, as CloudFront serves
+both in AWS, so no answer carries CORS headers.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from . import openapi
 from .auth import TokenIssuer, authorizer_claims
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .runtime import Runtime
-from .events import match, rest_event
+from .events import http_event, match
 from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
 
@@ -32,11 +33,6 @@ from alleycat.routes import STREAM_PROCESSOR  # noqa: E402
 
 TABLE_NAME = "alleycat-local"
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
-CORS_HEADERS = {
-    "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Methods": "GET,PUT,POST,OPTIONS",
-    "Access-Control-Allow-Headers": "Authorization,Content-Type,Idempotency-Key",
-}
 
 
 def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> None:
@@ -65,9 +61,6 @@ class ApiHandler(BaseHTTPRequestHandler):
     def log_message(self, fmt, *args):  # one quiet line per request
         if os.environ.get("ALLEYCAT_ACCESS_LOG") == "1":
             sys.stderr.write(f"{self.address_string()} {fmt % args}\n")
-
-    def do_OPTIONS(self):
-        self._send(204, b"", {})
 
     def do_GET(self):
         self._dispatch()
@@ -116,17 +109,15 @@ class ApiHandler(BaseHTTPRequestHandler):
             claims = self._claims()
             if claims is None:
                 return self._json(401, {"message": "Unauthorized"})
-        headers = {key: value for key, value in self.headers.items()}
-        event = rest_event(route, url.path, parameters, url.query, headers, body, claims, self.client_address[0])
+        event = http_event(route, url.path, parameters, url.query, self.headers.items(), body, claims,
+                           self.client_address[0])
         try:
             response = self.runtime.invoke(route.function, event)
         except Exception as error:  # what Lambda + API Gateway turn into a bare 502
             sys.stderr.write(f"{route.function} failed: {error!r}\n")
             return self._json(502, {"message": "Internal server error"})
-        out_headers = dict(response.get("headers") or {})
-        for key, values in (response.get("multiValueHeaders") or {}).items():
-            out_headers[key] = ",".join(values)
-        self._send(response["statusCode"], (response.get("body") or "").encode(), out_headers)
+        self._send(response["statusCode"], (response.get("body") or "").encode(), response.get("headers") or {},
+                   response.get("cookies") or ())
 
     def _claims(self) -> dict | None:
         scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
@@ -145,10 +136,12 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _json(self, status: int, body: dict) -> None:
         self._send(status, json.dumps(body).encode(), {"Content-Type": "application/json"})
 
-    def _send(self, status: int, payload: bytes, headers: dict) -> None:
+    def _send(self, status: int, payload: bytes, headers: dict, cookies=()) -> None:
         self.send_response(status)
-        for key, value in {**CORS_HEADERS, **headers}.items():
+        for key, value in headers.items():
             self.send_header(key, value)
+        for cookie in cookies:
+            self.send_header("Set-Cookie", cookie)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         if payload:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import mimetypes
 from pathlib import Path
 
 DIST = Path(__file__).resolve().parents[1] / "frontend" / "dist"
-# The API is on the same origin locally, so the frontend's base URL is empty.
-LOCAL_CONFIG = json.dumps({"apiUrl": ""}).encode()
 TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
          ".html": "text/html; charset=utf-8", ".json": "application/json", ".map": "application/json",
          ".svg": "image/svg+xml", ".png": "image/png", ".ico": "image/x-icon"}
@@ -16,8 +13,6 @@ TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf
 
 def static_file(path: str, root: Path = DIST) -> tuple[bytes, str] | None:
     """(content, content type) of the file ``path`` names under ``root``, or None."""
-    if path == "/config.json":
-        return LOCAL_CONFIG, TYPES[".json"]
     relative = "index.html" if path in ("", "/") else path.lstrip("/")
     file = (root / relative).resolve()
     if not file.is_relative_to(root.resolve()) or not file.is_file():

@@ -1,4 +1,5 @@
-"""The Alleycat stack: table, functions, user pool, API and frontend site, plus the outputs clients need."""
+"""The Alleycat stack: table, functions, user pool, HTTP API and the site (CloudFront in front of the
+frontend and the API), plus the outputs clients need."""
 
 from __future__ import annotations
 
@@ -21,22 +22,21 @@ class AlleycatStack(Stack):
         removal = RemovalPolicy.DESTROY if throwaway else RemovalPolicy.RETAIN
 
         table = AlleycatTable(self, "Data", throwaway=throwaway).table
-        site = Site(self, "Site", removal_policy=removal)
-        functions = Functions(self, "Functions", table=table, removal_policy=removal,
-                              allowed_origin=site.origin)
+        functions = Functions(self, "Functions", table=table, removal_policy=removal)
         stream = StreamProcessor(self, "Stream", table=table, functions=functions, removal_policy=removal)
         users = UserPool(self, "Users", throwaway=throwaway)
-        api = Api(self, "Api", functions=functions.by_name, user_pool=users.user_pool,
-                  removal_policy=removal, allowed_origin=site.origin)
-        site.publish(api.url, api.origin)
+        api = Api(self, "Api", functions=functions.by_name, users=users, removal_policy=removal)
+        site = Site(self, "Site", api_domain=api.domain_name, removal_policy=removal)
         monitoring = Monitoring(self, "Monitoring", functions={**functions.by_name, STREAM_PROCESSOR: stream.function},
-                                api=api.rest_api, stream=stream)
+                                api=api, stream=stream)
 
-        CfnOutput(self, "ApiUrl", value=api.url, description="Base URL of the prod stage")
+        CfnOutput(self, "ApiUrl", value=api.url,
+                  description="The HTTP API's own endpoint, for bikes and scripts (no CloudFront request fee)")
         CfnOutput(self, "UserPoolId", value=users.user_pool.user_pool_id)
         CfnOutput(self, "UserPoolClientId", value=users.client.user_pool_client_id)
         CfnOutput(self, "TableName", value=table.table_name)
         CfnOutput(self, "StreamFailureQueueUrl", value=stream.failures.queue_url)
-        CfnOutput(self, "SiteUrl", value=site.url, description="The frontend (CloudFront)")
+        CfnOutput(self, "SiteUrl", value=site.url,
+                  description="The frontend and, on the same origin, the API with cached public reads (CloudFront)")
         CfnOutput(self, "AlarmTopicArn", value=monitoring.topic.topic_arn,
                   description="Every alarm notifies this topic (-c alarmEmail=... subscribes an address)")

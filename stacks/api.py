@@ -1,30 +1,60 @@
-"""The REST API, generated from ``alleycat.routes``, and the Cognito user pool guarding it."""
+"""The HTTP API (API Gateway v2), generated from ``alleycat.routes``, and the Cognito user pool guarding it."""
 
 from __future__ import annotations
 
-import re
+import json
+from dataclasses import dataclass
 
 from aws_cdk import Duration, RemovalPolicy, Stack
-from aws_cdk import aws_apigateway as apigw
+from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
+from aws_cdk.aws_apigatewayv2_authorizers import HttpUserPoolAuthorizer
+from aws_cdk.aws_apigatewayv2_integrations import HttpLambdaIntegration
 from constructs import Construct
 
 from alleycat.routes import ROUTES, Route
 
-from . import acknowledge
+from . import acknowledge, pascal
 
 ADMIN_GROUP = "admin"  # alleycat.http.ADMIN: members may act on others' resources
-CORS_HEADERS = ["Authorization", "Content-Type", "Idempotency-Key"]
-CORS_METHODS = ["GET", "PUT", "POST", "OPTIONS"]
-STAGE = "prod"
+STAGE = "$default"  # served at the API's root: CloudFront forwards /races/... unchanged
+
+
+@dataclass(frozen=True)
+class Throttle:
+    rate: int  # requests per second, steady
+    burst: int  # requests at once
+
+
+# Per-route throttles from docs/capacity.md ("Throttles"): 2x the traffic of a 1,000-racer race.
+RACERS = 1_000  # the largest race; each racer's bike posts its own sample once a second
+HEADROOM = 2
+# Public reads that get past CloudFront: with Origin Shield about one per second per cached
+# answer; 100/s leaves room for dozens of races and caps a cache-busting caller at
+# 100 x 9.5 RCU = 950 RCU/s on a race partition (a third of its 3,000).
+EDGE_MISSES = 100
+ADMIN_WRITES = Throttle(5, 10)  # also the stage's default, for a route without settings of its own
+THROTTLES: dict[str, Throttle] = {
+    "post_telemetry": Throttle(RACERS * HEADROOM, RACERS * HEADROOM),  # every bike in the same tick
+    "join_race": Throttle(RACERS // 10 * HEADROOM, RACERS // 5 * HEADROOM),  # a race filling in 10 s
+    "put_racer": Throttle(20, 40),  # a rename fans out to every entry and best of the racer
+    "put_class": ADMIN_WRITES,
+    "create_race": ADMIN_WRITES,
+    "finish_race": ADMIN_WRITES,
+    **{route.function: Throttle(EDGE_MISSES, EDGE_MISSES * 2) for route in ROUTES if not route.protected},
+}
 PUBLIC_READ = "Public read route: race data, leaderboards and results are public per the API contract."
-
-
-def path_parameters(path: str) -> dict[str, bool]:
-    """``/races/{raceId}`` -> ``{"method.request.path.raceId": True}`` (required)."""
-    return {f"method.request.path.{name}": True for name in re.findall(r"\{(\w+)\}", path)}
+# One JSON line per request; the caller's sub is the JWT authorizer's claim (empty on public routes).
+ACCESS_LOG_FORMAT = json.dumps({
+    "requestId": "$context.requestId", "ip": "$context.identity.sourceIp", "time": "$context.requestTime",
+    "method": "$context.httpMethod", "routeKey": "$context.routeKey", "path": "$context.path",
+    "status": "$context.status", "protocol": "$context.protocol", "responseLength": "$context.responseLength",
+    "latency": "$context.responseLatency", "integrationLatency": "$context.integrationLatency",
+    "integrationError": "$context.integrationErrorMessage", "authorizerError": "$context.authorizer.error",
+    "sub": "$context.authorizer.claims.sub", "userAgent": "$context.identity.userAgent",
+})
 
 
 class UserPool(Construct):
@@ -68,88 +98,56 @@ class UserPool(Construct):
 
 
 class Api(Construct):
-    """One method per route, Lambda proxy integration, Cognito on every non-public route."""
+    """One route per table entry, each its own Lambda integration (payload format 2.0), the
+    Cognito JWT authorizer on every "user" route, a throttle per route, access logs.
+
+    No CORS: the browser reaches the API through the site's CloudFront distribution (one origin).
+    """
 
     def __init__(self, scope: Construct, id: str, *, functions: dict[str, lambda_.IFunction],
-                 user_pool: cognito.IUserPool, routes: tuple[Route, ...] = ROUTES,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN,
-                 allowed_origin: str = "*") -> None:
+                 users: UserPool, routes: tuple[Route, ...] = ROUTES,
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
         super().__init__(scope, id)
+        self.routes = routes
+        self.http_api = apigwv2.HttpApi(
+            self, "HttpApi", api_name=f"{Stack.of(self).stack_name}-api",
+            description="Alleycat racing API", create_default_stage=False)
+        authorizer = HttpUserPoolAuthorizer("Authorizer", users.user_pool, user_pool_clients=[users.client])
+        added = []
+        for route in routes:
+            [http_route] = self.http_api.add_routes(
+                path=route.path, methods=[apigwv2.HttpMethod(route.method)],
+                integration=HttpLambdaIntegration(f"{pascal(route.function)}Integration", functions[route.function]),
+                authorizer=authorizer if route.protected else apigwv2.HttpNoneAuthorizer())
+            if not route.protected:
+                acknowledge(http_route, "AwsSolutions-APIG4", PUBLIC_READ)
+            added.append(http_route)
+        self.stage = self._stage(removal_policy)
+        self.stage.node.add_dependency(*added)  # route settings name routes that must exist first
+
+    def _stage(self, removal_policy: RemovalPolicy) -> apigwv2.HttpStage:
         access_logs = logs.LogGroup(self, "AccessLogs", retention=logs.RetentionDays.ONE_MONTH,
                                     removal_policy=removal_policy)
-        self.rest_api = apigw.RestApi(
-            self, "RestApi",
-            rest_api_name=f"{Stack.of(self).stack_name}-api",
-            description="Alleycat racing API",
-            endpoint_types=[apigw.EndpointType.REGIONAL],
-            # The account's API Gateway logging role is an account-wide singleton: not this
-            # stack's to overwrite (stacks/account.py sets it once where an account has none).
-            cloud_watch_role=False,
-            default_cors_preflight_options=apigw.CorsOptions(
-                allow_origins=[allowed_origin], allow_methods=CORS_METHODS,
-                allow_headers=CORS_HEADERS, max_age=Duration.minutes(5)),
-            deploy_options=apigw.StageOptions(
-                stage_name=STAGE,
-                throttling_rate_limit=1000,
-                throttling_burst_limit=2000,
-                access_log_destination=apigw.LogGroupLogDestination(access_logs),
-                access_log_format=apigw.AccessLogFormat.json_with_standard_fields(
-                    caller=True, http_method=True, ip=True, protocol=True, request_time=True,
-                    resource_path=True, response_length=True, status=True, user=True),
-                tracing_enabled=True,
-                metrics_enabled=True,
-                logging_level=apigw.MethodLoggingLevel.INFO,
-                data_trace_enabled=False,  # never log request/response bodies
-            ),
-        )
-        self.rest_api.node.try_remove_child("Endpoint")  # the stack exports ApiUrl instead
-        # The group API Gateway writes execution logs to, owned here so it has a retention;
-        # the stage waits for it, so API Gateway never creates it first.
-        execution_logs = logs.LogGroup(
-            self, "ExecutionLogs", log_group_name=f"API-Gateway-Execution-Logs_{self.rest_api.rest_api_id}/{STAGE}",
-            retention=logs.RetentionDays.ONE_MONTH, removal_policy=removal_policy)
-        self.rest_api.deployment_stage.node.add_dependency(execution_logs)
-        # API Gateway's own errors (401 from the authorizer, 400 from validation, 429, 5xx)
-        # carry CORS headers too, so browsers can read them.
-        for response_type in (apigw.ResponseType.DEFAULT_4_XX, apigw.ResponseType.DEFAULT_5_XX):
-            self.rest_api.add_gateway_response(
-                response_type.response_type, type=response_type,
-                response_headers={"Access-Control-Allow-Origin": f"'{allowed_origin}'"})
-        # Path parameters are enforced here; bodies are validated by the handlers' JSON schemas
-        # (the validator also checks bodies against any model attached later).
-        validator = self.rest_api.add_request_validator(
-            "RequestValidator", validate_request_parameters=True, validate_request_body=True)
-        authorizer = apigw.CognitoUserPoolsAuthorizer(self, "Authorizer", cognito_user_pools=[user_pool])
-
-        for route in routes:
-            resource = self.rest_api.root.resource_for_path(route.path)
-            auth = (dict(authorizer=authorizer, authorization_type=apigw.AuthorizationType.COGNITO)
-                    if route.protected else dict(authorization_type=apigw.AuthorizationType.NONE))
-            method = resource.add_method(
-                route.method,
-                apigw.LambdaIntegration(functions[route.function], allow_test_invoke=False),
-                request_parameters=path_parameters(route.path),
-                request_validator=validator,
-                **auth,
-            )
-            if not route.protected:
-                for rule in ("AwsSolutions-APIG4", "AwsSolutions-COG4"):
-                    acknowledge(method, rule, PUBLIC_READ)
-
-        self._acknowledge()
-
-    def _acknowledge(self) -> None:
-        acknowledge(self.rest_api.deployment_stage, "AwsSolutions-APIG3",
-                    "No WAFv2 web ACL yet (fixed + per-request cost); stage throttling (1000 rps, "
-                    "burst 2000) bounds abuse. Attach a web ACL before high-traffic public use.")
+        stage = apigwv2.HttpStage(self, "Stage", http_api=self.http_api, stage_name=STAGE, auto_deploy=True,
+                                  detailed_metrics_enabled=True,  # per-route metrics for the dashboard
+                                  throttle=apigwv2.ThrottleSettings(rate_limit=ADMIN_WRITES.rate,
+                                                                    burst_limit=ADMIN_WRITES.burst))
+        cfn: apigwv2.CfnStage = stage.node.default_child
+        cfn.access_log_settings = apigwv2.CfnStage.AccessLogSettingsProperty(
+            destination_arn=access_logs.log_group_arn, format=ACCESS_LOG_FORMAT)
+        cfn.route_settings = {route.key: {"ThrottlingRateLimit": THROTTLES[route.function].rate,
+                                                 "ThrottlingBurstLimit": THROTTLES[route.function].burst,
+                                                 "DetailedMetricsEnabled": True}
+                              for route in self.routes}
+        return stage
 
     @property
     def url(self) -> str:
-        return self.rest_api.url
+        """The API's own endpoint, ``https://<api id>.execute-api.<region>.<suffix>/``: bikes and scripts."""
+        return f"{self.http_api.api_endpoint}/"
 
     @property
-    def origin(self) -> str:
-        """``https://<api id>.execute-api.<region>.<suffix>``: from the API alone, not its stage,
-        so the site's headers policy can name it without a dependency cycle."""
+    def domain_name(self) -> str:
+        """``<api id>.execute-api.<region>.<suffix>``: the site's CloudFront origin for the API paths."""
         stack = Stack.of(self)
-        return f"https://{self.rest_api.rest_api_id}.execute-api.{stack.region}.{stack.url_suffix}"
+        return f"{self.http_api.api_id}.execute-api.{stack.region}.{stack.url_suffix}"

@@ -5,11 +5,9 @@ from __future__ import annotations
 from aws_cdk import App, Validations
 from cdk_nag import AwsSolutionsChecks
 
-from .account import ApiGatewayAccountStack
 from .alleycat_stack import AlleycatStack
 
 STACK_NAME = "Alleycat"
-ACCOUNT_STACK_NAME = "AlleycatApiGatewayAccount"
 
 
 def is_throwaway(app: App) -> bool:
@@ -20,8 +18,6 @@ def is_throwaway(app: App) -> bool:
 def build(app: App) -> AlleycatStack:
     stack = AlleycatStack(app, STACK_NAME, stack_name=STACK_NAME,
                           description="Alleycat bike-racing backend", throwaway=is_throwaway(app))
-    ApiGatewayAccountStack(app, ACCOUNT_STACK_NAME, stack_name=ACCOUNT_STACK_NAME,
-                           description="API Gateway's CloudWatch logging role (once per account and region)")
     # Every synth runs the AWS Solutions pack; an unacknowledged finding fails the synth.
     Validations.of(app).add_plugins(AwsSolutionsChecks(app))
     return stack

@@ -8,7 +8,6 @@ per route, the stream's iterator age and the failure queue.
 from __future__ import annotations
 
 from aws_cdk import Duration, Stack
-from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as actions
 from aws_cdk import aws_lambda as lambda_
@@ -19,6 +18,7 @@ from constructs import Construct
 from alleycat.routes import ROUTES, Route
 
 from . import pascal
+from .api import Api
 from .stream import StreamProcessor
 
 PERIOD = Duration.minutes(1)
@@ -37,7 +37,7 @@ def at_least_one(scope: Construct, id: str, metric: cloudwatch.IMetric, descript
 
 class Monitoring(Construct):
     def __init__(self, scope: Construct, id: str, *, functions: dict[str, lambda_.Function],
-                 api: apigw.RestApi, stream: StreamProcessor, routes: tuple[Route, ...] = ROUTES) -> None:
+                 api: Api, stream: StreamProcessor, routes: tuple[Route, ...] = ROUTES) -> None:
         super().__init__(scope, id)
         # Not KMS-encrypted: notifications carry alarm names, states and metric values, no
         # customer data, and CloudWatch cannot publish to a topic under the AWS-managed aws/sns key.
@@ -48,7 +48,7 @@ class Monitoring(Construct):
 
         self._api, self._routes, self._functions = api, routes, functions
         self.alarms = [*stream.alarms, at_least_one(
-            self, "Api5xxAlarm", api.metric_server_error(period=ALARM_PERIOD, statistic="Sum"),
+            self, "Api5xxAlarm", api.stage.metric_server_error(period=ALARM_PERIOD, statistic="Sum"),
             "The API answered 5xx (a bug, a timeout or a throttled function)")]
         for name, function in functions.items():
             self.alarms += [
@@ -71,11 +71,11 @@ class Monitoring(Construct):
         self.dashboard.add_widgets(*self._stream_row(stream))
 
     def _per_route(self, metric_name: str, statistic: str) -> list[cloudwatch.Metric]:
-        """API Gateway's per-method metric (detailed metrics are on), one line per route."""
+        """The HTTP API's per-route metric (detailed metrics are on), one line per route."""
         return [cloudwatch.Metric(
             namespace="AWS/ApiGateway", metric_name=metric_name, statistic=statistic, period=PERIOD,
-            label=f"{route.method} {route.path}",
-            dimensions_map={"ApiName": self._api.rest_api_name, "Stage": self._api.deployment_stage.stage_name,
+            label=route.key,
+            dimensions_map={"ApiId": self._api.http_api.api_id, "Stage": self._api.stage.stage_name,
                             "Method": route.method, "Resource": route.path})
             for route in self._routes]
 
@@ -84,13 +84,13 @@ class Monitoring(Construct):
                 for name, function in self._functions.items()]
 
     def _api_row(self) -> list[cloudwatch.IWidget]:
-        api = self._api
+        stage = self._api.stage
         return [
             cloudwatch.GraphWidget(title="Requests per route (per minute)", width=THIRD, stacked=True,
                                    left=self._per_route("Count", "Sum")),
             cloudwatch.GraphWidget(title="API errors (per minute)", width=THIRD, left=[
-                api.metric_client_error(period=PERIOD, statistic="Sum", label="4xx"),
-                api.metric_server_error(period=PERIOD, statistic="Sum", label="5xx")]),
+                stage.metric_client_error(period=PERIOD, statistic="Sum", label="4xx"),
+                stage.metric_server_error(period=PERIOD, statistic="Sum", label="5xx")]),
             cloudwatch.GraphWidget(title="Latency per route, p99 (ms)", width=THIRD,
                                    left=self._per_route("Latency", "p99")),
         ]

@@ -1,22 +1,23 @@
-"""The frontend: a private S3 bucket behind CloudFront (origin access control), with the
-built ``frontend/dist`` and a ``config.json`` naming the API deployed into it.
+"""One CloudFront distribution for the browser: the frontend from a private S3 bucket (origin
+access control) and the API paths from the HTTP API, so the site and its API share one origin.
 
-``Site`` makes the bucket and distribution first, so the API can restrict CORS to the
-site's origin; ``publish(api_url, api_origin)`` then adds the deployment, which depends on
-the API, and names the API's origin in the CSP of the distribution's security headers.
-That origin is made of the RestApi's id alone: the distribution never depends on the
-API's stage, methods or gateway responses (which name the site's origin), so there is no cycle.
+The API behaviours cache what the handlers' Cache-Control allows (``alleycat.caching``): the
+cache policy's TTLs are 0 unless the origin says otherwise, its key is the path, the route
+table's query parameters and the Authorization header (so a token's answer can only ever be
+served to that token, and the header reaches the origin). Writes are never cached: CloudFront
+caches only GET and HEAD, and every write answers ``no-store``. docs/edge.md has the reasons.
 """
 
 from __future__ import annotations
 
-import jsii
-from aws_cdk import Duration, IStableStringProducer, Lazy, RemovalPolicy, Stack
+from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct
+
+from alleycat.routes import ROUTES, Route
 
 from . import ROOT, acknowledge
 
@@ -24,26 +25,31 @@ DIST_DIR = ROOT / "frontend" / "dist"
 LOG_RETENTION = Duration.days(90)
 DEPLOYMENT_HANDLER_PREFIX = "Custom::CDKBucketDeployment"
 HSTS_MAX_AGE = Duration.days(730)
+# The longest any answer may stay at the edge, whatever its Cache-Control (alleycat.caching.FROZEN).
+API_MAX_TTL = Duration.days(1)
+# Request headers a write needs at the origin besides Authorization (which rides in the cache key).
+API_REQUEST_HEADERS = ("Content-Type", "Idempotency-Key")
+# Statuses CloudFront would otherwise cache for 10 s whatever the origin says: cached only as
+# long as their Cache-Control allows (a read's 4xx: 1 s; anything else: not at all).
+UNCACHED_ERRORS = (400, 403, 404, 405, 414, 500, 501, 502, 503, 504)
 
 
-def content_security_policy(api_origin: str) -> str:
-    """Only the site's own script and styles run, and it talks only to itself and the API."""
+def content_security_policy() -> str:
+    """Only the site's own script and styles run, and it talks only to its own origin (the API too)."""
     return "; ".join([
         "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
-        "font-src 'self'", f"connect-src 'self' {api_origin}", "manifest-src 'self'",
+        "font-src 'self'", "connect-src 'self'", "manifest-src 'self'",
         "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'",
     ])
 
 
-@jsii.implements(IStableStringProducer)
-class _Later:
-    """A value the template needs before the construct that knows it exists (the API)."""
+def api_path_patterns(routes: tuple[Route, ...] = ROUTES) -> list[str]:
+    """``/racers/*``, ``/classes/*``, ``/races/*``: one behaviour per first path segment of the routes."""
+    return sorted({f"/{route.path.split('/')[1]}/*" for route in routes})
 
-    def __init__(self) -> None:
-        self.value: str | None = None
 
-    def produce(self) -> str | None:
-        return self.value
+def api_query_parameters(routes: tuple[Route, ...] = ROUTES) -> list[str]:
+    return sorted({name for route in routes for name in route.query})
 
 
 def private_bucket(scope: Construct, id: str, removal_policy: RemovalPolicy, **kwargs) -> s3.Bucket:
@@ -58,7 +64,7 @@ def private_bucket(scope: Construct, id: str, removal_policy: RemovalPolicy, **k
 
 
 class Site(Construct):
-    def __init__(self, scope: Construct, id: str, *,
+    def __init__(self, scope: Construct, id: str, *, api_domain: str, routes: tuple[Route, ...] = ROUTES,
                  removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
         super().__init__(scope, id)
         self.logs = private_bucket(
@@ -69,11 +75,10 @@ class Site(Construct):
         self.bucket = private_bucket(self, "Bucket", removal_policy,
                                      server_access_logs_bucket=self.logs,
                                      server_access_logs_prefix="s3/")
-        self._api_origin = _Later()
         self.headers = self._security_headers()
         self.distribution = cloudfront.Distribution(
             self, "Distribution",
-            comment="Alleycat frontend",
+            comment="Alleycat: the frontend and its API",
             default_root_object="index.html",
             default_behavior=cloudfront.BehaviorOptions(
                 origin=origins.S3BucketOrigin.with_origin_access_control(self.bucket),
@@ -81,17 +86,59 @@ class Site(Construct):
                 cache_policy=cloudfront.CachePolicy.CACHING_OPTIMIZED,
                 response_headers_policy=self.headers,
             ),
+            additional_behaviors=self._api_behaviors(api_domain, routes),
+            error_responses=[cloudfront.ErrorResponse(http_status=status, ttl=Duration.seconds(0))
+                             for status in UNCACHED_ERRORS],
             price_class=cloudfront.PriceClass.PRICE_CLASS_100,
             http_version=cloudfront.HttpVersion.HTTP2_AND_3,
             enable_logging=True,
             log_bucket=self.logs,
             log_file_prefix="cloudfront/",
         )
+        self.deployment = s3deploy.BucketDeployment(
+            self, "Deployment",
+            destination_bucket=self.bucket,
+            sources=[s3deploy.Source.asset(str(DIST_DIR))],
+            distribution=self.distribution,
+            distribution_paths=["/index.html", "/app.js", "/app.css"],
+            prune=True,
+        )
         self._acknowledge()
+        self._acknowledge_deployment_handler()
+
+    def _api_behaviors(self, api_domain: str, routes: tuple[Route, ...]) -> dict[str, cloudfront.BehaviorOptions]:
+        # Origin Shield: one regional cache in front of the API, so a 1-second answer is fetched
+        # about once a second in all, not once per regional edge cache (docs/edge.md).
+        origin = origins.HttpOrigin(
+            api_domain, protocol_policy=cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+            origin_ssl_protocols=[cloudfront.OriginSslPolicy.TLS_V1_2],
+            origin_shield_enabled=True, origin_shield_region=Stack.of(self).region)
+        self.api_cache = cloudfront.CachePolicy(
+            self, "ApiCache", comment="Alleycat API: as long as the answer's Cache-Control allows",
+            min_ttl=Duration.seconds(0), default_ttl=Duration.seconds(0), max_ttl=API_MAX_TTL,
+            query_string_behavior=cloudfront.CacheQueryStringBehavior.allow_list(*api_query_parameters(routes)),
+            header_behavior=cloudfront.CacheHeaderBehavior.allow_list("Authorization"),
+            cookie_behavior=cloudfront.CacheCookieBehavior.none(),
+            enable_accept_encoding_gzip=True, enable_accept_encoding_brotli=True)
+        self.api_request = cloudfront.OriginRequestPolicy(
+            self, "ApiRequest", comment="Alleycat API writes: body type and idempotency key",
+            header_behavior=cloudfront.OriginRequestHeaderBehavior.allow_list(*API_REQUEST_HEADERS),
+            query_string_behavior=cloudfront.OriginRequestQueryStringBehavior.none(),
+            cookie_behavior=cloudfront.OriginRequestCookieBehavior.none())
+        behavior = cloudfront.BehaviorOptions(
+            origin=origin,
+            viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,  # a redirected POST loses its body
+            allowed_methods=cloudfront.AllowedMethods.ALLOW_ALL,
+            cached_methods=cloudfront.CachedMethods.CACHE_GET_HEAD,
+            cache_policy=self.api_cache,
+            origin_request_policy=self.api_request,
+            response_headers_policy=self.headers,
+            compress=True)
+        return {pattern: behavior for pattern in api_path_patterns(routes)}
 
     def _security_headers(self) -> cloudfront.ResponseHeadersPolicy:
         """HSTS, CSP, nosniff, no framing, no referrer: the browser may hold Cognito tokens."""
-        csp = content_security_policy(Lazy.string(self._api_origin))
+        csp = content_security_policy()
         return cloudfront.ResponseHeadersPolicy(
             self, "SecurityHeaders",
             comment="Alleycat site: HSTS, CSP, nosniff, no framing, no referrer",
@@ -108,29 +155,8 @@ class Site(Construct):
             ))
 
     @property
-    def origin(self) -> str:
-        """The site's origin, for CORS: ``https://<distribution domain>``."""
-        return f"https://{self.distribution.distribution_domain_name}"
-
-    @property
     def url(self) -> str:
-        return f"{self.origin}/"
-
-    def publish(self, api_url: str, api_origin: str) -> s3deploy.BucketDeployment:
-        """Deploys the built frontend and a ``config.json`` pointing it at ``api_url``,
-        and lets the site's CSP connect to ``api_origin``."""
-        self._api_origin.value = api_origin
-        deployment = s3deploy.BucketDeployment(
-            self, "Deployment",
-            destination_bucket=self.bucket,
-            sources=[s3deploy.Source.asset(str(DIST_DIR)),
-                     s3deploy.Source.json_data("config.json", {"apiUrl": api_url})],
-            distribution=self.distribution,
-            distribution_paths=["/index.html", "/config.json", "/app.js", "/app.css"],
-            prune=True,
-        )
-        self._acknowledge_deployment_handler()
-        return deployment
+        return f"https://{self.distribution.distribution_domain_name}/"
 
     def _acknowledge(self) -> None:
         acknowledge(self.logs, "AwsSolutions-S1",

@@ -1,15 +1,5 @@
-// The Alleycat HTTP API (read routes only); the base URL comes from config.json.
-
-let baseUrl = "";
-
-export async function loadConfig() {
-  try {
-    const response = await fetch("config.json", { cache: "no-store" });
-    if (response.ok) baseUrl = ((await response.json()).apiUrl || "").replace(/\/+$/, "");
-  } catch {
-    baseUrl = ""; // no config: the API is on the same origin
-  }
-}
+// The Alleycat HTTP API (read routes only), on the site's own origin: CloudFront in AWS, the
+// local server in `make local`. The API's Cache-Control decides how long an answer is reused.
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -19,7 +9,7 @@ export class ApiError extends Error {
 }
 
 async function get(path) {
-  const response = await fetch(baseUrl + path, { cache: "no-store" });
+  const response = await fetch(path, { cache: "no-store" });
   const body = await response.json().catch(() => ({}));
   if (!response.ok) throw new ApiError(response.status, body.message || response.statusText);
   return body;

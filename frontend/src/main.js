@@ -1,6 +1,5 @@
 // Hash routes: #/ · #/classes/{c} · #/classes/{c}/leaderboard · #/races/{r} · #/racers/{id}[/{raceId}]
 import "./style.css";
-import { loadConfig } from "./api.js";
 import { h } from "./dom.js";
 import { homePage } from "./pages/home.js";
 import { classPage } from "./pages/class.js";
@@ -39,7 +38,5 @@ function route() {
   main.replaceChildren(h("p", { class: "error" }, "No such page. "), h("a", { href: "#/" }, "Start over"));
 }
 
-loadConfig().then(() => {
-  window.addEventListener("hashchange", route);
-  route();
-});
+window.addEventListener("hashchange", route);
+route();

@@ -1,6 +1,6 @@
 """GET /classes/{classId}/leaderboard: each racer's best score in the class, best first."""
 
-from alleycat import http, store, views
+from alleycat import caching, http, store, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -13,7 +13,7 @@ def get_class_leaderboard(classId: str):
     klass, board = store.class_leaderboard(class_id)
     if klass is None:
         raise NotFound(f"class {class_id} does not exist")
-    return http.respond(views.class_leaderboard(klass, board, limit))
+    return http.respond(views.class_leaderboard(klass, board, limit), cache=caching.LIVE)
 
 
 handler = http.lambda_handler(app)

@@ -1,6 +1,6 @@
 """GET /classes/{classId}/races: the class's races, newest first."""
 
-from alleycat import http, store, views
+from alleycat import caching, http, store, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -16,7 +16,7 @@ def get_class_races(classId: str):
     name = klass.name if klass else page.items[0].className if page.items else None
     return http.respond({"classId": class_id, "name": name,
                          "items": [views.race_in_class(race) for race in page.items],
-                         "nextToken": page.next_token})
+                         "nextToken": page.next_token}, cache=caching.LISTING)
 
 
 handler = http.lambda_handler(app)

@@ -1,6 +1,6 @@
 """GET /races/{raceId}: one race."""
 
-from alleycat import http, store, views
+from alleycat import caching, http, store, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -11,7 +11,7 @@ def get_race(raceId: str):
     race = store.get_race(http.race_id(raceId))
     if race is None:
         raise NotFound(f"race {raceId} does not exist")
-    return http.respond(views.race(race))
+    return http.respond(views.race(race), cache=caching.race(race.status))
 
 
 handler = http.lambda_handler(app)

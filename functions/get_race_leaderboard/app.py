@@ -1,6 +1,6 @@
 """GET /races/{raceId}/leaderboard: the race's racers, highest score first."""
 
-from alleycat import http, store, views
+from alleycat import caching, http, store, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -13,7 +13,8 @@ def get_race_leaderboard(raceId: str):
     race, boards = store.race_with_boards(race_id)
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
-    return http.respond(views.race_leaderboard(race, boards, limit))
+    return http.respond(views.race_leaderboard(race, boards, limit),
+                        cache=caching.race_leaderboard(race.status))
 
 
 handler = http.lambda_handler(app)

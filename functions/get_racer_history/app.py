@@ -1,6 +1,6 @@
 """GET /racers/{racerId}/history: the racer's samples, second by second, per race."""
 
-from alleycat import http, store, views
+from alleycat import caching, http, store, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -18,7 +18,8 @@ def get_racer_history(racerId: str):
     # A racer with no race at all: the one case that needs a second read, to tell no races from no racer.
     if not page.items and token is None and store.get_racer(racer_id) is None:
         raise NotFound(f"racer {racer_id} does not exist")
-    return http.respond({"racerId": racer_id, "races": views.history(page.items), "nextToken": page.next_token})
+    return http.respond({"racerId": racer_id, "races": views.history(page.items), "nextToken": page.next_token},
+                        cache=caching.LIVE)
 
 
 handler = http.lambda_handler(app)

@@ -1,6 +1,6 @@
 """GET /racers/{racerId}/results: the racer's races, newest first."""
 
-from alleycat import http, store, views
+from alleycat import caching, http, store, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -16,7 +16,7 @@ def get_racer_results(racerId: str):
     name = racer.name if racer else next((entry.name for entry in page.items), None)
     return http.respond({"racerId": racer_id, "name": name,
                          "items": [views.result(entry) for entry in page.items],
-                         "nextToken": page.next_token})
+                         "nextToken": page.next_token}, cache=caching.LIVE)
 
 
 handler = http.lambda_handler(app)

@@ -21,6 +21,11 @@ class Client:
         self.base_url = base_url
 
     def call(self, method, path, body=None, token=None, raw=None):
+        status, _, answer = self.exchange(method, path, body, token, raw)
+        return status, answer
+
+    def exchange(self, method, path, body=None, token=None, raw=None):
+        """(status, response headers, JSON body)."""
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
         request = urllib.request.Request(self.base_url + path, data=data, method=method)
         request.add_header("Content-Type", "application/json")
@@ -28,9 +33,9 @@ class Client:
             request.add_header("Authorization", f"Bearer {token}")
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status, json.loads(response.read() or b"null")
+                return response.status, response.headers, json.loads(response.read() or b"null")
         except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read() or b"null")
+            return error.code, error.headers, json.loads(error.read() or b"null")
 
     def token(self, sub, groups=()):
         return self.call("POST", "/local/token", {"sub": sub, "groups": list(groups)})[1]["token"]

@@ -1,8 +1,10 @@
-"""The synthesized Alleycat stack: table, one least-privilege function per route, the API."""
+"""The synthesized Alleycat stack: table, one least-privilege function per route, the HTTP API, the edge."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import json
 
 import pytest
 from aws_cdk.assertions import Match
@@ -10,8 +12,10 @@ from aws_cdk.assertions import Match
 from alleycat import schema
 from alleycat.routes import QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES
 from stacks import LINT_REASONS
+from stacks.api import RACERS, THROTTLES
 from alleycat.routes import memory_mb
 from stacks.functions import API_TIMEOUT_SECONDS, logical_id
+from stacks.site import UNCACHED_ERRORS
 
 from .conftest import of_type, synthesize
 
@@ -35,18 +39,21 @@ def role_of(resources: dict, function: str) -> str:
     return resources[logical_id(function)]["Properties"]["Role"]["Fn::GetAtt"][0]
 
 
-def methods_by_route(resources: dict) -> dict[tuple[str, str], dict]:
-    """(HTTP method, path) -> method properties, walking each resource up to the API root."""
-    api_resources = of_type(resources, "AWS::ApiGateway::Resource")
+def routes_by_key(resources: dict) -> dict[str, dict]:
+    """Route key (``PUT /racers/{racerId}``) -> the HTTP API route's properties."""
+    return {route["Properties"]["RouteKey"]: route["Properties"]
+            for route in of_type(resources, "AWS::ApiGatewayV2::Route").values()}
 
-    def path(resource_id) -> str:
-        if "Ref" not in resource_id:  # the RestApi's RootResourceId
-            return ""
-        props = api_resources[resource_id["Ref"]]["Properties"]
-        return f"{path(props['ParentId'])}/{props['PathPart']}"
 
-    return {(props["HttpMethod"], path(props["ResourceId"]) or "/"): props
-            for props in (m["Properties"] for m in of_type(resources, "AWS::ApiGateway::Method").values())}
+def integration_of(resources: dict, route: dict) -> dict:
+    """The integration a route targets (``integrations/<id>``)."""
+    [_, target] = route["Target"]["Fn::Join"][1]
+    return resources[target["Ref"]]["Properties"]
+
+
+def stage_of(resources: dict) -> dict:
+    [stage] = of_type(resources, "AWS::ApiGatewayV2::Stage").values()
+    return stage
 
 
 # --- the table -------------------------------------------------------------------------
@@ -192,37 +199,81 @@ def test_only_query_reaches_the_index(resources, route):
 # --- the API ------------------------------------------------------------------------------
 
 
+def test_the_api_is_one_http_api_with_no_cors(resources):
+    # Given the template / Then there is one HTTP API, no REST API, and no CORS (the browser uses one origin)
+    [api] = of_type(resources, "AWS::ApiGatewayV2::Api").values()
+    assert api["Properties"]["ProtocolType"] == "HTTP"
+    assert "CorsConfiguration" not in api["Properties"]
+    assert not [key for key in resources if resources[key]["Type"].startswith("AWS::ApiGateway::")]
+
+
+def test_the_api_has_exactly_the_route_tables_routes(resources):
+    # Given the HTTP API's routes / Then they are exactly the route table's, nothing more
+    assert set(routes_by_key(resources)) == {route.key for route in ROUTES}
+
+
 @pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.function)
-def test_route_method_exists_and_invokes_its_function(resources, route):
-    # Given the REST API / When looking up the route's method
-    method = methods_by_route(resources).get((route.method, route.path))
-    # Then it exists and proxies to the route's own function
-    assert method is not None, f"{route.method} {route.path} missing"
-    assert method["Integration"]["Type"] == "AWS_PROXY"
-    assert logical_id(route.function) in str(method["Integration"]["Uri"])
+def test_route_invokes_its_own_function_with_payload_format_2(resources, route):
+    # Given the route's integration
+    integration = integration_of(resources, routes_by_key(resources)[route.key])
+    # Then it proxies to the route's own function in payload format 2.0
+    assert integration["IntegrationType"] == "AWS_PROXY"
+    assert integration["PayloadFormatVersion"] == "2.0"
+    assert integration["IntegrationUri"] == {"Fn::GetAtt": [logical_id(route.function), "Arn"]}
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.function)
 def test_route_authorization_matches_its_auth(resources, route):
-    # Given the route's method / Then protected routes require Cognito and public ones nothing
-    method = methods_by_route(resources)[(route.method, route.path)]
+    # Given the route / Then "user" routes need the Cognito JWT authorizer and public ones nothing
+    props = routes_by_key(resources)[route.key]
     if route.protected:
-        assert method["AuthorizationType"] == "COGNITO_USER_POOLS"
-        assert "AuthorizerId" in method
+        assert props["AuthorizationType"] == "JWT"
+        authorizer = resources[props["AuthorizerId"]["Ref"]]["Properties"]
+        assert authorizer["AuthorizerType"] == "JWT"
+        assert authorizer["IdentitySource"] == ["$request.header.Authorization"]
+        [pool] = of_type(resources, "AWS::Cognito::UserPool")
+        [client] = of_type(resources, "AWS::Cognito::UserPoolClient")
+        assert {"Ref": pool} in authorizer["JwtConfiguration"]["Issuer"]["Fn::Join"][1]
+        assert authorizer["JwtConfiguration"]["Audience"] == [{"Ref": client}]
     else:
-        assert method["AuthorizationType"] == "NONE"
+        assert props.get("AuthorizationType", "NONE") == "NONE" and "AuthorizerId" not in props
 
 
-def test_stage_is_throttled_logged_and_traced(template):
-    # Given the prod stage / Then it has tracing, access logs, execution logs, metrics and throttling
-    template.has_resource_properties("AWS::ApiGateway::Stage", {
-        "StageName": "prod",
-        "TracingEnabled": True,
-        "AccessLogSetting": Match.object_like({"DestinationArn": Match.any_value()}),
-        "MethodSettings": [Match.object_like({
-            "LoggingLevel": "INFO", "MetricsEnabled": True, "DataTraceEnabled": False,
-            "ThrottlingRateLimit": 1000, "ThrottlingBurstLimit": 2000})],
-    })
+def test_stage_is_the_default_one_deployed_logged_and_measured_per_route(resources):
+    # Given the stage / Then it is $default (the API at its root), auto-deployed, with JSON access logs
+    stage = stage_of(resources)
+    props = stage["Properties"]
+    assert props["StageName"] == "$default" and props["AutoDeploy"] is True
+    group = props["AccessLogSettings"]["DestinationArn"]["Fn::GetAtt"][0]
+    assert resources[group]["Properties"]["RetentionInDays"] == 30
+    fields = json.loads(props["AccessLogSettings"]["Format"])
+    assert {"requestId", "ip", "routeKey", "status", "sub"} <= set(fields)
+    # And every route has its own settings, created after the routes they name
+    assert set(props["RouteSettings"]) == {route.key for route in ROUTES}
+    assert all(setting["DetailedMetricsEnabled"] for setting in props["RouteSettings"].values())
+    # And a route without settings of its own would get the lowest throttle, not the account's
+    assert props["DefaultRouteSettings"]["ThrottlingRateLimit"] == min(t.rate for t in THROTTLES.values())
+    assert set(of_type(resources, "AWS::ApiGatewayV2::Route")) <= set(stage["DependsOn"])
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=lambda route: route.function)
+def test_each_route_has_the_throttle_the_capacity_arithmetic_gives(resources, route):
+    # Given the route's settings on the stage / Then its throttle is the one docs/capacity.md derives
+    setting = stage_of(resources)["Properties"]["RouteSettings"][route.key]
+    assert (setting["ThrottlingRateLimit"], setting["ThrottlingBurstLimit"]) == (
+        THROTTLES[route.function].rate, THROTTLES[route.function].burst)
+    assert setting["ThrottlingBurstLimit"] >= setting["ThrottlingRateLimit"] > 0
+
+
+def test_telemetry_throttle_takes_twice_a_full_race_posting_every_second(resources):
+    # Given a 1,000-racer race, each bike posting its own sample every second (1,000 requests/s, all in a tick)
+    setting = stage_of(resources)["Properties"]["RouteSettings"]["POST /races/{raceId}/telemetry"]
+    # Then the telemetry route accepts at least twice that, steady and at once
+    assert setting["ThrottlingRateLimit"] >= 2 * RACERS and setting["ThrottlingBurstLimit"] >= 2 * RACERS
+    # And no other route may take as much: writes stay low, reads are mostly answered by CloudFront
+    others = [s["ThrottlingRateLimit"] for key, s in stage_of(resources)["Properties"]["RouteSettings"].items()
+              if key != "POST /races/{raceId}/telemetry"]
+    assert max(others) <= setting["ThrottlingRateLimit"] // 10
 
 
 def test_user_pool_is_admin_managed_with_an_admin_group(template):
@@ -268,10 +319,18 @@ def test_site_buckets_are_private_encrypted_and_tls_only(resources):
                    for statements_ in policies for s in statements_)
 
 
+def origin_of(config: dict, origin_id: str) -> dict:
+    return next(origin for origin in config["Origins"] if origin["Id"] == origin_id)
+
+
+def api_behaviors(config: dict) -> dict[str, dict]:
+    return {behavior["PathPattern"]: behavior for behavior in config["CacheBehaviors"]}
+
+
 def test_distribution_reads_the_bucket_through_origin_access_control(resources):
-    # Given the distribution / Then its only origin is the site bucket, signed with an OAC
+    # Given the distribution / Then its default origin is the site bucket, signed with an OAC
     _, config = distribution_of(resources)
-    [origin] = config["Origins"]
+    origin = origin_of(config, config["DefaultCacheBehavior"]["TargetOriginId"])
     oac = origin["OriginAccessControlId"]["Fn::GetAtt"][0]
     assert resources[oac]["Type"] == "AWS::CloudFront::OriginAccessControl"
     assert origin["S3OriginConfig"] == {"OriginAccessIdentity": ""}  # no legacy OAI
@@ -290,32 +349,82 @@ def test_site_bucket_policy_admits_only_cloudfront(resources):
     assert all(logical in str(s["Condition"]) for s in reads)
 
 
-def test_frontend_and_config_are_deployed_to_the_bucket(resources):
+def test_frontend_is_deployed_to_the_bucket(resources):
     # Given the BucketDeployment custom resource
     [deployment] = of_type(resources, "Custom::CDKBucketDeployment").values()
     props = deployment["Properties"]
-    # Then it fills the site bucket from two sources (dist and config.json) and invalidates the CDN
+    # Then it fills the site bucket from the built frontend alone (no config: the API is on the same origin)
     assert props["DestinationBucketName"] == {"Ref": next(
         k for k in of_type(resources, "AWS::S3::Bucket") if k.startswith("SiteBucket"))}
-    assert len(props["SourceObjectKeys"]) == 2
+    assert len(props["SourceObjectKeys"]) == 1
+    # And invalidates the distribution
     assert props["DistributionId"] == {"Ref": distribution_of(resources)[0]}
-    # And config.json carries the API's URL
-    assert "RestApi" in str(props["SourceMarkers"])
 
 
-def test_cors_is_restricted_to_the_site_origin(resources):
-    # Given the functions and the API's preflight responses
-    logical, _ = distribution_of(resources)
-    origin = {"Fn::Join": ["", ["https://", {"Fn::GetAtt": [logical, "DomainName"]}]]}
-    # Then every route's function allows only the site's origin
+# --- the edge: CloudFront in front of the API ---------------------------------------------------
+
+
+def test_every_api_path_goes_to_the_http_api_through_origin_shield(resources):
+    # Given the distribution's behaviours
+    _, config = distribution_of(resources)
+    behaviors = api_behaviors(config)
+    # Then each first path segment of the route table has one, and each targets the HTTP API
+    assert set(behaviors) == {f"/{route.path.split('/')[1]}/*" for route in ROUTES}
+    [api] = of_type(resources, "AWS::ApiGatewayV2::Api")
+    for behavior in behaviors.values():
+        origin = origin_of(config, behavior["TargetOriginId"])
+        assert {"Ref": api} in origin["DomainName"]["Fn::Join"][1]
+        assert origin["CustomOriginConfig"]["OriginProtocolPolicy"] == "https-only"
+        assert origin["OriginShield"]["Enabled"] is True
+        # And every method reaches the API over HTTPS only (a redirected POST would lose its body)
+        assert set(behavior["AllowedMethods"]) >= {"GET", "PUT", "POST"}
+        assert behavior["ViewerProtocolPolicy"] == "https-only"
+
+
+def test_api_reads_are_cached_only_as_the_origins_cache_control_allows(resources):
+    # Given the API behaviours' cache policy
+    _, config = distribution_of(resources)
+    [policy_id] = {b["CachePolicyId"]["Ref"] for b in api_behaviors(config).values()}
+    policy = resources[policy_id]["Properties"]["CachePolicyConfig"]
+    # Then nothing is cached unless the answer's Cache-Control says so
+    assert policy["MinTTL"] == 0 and policy["DefaultTTL"] == 0 and policy["MaxTTL"] >= 86_400
+    key = policy["ParametersInCacheKeyAndForwardedToOrigin"]
+    # And the key holds exactly the query parameters the routes read, and no cookie
+    assert key["QueryStringsConfig"] == {"QueryStringBehavior": "whitelist",
+                                         "QueryStrings": sorted({q for route in ROUTES for q in route.query})}
+    assert key["CookiesConfig"] == {"CookieBehavior": "none"}
+    # And only GET and HEAD are ever cached
+    assert all(b["CachedMethods"] == ["GET", "HEAD"] for b in api_behaviors(config).values())
+
+
+def test_authorization_reaches_the_api_and_keys_the_cache(resources):
+    # Given the API behaviours' cache and origin request policies
+    _, config = distribution_of(resources)
+    [behavior, *_] = api_behaviors(config).values()
+    cache = resources[behavior["CachePolicyId"]["Ref"]]["Properties"]["CachePolicyConfig"]
+    request = resources[behavior["OriginRequestPolicyId"]["Ref"]]["Properties"]["OriginRequestPolicyConfig"]
+    # Then Authorization is in the cache key: CloudFront forwards it to the origin, and a cached
+    # answer is never served to a caller with another token (an origin request policy may not name it)
+    assert cache["ParametersInCacheKeyAndForwardedToOrigin"]["HeadersConfig"] == {
+        "HeaderBehavior": "whitelist", "Headers": ["Authorization"]}
+    # And writes get their body type and idempotency key, nothing else (never Host: API Gateway routes on it)
+    assert request["HeadersConfig"] == {"HeaderBehavior": "whitelist", "Headers": ["Content-Type", "Idempotency-Key"]}
+    assert request["QueryStringsConfig"] == {"QueryStringBehavior": "none"}
+    assert request["CookiesConfig"] == {"CookieBehavior": "none"}
+
+
+def test_errors_are_cached_no_longer_than_their_cache_control_says(resources):
+    # Given the distribution's error settings / Then no error CloudFront caches keeps its 10 s default
+    _, config = distribution_of(resources)
+    assert {(e["ErrorCode"], e["ErrorCachingMinTTL"]) for e in config["CustomErrorResponses"]} == {
+        (status, 0) for status in UNCACHED_ERRORS}
+    assert not [e for e in config["CustomErrorResponses"] if "ResponsePagePath" in e]
+
+
+def test_no_function_is_told_a_cors_origin(resources):
+    # Given the route functions / Then none carries a CORS setting: the browser calls one origin
     for route in ROUTES:
-        assert resources[logical_id(route.function)]["Properties"]["Environment"]["Variables"][
-            "ALLOWED_ORIGIN"] == origin
-    # And no OPTIONS method answers with a wildcard origin
-    options = [m["Properties"] for m in of_type(resources, "AWS::ApiGateway::Method").values()
-               if m["Properties"]["HttpMethod"] == "OPTIONS"]
-    assert options and "'*'" not in str(options)
-    assert all("https://" in str(m["Integration"]["IntegrationResponses"]) for m in options)
+        assert "ALLOWED_ORIGIN" not in resources[logical_id(route.function)]["Properties"]["Environment"]["Variables"]
 
 
 def test_site_url_output_is_the_distribution(template_json, resources):

@@ -3,7 +3,7 @@
 import json
 
 from local import handlers
-from local.events import sample_event
+from local.events import sample_event, with_header
 
 from .conftest import ADMIN, racer_claims
 from .faults import cancelled, throttled
@@ -12,11 +12,9 @@ from .faults import cancelled, throttled
 def invoke(function, path_parameters=None, body=..., claims=..., headers=None):
     event = sample_event(function, path_parameters, body, claims=claims)
     for name, value in (headers or {}).items():
-        event["headers"][name] = value
-        event["multiValueHeaders"][name] = [value]
+        with_header(event, name, value)
     response = handlers.invoke(function, event)
-    headers = {**{k: v[-1] for k, v in (response.get("multiValueHeaders") or {}).items()}, **(response.get("headers") or {})}
-    return response["statusCode"], headers, json.loads(response["body"])
+    return response["statusCode"], response.get("headers") or {}, json.loads(response["body"])
 
 
 # join_race's transaction: entry, first chunk, race item (racerCount), board shard

@@ -155,15 +155,14 @@ def test_telemetry_right_after_finish_is_409_while_eventual_reads_still_say_open
 
 def test_a_retry_of_a_batch_with_its_idempotency_key_answers_what_the_first_attempt_did(api, race_with_racers):
     from local import handlers
-    from local.events import sample_event
+    from local.events import sample_event, with_header
     race_id = race_with_racers["raceId"]
     post(api, race_id, [sample("r2", 1)])
     batch = [sample("r1", 5), sample("r1", 6), sample("r1", 5, cadence=1), sample("r2", 1), sample("r2", 70)]
 
     def post_with_key(key):
         event = sample_event("post_telemetry", {"raceId": race_id}, {"samples": batch}, claims=ADMIN)
-        event["headers"]["Idempotency-Key"] = key
-        event["multiValueHeaders"]["Idempotency-Key"] = [key]
+        with_header(event, "Idempotency-Key", key)
         response = handlers.invoke("post_telemetry", event)
         return response["statusCode"], json.loads(response["body"])
 

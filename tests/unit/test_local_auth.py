@@ -5,7 +5,16 @@ def test_issued_token_verifies_with_its_claims():
     issuer = TokenIssuer(b"k" * 32)
     claims = issuer.verify(issuer.issue("bob", ["admin"]))
     assert claims["sub"] == "bob" and claims["groups"] == ["admin"]
-    assert authorizer_claims(claims) == {"sub": "bob", "cognito:groups": "admin"}
+
+
+def test_claims_reach_the_function_as_an_http_apis_jwt_authorizer_passes_them():
+    # Given verified tokens with two groups and with none
+    issuer = TokenIssuer(b"k" * 32)
+    both = issuer.verify(issuer.issue("bob", ["admin", "racers"]))
+    none = issuer.verify(issuer.issue("amy", []))
+    # Then the groups arrive as one bracketed, space-separated string, and not at all without any
+    assert authorizer_claims(both) == {"sub": "bob", "cognito:groups": "[admin racers]"}
+    assert authorizer_claims(none) == {"sub": "amy"}
 
 
 def test_tampered_or_foreign_token_is_refused():

@@ -7,14 +7,14 @@ A handler module is ``app = http.create_app()``, its routes, and
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response, content_types
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.logging import correlation_paths
 
+from . import caching
 from .observability import METRICS_ENABLED, logger, metrics, tracer
 from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from .routes import ROUTES
@@ -25,49 +25,51 @@ _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _RACE_ID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 
-def _error(status: int, message: str, headers: dict | None = None) -> Response:
+def _error(app: APIGatewayHttpResolver, status: int, message: str, headers: dict | None = None) -> Response:
+    cache = caching.error(app.current_event.request_context.http.method, status)
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON,
-                    body=json.dumps({"message": message}), headers=headers)
+                    body=json.dumps({"message": message}), headers={"Cache-Control": cache, **(headers or {})})
 
 
-def create_app() -> APIGatewayRestResolver:
-    cors = CORSConfig(allow_origin=os.environ.get("ALLOWED_ORIGIN", "*"), max_age=300)
-    app = APIGatewayRestResolver(cors=cors)
+def create_app() -> APIGatewayHttpResolver:
+    # No CORS: in AWS the site and the API share CloudFront's origin, locally the server's.
+    app = APIGatewayHttpResolver()
 
     @app.exception_handler(AlleycatError)
     def domain_error(error: AlleycatError) -> Response:
         if error.status >= 500:
             logger.warning("service error", extra={"error": error.message})
         retry_after = getattr(error, "retry_after_seconds", None)
-        return _error(error.status, error.message, {"Retry-After": str(retry_after)} if retry_after else None)
+        return _error(app, error.status, error.message, {"Retry-After": str(retry_after)} if retry_after else None)
 
     @app.not_found
     def not_found(_error_) -> Response:
-        return _error(404, "no such route")
+        return _error(app, 404, "no such route")
 
     return app
 
 
-def lambda_handler(app: APIGatewayRestResolver):
+def lambda_handler(app: APIGatewayHttpResolver):
     @metrics.log_metrics(capture_cold_start_metric=METRICS_ENABLED)
     @tracer.capture_lambda_handler(capture_response=False)
-    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
     def handler(event, context):
         return app.resolve(event, context)
 
     return handler
 
 
-def route(app: APIGatewayRestResolver, function: str):
+def route(app: APIGatewayHttpResolver, function: str):
     """Registers a view for the route the route table gives this function."""
     declared = next(r for r in ROUTES if r.function == function)
     path = re.sub(r"\{(\w+)\}", r"<\1>", declared.path)
     return app.route(path, method=declared.method)
 
 
-def respond(body: dict, status: int = 200) -> Response:
+def respond(body: dict, status: int = 200, cache: str = caching.NO_STORE) -> Response:
+    """A JSON answer; ``cache`` is its Cache-Control, one of ``alleycat.caching``'s (writes keep the default)."""
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON,
-                    body=json.dumps(body, separators=(",", ":")))
+                    body=json.dumps(body, separators=(",", ":")), headers={"Cache-Control": cache})
 
 
 # --- identity -------------------------------------------------------------------
@@ -83,29 +85,29 @@ class Identity:
 
 
 def _groups(raw) -> frozenset[str]:
+    """``cognito:groups`` as a JWT authorizer passes it: ``"[admin racers]"``; a list or ``"a,b"`` too."""
     if isinstance(raw, list):
         return frozenset(map(str, raw))
     return frozenset(g for g in re.split(r"[\s,\[\]]+", str(raw or "")) if g)
 
 
-def identity(app: APIGatewayRestResolver) -> Identity:
-    """The caller, from the authorizer's claims; 401 without one."""
-    authorizer = app.current_event.request_context.authorizer or {}
-    claims = authorizer.get("claims") or {}
+def identity(app: APIGatewayHttpResolver) -> Identity:
+    """The caller, from the JWT authorizer's claims (``requestContext.authorizer.jwt.claims``); 401 without."""
+    claims = app.current_event.request_context.authorizer.jwt_claim
     sub = claims.get("sub")
     if not sub:
         raise Unauthorized("sign in to do this")
     return Identity(sub, _groups(claims.get("cognito:groups")))
 
 
-def require_admin(app: APIGatewayRestResolver) -> Identity:
+def require_admin(app: APIGatewayHttpResolver) -> Identity:
     caller = identity(app)
     if not caller.is_admin:
         raise Forbidden("only an admin may do this")
     return caller
 
 
-def require_self_or_admin(app: APIGatewayRestResolver, racer_id: str) -> Identity:
+def require_self_or_admin(app: APIGatewayHttpResolver, racer_id: str) -> Identity:
     caller = identity(app)
     if caller.sub != racer_id and not caller.is_admin:
         raise Forbidden(f"you may not act for racer {racer_id}")
@@ -127,7 +129,7 @@ def race_id(value: str) -> str:
     return value
 
 
-def limit(app: APIGatewayRestResolver, default: int, maximum: int) -> int:
+def limit(app: APIGatewayHttpResolver, default: int, maximum: int) -> int:
     raw = app.current_event.get_query_string_value("limit")
     if raw is None:
         return default
@@ -136,20 +138,20 @@ def limit(app: APIGatewayRestResolver, default: int, maximum: int) -> int:
     return int(raw)
 
 
-def next_token(app: APIGatewayRestResolver) -> str | None:
+def next_token(app: APIGatewayHttpResolver) -> str | None:
     token = app.current_event.get_query_string_value("nextToken")
     if token is not None and not token:
         raise BadRequest("nextToken must not be empty")
     return token
 
 
-def idempotency_key(app: APIGatewayRestResolver) -> str | None:
+def idempotency_key(app: APIGatewayHttpResolver) -> str | None:
     """The caller's Idempotency-Key header: a retry with the same key gets the first answer."""
     key = app.current_event.headers.get("Idempotency-Key")
     return None if key is None else entity_id("Idempotency-Key", key)
 
 
-def body(app: APIGatewayRestResolver, schema: dict) -> dict:
+def body(app: APIGatewayHttpResolver, schema: dict) -> dict:
     """The JSON body, checked for size and against the route's JSON schema."""
     raw = app.current_event.decoded_body or ""
     if len(raw.encode() if isinstance(raw, str) else raw) > MAX_BODY_BYTES:

@@ -3,6 +3,7 @@
 ``auth`` is "public" or "user" (a signed-in identity; the handler then checks who).
 ``actions`` are the only DynamoDB actions the route's function is granted.
 ``paged`` routes sign and check page tokens: only their functions get the signing key.
+``query`` names the query parameters the route reads: the edge cache keys on exactly these.
 """
 
 from __future__ import annotations
@@ -18,26 +19,34 @@ class Route:
     auth: str
     actions: tuple[str, ...]
     paged: bool = False
+    query: tuple[str, ...] = ()
 
     @property
     def protected(self) -> bool:
         return self.auth != "public"
 
+    @property
+    def key(self) -> str:
+        """``PUT /racers/{racerId}``: the HTTP API's route key (events, stage route settings)."""
+        return f"{self.method} {self.path}"
 
+
+PAGE, LIMIT = ("limit", "nextToken"), ("limit",)
 QUERY, GET, PUT, UPDATE = "dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"
 DELETE, BATCH_GET, BATCH_WRITE = "dynamodb:DeleteItem", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem"
 
 ROUTES: tuple[Route, ...] = (
     Route("PUT", "/racers/{racerId}", "put_racer", "user", (PUT,)),
-    Route("GET", "/racers/{racerId}/results", "get_racer_results", "public", (QUERY,), paged=True),
-    Route("GET", "/racers/{racerId}/history", "get_racer_history", "public", (QUERY, GET), paged=True),
+    Route("GET", "/racers/{racerId}/results", "get_racer_results", "public", (QUERY,), paged=True, query=PAGE),
+    Route("GET", "/racers/{racerId}/history", "get_racer_history", "public", (QUERY, GET), paged=True,
+          query=("raceId", "nextToken")),
     Route("PUT", "/classes/{classId}", "put_class", "user", (PUT,)),
-    Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,), paged=True),
-    Route("GET", "/classes/{classId}/leaderboard", "get_class_leaderboard", "public", (QUERY,)),
+    Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,), paged=True, query=PAGE),
+    Route("GET", "/classes/{classId}/leaderboard", "get_class_leaderboard", "public", (QUERY,), query=LIMIT),
     Route("POST", "/classes/{classId}/races", "create_race", "user", (GET, PUT, QUERY)),
     Route("GET", "/races/{raceId}", "get_race", "public", (QUERY,)),
     Route("PUT", "/races/{raceId}/racers/{racerId}", "join_race", "user", (QUERY, GET, PUT, UPDATE)),
-    Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,)),
+    Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,), query=LIMIT),
     Route("POST", "/races/{raceId}/telemetry", "post_telemetry", "user", (GET, UPDATE, BATCH_GET)),
     Route("POST", "/races/{raceId}/finish", "finish_race", "user", (QUERY, UPDATE)),
 )

@@ -1,0 +1,44 @@
+"""The local server passes on each answer's Cache-Control, as CloudFront will read it, and no CORS."""
+
+NO_STORE, ONE_SECOND = "no-store", "public, max-age=1"
+
+
+def test_each_route_answers_with_the_cache_control_it_promises(client):
+    admin, racer = client.token("ops", ["admin"]), client.token("cc-racer")
+    seen = []
+
+    def call(method, path, body=None, token=None, *, want):
+        status, headers, answer = client.exchange(method, path, body, token)
+        seen.append((f"{method} {path}", (status, headers["Cache-Control"]), want))
+        return answer
+
+    # Given a class, a racer and an open race with the racer in it, made over HTTP (writes: never kept)
+    call("PUT", "/classes/cc-class", {"name": "Cache"}, admin, want=(200, NO_STORE))
+    call("PUT", "/racers/cc-racer", {"name": "Cee"}, racer, want=(200, NO_STORE))
+    race_id = call("POST", "/classes/cc-class/races", {"startsAt": "2026-11-22T10:00:00Z"}, admin,
+                   want=(201, NO_STORE))["raceId"]
+    call("PUT", f"/races/{race_id}/racers/cc-racer", None, racer, want=(200, NO_STORE))
+    call("POST", f"/races/{race_id}/telemetry",
+         {"samples": [{"racerId": "cc-racer", "second": 0, "cadence": 80, "resistance": 40}]}, racer,
+         want=(200, NO_STORE))
+    # When the public reads are asked while the race is open
+    call("GET", f"/races/{race_id}", want=(200, ONE_SECOND))
+    call("GET", f"/races/{race_id}/leaderboard?limit=1000", want=(200, ONE_SECOND))
+    call("GET", "/classes/cc-class/races?limit=50", want=(200, "public, max-age=5"))
+    call("GET", "/classes/cc-class/leaderboard?limit=1000", want=(200, ONE_SECOND))
+    call("GET", "/racers/cc-racer/results?limit=20", want=(200, ONE_SECOND))
+    call("GET", f"/racers/cc-racer/history?raceId={race_id}", want=(200, ONE_SECOND))
+    call("GET", "/races/01JD5Z6Q8X0000000000000009", want=(404, ONE_SECOND))  # may be created a moment later
+    call("POST", f"/races/{race_id}/finish", None, racer, want=(403, NO_STORE))  # not an admin
+    # And once the race is finished
+    call("POST", f"/races/{race_id}/finish", None, admin, want=(200, NO_STORE))
+    call("GET", f"/races/{race_id}", want=(200, "public, max-age=86400"))
+    call("GET", f"/races/{race_id}/leaderboard", want=(200, "public, max-age=60"))
+    # Then each answer had the status meant and the Cache-Control its route promises
+    assert [(request, got) for request, got, want in seen if got != want] == []
+
+
+def test_no_answer_carries_cors_headers(client):
+    # Given the site and the API on one origin / When reading the API / Then no CORS header is sent
+    _, headers, _ = client.exchange("GET", "/races/01JD5Z6Q8X0000000000000009")
+    assert not [name for name in headers if name.lower().startswith("access-control-")]
