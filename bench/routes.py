@@ -23,12 +23,13 @@ READ_ROUTES = {r for r in ROUTE_ORDER if r.startswith("get_")}
 def _race_items(race_id: str, class_id: str, racer_ids: list[str]) -> list[dict]:
     race = e.Race(race_id, class_id, "Hill climb" if class_id == CLASS_ID else class_id, "2026-11-22T10:00:00Z", 300,
                   racerCount=len(racer_ids))
-    boards = [e.RaceBoard(race_id, shard) for shard in range(e.BOARD_SHARDS)]
+    created = e.new_race_items(race)
+    boards = [item for item in created if isinstance(item, e.RaceBoard)]
     for n, racer_id in enumerate(racer_ids):
         boards[e.RaceBoard.shard_of(racer_id)].standings[racer_id] = [Decimal(n * 311) / 7, 59, f"Racer {n}"]
     entries = [e.Entry(race_id, r, f"Racer {n}", class_id, race.startsAt, chunks={"0": [Decimal("5200.1234"), 59]})
                for n, r in enumerate(racer_ids)]
-    return [x.to_item() for x in (race, *e.RaceGate.copies_of(race), *boards, *entries)]
+    return [x.to_item() for x in (*created, *entries)]
 
 
 def seed(dynamo: env.Dynamo, table: str, scale: int) -> tuple[int, int]:

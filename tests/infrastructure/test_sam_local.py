@@ -154,7 +154,7 @@ def seed_the_sample_race(endpoint: str) -> None:
 
     client = boto3.client("dynamodb", endpoint_url=endpoint)
     race = e.Race(RACE_ID, "hill-climb", "Hill climb", "2026-11-22T10:00:00Z", 300)
-    for item in (race, *(e.RaceBoard(RACE_ID, shard) for shard in range(e.BOARD_SHARDS))):
+    for item in e.new_race_items(race):
         client.put_item(TableName=TABLE, Item=item.to_item())
 
 

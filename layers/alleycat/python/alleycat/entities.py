@@ -94,6 +94,11 @@ class RaceGate(Entity):
         return [cls(race.raceId, copy, race.classId, race.durationSeconds, race.status) for copy in range(GATE_COPIES)]
 
 
+def new_race_items(race: Race) -> list[Entity]:
+    """A race as it is created: the race, its empty board shards and its gate copies."""
+    return [race, *(RaceBoard(race.raceId, shard) for shard in range(BOARD_SHARDS)), *RaceGate.copies_of(race)]
+
+
 @dataclass
 class Entry(Entity):
     """A racer in a race: their result, newest first in the racer's partition.

@@ -4,7 +4,8 @@
 on a redelivered stream record, when a sample lands after the race was finished, or
 when a POST finish of a race not yet settled asks again (a settlement that failed past
 the stream's retries is lost otherwise). Its last write marks the race settled.
-The class board is written first, so the class leaderboard shows the race soonest.
+The history is packed first (it makes every total exact), then the class board is written
+before ranks and bests, so the class leaderboard shows the race soonest.
 """
 
 from __future__ import annotations
@@ -69,11 +70,12 @@ def finish(race_id: str) -> None:
     if race is None or race.status != e.FINISHED:
         return
     roster = [racer_id for board in boards for racer_id in board.standings]
-    entries = publish(race, store.get_entries(race_id, roster))
+    entries = store.get_entries(race_id, roster)
+    # Entries hold only the chunks that were done: packing the history first makes every
+    # total exact (from the stored samples) before anything is ranked or published.
     with ThreadPoolExecutor(max_workers=PARALLEL_WRITES) as pool:
-        corrected = list(pool.map(lambda entry: compact(race, entry), entries))
-    if any(corrected):  # a sample landed while the race was being frozen: publish the truth
-        publish(race, store.get_entries(race_id, roster))
+        list(pool.map(lambda entry: compact(race, entry), entries))
+    publish(race, entries)
     derived.mark_settled(race)
 
 

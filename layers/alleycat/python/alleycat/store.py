@@ -167,18 +167,17 @@ def class_leaderboard(class_id: str) -> tuple[e.Class | None, e.ClassBoard | Non
 # --- races ------------------------------------------------------------------
 
 def create_race(race: e.Race, request_key: str | None = None) -> e.Race:
-    """The race and its empty board shards, all or nothing.
+    """The race, its empty board shards and its gate copies, all or nothing.
 
     With a ``request_key`` (the caller's Idempotency-Key) a marker is written in the
     same transaction; a retry finds it and gets the race it created the first time.
     """
     from botocore.exceptions import ClientError
 
-    boards = [e.RaceBoard(race.raceId, shard) for shard in range(e.BOARD_SHARDS)]
     marker = [e.RaceRequest(race.classId, request_key, race.raceId)] if request_key else []
     puts = [{"Put": {"TableName": table_name(), "Item": item.to_item(),
                      "ConditionExpression": "attribute_not_exists(PK)"}}
-            for item in (*marker, race, *boards, *e.RaceGate.copies_of(race))]
+            for item in (*marker, *e.new_race_items(race))]
     try:
         send("transact_write_items", TransactItems=puts)
     except ClientError as error:
