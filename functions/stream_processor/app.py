@@ -7,14 +7,13 @@ that fail report the first record behind them, so Lambda retries from there.
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
 
-from alleycat.observability import count, logger, metrics, tracer
+from alleycat.observability import count, logger, metrics
 from alleycat.processing import Batch
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
 @metrics.log_metrics
-@tracer.capture_lambda_handler(capture_response=False)
 @logger.inject_lambda_context
 def handler(event, context):
     batch = Batch()

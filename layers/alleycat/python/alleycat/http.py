@@ -15,7 +15,7 @@ from functools import lru_cache
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response, content_types
 from aws_lambda_powertools.logging import correlation_paths
 
-from .observability import METRICS_ENABLED, logger, metrics, tracer
+from .observability import METRICS_ENABLED, logger, metrics
 from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from .routes import ROUTES
 
@@ -50,7 +50,6 @@ def create_app() -> APIGatewayRestResolver:
 
 def lambda_handler(app: APIGatewayRestResolver):
     @metrics.log_metrics(capture_cold_start_metric=METRICS_ENABLED)
-    @tracer.capture_lambda_handler(capture_response=False)
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
     def handler(event, context):
         return app.resolve(event, context)
