@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response, content_types
 from aws_lambda_powertools.logging import correlation_paths
 
 from .observability import METRICS_ENABLED, logger, metrics
 from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
+from .resolver import APPLICATION_JSON, CORSConfig, Resolver, Response
 from .routes import ROUTES
 
 MAX_BODY_BYTES = 256 * 1024
@@ -26,13 +26,13 @@ _RACE_ID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 
 def _error(status: int, message: str, headers: dict | None = None) -> Response:
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON,
+    return Response(status_code=status, content_type=APPLICATION_JSON,
                     body=json.dumps({"message": message}), headers=headers)
 
 
-def create_app() -> APIGatewayRestResolver:
+def create_app() -> Resolver:
     cors = CORSConfig(allow_origin=os.environ.get("ALLOWED_ORIGIN", "*"), max_age=300)
-    app = APIGatewayRestResolver(cors=cors)
+    app = Resolver(cors=cors)
 
     @app.exception_handler(AlleycatError)
     def domain_error(error: AlleycatError) -> Response:
@@ -48,7 +48,7 @@ def create_app() -> APIGatewayRestResolver:
     return app
 
 
-def lambda_handler(app: APIGatewayRestResolver):
+def lambda_handler(app: Resolver):
     @metrics.log_metrics(capture_cold_start_metric=METRICS_ENABLED)
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
     def handler(event, context):
@@ -57,15 +57,14 @@ def lambda_handler(app: APIGatewayRestResolver):
     return handler
 
 
-def route(app: APIGatewayRestResolver, function: str):
+def route(app: Resolver, function: str):
     """Registers a view for the route the route table gives this function."""
     declared = next(r for r in ROUTES if r.function == function)
-    path = re.sub(r"\{(\w+)\}", r"<\1>", declared.path)
-    return app.route(path, method=declared.method)
+    return app.route(declared.path, method=declared.method)
 
 
 def respond(body: dict, status: int = 200) -> Response:
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON,
+    return Response(status_code=status, content_type=APPLICATION_JSON,
                     body=json.dumps(body, separators=(",", ":")))
 
 
@@ -87,7 +86,7 @@ def _groups(raw) -> frozenset[str]:
     return frozenset(g for g in re.split(r"[\s,\[\]]+", str(raw or "")) if g)
 
 
-def identity(app: APIGatewayRestResolver) -> Identity:
+def identity(app: Resolver) -> Identity:
     """The caller, from the authorizer's claims; 401 without one."""
     authorizer = app.current_event.request_context.authorizer or {}
     claims = authorizer.get("claims") or {}
@@ -97,14 +96,14 @@ def identity(app: APIGatewayRestResolver) -> Identity:
     return Identity(sub, _groups(claims.get("cognito:groups")))
 
 
-def require_admin(app: APIGatewayRestResolver) -> Identity:
+def require_admin(app: Resolver) -> Identity:
     caller = identity(app)
     if not caller.is_admin:
         raise Forbidden("only an admin may do this")
     return caller
 
 
-def require_self_or_admin(app: APIGatewayRestResolver, racer_id: str) -> Identity:
+def require_self_or_admin(app: Resolver, racer_id: str) -> Identity:
     caller = identity(app)
     if caller.sub != racer_id and not caller.is_admin:
         raise Forbidden(f"you may not act for racer {racer_id}")
@@ -126,7 +125,7 @@ def race_id(value: str) -> str:
     return value
 
 
-def limit(app: APIGatewayRestResolver, default: int, maximum: int) -> int:
+def limit(app: Resolver, default: int, maximum: int) -> int:
     raw = app.current_event.get_query_string_value("limit")
     if raw is None:
         return default
@@ -135,20 +134,20 @@ def limit(app: APIGatewayRestResolver, default: int, maximum: int) -> int:
     return int(raw)
 
 
-def next_token(app: APIGatewayRestResolver) -> str | None:
+def next_token(app: Resolver) -> str | None:
     token = app.current_event.get_query_string_value("nextToken")
     if token is not None and not token:
         raise BadRequest("nextToken must not be empty")
     return token
 
 
-def idempotency_key(app: APIGatewayRestResolver) -> str | None:
+def idempotency_key(app: Resolver) -> str | None:
     """The caller's Idempotency-Key header: a retry with the same key gets the first answer."""
     key = app.current_event.headers.get("Idempotency-Key")
     return None if key is None else entity_id("Idempotency-Key", key)
 
 
-def body(app: APIGatewayRestResolver, schema: dict) -> dict:
+def body(app: Resolver, schema: dict) -> dict:
     """The JSON body, checked for size and against the route's JSON schema."""
     raw = app.current_event.decoded_body or ""
     if len(raw.encode() if isinstance(raw, str) else raw) > MAX_BODY_BYTES:
