@@ -12,7 +12,7 @@ Packages this machine has and Lambda's python runtime lacks (``NOT_IN_LAMBDA``) 
 from the child, so botocore imports what it imports in Lambda: with awscrt and pyOpenSSL
 present it loads them too (~70 ms), which would pad the baseline and every function alike.
 The collector runs at Lambda's python3.13 thresholds (``LAMBDA_GC_THRESHOLD``): at 3.11's
-(700, 10, 10) the bare client ends one young collection short of the first full one, so any
+(700, 10, 10) the bare client stops just short of the first full collection, so any
 function crossing it pays a 20-45 ms pass over boto3's heap that python3.13 does not make.
 """
 
