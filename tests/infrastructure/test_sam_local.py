@@ -101,10 +101,13 @@ def test_dependencies_layer_holds_exactly_the_pinned_packages_for_lambda(provide
     installed = {d.name.removesuffix(".dist-info").rsplit("-", 1)[0].lower().replace("_", "-") + "=="
                  + d.name.removesuffix(".dist-info").rsplit("-", 1)[1] for d in folder.glob("*.dist-info")}
     assert installed == {line.lower().replace("_", "-") for line in pinned_packages()}, REQUIREMENTS
-    # And no boto3 of its own (the runtime's is used) and compiled code only for Lambda's arm64 python3.13
+    # And no boto3 of its own (the runtime's is used) and wheels only for any python or Lambda's arm64 python3.13
     assert not (folder / "boto3").exists() and not (folder / "botocore").exists()
+    tags = {line.split(":", 1)[1].strip() for wheel in folder.glob("*.dist-info/WHEEL")
+            for line in wheel.read_text().splitlines() if line.startswith("Tag:")}
+    assert tags and all(tag.endswith("-none-any") or (tag.startswith("cp313-") and "aarch64" in tag) for tag in tags), tags
     extensions = [path.name for path in folder.rglob("*.so")]
-    assert extensions and all("cpython-313-aarch64-linux-gnu" in name for name in extensions)
+    assert all("cpython-313-aarch64-linux-gnu" in name for name in extensions)
 
 
 # --- each function run as SAM would run it ---------------------------------------------------

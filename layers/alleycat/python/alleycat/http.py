@@ -11,12 +11,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response, content_types
 from aws_lambda_powertools.logging import correlation_paths
 
 from . import caching
-from .observability import METRICS_ENABLED, logger, metrics, tracer
+from .observability import METRICS_ENABLED, logger, metrics
 from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
+from .resolver import APPLICATION_JSON, Resolver, Response
 from .routes import ROUTES
 
 MAX_BODY_BYTES = 256 * 1024
@@ -25,15 +25,15 @@ _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _RACE_ID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 
-def _error(app: APIGatewayHttpResolver, status: int, message: str, headers: dict | None = None) -> Response:
-    cache = caching.error(app.current_event.request_context.http.method, status)
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON,
+def _error(app: Resolver, status: int, message: str, headers: dict | None = None) -> Response:
+    cache = caching.error(app.current_event.http_method, status)
+    return Response(status_code=status, content_type=APPLICATION_JSON,
                     body=json.dumps({"message": message}), headers={"Cache-Control": cache, **(headers or {})})
 
 
-def create_app() -> APIGatewayHttpResolver:
+def create_app() -> Resolver:
     # No CORS: in AWS the site and the API share CloudFront's origin, locally the server's.
-    app = APIGatewayHttpResolver()
+    app = Resolver()
 
     @app.exception_handler(AlleycatError)
     def domain_error(error: AlleycatError) -> Response:
@@ -49,9 +49,8 @@ def create_app() -> APIGatewayHttpResolver:
     return app
 
 
-def lambda_handler(app: APIGatewayHttpResolver):
+def lambda_handler(app: Resolver):
     @metrics.log_metrics(capture_cold_start_metric=METRICS_ENABLED)
-    @tracer.capture_lambda_handler(capture_response=False)
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
     def handler(event, context):
         return app.resolve(event, context)
@@ -59,16 +58,15 @@ def lambda_handler(app: APIGatewayHttpResolver):
     return handler
 
 
-def route(app: APIGatewayHttpResolver, function: str):
+def route(app: Resolver, function: str):
     """Registers a view for the route the route table gives this function."""
     declared = next(r for r in ROUTES if r.function == function)
-    path = re.sub(r"\{(\w+)\}", r"<\1>", declared.path)
-    return app.route(path, method=declared.method)
+    return app.route(declared.path, method=declared.method)
 
 
 def respond(body: dict, status: int = 200, cache: str = caching.NO_STORE) -> Response:
     """A JSON answer; ``cache`` is its Cache-Control, one of ``alleycat.caching``'s (writes keep the default)."""
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON,
+    return Response(status_code=status, content_type=APPLICATION_JSON,
                     body=json.dumps(body, separators=(",", ":")), headers={"Cache-Control": cache})
 
 
@@ -91,7 +89,7 @@ def _groups(raw) -> frozenset[str]:
     return frozenset(g for g in re.split(r"[\s,\[\]]+", str(raw or "")) if g)
 
 
-def identity(app: APIGatewayHttpResolver) -> Identity:
+def identity(app: Resolver) -> Identity:
     """The caller, from the JWT authorizer's claims (``requestContext.authorizer.jwt.claims``); 401 without."""
     claims = app.current_event.request_context.authorizer.jwt_claim
     sub = claims.get("sub")
@@ -100,14 +98,14 @@ def identity(app: APIGatewayHttpResolver) -> Identity:
     return Identity(sub, _groups(claims.get("cognito:groups")))
 
 
-def require_admin(app: APIGatewayHttpResolver) -> Identity:
+def require_admin(app: Resolver) -> Identity:
     caller = identity(app)
     if not caller.is_admin:
         raise Forbidden("only an admin may do this")
     return caller
 
 
-def require_self_or_admin(app: APIGatewayHttpResolver, racer_id: str) -> Identity:
+def require_self_or_admin(app: Resolver, racer_id: str) -> Identity:
     caller = identity(app)
     if caller.sub != racer_id and not caller.is_admin:
         raise Forbidden(f"you may not act for racer {racer_id}")
@@ -129,7 +127,7 @@ def race_id(value: str) -> str:
     return value
 
 
-def limit(app: APIGatewayHttpResolver, default: int, maximum: int) -> int:
+def limit(app: Resolver, default: int, maximum: int) -> int:
     raw = app.current_event.get_query_string_value("limit")
     if raw is None:
         return default
@@ -138,20 +136,20 @@ def limit(app: APIGatewayHttpResolver, default: int, maximum: int) -> int:
     return int(raw)
 
 
-def next_token(app: APIGatewayHttpResolver) -> str | None:
+def next_token(app: Resolver) -> str | None:
     token = app.current_event.get_query_string_value("nextToken")
     if token is not None and not token:
         raise BadRequest("nextToken must not be empty")
     return token
 
 
-def idempotency_key(app: APIGatewayHttpResolver) -> str | None:
+def idempotency_key(app: Resolver) -> str | None:
     """The caller's Idempotency-Key header: a retry with the same key gets the first answer."""
     key = app.current_event.headers.get("Idempotency-Key")
     return None if key is None else entity_id("Idempotency-Key", key)
 
 
-def body(app: APIGatewayHttpResolver, schema: dict) -> dict:
+def body(app: Resolver, schema: dict) -> dict:
     """The JSON body, checked for size and against the route's JSON schema."""
     raw = app.current_event.decoded_body or ""
     if len(raw.encode() if isinstance(raw, str) else raw) > MAX_BODY_BYTES:

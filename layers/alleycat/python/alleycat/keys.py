@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Mapping
 
 SEPARATOR = "#"
@@ -27,19 +28,13 @@ class KeyTemplate:
 
     pattern: str
     fields: tuple[str, ...] = field(init=False)
-    _regex: re.Pattern = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        fields, regex, pos = [], "", 0
-        for match in _PLACEHOLDER.finditer(self.pattern):
-            regex += re.escape(self.pattern[pos:match.start()])
-            name, width = match.group(1), match.group(2)
-            regex += rf"(?P<{name}>\d{{{width}}})" if width else rf"(?P<{name}>{_PART})"
-            fields.append(name)
-            pos = match.end()
-        regex += re.escape(self.pattern[pos:])
-        object.__setattr__(self, "fields", tuple(fields))
-        object.__setattr__(self, "_regex", re.compile(f"^{regex}$"))
+        object.__setattr__(self, "fields", tuple(name for name, _width in _PLACEHOLDER.findall(self.pattern)))
+
+    @property
+    def _regex(self) -> re.Pattern:
+        return _parser(self.pattern)
 
     def build(self, values: Mapping[str, Any]) -> str:
         parts = {}
@@ -92,6 +87,18 @@ class EntityKeys:
             if parts.setdefault(name, value) != value:
                 raise InvalidKey(f"PK and SK disagree on '{name}'")
         return parts
+
+
+@lru_cache(maxsize=None)
+def _parser(pattern: str) -> re.Pattern:
+    """The regex that parses keys of ``pattern``: compiled on first use, not at import (cold start)."""
+    regex, pos = "", 0
+    for match in _PLACEHOLDER.finditer(pattern):
+        regex += re.escape(pattern[pos:match.start()])
+        name, width = match.group(1), match.group(2)
+        regex += rf"(?P<{name}>\d{{{width}}})" if width else rf"(?P<{name}>{_PART})"
+        pos = match.end()
+    return re.compile(f"^{regex}{re.escape(pattern[pos:])}$")
 
 
 def _entity(entity: str, pk: str, sk: str) -> EntityKeys:

@@ -42,6 +42,17 @@ class Batch:
     renamed_racers: dict = field(default_factory=dict)  # racerId -> (name, sequence number)
     first_seen: dict = field(default_factory=dict)    # work key -> sequence number
 
+    def add_all(self, records: list[dict]) -> list[str]:
+        """Plans every record; returns the sequence numbers of those that could not be read."""
+        unreadable = []
+        for record in records:
+            try:
+                self.add(record)
+            except Exception:  # reported alone: the event source mapping retries from it
+                logger.exception("stream record could not be read")
+                unreadable.append(record["dynamodb"]["SequenceNumber"])
+        return unreadable
+
     def add(self, record: dict) -> None:
         change = record["dynamodb"]
         sequence = change["SequenceNumber"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import entities as e
-from . import keys, tokens
+from . import keys
 from .attributes import to_attr
 from .dynamo import batch, call, client, conditional, get, key_from, key_of, send, table_name, values  # noqa: F401 - client: fixtures reset it
 from .errors import Conflict, cancellation_codes, error_code, translate
@@ -32,7 +32,7 @@ def _query(scope: str, token: str | None, entity_keys, *, index: str | None = No
            partition: str, condition: str = "", limit: int, forward: bool = False,
            consistent: bool = False, sort_prefix: str = "", **named: Any) -> Page:
     key_attr = "SK" if index else "PK"
-    start = tokens.decode(token, scope, {key_attr: partition}, entity_keys, sort_prefix)
+    start = _tokens().decode(token, scope, {key_attr: partition}, entity_keys, sort_prefix) if token is not None else None
     request = {
         "KeyConditionExpression": f"{key_attr} = :partition" + (f" AND {condition}" if condition else ""),
         "ExpressionAttributeValues": values(partition=partition, **named),
@@ -47,7 +47,17 @@ def _query(scope: str, token: str | None, entity_keys, *, index: str | None = No
         request["ExclusiveStartKey"] = start.key
     items = call("query", **request).get("Items", [])
     last_key = {name: items[limit - 1][name] for name in (PARTITION_KEY, SORT_KEY)} if len(items) > limit else None
-    return Page(e.from_items(items[:limit]), tokens.encode(last_key, scope), start.carry if start else {}, last_key)
+    return Page(e.from_items(items[:limit]), _next_token(last_key, scope), start.carry if start else {}, last_key)
+
+
+def _tokens():
+    from . import tokens  # deferred: only paged reads sign tokens, and only past their first or last page
+
+    return tokens
+
+
+def _next_token(last_key: dict | None, scope: str, carry: dict | None = None) -> str | None:
+    return _tokens().encode(last_key, scope, carry) if last_key else None
 
 
 # --- racers -----------------------------------------------------------------
@@ -73,7 +83,7 @@ def racer_results(racer_id: str, limit: int, token: str | None) -> tuple[e.Racer
     if racer is None and isinstance(page.carried.get("name"), str):
         racer = e.Racer(racer_id, page.carried["name"])  # later pages: the name page 1 read
     if racer is not None:
-        page.next_token = tokens.encode(page.last_key, f"results:{racer_id}", {"name": racer.name})
+        page.next_token = _next_token(page.last_key, f"results:{racer_id}", {"name": racer.name})
     return racer, page
 
 
@@ -92,7 +102,7 @@ def racer_history(racer_id: str, race_id: str | None, token: str | None) -> Page
     last_race = page.items[-1].raceId if page.items else None
     if page.next_token and any(chunk.raceId != last_race for chunk in page.items):
         page.items = [chunk for chunk in page.items if chunk.raceId != last_race]
-        page.next_token = tokens.encode(key_of(page.items[-1]), scope)
+        page.next_token = _next_token(key_of(page.items[-1]), scope)
     return page
 
 
