@@ -35,6 +35,7 @@ def main() -> None:
         say(f"cold starts: {COLD_RUNS} fresh interpreters per function")
         figures["cold_start"] = coldstart.measure(dynamo, COLD_RUNS)
         figures["import_time"] = coldstart.import_time("get_race_leaderboard")
+        dynamo.restart()
         with Ledger(env.client(), dynamo.lookup) as ledger:
             figures["tables"], figures["requests"] = {}, {}
             for name, scale in (("small", 1), ("large", 10)):
@@ -42,15 +43,19 @@ def main() -> None:
                 figures["requests"][name] = routes.per_route(ledger)
                 say(f"requests per route on the {name} table ({figures['tables'][name]['items']} items): "
                     + ", ".join(f"{r} {f['requests']}" for r, f in figures["requests"][name].items()))
+        dynamo.restart()
+        with Ledger(env.client(), dynamo.lookup) as ledger:
             coldstart.seed_event_fixtures(dynamo, "bench-warm")
             figures["overhead"] = routes.overheads(ledger, OVERHEAD_RUNS)
             small_board = env.event("get_race_leaderboard", query={"limit": "10"})
             figures["leaderboard_10"] = routes.overhead(ledger, "get_race_leaderboard", small_board, LEADERBOARD_RUNS)
             say(f"leaderboard 10 rows: p50 {figures['leaderboard_10']['p50_ms']:.2f} ms outside DynamoDB")
-
+        dynamo.restart()
+        with Ledger(env.client(), dynamo.lookup) as ledger:
             say(f"race day: {LONG_RACERS} racers for the whole {LONG_SECONDS} s, then finished")
             long = raceday.replay(dynamo, ledger, "bench-long", LONG_RACERS, LONG_SECONDS, finish=True)
-            dynamo.drop("bench-long")
+        dynamo.restart()
+        with Ledger(env.client(), dynamo.lookup) as ledger:
             say(f"race day: {FULL_RACERS:,} racers for the first {FULL_SECONDS} s, then finished")
             result = raceday.replay(dynamo, ledger, "bench-race", FULL_RACERS, FULL_SECONDS, finish=True)
             race = raceday.summarise(result, FULL_RACERS)
