@@ -17,7 +17,7 @@ from .progress import say
 from alleycat.routes import memory_mb  # noqa: E402 - the layer is on sys.path once env is imported
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
-COLD_RUNS = 1 if QUICK else 5
+COLD_RUNS = 1 if QUICK else 9
 OVERHEAD_RUNS = 10 if QUICK else 30
 LEADERBOARD_RUNS = 20 if QUICK else 200
 RACERS = 1000

@@ -108,7 +108,7 @@ def markdown(f: dict) -> str:
                 ["boto3 `TypeDeserializer` (values)", f"{f['mapping']['boto3_typedeserializer_ms']:.2f}", "1.0×"]]),
         "## 4. Race day: 1,000 racers",
         f"**What was replayed** — everything through the real handlers (`functions/*/app.py`, admin caller) on "
-        f"DynamoDB Local, nothing written in bulk: (1) a {race['long']['racers']:,}-racer race for its **whole "
+        f"DynamoDB Local, nothing written in bulk, racer ids shaped as Cognito `sub`s (36 characters): (1) a {race['long']['racers']:,}-racer race for its **whole "
         f"{race['long']['simulated_seconds']} s**: class, racers and race created, every racer joined through "
         f"`join_race`, each second one `POST /races/{{raceId}}/telemetry` carrying every racer's sample, then everything "
         "new on the table's stream that passes the mapping's filter delivered to the real `stream_processor` in "
@@ -201,7 +201,11 @@ def markdown(f: dict) -> str:
                 ["**total**", "", f"**{cost['total']:.2f}**"]]),
         f"**The floor of this scenario**: each of the {cost['samples']:,} samples is one HTTP API request, one Lambda "
         f"request and at least one write unit, ${cost['floor']['per_sample'] * 1e6:.3f} per million samples: "
-        f"**${cost['floor']['total']:.2f}** per race before anything else is counted.",
+        f"**${cost['floor']['total']:.2f}** per race before anything else is counted. The viewers' data out is the "
+        f"other large item: the frontend asks every row; the top 100 rows are {race['leaderboard_top100_gzip_bytes'] / 1024:.1f} KB "
+        f"gzip-compressed instead of {race['leaderboard_gzip_bytes'] / 1024:.1f} KB "
+        f"(${cost['viewer_polls'] * race['leaderboard_top100_gzip_bytes'] / 1e9 * f['prices']['cloudfront_transfer_out_per_gb']:.3f} "
+        "a race instead of the figure above).",
         "## 6. The local stack: two races back to back",
         "`make local` on this machine (DynamoDB Local + the API server and stream poller in one Python process): two "
         "races, each 40 racers × 120 s, posted one after the other as fast as 4 threads can (one request per race-second "
