@@ -7,7 +7,7 @@ import pytest
 
 from alleycat import store
 from local import handlers
-from local.events import sample_event
+from local.events import sample_event, with_header
 from local.streams import StreamTail
 
 TABLE = "alleycat-test"
@@ -27,8 +27,11 @@ def table(dynamodb_local):
 class Api:
     """Invokes a function with its events/ file, overriding what a test needs."""
 
-    def __call__(self, function, path_parameters=None, body=..., query=..., claims=...):
-        response = handlers.invoke(function, sample_event(function, path_parameters, body, query, claims))
+    def __call__(self, function, path_parameters=None, body=..., query=..., claims=..., headers=None):
+        event = sample_event(function, path_parameters, body, query, claims)
+        for name, value in (headers or {}).items():
+            with_header(event, name, value)
+        response = handlers.invoke(function, event)
         return response["statusCode"], json.loads(response["body"]) if response.get("body") else None
 
 

@@ -53,7 +53,10 @@ def test_a_race_on_a_throttled_table_ends_exactly_as_an_independent_ledger_says(
             batch = [{"racerId": racer_id, "second": second,
                       "cadence": 40 + (second * 7 + n * 13) % 50, "resistance": 35 + (second * 3 + n) % 40}
                      for n, racer_id in enumerate(RACERS) for second in range(max(0, start - 5), start + 10)]
-            status, counts = call(api, "post_telemetry", {"raceId": race_id}, body={"samples": batch}, claims=ADMIN)
+            # each batch with its Idempotency-Key, as the simulator sends it: a retry of a batch
+            # a 503 cut short answers what the first attempt did
+            status, counts = call(api, "post_telemetry", {"raceId": race_id}, body={"samples": batch}, claims=ADMIN,
+                                  headers={"Idempotency-Key": f"batch-{start}"})
             assert status == 200
             fresh = [s for s in batch if (s["racerId"], s["second"]) not in ledger]
             assert (counts["accepted"], counts["duplicates"]) == (len(fresh), len(batch) - len(fresh))
