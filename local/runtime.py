@@ -1,7 +1,7 @@
 """Lambda's execution model for the local server: each invocation runs alone in a worker process.
 
-A Lambda execution environment serves one event at a time, and Powertools relies on it: the
-API resolver keeps the current event on a class (``BaseRouter.current_event``), process-wide.
+A Lambda execution environment serves one event at a time, and the handlers rely on it: each
+function's resolver keeps the current event on its module-level ``app``, process-wide.
 Requests served by threads of one process would read each other's events (another caller's
 identity, another body); worker processes, like execution environments, cannot.
 """
@@ -20,10 +20,17 @@ WORKERS = int(os.environ.get("ALLEYCAT_LOCAL_WORKERS", "4"))
 
 
 def _warm() -> None:
-    """Worker start: import what every function imports, so first requests are not all cold."""
-    import boto3  # noqa: F401
+    """Worker start: every function imported and the DynamoDB client made, so that the first
+    requests a local stack serves (a race's first seconds) do not all pay cold starts."""
+    from alleycat import dynamo
 
-    from alleycat import http  # noqa: F401
+    dynamo.client()
+    for app in sorted((handlers.ROOT / "functions").glob("*/app.py")):
+        handlers.handler(app.parent.name)
+
+
+def _ready() -> int:
+    return os.getpid()
 
 
 class Runtime:
@@ -33,6 +40,8 @@ class Runtime:
         # spawn, not fork: the parent already runs threads (server, stream poller)
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                                          initializer=_warm)
+        for ready in [self._pool.submit(_ready) for _ in range(workers)]:  # every worker started and warm
+            ready.result()
 
     def invoke(self, function: str, event: dict) -> dict:
         return self._pool.submit(handlers.invoke, function, event).result()
