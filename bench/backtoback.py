@@ -41,7 +41,9 @@ def post_race(base_url: str, racers: int = 40, seconds: int = 120, threads: int 
     def second(s: int) -> int:
         body = {"samples": [{"racerId": r, "second": s, "cadence": values[(r, s)][0],
                              "resistance": values[(r, s)][1]} for r in ids]}
-        return client.call("POST", f"/races/{race_id}/telemetry", body)["accepted"]
+        # with an Idempotency-Key, as the simulator sends it: a retried batch answers its first attempt's counts
+        return client.call("POST", f"/races/{race_id}/telemetry", body,
+                           headers={"Idempotency-Key": f"{tag}-{s}"})["accepted"]
 
     started = time.monotonic()
     with ThreadPoolExecutor(threads) as pool:
