@@ -20,7 +20,6 @@ PRICES = {
     "cloudfront_https_request_per_million": 1.00,
     "cloudfront_origin_shield_request_per_million": 0.75,
     "cloudfront_transfer_out_per_gb": 0.085,
-    "cloudfront_transfer_to_origin_per_gb": 0.020,
 }
 DYNAMODB_LATENCY_MS = 5  # assumed per request from Lambda in-region; DynamoDB Local's latency is not DynamoDB's
 STREAM_INVOCATION_MS = 50  # assumed fixed cost of a stream invocation besides its DynamoDB requests
@@ -58,13 +57,11 @@ def race_cost(race: dict, overhead: dict, memory_mb: dict, racers: int, seconds:
                                        STREAM_INVOCATION_MS + stream_requests / 16 * DYNAMODB_LATENCY_MS),
     }
     transfer_gb = polls * race["leaderboard_gzip_bytes"] / 1e9
-    to_origin_gb = 0.0  # GET requests carry no body to the origin
     dollars = {
         "http_api": api_requests / 1e6 * PRICES["http_api_request_per_million"],
         "cloudfront_requests": polls / 1e6 * PRICES["cloudfront_https_request_per_million"]
         + origin_fetches / 1e6 * PRICES["cloudfront_origin_shield_request_per_million"],
-        "cloudfront_transfer": transfer_gb * PRICES["cloudfront_transfer_out_per_gb"]
-        + to_origin_gb * PRICES["cloudfront_transfer_to_origin_per_gb"],
+        "cloudfront_transfer": transfer_gb * PRICES["cloudfront_transfer_out_per_gb"],  # viewers' GETs send no body
         "lambda_requests": (api_requests + stream_calls) / 1e6 * PRICES["lambda_request_per_million"],
         "lambda_duration": sum(lambda_gbs.values()) * PRICES["lambda_arm64_gb_second"],
         "dynamodb_writes": wru / 1e6 * PRICES["dynamodb_write_request_unit_per_million"],

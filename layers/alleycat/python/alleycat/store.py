@@ -111,28 +111,27 @@ def get_entry(race_id: str, racer_id: str, consistent: bool = False) -> e.Entry 
 
 
 def get_entries(race_id: str, racer_ids: list[str]) -> list[e.Entry]:
-    """Strongly consistent entries of the given racers, 100 keys per BatchGetItem."""
-    found = []
-    for start in range(0, len(racer_ids), 100):
-        wanted = {table_name(): {"ConsistentRead": True, "Keys": [
-            key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids[start:start + 100]]}}
-        for response in batch("batch_get_item", wanted, "UnprocessedKeys"):
-            found += e.from_items(response["Responses"].get(table_name(), []))
-    return found
+    """Strongly consistent entries of the given racers."""
+    return _get_all([key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids])
 
 
 def gate_and_entries(race_id: str, racer_ids: list[str]) -> tuple[e.RaceGate | None, list[e.Entry]]:
     """Telemetry's one read: the race's gate copy for the first racer and the racers' entries,
-    strongly consistent, 100 keys per BatchGetItem (a bike's sample: one request of two keys)."""
+    strongly consistent (a bike's sample: one request of two keys)."""
     gate_key = key_from(keys.RACE_GATE, raceId=race_id, copy=e.RaceGate.copy_for(racer_ids[0]))
-    wanted = [gate_key] + [key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids]
+    found = _get_all([gate_key] + [key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids])
+    gate = next((item for item in found if isinstance(item, e.RaceGate)), None)
+    return gate, [item for item in found if isinstance(item, e.Entry)]
+
+
+def _get_all(wanted: list[dict]) -> list[e.Entity]:
+    """The items under ``wanted`` keys that exist, strongly consistent, 100 keys per BatchGetItem."""
     found = []
     for start in range(0, len(wanted), 100):
         request = {table_name(): {"ConsistentRead": True, "Keys": wanted[start:start + 100]}}
         for response in batch("batch_get_item", request, "UnprocessedKeys"):
             found += e.from_items(response["Responses"].get(table_name(), []))
-    gate = next((item for item in found if isinstance(item, e.RaceGate)), None)
-    return gate, [item for item in found if isinstance(item, e.Entry)]
+    return found
 
 
 def get_racer(racer_id: str, consistent: bool = False) -> e.Racer | None:
@@ -220,13 +219,14 @@ def finish_race(race: e.Race) -> None:
     for good is re-run. A settled race changes nothing."""
     from botocore.exceptions import ClientError
 
-    finished = {"TableName": table_name(), "UpdateExpression": "SET #status = :finished",
-                "ExpressionAttributeNames": {"#status": "status"},
-                "ExpressionAttributeValues": values(finished=e.FINISHED)}
-    actions = [{"Update": {**finished, "Key": key_of(race), "UpdateExpression": "SET #status = :finished ADD finishRequests :one",
-                           "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(settled)",
-                           "ExpressionAttributeValues": values(finished=e.FINISHED, one=1)}}]
-    actions += [{"Update": {**finished, "Key": key_of(gate)}} for gate in e.RaceGate.copies_of(race)]
+    def finished(item: e.Entity, also: str = "", **extra) -> dict:
+        return {"Update": {"TableName": table_name(), "Key": key_of(item), "UpdateExpression": "SET #status = :finished" + also,
+                           "ExpressionAttributeNames": {"#status": "status"},
+                           "ExpressionAttributeValues": values(finished=e.FINISHED, **extra)}}
+
+    race_update = finished(race, " ADD finishRequests :one", one=1)
+    race_update["Update"]["ConditionExpression"] = "attribute_exists(PK) AND attribute_not_exists(settled)"
+    actions = [race_update] + [finished(gate) for gate in e.RaceGate.copies_of(race)]
     try:
         send("transact_write_items", TransactItems=actions)
     except ClientError as error:
