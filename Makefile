@@ -15,7 +15,7 @@ FRONTEND := frontend/dist/index.html
 STACK ?= Alleycat
 
 help:
-	@echo "make local   - run the API locally on http://127.0.0.1:$(PORT) (DynamoDB Local, in memory)"
+	@echo "make local   - run the API locally on http://127.0.0.1:$(PORT) (DynamoDB Local, temporary on-disk database)"
 	@echo "make test    - install everything needed and run every test"
 	@echo "make synth   - synthesize the CloudFormation template (offline, cdk-nag checked)"
 	@echo "make deploy  - cdk deploy to the AWS account of your current credentials"

@@ -322,3 +322,27 @@ def test_a_chunk_done_in_an_earlier_batch_is_read_back_for_the_board(server, rac
     assert board(api, race_id)["a"] == (71 * 143.75, 95, 1)
     result = api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]
     assert (result["score"], result["lastSecond"]) == (70 * 143.75, 69)
+
+
+@pytest.mark.parametrize("posts, last", [
+    ([[*range(0, 29), *range(30, 60)], [29]], 59),      # a retried second 29, after 30-59 went through
+    ([list(range(1, 120)), [0]], 119),                   # second 0 arrives last
+    ([list(range(270, 300)), list(range(0, 270))], 299),  # the newest chunk first, the rest after
+], ids=["late-second-29", "late-second-0", "newest-chunk-first"])
+def test_a_batch_of_late_seconds_keeps_the_racers_newest_chunk_on_the_board(server, posts, last):
+    # Given a racer in a 300-second race
+    api = Api()
+    api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
+    race_id = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z"}, claims=ADMIN)[1]["raceId"]
+    api("put_racer", {"racerId": "a"}, body={"name": "A"}, claims=ADMIN)
+    api("join_race", {"raceId": race_id, "racerId": "a"}, claims=ADMIN)
+    process(server.read())
+    # When the seconds come in two posts, the later one holding only seconds before the newest,
+    # each post's records handled in a batch of its own
+    for seconds in posts:
+        samples = [{"racerId": "a", "second": s, "cadence": 60, "resistance": 50} for s in seconds]
+        assert api("post_telemetry", {"raceId": race_id}, body={"samples": samples}, claims=ADMIN)[1]["accepted"] == len(seconds)
+        assert process(server.read()) == {"batchItemFailures": []}
+    # Then the board counts every second, the newest chunk's too
+    sent = sum(map(len, posts))
+    assert board(api, race_id) == {"a": (sent * 109.25, last, 1)}

@@ -1,8 +1,9 @@
 """The work that belongs after a write, planned per stream record and applied per batch.
 
-- Chunks that gained samples set their totals on the racer's entry (one write per
-  racer per batch, so the entry read back holds every chunk), and the racer's
-  score on the race's board; board writes are coalesced, one per board shard per batch,
+- Chunks that gained samples give the racer's score on the race's board, from the chunks as
+  they are stored now (a record says which chunk changed, never what it holds: a batch may
+  carry an old chunk's record, or an old batch come again); the entry keeps the chunks that
+  are done, written once a chunk. Board writes are coalesced, one per board shard per batch,
   so a race's partition sees a few writes a second, not one per racer.
 - A race that became finished is frozen (``finish``); a chunk record that arrives for a
   ranked entry (a late record, or a sample that landed after the freeze) amends only
@@ -35,7 +36,7 @@ WATCHED = set(STREAM_PROCESSOR_TYPES)
 class Batch:
     """What the records of one invocation ask for, and the first record asking for each."""
 
-    chunks: dict = field(default_factory=dict)        # (raceId, racerId) -> {chunk: [points, lastSecond]}
+    chunks: dict = field(default_factory=dict)        # (raceId, racerId) -> {chunk numbers changed}
     finished: dict = field(default_factory=dict)      # raceId -> sequence number
     renamed: dict = field(default_factory=dict)       # classId -> (name, sequence number)
     created: dict = field(default_factory=dict)       # raceId -> (Race, sequence number)
@@ -63,7 +64,7 @@ class Batch:
         old = e.from_item(old_image) if old_image else None
         if isinstance(new, e.Chunk) and new.samples:
             key = (new.raceId, new.racerId)
-            self.chunks.setdefault(key, {})[new.chunk] = [new.points, max(new.samples)]
+            self.chunks.setdefault(key, set()).add(new.chunk)
             self.first_seen.setdefault(key, sequence)
         elif isinstance(new, e.Race) and old is None:
             self.created.setdefault(new.raceId, (new, sequence))
@@ -83,25 +84,28 @@ class Batch:
 
         late: dict[str, dict[str, str]] = defaultdict(dict)  # raceId -> {racerId: sequence number}
 
-        entries: dict[tuple[str, str], e.Entry] = {}
-        for race_id, racer_ids in _racers_by_race(self.chunks).items():
+        stored: dict[tuple[str, str], tuple[e.Entry, dict[int, e.Chunk]]] = {}
+        for race_id, wanted in _by_race(self.chunks).items():
             try:
-                entries.update({(race_id, entry.racerId): entry for entry in store.get_entries(race_id, racer_ids)})
+                entries, chunks = store.entries_and_chunks(race_id, wanted)
             except Exception:  # noqa: BLE001 - every record of the race is retried
                 logger.exception("reading entries failed")
-                failed += [self.first_seen[(race_id, racer_id)] for racer_id in racer_ids]
+                failed += [self.first_seen[(race_id, racer_id)] for racer_id in wanted]
+                continue
+            for entry in entries:
+                stored[(race_id, entry.racerId)] = (entry, {c: chunks[(entry.racerId, c)] for c in wanted[entry.racerId]
+                                                            if (entry.racerId, c) in chunks})
 
         def live_totals(item):
-            key, totals = item
-            entry = entries[key]
-            return entry if entry.raceStatus == e.FINISHED else standing(entry, totals)
+            entry, chunks = item[1]
+            return entry if entry.raceStatus == e.FINISHED else standing(entry, chunks)
 
-        for key, outcome in _parallel(live_totals, [(k, t) for k, t in self.chunks.items() if k in entries]):
+        for key, outcome in _parallel(live_totals, stored.items()):
             if isinstance(outcome, Exception):
                 failed.append(self.first_seen[key])
                 continue
             entry = outcome
-            if entry is None:  # the entry is gone
+            if entry is None:  # gone, or its race being settled (finish owns it)
                 continue
             if entry.raceStatus == e.FINISHED:  # ranked: a late record, amended from what is stored
                 late[entry.raceId].setdefault(entry.racerId, self.first_seen[key])
@@ -132,22 +136,26 @@ class Batch:
         return failed
 
 
-def standing(entry: e.Entry, totals: dict[int, list]) -> e.Entry | None:
-    """The racer's live totals: the entry's chunks, the batch's newer ones on top.
+def standing(entry: e.Entry, chunks: dict[int, e.Chunk]) -> e.Entry | None:
+    """The racer's live totals from the stored chunks: ``chunks`` (read now) on the entry's.
 
     The entry stores every chunk but the racer's newest (the one still filling): it is
-    written when a chunk is done, not every second. Its newest chunk's points come from the
-    batch; a chunk the entry lacks below the newest (finished in an earlier batch) is read
-    from the stored chunks. Returns the entry with every chunk known, its ``raceStatus``
-    finished when the race was ranked before the entry could be written.
+    written when a chunk is done, not every second, so its chunks 0..n-1 say that chunk n
+    is the newest. When the newest is not among ``chunks`` (a batch of late seconds only),
+    or a chunk below it is in neither, the racer's chunks are read. Returns the entry with
+    every chunk known (its ``raceStatus`` finished when the race was ranked before the
+    entry could be written), or None when the race is being settled (finish owns it).
     """
+    if any(not chunk.live for chunk in chunks.values()):
+        return None  # sealed by the race's finish
     known = {int(chunk): _pair(pair) for chunk, pair in entry.chunks.items()}
-    known.update({chunk: _pair(pair) for chunk, pair in totals.items()})
-    newest = max(known)
-    if any(chunk not in known for chunk in range(newest)):
-        for stored in derived.chunks_of(entry.raceId, entry.racerId):
-            if isinstance(stored, e.Chunk):
-                known[stored.chunk] = _pair([stored.points, max(stored.samples, default=None)])
+    known.update({number: _totals(chunk) for number, chunk in chunks.items()})
+    newest = max(max(map(int, entry.chunks), default=-1) + 1, max(chunks, default=0))
+    if newest not in known or any(chunk not in known for chunk in range(newest)):
+        stored = derived.chunks_of(entry.raceId, entry.racerId)
+        if any(not isinstance(chunk, e.Chunk) or not chunk.live for chunk in stored):
+            return None
+        known.update({chunk.chunk: _totals(chunk) for chunk in stored})
         newest = max(known)
     done = {chunk: known.get(chunk, [Decimal(0), None]) for chunk in range(newest)}
     changed = {chunk: pair for chunk, pair in done.items()
@@ -156,8 +164,12 @@ def standing(entry: e.Entry, totals: dict[int, list]) -> e.Entry | None:
         stored, written = derived.set_entry_chunks(entry.raceId, entry.racerId, changed)
         if not written:  # ranked meanwhile (or gone)
             return stored
-    entry.chunks = {str(chunk): pair for chunk, pair in {**done, newest: known[newest]}.items()}
+    entry.chunks = {str(chunk): pair for chunk, pair in {**done, newest: known.get(newest, [Decimal(0), None])}.items()}
     return entry
+
+
+def _totals(chunk: e.Chunk) -> list:
+    return [Decimal(chunk.points), max(chunk.samples, default=None)]
 
 
 def _pair(pair) -> list:
@@ -165,11 +177,12 @@ def _pair(pair) -> list:
     return [Decimal(points) if points is not None else None, None if second is None else int(second)]
 
 
-def _racers_by_race(chunks: dict) -> dict[str, list[str]]:
-    racers: dict[str, list[str]] = defaultdict(list)
-    for race_id, racer_id in chunks:
-        racers[race_id].append(racer_id)
-    return racers
+def _by_race(chunks: dict) -> dict[str, dict[str, set[int]]]:
+    """raceId -> {racerId: chunk numbers}."""
+    races: dict[str, dict[str, set[int]]] = defaultdict(dict)
+    for (race_id, racer_id), numbers in chunks.items():
+        races[race_id][racer_id] = numbers
+    return races
 
 
 def follow_class_name(race: e.Race) -> None:
