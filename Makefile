@@ -1,8 +1,11 @@
 SHELL := /bin/bash
-export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
-# jsii asks for Node 22+; this machine has Node 20, which still runs it.
-export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
+
+# The Node of the CDK CLI (npx cdk), jsii (under cdk synth and pytest) and the frontend build, for
+# every recipe below and all they start: tools/node-path decides. The machine's own where jsii
+# supports it (22 or 24), else Node 24 LTS from npm (tools/node/, installed by the `node` target);
+# where neither can be had, `make install` says what to install.
+export PATH := $(or $(shell tools/node-path --path 2>/dev/null),$(PATH))
 
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -11,7 +14,7 @@ STAMP_PY := $(VENV)/.installed
 STAMP_NPM := node_modules/.installed
 FRONTEND := frontend/dist/index.html
 
-.PHONY: help install local test test-unit synth deploy clean demo frontend chromium java
+.PHONY: help install local test test-unit synth deploy clean demo frontend chromium java node
 STACK ?= Alleycat
 
 help:
@@ -28,7 +31,10 @@ $(STAMP_PY): requirements.txt requirements-dev.txt
 	touch $@
 $(STAMP_PY): layers/dependencies/requirements.txt  # the dependencies layer's pins, installed by requirements-dev.txt
 
-$(STAMP_NPM): package.json package-lock.json
+node:
+	@tools/node-path --install >/dev/null
+
+$(STAMP_NPM): package.json package-lock.json | node
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 

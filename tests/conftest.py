@@ -1,6 +1,8 @@
-"""Shared test setup: the layer on the import path (as in Lambda) and no real AWS."""
+"""Shared test setup: the layer on the import path (as in Lambda), no real AWS, and the Node
+that make gives its recipes."""
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,8 +22,12 @@ os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "Alleycat")
 os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "alleycat")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
-os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
-os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+
+# jsii (started by `import aws_cdk`) and the CDK CLI the tests run use the Node tools/node-path
+# chooses, as under make (which has put it first on PATH already; pytest run directly gets it here).
+_node = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True)
+if _node.returncode == 0:
+    os.environ["PATH"] = _node.stdout.strip()
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,8 @@
 """What `sam local invoke -t cdk.out/Alleycat.template.json` does, without Docker.
 
-The cloud assembly comes from the CDK CLI as `make synth` makes it; SAM CLI's own
-providers read it and must find every function's code and every layer in local folders
-(no layer ARN to download, nothing from SSM). Each function then runs in a fresh
+The cloud assembly is the one `make synth` makes (the CDK CLI on the Makefile's Node); SAM
+CLI's own providers read it and must find every function's code and every layer in local
+folders (no layer ARN to download, nothing from SSM). Each function then runs in a fresh
 interpreter with only those folders and the runtime's boto3 on its import path, with its
 ``events/`` file and the environment SAM would give it (``--env-vars events/env.json``),
 against the embedded DynamoDB: what SAM would execute inside its container.
@@ -38,13 +38,9 @@ SAMPLES = [[0, 82, 47], [1, 84.5, 47]]  # events/post_telemetry.json
 
 
 @pytest.fixture(scope="module")
-def assembly(tmp_path_factory) -> Path:
-    """`npx cdk synth --quiet`, into a folder of its own."""
-    out = tmp_path_factory.mktemp("sam-cdk.out")
-    subprocess.run([str(ROOT / "node_modules" / ".bin" / "cdk"), "synth", "--quiet", "--no-notices",
-                    "--output", str(out)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
-                   env={**os.environ, "CDK_DISABLE_CLI_TELEMETRY": "true"})
-    return out
+def assembly(make_synth) -> Path:
+    """`make synth`'s cloud assembly, in a folder of its own."""
+    return make_synth.outdir
 
 
 @pytest.fixture(scope="module")
