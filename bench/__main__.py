@@ -10,7 +10,7 @@ import os
 import time
 import warnings
 
-from . import backtoback, coldstart, env, pricing, raceday, report, routes
+from . import backtoback, coldstart, env, pricing, push, raceday, report, routes
 from .ledger import Ledger
 from .progress import say
 
@@ -78,6 +78,7 @@ def main() -> None:
     finally:
         dynamo.stop()
     figures["local_stack"] = backtoback.measure()
+    figures["push"] = push.stage(figures["race_day"], pricing.PRICES)
     figures["elapsed_seconds"] = time.perf_counter() - started
     figures["quick"] = QUICK
     report.write(figures)

@@ -32,9 +32,11 @@ def _pct(value: float, limit: float) -> str:
     return f"{value:,.0f} ({value / limit:.0%})"
 
 
-def write(f: dict) -> None:
-    f["generated"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    f["machine"] = _machine()
+def write(f: dict, stamp: bool = True) -> None:
+    """``stamp=False``: one stage measured again (``python -m bench.push``), the run's date and machine kept."""
+    if stamp:
+        f["generated"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        f["machine"] = _machine()
     (ROOT / "docs" / "performance.json").write_text(json.dumps(f, indent=1, default=str) + "\n")
     (ROOT / "docs" / "performance.md").write_text(markdown(f))
 
@@ -215,4 +217,8 @@ def markdown(f: dict) -> str:
                [[str(n), f"{r['post_seconds']:.1f}", f"{r['settle_seconds']:.1f}", "yes" if r["settled"] else "**no**",
                  r["memory"]] for n, r in enumerate(f["local_stack"], start=1)]),
     ]
+    if f.get("push"):  # section 7, bench/push.py
+        from .push import markdown as push_markdown
+
+        parts += push_markdown(f)
     return "\n\n".join(parts) + "\n"
