@@ -111,9 +111,15 @@ const byBoardOrder = (a, b) => b.score - a.score || (a.racerId < b.racerId ? -1 
 
 // A pushed board message merged into the board's items (as GET /races/{raceId}/leaderboard gives
 // them): a racer's row only moves forwards (a late or repeated message never rewinds it), and the
-// rows are ranked again in the board's order. `unknown`: the message named racers these items lack.
+// rows are ranked again in the board's order. Ranks come from position for the block of rows the
+// items hold from rank 1 on (the whole board, or its top); a row held beyond that block (say, a
+// racer's own row far down) keeps the rank the message, or the last read, gave it.
+// `unknown`: the message named racers these items lack.
 export function applyBoardMessage(items, message) {
   const rows = new Map(items.map((item) => [item.racerId, { ...item }]));
+  const held = new Set(items.map((item) => item.rank));
+  let top = 0;
+  while (held.has(top + 1)) top += 1;
   let unknown = false;
   for (const [rank, racerId, score, lastSecond, name] of message.rows || []) {
     const row = rows.get(racerId);
@@ -121,12 +127,13 @@ export function applyBoardMessage(items, message) {
       if (name === undefined) unknown = true;
       else rows.set(racerId, { rank, racerId, name, score, lastSecond });
     } else if ((lastSecond ?? -1) >= (row.lastSecond ?? -1)) {
-      Object.assign(row, { score, lastSecond }, name === undefined ? {} : { name });
+      Object.assign(row, { rank, score, lastSecond }, name === undefined ? {} : { name });
     }
   }
   const ranked = [...rows.values()].sort(byBoardOrder);
   ranked.forEach((row, index) => {
-    row.rank = index + 1;
+    if (index < top) row.rank = index + 1;
+    else row.rank = Math.max(row.rank, top + 1);
   });
   return { items: ranked, unknown };
 }
