@@ -127,3 +127,21 @@ def test_importing_push_loads_nothing_of_botocore():
     # Then botocore (its signer) and http.client wait for the first publish
     modules = json.loads(done.stdout)
     assert not [m for m in modules if m.startswith(("botocore", "boto3", "http.client"))]
+
+
+def test_the_publisher_keeps_its_connection_and_tries_once_more_when_a_kept_one_was_closed():
+    from botocore.credentials import Credentials
+
+    from local.eventapi import EventApi
+
+    api = EventApi(access_key="AKID", secret_key="secret", region="eu-west-1").start()
+    try:
+        publisher = push.Publisher(api.http_url, "eu-west-1", Credentials("AKID", "secret"))
+        for n in range(3):
+            assert publisher.publish("/races/x", [{"n": n}])["failed"] == []
+        assert len(publisher._idle) == 1  # one connection served all three
+        publisher._idle[0].sock.close()   # the server's side of a kept connection went away
+        assert publisher.publish("/races/x", [{"n": 3}])["failed"] == []
+        assert api.stats["publish_requests"] == 4
+    finally:
+        api.stop()

@@ -91,7 +91,7 @@ def finished_message(race_id: str, now: float | None = None) -> dict:
 
 
 class Publisher:
-    """Signs and sends publishes to one Event API endpoint, keeping its connection between invocations."""
+    """Signs and sends publishes to one Event API endpoint, keeping its connections between invocations."""
 
     def __init__(self, url: str, region: str | None = None, credentials=None, timeout: float = TIMEOUT_SECONDS):
         self.url = url
@@ -100,7 +100,8 @@ class Publisher:
         self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         self._credentials = credentials
         self.timeout = timeout
-        self._local = threading.local()  # one connection per thread: publishes of races run in parallel
+        self._idle: list = []  # kept-alive connections, shared by the threads publishing races in parallel
+        self._lock = threading.Lock()
 
     def credentials(self):
         if self._credentials is None:
@@ -124,31 +125,36 @@ class Publisher:
 
         body = _dumps({"channel": channel_path, "events": [_dumps(event) for event in events]}).encode()
         headers = self.signed_headers(body)
-        for attempt in (1, 2):  # a kept connection the server closed meanwhile: once more on a new one
-            connection = self._connection()
+        for attempt in (1, 2):
+            connection, reused = self._connection(fresh=attempt == 2)
             try:
                 connection.request("POST", self._path, body=body, headers=headers)
                 response = connection.getresponse()
                 payload = response.read()
                 break
             except (OSError, http.client.HTTPException):
-                self._local.connection = None
                 connection.close()
-                if attempt == 2:
+                if not reused:  # only a kept connection the server closed meanwhile is tried again
                     raise
+        if response.will_close:
+            connection.close()
+        else:
+            with self._lock:
+                self._idle.append(connection)
         answer = json.loads(payload or b"{}")
         if response.status != 200 or answer.get("failed"):
             raise PublishError(f"{response.status}: {payload[:300]!r}")
         return answer
 
-    def _connection(self):
+    def _connection(self, fresh: bool = False):
+        """(An idle kept-alive connection, True): a warm invocation reuses its TLS session; else (a new one, False)."""
         import http.client
 
-        connection = getattr(self._local, "connection", None)
-        if connection is None:
-            kind = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
-            connection = self._local.connection = kind(self._host, self._port, timeout=self.timeout)
-        return connection
+        with self._lock:
+            if self._idle and not fresh:
+                return self._idle.pop(), True
+        kind = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+        return kind(self._host, self._port, timeout=self.timeout), False
 
 
 class PublishError(Exception):
