@@ -120,6 +120,23 @@ def test_racer_rename_reaches_entries_boards_and_class_board(server, race):
     assert derived.entries_of("a")[0].name == "Alice"
 
 
+def test_an_old_rename_delivered_again_leaves_the_newest_name(server, race):
+    # Given a racer renamed twice, each rename handled
+    api, race_id = race
+    process(server.read())
+    api("put_racer", {"racerId": "a"}, body={"name": "Alice"}, claims=ADMIN)
+    first = server.read()
+    assert process(first) == {"batchItemFailures": []}
+    api("put_racer", {"racerId": "a"}, body={"name": "Ada"}, claims=ADMIN)
+    assert process(server.read()) == {"batchItemFailures": []}
+    # When the first rename's batch is delivered again
+    assert process(first) == {"batchItemFailures": []}
+    # Then the board and the entry keep the newest name
+    rows = api("get_race_leaderboard", {"raceId": race_id}, query={})[1]["items"]
+    assert next(r["name"] for r in rows if r["racerId"] == "a") == "Ada"
+    assert derived.entries_of("a")[0].name == "Ada"
+
+
 def test_a_sample_landing_after_the_freeze_is_counted(server, race):
     # Given a finished, frozen race with a racer who sent nothing in its second minute
     api, race_id = race

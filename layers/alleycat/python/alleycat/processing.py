@@ -10,9 +10,9 @@
   that racer (``finish.amend``).
 - A class renamed passes its name to its races (found in the index), and a race created
   checks its class's name (a rename racing the creation); a racer renamed passes the
-  name to their entries, race boards, bests and class boards.
+  name to their entries, race boards, bests and class boards. The names are read now.
 
-Every write sets absolute values, so a redelivered record changes nothing.
+Every write sets absolute values read now, so a redelivered or old record changes nothing.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ class Batch:
 
     chunks: dict = field(default_factory=dict)        # (raceId, racerId) -> {chunk numbers changed}
     finished: dict = field(default_factory=dict)      # raceId -> sequence number
-    renamed: dict = field(default_factory=dict)       # classId -> (name, sequence number)
+    renamed: dict = field(default_factory=dict)       # classId -> sequence number
     created: dict = field(default_factory=dict)       # raceId -> (Race, sequence number)
-    renamed_racers: dict = field(default_factory=dict)  # racerId -> (name, sequence number)
+    renamed_racers: dict = field(default_factory=dict)  # racerId -> sequence number
     first_seen: dict = field(default_factory=dict)    # work key -> sequence number
 
     def add_all(self, records: list[dict]) -> list[str]:
@@ -72,9 +72,9 @@ class Batch:
                 getattr(old, "status", None) != e.FINISHED or new.finishRequests != old.finishRequests):
             self.finished.setdefault(new.raceId, sequence)
         elif isinstance(new, e.Class) and isinstance(old, e.Class) and new.name != old.name:
-            self.renamed[new.classId] = (new.name, self.renamed.get(new.classId, (None, sequence))[1])
+            self.renamed.setdefault(new.classId, sequence)
         elif isinstance(new, e.Racer) and isinstance(old, e.Racer) and new.name != old.name:
-            self.renamed_racers[new.racerId] = (new.name, self.renamed_racers.get(new.racerId, (None, sequence))[1])
+            self.renamed_racers.setdefault(new.racerId, sequence)
 
     def apply(self) -> list[str]:
         """Does the planned writes; returns the sequence numbers of records whose work failed."""
@@ -124,14 +124,14 @@ class Batch:
         for race_id, racers in late.items():
             if race_id not in self.finished and _failed(lambda: finishing.amend(race_id, sorted(racers))):
                 failed.append(min(racers.values(), key=int))
-        for class_id, (name, sequence) in self.renamed.items():
-            if _failed(lambda: [derived.set_class_name(race, name) for race in derived.races_of_class(class_id)]):
+        for class_id, sequence in self.renamed.items():
+            if _failed(lambda: rename_class(class_id)):
                 failed.append(sequence)
         for race, sequence in self.created.values():
             if _failed(lambda: follow_class_name(race)):
                 failed.append(sequence)
-        for racer_id, (name, sequence) in self.renamed_racers.items():
-            if _failed(lambda: rename_racer(racer_id, name)):
+        for racer_id, sequence in self.renamed_racers.items():
+            if _failed(lambda: rename_racer(racer_id)):
                 failed.append(sequence)
         return failed
 
@@ -193,7 +193,18 @@ def follow_class_name(race: e.Race) -> None:
         derived.set_class_name(race, klass.name, was=race.className)
 
 
-def rename_racer(racer_id: str, name: str) -> None:
+def rename_class(class_id: str) -> None:
+    klass = derived.get_class(class_id)
+    for race in derived.races_of_class(class_id) if klass else []:
+        derived.set_class_name(race, klass.name)
+
+
+def rename_racer(racer_id: str) -> None:
+    """Passes the racer's name as it is now (not the record's: an old record may come again)."""
+    racer = derived.get_racer(racer_id)
+    if racer is None:
+        return
+    name = racer.name
     for entry in derived.entries_of(racer_id):
         derived.set_name(entry, name)
         derived.set_standing_name(e.RaceBoard(entry.raceId, e.RaceBoard.shard_of(racer_id)), racer_id, name)
