@@ -87,14 +87,11 @@ class Batch:
         stored: dict[tuple[str, str], tuple[e.Entry, dict[int, e.Chunk]]] = {}
         for race_id, wanted in _by_race(self.chunks).items():
             try:
-                entries, chunks = store.entries_and_chunks(race_id, wanted)
+                stored.update({(race_id, entry.racerId): (entry, chunks)
+                               for entry, chunks in store.entries_and_chunks(race_id, wanted)})
             except Exception:  # noqa: BLE001 - every record of the race is retried
-                logger.exception("reading entries failed")
+                logger.exception("reading entries and chunks failed")
                 failed += [self.first_seen[(race_id, racer_id)] for racer_id in wanted]
-                continue
-            for entry in entries:
-                stored[(race_id, entry.racerId)] = (entry, {c: chunks[(entry.racerId, c)] for c in wanted[entry.racerId]
-                                                            if (entry.racerId, c) in chunks})
 
         def live_totals(item):
             entry, chunks = item[1]
@@ -152,10 +149,10 @@ def standing(entry: e.Entry, chunks: dict[int, e.Chunk]) -> e.Entry | None:
     known.update({number: _totals(chunk) for number, chunk in chunks.items()})
     newest = max(max(map(int, entry.chunks), default=-1) + 1, max(chunks, default=0))
     if newest not in known or any(chunk not in known for chunk in range(newest)):
-        stored = derived.chunks_of(entry.raceId, entry.racerId)
-        if any(not isinstance(chunk, e.Chunk) or not chunk.live for chunk in stored):
+        every = derived.chunks_of(entry.raceId, entry.racerId)
+        if any(not isinstance(chunk, e.Chunk) or not chunk.live for chunk in every):
             return None
-        known.update({chunk.chunk: _totals(chunk) for chunk in stored})
+        known.update({chunk.chunk: _totals(chunk) for chunk in every})
         newest = max(known)
     done = {chunk: known.get(chunk, [Decimal(0), None]) for chunk in range(newest)}
     changed = {chunk: pair for chunk, pair in done.items()

@@ -115,15 +115,17 @@ def get_entries(race_id: str, racer_ids: list[str]) -> list[e.Entry]:
     return _get_all([key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids])
 
 
-def entries_and_chunks(race_id: str, wanted: dict[str, set[int]]) -> tuple[list[e.Entry], dict[tuple[str, int], e.Chunk]]:
-    """The stream's read of a race: the racers' entries and the chunks named, as stored now
-    (strongly consistent): (entries, {(racerId, chunk): Chunk})."""
-    keys_wanted = [key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in wanted]
-    keys_wanted += [key_from(keys.CHUNK, raceId=race_id, racerId=racer_id, chunk=chunk)
-                    for racer_id, chunks in wanted.items() for chunk in sorted(chunks)]
-    found = _get_all(keys_wanted)
-    return ([item for item in found if isinstance(item, e.Entry)],
-            {(item.racerId, item.chunk): item for item in found if isinstance(item, e.Chunk)})
+def entries_and_chunks(race_id: str, wanted: dict[str, set[int]]) -> list[tuple[e.Entry, dict[int, e.Chunk]]]:
+    """The stream's read of a race: each racer's entry with the chunks named, as stored now
+    (strongly consistent; ``wanted`` is racerId -> chunk numbers)."""
+    found = _get_all([key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in wanted] +
+                     [key_from(keys.CHUNK, raceId=race_id, racerId=racer_id, chunk=chunk)
+                      for racer_id, chunks in wanted.items() for chunk in sorted(chunks)])
+    chunks: dict[str, dict[int, e.Chunk]] = {}
+    for item in found:
+        if isinstance(item, e.Chunk):
+            chunks.setdefault(item.racerId, {})[item.chunk] = item
+    return [(item, chunks.get(item.racerId, {})) for item in found if isinstance(item, e.Entry)]
 
 
 def gate_and_entries(race_id: str, racer_ids: list[str]) -> tuple[e.RaceGate | None, list[e.Entry]]:
