@@ -8,8 +8,9 @@ compiled for 3.13 too). The baseline, ``boto3_request``, is the same interpreter
 runtime folder: it imports boto3, creates the DynamoDB client and makes a first request, since a
 function's first request pays botocore's first-call costs (the operation's model, endpoint rules,
 signing, parsing) and a baseline without one would compare unlike things. The client alone
-(``boto3``) is reported too. Every function is also run from a copy of its folders without
-bytecode: what a synth with ``ALLEYCAT_ALLOW_NO_BYTECODE=1`` would ship.
+(``boto3``) is reported too, and ``botocore_request``: the same with botocore's own client, as
+the functions make theirs (without importing boto3). Every function is also run from a copy of
+its folders without bytecode: what a synth with ``ALLEYCAT_ALLOW_NO_BYTECODE=1`` would ship.
 """
 
 from __future__ import annotations
@@ -144,6 +145,7 @@ def _specs(folder: Path, outdir: Path, runtime: Path, requests: dict[str, Path])
 
     write("boto3", [], None)
     write("boto3_request", [], requests["boto3_request"])
+    write("botocore_request", [], requests["boto3_request"])
     for name in env.functions():
         folders = assets.function_folders(outdir, template, assets.logical_id(name))
         write(name, folders.import_path, requests[name])
@@ -173,7 +175,8 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
         specs = _specs(folder, outdir, runtime, _inputs(folder, stream_event, "bench-events"))
         others = [f for f in env.functions() if f != "finish_race"]
         with_source = lambda names: [n for name in names for n in (name, name + SOURCE_ONLY)]  # noqa: E731
-        for group in (["boto3_request", "boto3"] + with_source(others), ["boto3_request"] + with_source(["finish_race"])):
+        baselines = ["boto3_request", "boto3", "botocore_request"]
+        for group in (baselines + with_source(others), ["boto3_request"] + with_source(["finish_race"])):
             for _ in range(runs):
                 for name in group:
                     samples.setdefault(name, []).append(_child(python, specs[name]))
@@ -181,12 +184,12 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
     version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True,
                              text=True, check=True).stdout.strip()
     results = {name: _summary(taken) for name, taken in samples.items()}
-    functions = [f for f in results if not f.startswith("boto3") and not f.endswith(SOURCE_ONLY)]
+    functions = [f for f in results if not f.startswith(("boto3", "botocore")) and not f.endswith(SOURCE_ONLY)]
     baseline = results["boto3_request"]
     for name, figures in results.items():
         figures["vs_boto3"] = figures["total_cpu_ms"] / baseline["total_cpu_ms"]
         figures["vs_boto3_wall"] = figures["total_ms"] / baseline["total_ms"]
-    for name in ["boto3", "boto3_request"] + functions:
+    for name in ["boto3", "boto3_request", "botocore_request"] + functions:
         figures = results[name]
         source = results.get(name + SOURCE_ONLY)
         say(f"cold start {name:24s} median CPU {figures['total_cpu_ms']:6.1f} ms (import {figures['import_cpu_ms']:.1f} "
@@ -195,7 +198,7 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
             + (f"; without bytecode {source['vs_boto3']:.2f}×" if source else ""))
     return {"cold_start": {name: {**results[name], **({"no_bytecode": results[name + SOURCE_ONLY]}
                                                       if name + SOURCE_ONLY in results else {})}
-                           for name in ["boto3", "boto3_request"] + functions},
+                           for name in ["boto3", "boto3_request", "botocore_request"] + functions},
             "import_time": top, "cold_start_python": version}
 
 

@@ -14,7 +14,10 @@ wall time and as this process's CPU time (which leaves out waiting for DynamoDB 
 transactions take far longer than DynamoDB's), and the response's status code. The baselines
 import boto3 and create a bare DynamoDB client; ``boto3_request`` then sends the one request
 its file holds (``{"operation": ..., "request": {...}}``), as a function's first call does:
-botocore loads the endpoint rules, signs, sends and parses.
+botocore loads the endpoint rules, signs, sends and parses. ``botocore_request`` does the same
+with botocore's own client, as the functions make theirs (``alleycat.dynamo.client``). The
+standard library Lambda's runtime imports before the handler (``RUNTIME_IMPORTS``) is imported
+before the clock starts.
 """
 
 import json
@@ -22,7 +25,12 @@ import sys
 import time
 import uuid
 
-BASELINES = ("boto3", "boto3_request")
+BASELINES = ("boto3", "boto3_request", "botocore_request")
+# The standard library Lambda's python runtime (awslambdaric's bootstrap, its log, client and
+# marshaller modules) has imported before it imports the handler: loaded before the clock starts,
+# on both sides, as in Lambda.
+RUNTIME_IMPORTS = ("importlib", "json", "logging", "traceback", "datetime", "enum", "decimal", "math",
+                   "concurrent.futures")
 
 
 class LambdaContext:
@@ -53,12 +61,18 @@ def figures(start, imported, served, status) -> dict:
             "status": status}
 
 
-def baseline(request_path: str | None) -> dict | None:
-    """boto3 alone, timed from before its import: the client, then its first request if given one."""
+def baseline(kind: str, request_path: str | None) -> dict | None:
+    """boto3 alone (or botocore alone: ``botocore_request``), timed from before its import: the
+    client, then its first request if given one."""
     start = now()
-    import boto3
+    if kind == "botocore_request":
+        import botocore.session
 
-    client = boto3.client("dynamodb")
+        client = botocore.session.Session().create_client("dynamodb")
+    else:
+        import boto3
+
+        client = boto3.client("dynamodb")
     created = now()
     if request_path is None:
         return figures(start, created, created, None)
@@ -83,11 +97,13 @@ def function(name: str, request_path: str | None) -> dict | None:
 
 
 def main() -> None:
+    for name in RUNTIME_IMPORTS:
+        __import__(name)
     with open(sys.argv[1]) as source:
         spec = json.load(source)
     sys.path[:0] = spec["path"]
-    run = baseline if spec["function"] in BASELINES else lambda request: function(spec["function"], request)
-    result = run(spec.get("request"))
+    name, request = spec["function"], spec.get("request")
+    result = baseline(name, request) if name in BASELINES else function(name, request)
     if result is not None:
         print(json.dumps(result))
 

@@ -265,12 +265,13 @@ def test_function_loads_its_code_and_layers_from_bytecode_python313_accepts(invo
 
 def test_packages_come_from_the_layers_and_the_runtime(provider, runtime_packages, invocations):
     # Given the telemetry function's run / Then Powertools came from the dependencies layer,
-    # the shared code from the shared layer, boto3 from the runtime
+    # the shared code from the shared layer, botocore from the runtime (the client is botocore's: boto3
+    # itself is never imported)
     loaded_from = invocations["post_telemetry"]["loaded_from"]
     assert Path(loaded_from["aws_lambda_powertools"]) == layer_named(provider, "DependenciesLayer")
     assert Path(loaded_from["fastjsonschema"]) == layer_named(provider, "DependenciesLayer")
     assert Path(loaded_from["alleycat"]) == layer_named(provider, "SharedLayer")
-    assert Path(loaded_from["boto3"]) == runtime_packages
+    assert Path(loaded_from["botocore"]) == runtime_packages and "boto3" not in loaded_from
 
 
 def test_sam_environment_points_the_functions_at_the_given_table_and_endpoint(provider):
@@ -281,12 +282,16 @@ def test_sam_environment_points_the_functions_at_the_given_table_and_endpoint(pr
     assert environment["AWS_SAM_LOCAL"] == "true"
 
 
-def test_an_empty_endpoint_variable_leaves_boto3_on_the_aws_endpoint(monkeypatch):
+def test_an_empty_endpoint_variable_leaves_the_client_on_the_aws_endpoint(monkeypatch):
     # Given the deployed functions' empty AWS_ENDPOINT_URL_DYNAMODB
-    import boto3
+    from alleycat import dynamo
 
     monkeypatch.setenv(ENDPOINT_VARIABLE, "")
-    # When a client is made / Then it talks to the regional AWS endpoint
-    client = boto3.client("dynamodb", region_name="eu-west-1")
-    assert client.meta.endpoint_url == "https://dynamodb.eu-west-1.amazonaws.com"
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
+    # When the layer makes its client / Then it talks to the regional AWS endpoint
+    dynamo.client.cache_clear()
+    try:
+        assert dynamo.client().meta.endpoint_url == "https://dynamodb.eu-west-1.amazonaws.com"
+    finally:
+        dynamo.client.cache_clear()
     assert os.environ[ENDPOINT_VARIABLE] == ""
