@@ -33,6 +33,7 @@ from . import assets, env
 from .progress import say
 
 CHILD = Path(__file__).with_name("lambda_child.py")
+HANDLER_MARK = "lambda_child: importing the handler"  # bench/lambda_child.py's, which imports nothing of ours
 # What Lambda's python runtime ships besides the standard library (/var/runtime): boto3 and its closure.
 RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six", "urllib3")
 SOURCE_ONLY = " (no bytecode)"  # suffix of a function run from its folders without .pyc
@@ -212,18 +213,23 @@ def _summary(samples: list[dict]) -> dict:
             "status": sorted({str(s["status"]) for s in samples}), "runs": len(samples)}
 
 
-def import_time(python: str, spec: Path, top: int = 15) -> list[dict]:
-    """The most expensive imports (cumulative) of one handler, from ``python3.13 -X importtime``."""
+def import_time(python: str, spec: Path, top: int = 15, runs: int = 5) -> list[dict]:
+    """The most expensive imports (cumulative) of one handler, from ``python3.13 -X importtime``: only
+    what the handler's import loads (not the runtime's own imports), each figure the median of ``runs``."""
     import_only = spec.with_name(spec.stem + ".import.json")
     import_only.write_text(json.dumps({**json.loads(spec.read_text()), "request": None}))
-    done = subprocess.run([python, "-X", "importtime", "-I", "-S", "-B", str(CHILD), str(import_only)],
-                          cwd=spec.parent, capture_output=True, text=True, check=True)
-    rows = []
-    for line in done.stderr.splitlines():
-        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)", line)
-        if match:
-            rows.append({"module": match.group(4), "self_ms": int(match.group(1)) / 1000,
-                         "cumulative_ms": int(match.group(2)) / 1000, "depth": len(match.group(3)) // 2})
+    taken: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    for _ in range(runs):
+        done = subprocess.run([python, "-X", "importtime", "-I", "-S", "-B", str(CHILD), str(import_only)],
+                              cwd=spec.parent, capture_output=True, text=True, check=True)
+        handler = done.stderr.split(HANDLER_MARK, 1)[-1]
+        for line in handler.splitlines():
+            match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)", line)
+            if match:
+                key = (match.group(4), len(match.group(3)) // 2)
+                taken.setdefault(key, []).append((int(match.group(1)) / 1000, int(match.group(2)) / 1000))
+    rows = [{"module": module, "depth": depth, "self_ms": statistics.median(s for s, _ in times),
+             "cumulative_ms": statistics.median(c for _, c in times)} for (module, depth), times in taken.items()]
     first_party = [r for r in rows if r["module"].startswith("alleycat") or r["module"] in ("boto3", "botocore")]
     chosen = sorted(rows, key=lambda r: -r["cumulative_ms"])[:top]
     extra = [r for r in sorted(first_party, key=lambda r: -r["cumulative_ms"]) if r not in chosen][:5]

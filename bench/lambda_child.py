@@ -82,8 +82,13 @@ def baseline(kind: str, request_path: str | None) -> dict | None:
     return figures(start, created, now(), response["ResponseMetadata"]["HTTPStatusCode"])
 
 
+HANDLER_MARK = "lambda_child: importing the handler"  # on stderr before an import-only run's handler
+
+
 def function(name: str, request_path: str | None) -> dict | None:
     """The handler module imported as Lambda's runtime imports ``app.handler``, then its first event."""
+    if request_path is None:  # import only (-X importtime): what follows the mark is the handler's
+        print(HANDLER_MARK, file=sys.stderr, flush=True)
     start = now()
     handler = __import__("app").handler
     imported = now()

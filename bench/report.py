@@ -104,8 +104,8 @@ def markdown(f: dict) -> str:
                  ", ".join(c["status"])]
                 for name, c in cold.items()]),
         "Where `get_race_leaderboard`'s import time goes (`python3.13 -X importtime` of its handler from the "
-        "assembly, cumulative, top entries then the layer's own modules; boto3 comes with the first request, not the "
-        "import):",
+        "assembly, after the runtime's own imports; cumulative, top entries then the layer's own modules, medians of 5 "
+        "runs; botocore comes with the first request, not the import):",
         _table(["module", "depth", "cumulative ms", "self ms"],
                [[r["module"], r["depth"], f"{r['cumulative_ms']:.1f}", f"{r['self_ms']:.1f}"] for r in f["import_time"]]),
         "## 2. DynamoDB requests and capacity units per route",

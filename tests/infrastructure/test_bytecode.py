@@ -106,9 +106,10 @@ def test_without_python313_synth_stops_and_says_how_to_get_one(no_python313):
 
 
 def test_cdk_synth_exits_with_that_message(tmp_path):
-    # Given the variable naming something that is not a 3.13 / When the CDK app runs as `cdk synth` runs it
+    # Given the variable naming something that is not a 3.13, no opt-out / When the CDK app runs as `cdk synth` runs it
+    environment = {name: value for name, value in os.environ.items() if name != python313.ALLOW_NONE}
     done = subprocess.run([sys.executable, "app.py"], cwd=ROOT, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, python313.VARIABLE: str(fake_python(tmp_path, "py", "cpython 3 11 /x")),
+                          env={**environment, python313.VARIABLE: str(fake_python(tmp_path, "py", "cpython 3 11 /x")),
                                "CDK_OUTDIR": str(tmp_path / "cdk.out")})
     # Then it stops with the reason, no traceback
     assert done.returncode == 1
