@@ -58,7 +58,8 @@ def _cold_start_text(f: dict) -> str:
         "boto3 (compiled too) on its import path (`-I -S -B`: no site-packages, so neither awscrt nor pyOpenSSL, which "
         "Lambda's runtime lacks; no bytecode written, as Lambda's folders are read-only), and serves its `events/` "
         f"request against the embedded DynamoDB; median of {cold['boto3']['runs']} runs, in rounds that run the "
-        "baseline and every function in turn. Interpreter start-up itself is not included. **× boto3** divides a "
+        "baseline and every function in turn (`finish_race`, which closes the race the others read, in rounds of its "
+        "own, against those rounds' baseline). Interpreter start-up itself is not included. **× boto3** divides a "
         "function's CPU time by the baseline's, **`boto3_request`**: the same interpreter with only the runtime's "
         "packages, importing boto3, creating the DynamoDB client and making a first request of the kind most "
         "functions make first (a Query of one race's partition), so botocore's first-call costs (the operation's "
@@ -105,7 +106,8 @@ def markdown(f: dict) -> str:
                 for name, c in cold.items()]),
         "Where `get_race_leaderboard`'s import time goes (`python3.13 -X importtime` of its handler from the "
         "assembly, after the runtime's own imports; cumulative, top entries then the layer's own modules, medians of 5 "
-        "runs; botocore comes with the first request, not the import):",
+        "runs; botocore comes with the first request, not the import). These are wall times, so a busy machine inflates "
+        "them; the import CPU column above is the cold start's figure:",
         _table(["module", "depth", "cumulative ms", "self ms"],
                [[r["module"], r["depth"], f"{r['cumulative_ms']:.1f}", f"{r['self_ms']:.1f}"] for r in f["import_time"]]),
         "## 2. DynamoDB requests and capacity units per route",
