@@ -1,14 +1,18 @@
 """`make bench`: cold start, requests per route, handler overhead, race-day capacity and cost.
 
 Prints a progress line per stage; writes docs/performance.md and docs/performance.json.
-``BENCH_QUICK=1`` shrinks every stage (a smoke run, not figures to publish).
+``BENCH_QUICK=1`` shrinks every stage (a smoke run, not figures to publish). ``BENCH_ONLY=coldstart``
+runs the cold-start stage alone and keeps every other figure of docs/performance.json.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import time
 import warnings
+from datetime import datetime, timezone
 
 from . import backtoback, coldstart, env, pricing, raceday, report, routes
 from .ledger import Ledger
@@ -17,6 +21,7 @@ from .progress import say
 from alleycat.routes import memory_mb  # noqa: E402 - the layer is on sys.path once env is imported
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
+ONLY = os.environ.get("BENCH_ONLY")  # "coldstart", or every stage
 COLD_RUNS = 1 if QUICK else 9
 OVERHEAD_RUNS = 10 if QUICK else 30
 LEADERBOARD_RUNS = 20 if QUICK else 200
@@ -26,15 +31,40 @@ LONG_RACERS, LONG_SECONDS = (10, 60) if QUICK else (100, raceday.DURATION)  # th
 MODEL_SAMPLED_RACERS = 20 if QUICK else 100
 
 
+def cold_start(dynamo: env.Dynamo) -> dict:
+    """Stage 1: ``cold_start``, ``import_time`` and when, where and on which python3.13 they were measured."""
+    say(f"cold starts: {COLD_RUNS} fresh python3.13 interpreters per function, with and without bytecode")
+    figures = coldstart.measure(dynamo, COLD_RUNS)
+    figures["cold_start_run"] = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                                 "machine": report.machine(), "python": figures.pop("cold_start_python"),
+                                 "quick": QUICK, "alone": ONLY == "coldstart"}
+    return figures
+
+
+def cold_start_alone() -> None:
+    """``BENCH_ONLY=coldstart``: stage 1 again, every other figure as docs/performance.json has it."""
+    started = time.perf_counter()
+    figures = json.loads((env.ROOT / "docs" / "performance.json").read_text())
+    dynamo = env.Dynamo()
+    try:
+        figures.update(cold_start(dynamo))
+    finally:
+        dynamo.stop()
+    report.write(figures, header=False)
+    say(f"wrote §1 of docs/performance.md and docs/performance.json in {time.perf_counter() - started:.0f} s")
+
+
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
+    if ONLY == "coldstart":
+        return cold_start_alone()
+    if ONLY:
+        sys.exit(f"BENCH_ONLY={ONLY}: only BENCH_ONLY=coldstart is known")
     started = time.perf_counter()
     dynamo = env.Dynamo()
     figures: dict = {}
     try:
-        say(f"cold starts: {COLD_RUNS} fresh interpreters per function")
-        figures["cold_start"] = coldstart.measure(dynamo, COLD_RUNS)
-        figures["import_time"] = coldstart.import_time("get_race_leaderboard")
+        figures.update(cold_start(dynamo))
         dynamo.restart()
         with Ledger(env.client(), dynamo.lookup) as ledger:
             figures["tables"], figures["requests"] = {}, {}

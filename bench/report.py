@@ -13,7 +13,7 @@ from .env import ROOT
 LIMIT_WCU, LIMIT_RCU = 1000, 3000
 
 
-def _machine() -> str:
+def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as info:
@@ -32,11 +32,50 @@ def _pct(value: float, limit: float) -> str:
     return f"{value:,.0f} ({value / limit:.0%})"
 
 
-def write(f: dict) -> None:
-    f["generated"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    f["machine"] = _machine()
+def write(f: dict, header: bool = True) -> None:
+    """Both files; ``header=False`` keeps the run's date and machine (only stage 1 was measured again)."""
+    if header:
+        f["generated"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        f["machine"] = machine()
     (ROOT / "docs" / "performance.json").write_text(json.dumps(f, indent=1, default=str) + "\n")
     (ROOT / "docs" / "performance.md").write_text(markdown(f))
+
+
+# Issue 12's last figures (docs/cold-start.md has its table): the venv's Python 3.11.7, the shared layer
+# compiled from source in every run, Powertools from the venv's 3.11 bytecode, the same baseline.
+BEFORE_313 = "1.22–1.63× (2026-11-23, Python 3.11.7, no bytecode shipped)"
+
+
+def _cold_start_text(f: dict) -> str:
+    cold, run = f["cold_start"], f.get("cold_start_run", {})
+    when = (f"Measured {run['generated']} (`BENCH_ONLY=coldstart`, {run['machine']})"
+            + (" — **quick run: not figures to publish**" if run.get("quick") else "") + ". ") if run.get("alone") else ""
+    functions = [c for c in cold.values() if "no_bytecode" in c]
+    return (
+        when + "`cdk synth` builds every function's folder and both layers as for a deploy, compiled for python3.13 "
+        f"(docs/cold-start.md). A fresh **Python {run.get('python', '3.13')}** per run imports the function's handler "
+        "from its asset folder in `cdk.out`, with only the layers' `python/` folders and a stand-in for the runtime's "
+        "boto3 (compiled too) on its import path (`-I -S -B`: no site-packages, so neither awscrt nor pyOpenSSL, which "
+        "Lambda's runtime lacks; no bytecode written, as Lambda's folders are read-only), and serves its `events/` "
+        f"request against the embedded DynamoDB; median of {cold['boto3']['runs']} runs, in rounds that run the "
+        "baseline and every function in turn (`finish_race`, which closes the race the others read, in rounds of its "
+        "own, against those rounds' baseline). Interpreter start-up itself is not included. **× boto3** divides a "
+        "function's CPU time by the baseline's, **`boto3_request`**: the same interpreter with only the runtime's "
+        "packages, importing boto3, creating the DynamoDB client and making a first request of the kind most "
+        "functions make first (a Query of one race's partition), so botocore's first-call costs (the operation's "
+        "model, endpoint rules, signing, parsing) are on both sides; `boto3` is the client alone; `botocore_request` "
+        "is `boto3_request` with botocore's own client, as the functions make theirs (`alleycat.dynamo.client`: "
+        "boto3 itself is never imported). The standard library that Lambda's runtime has imported before it imports "
+        "a handler (json, logging, decimal, concurrent.futures, ...) is imported before the clock starts. CPU time leaves out "
+        "waiting for DynamoDB Local (its transactions take tens of ms, DynamoDB's a few); wall time is shown too. "
+        "**No bytecode** runs the same function from copies of its folders without `.pyc`, in the same rounds: what a "
+        "synth with `ALLEYCAT_ALLOW_NO_BYTECODE=1` ships, and every deploy shipped before, so every cold start "
+        "compiles what it imports"
+        + (f" ({min(c['no_bytecode']['vs_boto3'] for c in functions):.2f}–"
+           f"{max(c['no_bytecode']['vs_boto3'] for c in functions):.2f}× here, against "
+           f"{min(c['vs_boto3'] for c in functions):.2f}–{max(c['vs_boto3'] for c in functions):.2f}× with bytecode)"
+           if functions else "")
+        + f". Before, this stage timed the venv's interpreter importing the working tree: {BEFORE_313}.")
 
 
 def markdown(f: dict) -> str:
@@ -56,25 +95,19 @@ def markdown(f: dict) -> str:
         "the items before and after with DynamoDB's sizing rules (`alleycat/sizing.py`, `bench/ledger.py`). Raw figures: "
         "[performance.json](performance.json).",
         "## 1. Cold start per function",
-        f"A fresh interpreter per run imports the handler with the layer on `sys.path` (as in Lambda, no bytecode "
-        f"written) and serves its `events/` request against the embedded DynamoDB; median of {cold['boto3']['runs']} runs, "
-        "in rounds that run the baseline and every function in turn. Interpreter start-up itself is not included. "
-        "**× boto3** divides a function's CPU time by the baseline's, **`boto3_request`**: a fresh interpreter that "
-        "imports boto3, creates the DynamoDB client and makes a first request of the kind most functions make first "
-        "(a Query of one race's partition), so botocore's first-call costs (the operation's model, endpoint rules, "
-        "signing, parsing) are on both sides; `boto3` is the client alone. CPU time leaves out waiting for DynamoDB "
-        "Local (its transactions take tens of ms, DynamoDB's a few); wall time is shown too. As in Lambda's python3.13 "
-        "runtime, awscrt and pyOpenSSL are hidden (botocore would load them) and the collector runs at 3.13's "
-        "thresholds. Not modelled: the dependencies layer ships no bytecode (built for 3.13 on a 3.11 host), so in "
-        "Lambda Powertools compiles at every cold start (docs/cold-start.md).",
-        _table(["function", "import CPU ms", "first request CPU ms", "total CPU ms", "× boto3", "wall ms (min–max)",
-                "× boto3 wall", "status"],
+        _cold_start_text(f),
+        _table(["function", "import CPU ms", "first request CPU ms", "total CPU ms", "× boto3",
+                "no bytecode: CPU ms (× boto3)", "wall ms (min–max)", "× boto3 wall", "status"],
                [[name, f"{c['import_cpu_ms']:.0f}", f"{c['first_request_cpu_ms']:.0f}", f"{c['total_cpu_ms']:.0f}",
-                 f"{c['vs_boto3']:.2f}", f"{c['total_ms']:.0f} ({c['min_ms']:.0f}–{c['max_ms']:.0f})",
-                 f"{c['vs_boto3_wall']:.2f}", ", ".join(c["status"])]
+                 f"**{c['vs_boto3']:.2f}**" if "no_bytecode" in c else f"{c['vs_boto3']:.2f}",
+                 f"{c['no_bytecode']['total_cpu_ms']:.0f} ({c['no_bytecode']['vs_boto3']:.2f})" if "no_bytecode" in c else "",
+                 f"{c['total_ms']:.0f} ({c['min_ms']:.0f}–{c['max_ms']:.0f})", f"{c['vs_boto3_wall']:.2f}",
+                 ", ".join(c["status"])]
                 for name, c in cold.items()]),
-        "Where `get_race_leaderboard`'s import time goes (`python -X importtime`, cumulative, top entries then the "
-        "layer's own modules; boto3 comes with the first request, not the import):",
+        "Where `get_race_leaderboard`'s import time goes (`python3.13 -X importtime` of its handler from the "
+        "assembly, after the runtime's own imports; cumulative, top entries then the layer's own modules, medians of 5 "
+        "runs; botocore comes with the first request, not the import). These are wall times, so a busy machine inflates "
+        "them; the import CPU column above is the cold start's figure:",
         _table(["module", "depth", "cumulative ms", "self ms"],
                [[r["module"], r["depth"], f"{r['cumulative_ms']:.1f}", f"{r['self_ms']:.1f}"] for r in f["import_time"]]),
         "## 2. DynamoDB requests and capacity units per route",

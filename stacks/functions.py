@@ -19,7 +19,8 @@ from alleycat.tokens import KEY_VARIABLE
 from alleycat.schema import INVERTED_INDEX
 
 from . import FUNCTIONS_DIR, acknowledge, pascal
-from .layers import ASSET_EXCLUDES, layers
+from .bytecode import TASK_ROOT, compiled_code
+from .layers import layers
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
@@ -93,7 +94,7 @@ class Functions(Construct):
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler="app.handler",
-            code=lambda_.Code.from_asset(str(FUNCTIONS_DIR / name), exclude=ASSET_EXCLUDES),
+            code=compiled_code(FUNCTIONS_DIR / name, TASK_ROOT),
             memory_size=memory_size,
             timeout=timeout,
             tracing=lambda_.Tracing.ACTIVE,
