@@ -150,7 +150,7 @@ def _get_all(wanted: list[dict]) -> list[e.Entity]:
         return page(pages[0]) if pages else []
     from concurrent.futures import ThreadPoolExecutor  # deferred: a bike's read is one page
 
-    client()  # made before the threads share it (boto3's default session is not thread-safe)
+    client()  # made once, before the threads share it
     with ThreadPoolExecutor(max_workers=min(8, len(pages))) as pool:
         return [item for found in pool.map(page, pages) for item in found]
 
