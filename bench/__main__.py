@@ -10,7 +10,7 @@ import os
 import time
 import warnings
 
-from . import backtoback, coldstart, env, pricing, raceday, report, routes
+from . import backtoback, bikes, coldstart, env, pricing, raceday, report, routes
 from .ledger import Ledger
 from .progress import say
 
@@ -57,7 +57,9 @@ def main() -> None:
         dynamo.restart()
         with Ledger(env.client(), dynamo.lookup) as ledger:
             say(f"race day: {FULL_RACERS:,} racers for the first {FULL_SECONDS} s, then finished")
-            result = raceday.replay(dynamo, ledger, "bench-race", FULL_RACERS, FULL_SECONDS, finish=True)
+            say(f"race day: bikes post their own samples, {bikes.WORKERS} worker processes as execution environments")
+            result = raceday.replay(dynamo, ledger, "bench-race", FULL_RACERS, FULL_SECONDS, finish=True,
+                                    settings=bikes.deployed_settings())
             race = raceday.summarise(result, FULL_RACERS)
             race["long"] = raceday.summarise(long, LONG_RACERS)
             race["late_race_extra_wcu"] = raceday.growth(long, FULL_SECONDS)

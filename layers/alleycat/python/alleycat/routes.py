@@ -73,3 +73,15 @@ MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024}
 
 def memory_mb(function: str) -> int:
     return MEMORY_MB.get(function, DEFAULT_MEMORY_MB)
+
+
+# Lambda's advanced logging controls (stacks/functions.py) and Powertools' log sampling, read by the
+# stack and by the bench that measures what a request writes (docs/performance.md). A healthy
+# request writes its metrics line only; one in LOG_SAMPLE_RATE⁻¹ also writes its request line
+# (Powertools' sampling); a request that fails (4xx, 5xx, an uncaught error) writes everything it
+# buffered (Powertools' log buffer, flushed on an error). Lambda's own START/END/REPORT lines are
+# INFO system logs: WARN keeps its errors (timeouts, crashes) and drops them.
+LOG_FORMAT = "JSON"
+APPLICATION_LOG_LEVEL = "INFO"
+SYSTEM_LOG_LEVEL = "WARN"
+LOG_SAMPLE_RATE = 0.01
