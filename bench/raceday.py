@@ -15,7 +15,7 @@ from alleycat.routes import STREAM_BATCH_SIZE
 from alleycat.views import output
 from local.streams import StreamTail, passes_filter
 
-from . import bikes, env
+from . import bikes, env, pricing
 from .ledger import Ledger, index_writes, per_partition, write_units
 from .progress import say
 
@@ -173,7 +173,8 @@ def _pages(runner: bikes.Runner, race_id: str, racers: int, reads: int = 5) -> d
         event = env.event("get_race_leaderboard", {"raceId": race_id}, query={"limit": str(limit)})
         runs = runner.invoke_all("get_race_leaderboard", [event] * reads, "viewer-pages")
         body = runs[0]["body"].encode()
-        pages[limit] = {"bytes": len(body), "gzip_bytes": len(gzip.compress(body)), "runs": runs}
+        pages[limit] = {"bytes": len(body), "gzip_bytes": pricing.gzip_size(body), "brotli_bytes": pricing.brotli_size(body),
+                        "runs": runs}
     return pages
 
 
@@ -247,15 +248,19 @@ def summarise(result: dict, racers: int) -> dict:
         "index_wcu_per_join_by_partition": {_kind(k): v / racers for k, v in _merge_kinds(join_index).items()},
         "index_peak_partition_wcu_per_join": max(join_index.values()) / racers,
         "leaderboard_read_rcu": viewer.read_units, "leaderboard_read_bytes": viewer.read_bytes,
-        **({"bikes": _bikes(result["measured"], racers)} if result["measured"]["post"] else {}),
+        **({"bikes": _bikes(result["measured"], racers, result["race_id"])} if result["measured"]["post"] else {}),
     }
 
 
-def _bikes(measured: dict, racers: int) -> dict:
+def _bikes(measured: dict, racers: int, race_id: str) -> dict:
     """What the bikes' replay measured per invocation (``bench.bikes.figures``), by function."""
     posts, stream = measured["post"], measured["stream"]
     steady = [run for run in stream if isinstance(run["calls"][0].label if run["calls"] else None, int)]
+    everything = posts + measured["join"] + stream + [r for page in measured["viewer"].values() for r in page["runs"]]
     return {
+        "race_id": race_id, "example_racer": posts[0]["racer"],
+        "telemetry_response_bytes": sum(p["response_bytes"] for p in posts) / len(posts),
+        "custom_metrics": sorted({m for r in everything for m in r["metrics"]}),
         "workers": bikes.WORKERS, "requests": len(posts), "racers": len({p["racer"] for p in posts}),
         "seconds": len({c.label for p in posts for c in p["calls"]}),
         "post_telemetry": bikes.figures(posts),
@@ -265,7 +270,8 @@ def _bikes(measured: dict, racers: int) -> dict:
                              "board_wcu_per_invocation": sum(c.write_units for r in steady for c in r["calls"]
                                                              if c.writes and c.writes[0].partition.startswith("RACE#"))
                              / max(1, len(steady))},
-        "pages": {limit: {"bytes": page["bytes"], "gzip_bytes": page["gzip_bytes"], **bikes.figures(page["runs"])}
+        "pages": {str(limit): {"bytes": page["bytes"], "gzip_bytes": page["gzip_bytes"],
+                               "brotli_bytes": page["brotli_bytes"], **bikes.figures(page["runs"])}
                   for limit, page in measured["viewer"].items()},
     }
 

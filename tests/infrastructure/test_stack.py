@@ -260,7 +260,7 @@ def test_stage_is_the_default_one_deployed_logged_and_measured_per_route(resourc
     group = props["AccessLogSettings"]["DestinationArn"]["Fn::GetAtt"][0]
     assert resources[group]["Properties"]["RetentionInDays"] == 30
     fields = json.loads(props["AccessLogSettings"]["Format"])
-    assert {"requestId", "ip", "routeKey", "status", "sub"} <= set(fields)
+    assert {"requestId", "ip", "method", "path", "status", "sub"} <= set(fields)
     # And every route has its own settings, created after the routes they name
     assert set(props["RouteSettings"]) == {route.key for route in ROUTES}
     assert all(setting["DetailedMetricsEnabled"] for setting in props["RouteSettings"].values())

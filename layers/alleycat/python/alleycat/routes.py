@@ -85,3 +85,17 @@ LOG_FORMAT = "JSON"
 APPLICATION_LOG_LEVEL = "INFO"
 SYSTEM_LOG_LEVEL = "WARN"
 LOG_SAMPLE_RATE = 0.01
+
+# The HTTP API's access log: one JSON line per request (stacks/api.py), read by the bench too, which
+# prices its size (about 350 bytes a bike's post: docs/performance.md). What an operator needs of a
+# request API Gateway may have answered alone (401, 403, 429): who, what, when, how it ended, how
+# long; the path names the race (the route is the path's shape), the time is epoch milliseconds.
+# The caller's sub is the JWT authorizer's claim (empty on public routes).
+ACCESS_LOG_FIELDS = {
+    "requestId": "$context.requestId", "ip": "$context.identity.sourceIp", "time": "$context.requestTimeEpoch",
+    "method": "$context.httpMethod", "path": "$context.path", "status": "$context.status",
+    "responseLength": "$context.responseLength", "latency": "$context.responseLatency",
+    "integrationLatency": "$context.integrationLatency", "integrationError": "$context.integrationErrorMessage",
+    "authorizerError": "$context.authorizer.error", "sub": "$context.authorizer.claims.sub",
+    "userAgent": "$context.identity.userAgent",
+}
