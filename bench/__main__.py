@@ -14,7 +14,7 @@ import time
 import warnings
 from datetime import datetime, timezone
 
-from . import backtoback, coldstart, env, pricing, raceday, report, routes
+from . import backtoback, bikes, coldstart, env, pricing, raceday, report, routes
 from .ledger import Ledger
 from .progress import say
 
@@ -26,7 +26,8 @@ COLD_RUNS = 1 if QUICK else 9
 OVERHEAD_RUNS = 10 if QUICK else 30
 LEADERBOARD_RUNS = 20 if QUICK else 200
 RACERS = 1000
-FULL_RACERS, FULL_SECONDS = (50, 3) if QUICK else (RACERS, 30)        # every racer, the first seconds
+# every racer posting its own samples for the first seconds: 10,000 one-sample requests at full size
+FULL_RACERS, FULL_SECONDS = (50, 3) if QUICK else (RACERS, 10)
 LONG_RACERS, LONG_SECONDS = (10, 60) if QUICK else (100, raceday.DURATION)  # the whole race, fewer racers
 MODEL_SAMPLED_RACERS = 20 if QUICK else 100
 
@@ -87,7 +88,9 @@ def main() -> None:
         dynamo.restart()
         with Ledger(env.client(), dynamo.lookup) as ledger:
             say(f"race day: {FULL_RACERS:,} racers for the first {FULL_SECONDS} s, then finished")
-            result = raceday.replay(dynamo, ledger, "bench-race", FULL_RACERS, FULL_SECONDS, finish=True)
+            say(f"race day: bikes post their own samples, {bikes.WORKERS} worker processes as execution environments")
+            result = raceday.replay(dynamo, ledger, "bench-race", FULL_RACERS, FULL_SECONDS, finish=True,
+                                    settings=bikes.deployed_settings())
             race = raceday.summarise(result, FULL_RACERS)
             race["long"] = raceday.summarise(long, LONG_RACERS)
             race["late_race_extra_wcu"] = raceday.growth(long, FULL_SECONDS)
@@ -102,9 +105,21 @@ def main() -> None:
         say(f"model: {DURATION_TEXT} for {MODEL_SAMPLED_RACERS} sampled racers, chosen and naive designs")
         figures["model"] = raceday.model(RACERS, MODEL_SAMPLED_RACERS)
         figures["race_day"] = race
+        figures["interpreter_start"] = bikes.interpreter_start_cpu_ms()
+        if os.environ.get("BENCH_SAVE"):  # the measurements alone, to price and report again while developing
+            import pickle
+
+            with open(os.environ["BENCH_SAVE"], "wb") as saved:
+                pickle.dump(figures, saved)
         memory = {function: memory_mb(function) for function in env.functions()}
-        figures["cost"] = pricing.race_cost(race, figures["overhead"], memory, RACERS, raceday.DURATION)
+        figures["memory_mb"] = memory
+        figures["cost"] = pricing.race_cost(figures, memory)
+        figures["fixed_monthly"] = pricing.fixed_monthly(figures, env.functions())
+        figures["levers"] = pricing.levers(figures, memory, figures["cost"]["total"])
         figures["prices"] = pricing.PRICES
+        figures["assumed"] = {name: {"value": value, "why": why} for name, (value, why) in pricing.ASSUMED.items()}
+        for row in figures["cost"]["lines"]:
+            say(f"cost: {row['item']}: {row['quantity']:,.2f} {row['unit']} = ${row['usd']:.3f}")
     finally:
         dynamo.stop()
     figures["local_stack"] = backtoback.measure()

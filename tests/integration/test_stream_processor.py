@@ -363,3 +363,20 @@ def test_a_batch_of_late_seconds_keeps_the_racers_newest_chunk_on_the_board(serv
     # Then the board counts every second, the newest chunk's too
     sent = sum(map(len, posts))
     assert board(api, race_id) == {"a": (sent * 109.25, last, 1)}
+
+
+def test_accepted_samples_are_counted_from_the_batch_once():
+    # Given chunk records: a new chunk with two seconds, a chunk that gained one, a race record
+    import importlib.util
+
+    from local.handlers import ROOT
+
+    spec = importlib.util.spec_from_file_location("stream_processor_app", ROOT / "functions" / "stream_processor" / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    chunk = lambda *seconds: {"type": {"S": "Chunk"}, **{f"s{s}": {"L": []} for s in seconds}}  # noqa: E731
+    records = [{"dynamodb": {"NewImage": chunk(0, 1)}},
+               {"dynamodb": {"NewImage": chunk(30, 31, 32), "OldImage": chunk(30, 31)}},
+               {"dynamodb": {"NewImage": {"type": {"S": "Race"}, "s1": {"S": "x"}}}}]
+    # Then the seconds each chunk record added are the samples accepted
+    assert module.samples_accepted(records) == 3

@@ -1,12 +1,25 @@
 // The live race leaderboard: polled every second while the race is open.
+//
+// What it asks for is what a viewer sees: the top 100 (one answer every viewer shares at the
+// edge), the pages below only when asked ("Show 100 more"), and the signed-in racer's own row
+// when it is below them — refreshed every OWN_ROW_MS from the smallest page that holds it. Every
+// limit is a multiple of the page, so CloudFront keeps a few answers, not one per viewer.
 import { api } from "../api.js";
 import { errorBox, h, link, score, when } from "../dom.js";
 import { Leaderboard } from "../leaderboard.js";
+import { me } from "../me.js";
 import { poll } from "../poll.js";
 
 const POLL_MS = 1000;
+const OWN_ROW_MS = 5000;
+const MAX_ROWS = 1000; // the contract's largest limit
+// Rows a page: 100; a test may set fewer (localStorage "alleycat.pageRows") to page a small race.
+const pageRows = () => Math.min(MAX_ROWS, Number(localStorage.getItem("alleycat.pageRows")) || 100);
 
 export function racePage(raceId) {
+  const PAGE_ROWS = pageRows();
+  // The smallest page limit that holds `rank`, with room for a few places of movement.
+  const pageHolding = (rank) => Math.min(MAX_ROWS, Math.ceil((rank + Math.ceil(PAGE_ROWS / 4)) / PAGE_ROWS) * PAGE_ROWS);
   const racer = (item) => `#/racers/${encodeURIComponent(item.racerId)}/${encodeURIComponent(raceId)}`;
   const board = new Leaderboard([
     { title: "Racer", className: "name", value: (item) => item.name, href: racer },
@@ -16,21 +29,56 @@ export function racePage(raceId) {
   const status = h("span", { class: "status" });
   const summary = h("p", { class: "muted" });
   const back = h("span");
-  const element = h("section", {}, h("h1", {}, "Race ", h("small", {}, raceId), " ", status), summary, board.element);
+  let shown = PAGE_ROWS;
+  const more = h("button", { type: "button", class: "more", onclick: () => { shown = Math.min(MAX_ROWS, shown + PAGE_ROWS); refresh().catch(() => {}); } },
+    `Show ${PAGE_ROWS} more`);
+  const less = h("button", { type: "button", class: "less", onclick: () => { shown = PAGE_ROWS; refresh().catch(() => {}); } },
+    `Top ${PAGE_ROWS} only`);
+  const paging = h("div", { class: "board-more" }, more, less);
+  const element = h("section", {}, h("h1", {}, "Race ", h("small", {}, raceId), " ", status), summary, board.element, paging);
 
   let race = null;
+  let standings = null;
+  const own = { row: null, limit: null, at: 0, absent: false, racerId: null };
+
+  // The signed-in racer's row when the page does not show it: from the smallest page holding it, at
+  // most every OWN_ROW_MS; its rank not known yet (or lost), from the whole board once.
+  async function ownRow(mine, now) {
+    if (!mine || standings.items.some((item) => item.racerId === mine)) return null;
+    if (own.racerId !== mine) Object.assign(own, { row: null, limit: null, at: 0, absent: false, racerId: mine });
+    if (own.absent || now - own.at < OWN_ROW_MS) return own.row;
+    own.at = now;
+    own.limit = own.row ? pageHolding(own.row.rank) : MAX_ROWS;
+    const page = await api.raceLeaderboard(raceId, own.limit);
+    own.row = page.items.find((item) => item.racerId === mine) || null;
+    own.absent = !own.row && own.limit >= MAX_ROWS; // not in this race
+    return own.row;
+  }
+
+  function show(mine, row) {
+    const items = row && row.rank > standings.items.length ? [...standings.items, row] : standings.items;
+    board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
+    more.hidden = standings.items.length < shown || shown >= MAX_ROWS;
+    less.hidden = shown <= PAGE_ROWS;
+  }
+
+  async function refresh() {
+    race ||= await api.race(raceId);
+    standings = await api.raceLeaderboard(raceId, shown);
+    back.replaceChildren(link(`#/classes/${encodeURIComponent(standings.classId)}`, standings.classId));
+    status.textContent = standings.status === "open" ? "live" : standings.status;
+    status.className = `status ${standings.status}`;
+    const leader = standings.items[0];
+    summary.textContent = `${race.racerCount} racers · started ${when(race.startsAt)} · `
+      + `${race.durationSeconds} s` + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
+    const mine = me.get();
+    show(mine, await ownRow(mine, Date.now()));
+    return standings.status === "open";
+  }
+
   const stop = poll(POLL_MS, async () => {
     try {
-      race ||= await api.race(raceId);
-      const standings = await api.raceLeaderboard(raceId);
-      back.replaceChildren(link(`#/classes/${encodeURIComponent(standings.classId)}`, standings.classId));
-      status.textContent = standings.status === "open" ? "live" : standings.status;
-      status.className = `status ${standings.status}`;
-      const leader = standings.items[0];
-      summary.textContent = `${standings.items.length} racers · started ${when(race.startsAt)} · `
-        + `${race.durationSeconds} s` + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
-      board.update(standings.items);
-      return standings.status === "open";
+      return await refresh();
     } catch (error) {
       element.replaceChildren(errorBox(error));
       return false;
