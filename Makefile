@@ -1,5 +1,4 @@
 SHELL := /bin/bash
-export PYTHONDONTWRITEBYTECODE := 1
 
 # The Node of the CDK CLI (npx cdk), jsii (under cdk synth and pytest) and the frontend build, for
 # every recipe below and all they start: tools/node-path decides. The machine's own where jsii
@@ -9,8 +8,12 @@ export PATH := $(or $(shell tools/node-path --path 2>/dev/null),$(PATH))
 
 VENV := .venv
 PY := $(VENV)/bin/python
+# The venv's interpreter: Lambda's python3.13 where this machine has one, found as synth finds it
+# (stacks/python313.py: $ALLEYCAT_PYTHON313, python3.13 on PATH, pyenv's 3.13), else python3 (3.11+).
+PYTHON := $(shell python3 stacks/python313.py 2>/dev/null || echo python3)
+PYTHON_VERSION := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 PORT ?= 3000
-STAMP_PY := $(VENV)/.installed
+STAMP_PY := $(VENV)/.installed-$(PYTHON_VERSION)
 STAMP_NPM := node_modules/.installed
 FRONTEND := frontend/dist/index.html
 
@@ -25,7 +28,9 @@ help:
 	@echo "make demo    - local stack + simulated racers + frontend on http://127.0.0.1:$(PORT) (RACERS=, SPEED=)"
 
 $(STAMP_PY): requirements.txt requirements-dev.txt
-	python3 -m venv $(VENV)
+	@if [ -x $(PY) ] && [ "$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYTHON_VERSION)" ]; then \
+		echo "$(VENV) is not on Python $(PYTHON_VERSION): building it again"; rm -rf $(VENV); fi
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
@@ -83,4 +88,4 @@ bench: $(STAMP_PY) $(STAMP_NPM) java  # figures in docs/performance.md and .json
 	$(PY) -m bench
 
 bench-push: $(STAMP_PY) $(STAMP_NPM) java  # the push stage alone (about 4 minutes): 100 bikes, 100 viewers
-	$(PY) -m bench.push
+	BENCH_ONLY=push $(PY) -m bench

@@ -8,12 +8,12 @@ their own (``simulator.audience``). Freshness is the time from the telemetry ans
 sample to the viewer's board showing it, for every sample and every viewer. The machine's load is
 recorded beside the figures (it shares its 2 cores with other work).
 
-**Priced** (``price``): a 1,000-racer, 300-second race watched by 1,000 viewers, at the measured
-messages per second and bytes per message, beside the same viewers polling through CloudFront.
+**Priced** (``priced``): the race's bill (``bench.pricing``: 1,000 racers, 300 s, 1,000 viewers) with
+the measured messages per second and bytes per message, beside the same race polled through CloudFront.
 
-``python -m bench.push`` (``make bench-push``) measures and prices alone and puts the figures under
-``push`` in docs/performance.json and docs/performance.md, leaving the other stages' figures as
-they are; ``make bench`` runs it as one of its stages.
+``BENCH_ONLY=push make bench`` (``make bench-push``) measures push alone and prices the race again,
+leaving the other stages' measurements in docs/performance.json as they are; ``make bench`` runs it
+as one of its stages.
 """
 
 from __future__ import annotations
@@ -42,17 +42,6 @@ PRICED_VIEWERS, PRICED_SECONDS = 1000, 300  # the race-day scenario (bench/prici
 CONNECTED_BEFORE_START_SECONDS = 60  # assumed: viewers open the page a minute before the start
 PUBLISH_MS = 15  # assumed Lambda time per publish in AWS (one Query + one HTTPS POST, in parallel per race)
 STREAM_MEMORY_MB = 1024
-
-PRICES = {
-    "as_of": "us-east-1 list prices as found 2026-11-25: $1 per million Event API operations (AWS's price list for "
-             "AppSync), $0.08 per million connection-minutes (the AppSync pricing page's real-time rate, assumed the same "
-             "for Event APIs); free tier ignored — check aws.amazon.com/appsync/pricing before quoting",
-    "event_api_operation_per_million": 1.00,  # publishes in, deliveries out, connects, subscribes, keep-alives
-    "connection_minute_per_million": 0.08,
-    "metered_kb": 5,  # assumed: each message metered in 5 KB steps, as the page says of real-time updates
-    "data_transfer_out_per_gb": 0.09,  # AppSync data out is billed at the EC2 rate (first 10 TB)
-    "keep_alive_seconds": 60,  # AppSync's ka interval: counted as operations (an upper bound)
-}
 
 
 def free_port() -> int:
@@ -148,79 +137,40 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
     }
 
 
-def price(push: dict, race: dict, prices: dict, viewers: int = PRICED_VIEWERS, seconds: int = PRICED_SECONDS) -> dict:
-    """The viewers' side of one race, pushed and polled. ``race``: the race-day stage's figures (the
-    board's read units and gzip sizes); ``prices``: bench/pricing.py's (CloudFront, Lambda, DynamoDB)."""
-    envelope = len(json.dumps({"type": "data", "id": "00000000-0000-0000-0000-000000000000", "event": ""}))
-    message_bytes = push["bytes_per_message"]
-    metered = max(1, math.ceil(message_bytes / (PRICES["metered_kb"] * 1024)))
-    publishes = push["messages_per_second"] * seconds
-    deliveries = publishes * viewers
-    connected_minutes = viewers * (seconds + CONNECTED_BEFORE_START_SECONDS) / 60
-    keep_alives = viewers * (seconds + CONNECTED_BEFORE_START_SECONDS) / PRICES["keep_alive_seconds"]
-    operations = (publishes + deliveries) * metered + 2 * viewers + keep_alives  # + connect and subscribe
-    first_reads = 2 * viewers  # the first paint, and the read again on subscribing
-    board_gzip = race["leaderboard_gzip_bytes"]
-    push_dollars = {
-        "event_api_operations": operations / 1e6 * PRICES["event_api_operation_per_million"],
-        "connection_minutes": connected_minutes / 1e6 * PRICES["connection_minute_per_million"],
-        "data_transfer": deliveries * (message_bytes + envelope) / 1e9 * PRICES["data_transfer_out_per_gb"],
-        "first_reads": first_reads / 1e6 * prices["cloudfront_https_request_per_million"]
-        + first_reads * board_gzip / 1e9 * prices["cloudfront_transfer_out_per_gb"],
-        # the publisher: a strongly consistent read of the board (twice the eventually consistent
-        # units) and the Lambda time of each publish
-        "publisher": publishes * 2 * race["leaderboard_read_rcu"] / 1e6 * prices["dynamodb_read_request_unit_per_million"]
-        + publishes * STREAM_MEMORY_MB / 1024 * PUBLISH_MS / 1000 * prices["lambda_arm64_gb_second"],
-    }
-    polls = viewers * seconds
-    origin = seconds  # Origin Shield: one origin request a second per cached answer
-    origin_dollars = origin / 1e6 * (prices["cloudfront_origin_shield_request_per_million"]
-                                     + prices["http_api_request_per_million"] + prices["lambda_request_per_million"])
+def priced(figures: dict) -> dict:
+    """The race's bill with boards pushed (``pricing.race_cost``'s push lever, from the measured messages)
+    beside the bill as polled (``figures["cost"]``), and the lines where they differ."""
+    from .pricing import race_cost
 
-    def polling(board_bytes: float) -> dict:
-        return {"cloudfront_requests": polls / 1e6 * prices["cloudfront_https_request_per_million"],
-                "cloudfront_transfer": polls * board_bytes / 1e9 * prices["cloudfront_transfer_out_per_gb"],
-                "origin": origin_dollars}
+    pushed, polled = race_cost(figures, figures["memory_mb"], {"push": True}), figures["cost"]
+    def by_kind(lines: list[dict]) -> dict:  # "CloudFront requests (viewers' polls)" -> "CloudFront requests"
+        kinds: dict = {}
+        for line in lines:
+            kinds[line["item"].split(" (")[0]] = kinds.get(line["item"].split(" (")[0], 0.0) + line["usd"]
+        return kinds
 
-    polling_dollars = polling(board_gzip)
-    top100 = race.get("leaderboard_top100_gzip_bytes")
-    return {
-        "viewers": viewers, "race_seconds": seconds, "publishes": publishes, "deliveries": deliveries,
-        "operations": operations, "metered_operations_per_message": metered, "connection_minutes": connected_minutes,
-        "push_dollars": push_dollars, "push_total": sum(push_dollars.values()),
-        "polls": polls, "polling_dollars": polling_dollars, "polling_total": sum(polling_dollars.values()),
-        "polling_top100_total": sum(polling(top100).values()) if top100 else None,
-        "board_gzip_bytes": board_gzip, "board_top100_gzip_bytes": top100,
-        # a 1,000-racer board's message fills the budget: data out if every message were that size
-        "data_transfer_at_budget": deliveries * (MAX_MESSAGE_BYTES + envelope) / 1e9 * PRICES["data_transfer_out_per_gb"],
-    }
+    before, after = by_kind(polled["lines"]), by_kind(pushed["lines"])
+    differ = [{"item": item, "polled": before.get(item, 0.0), "pushed": after.get(item, 0.0)}
+              for item in [*before, *(i for i in after if i not in before)]
+              if abs(before.get(item, 0.0) - after.get(item, 0.0)) >= 0.0005]
+    return {"dollars_per_race": pushed["total"], "polling_dollars_per_race": polled["total"], "differ": differ,
+            "pushed_lines": pushed["lines"]}
 
 
-def with_price(push: dict, race: dict, prices: dict) -> dict:
-    cost = price(push, race, prices)
-    return {**push, "cost": cost, "prices": PRICES, "dollars_per_race": cost["push_total"],
-            "polling_dollars_per_race": cost["polling_total"]}
-
-
-def stage(race: dict, prices: dict) -> dict:
-    """``make bench``'s push stage: measured, then priced beside polling."""
+def stage() -> dict:
+    """``make bench``'s push stage, measured (``priced`` prices it once the race's bill is known)."""
     say(f"push: {RACERS} bikes and {VIEWERS} subscribed viewers (+{POLLERS} polling) on `make local` for {SECONDS} s")
-    measured = measure()
-    figures = with_price(measured, race, prices)
+    figures = measure()
     say(f"push: shown after p50 {figures['freshness_p50_s']:.2f} s, p95 {figures['freshness_p95_s']:.2f} s "
         f"(polling every second: p95 {figures['polling_p95_s']:.2f} s); {figures['messages_per_second']:.2f} "
-        f"messages/s of {figures['bytes_per_message']:,.0f} bytes; 1,000 viewers: ${figures['dollars_per_race']:.3f} "
-        f"a race pushed, ${figures['polling_dollars_per_race']:.3f} polled; load {figures['load_average']['during_mean']:.1f}")
+        f"messages/s of {figures['bytes_per_message']:,.0f} bytes; load {figures['load_average']['during_mean']:.1f}")
     return figures
 
 
 def markdown(f: dict) -> list[str]:
     """docs/performance.md's section on push (from the figures under ``push``)."""
     p = f["push"]
-    cost, load = p["cost"], p["load_average"]
-    dollars, polling = cost["push_dollars"], cost["polling_dollars"]
-    top100 = (f"; ${cost['polling_top100_total']:.3f} were the frontend to read the top 100 rows "
-              f"({cost['board_top100_gzip_bytes'] / 1024:.1f} KB)") if cost.get("polling_top100_total") else ""
+    load, shards = p["load_average"], f["assumed"]["stream_shards"]["value"]
     return [
         "## 7. Live boards pushed (AppSync Events)",
         ("**Quick run (BENCH_QUICK=1): not figures to publish.** " if p.get("quick") else "") + f"Measured {p['measured']} on `make local` ({p['machine']}; 1-minute load average {load['before']:.1f} before, "
@@ -250,56 +200,21 @@ def markdown(f: dict) -> list[str]:
         f"{p['bytes_per_message_max']:,.0f}; {p['rows_per_message']:.0f} rows): the top 10 rows and the racers whose "
         "standing changed, at most 4 KB (`alleycat.push.MAX_MESSAGE_BYTES`), so a 1,000-racer board's message also stays "
         f"one metered operation. Samples never shown to a viewer by the end: {p['never_shown']:,}.",
-        f"**Priced** for {cost['viewers']:,} viewers of a {cost['race_seconds']}-second race at those rates "
-        f"({p['prices']['as_of']}: ${p['prices']['event_api_operation_per_million']:.2f} per million Event API "
-        f"operations, ${p['prices']['connection_minute_per_million']:.2f} per million connection-minutes, data out "
-        f"${p['prices']['data_transfer_out_per_gb']:.2f}/GB; metered in {p['prices']['metered_kb']} KB steps, assumed; "
-        "keep-alives and connects counted as operations, an upper bound; viewers connected a minute before the start, "
-        f"assumed; {PUBLISH_MS} ms of Lambda per publish, assumed), beside the same viewers polling every second "
-        "through CloudFront (section 5's prices):",
-        _table(["viewers' side of one race", "quantity", "US$"],
-               [["pushed: Event API operations", f"{cost['operations']:,.0f} ({cost['publishes']:,.0f} publishes, "
-                 f"{cost['deliveries']:,.0f} deliveries)", f"{dollars['event_api_operations']:.3f}"],
-                ["pushed: connection-minutes", f"{cost['connection_minutes']:,.0f}", f"{dollars['connection_minutes']:.4f}"],
-                ["pushed: data out", f"{cost['deliveries'] * p['bytes_per_message'] / 1e9:.2f} GB",
-                 f"{dollars['data_transfer']:.3f}"],
-                ["pushed: first paint and re-read (2 board reads per viewer)", f"{2 * cost['viewers']:,}",
-                 f"{dollars['first_reads']:.4f}"],
-                ["pushed: the publisher (a consistent board read and Lambda time per publish)", f"{cost['publishes']:,.0f}",
-                 f"{dollars['publisher']:.4f}"],
-                ["**pushed, total**", "", f"**{cost['push_total']:.3f}**"],
-                ["polled: CloudFront requests", f"{cost['polls']:,}", f"{polling['cloudfront_requests']:.3f}"],
-                ["polled: CloudFront data out (the board as the frontend asks it, gzip)",
-                 f"{cost['polls'] * cost['board_gzip_bytes'] / 1e9:.2f} GB", f"{polling['cloudfront_transfer']:.3f}"],
-                ["polled: origin (Origin Shield, HTTP API, Lambda; one a second)", f"{cost['race_seconds']}",
-                 f"{polling['origin']:.4f}"],
-                ["**polled, total**", "", f"**{cost['polling_total']:.3f}**"]]),
-        f"Pushed, the viewers' side of a race costs **${cost['push_total']:.3f}**; polled every second, "
-        f"**${cost['polling_total']:.3f}**{top100}. A 1,000-racer board fills each message's "
-        f"{MAX_MESSAGE_BYTES:,} bytes: the pushed data out would then cost ${cost['data_transfer_at_budget']:.3f} "
-        "instead, still one metered operation a delivery. Besides dollars, pushed viewers no longer reach CloudFront "
-        "or the API every second (two board reads each: the first paint and the read on subscribing), and they see "
-        "a sample sooner by the figures above.",
+        f"**Priced** in the race's bill (section 5, `bench/pricing.py`: 1,000 racers, a 300-second race, 1,000 "
+        f"viewers), from those messages: each of the S = {shards} stream shards' invocations publishes its own "
+        "message for the race, and AppSync delivers each to every viewer; every assumption is labelled in "
+        "docs/performance.json (`cost` of the push lever: `push.pushed_lines`). The lines that change:",
+        _table(["line of the race's bill", "polled every second, US$", "pushed, US$"],
+               [[d["item"], f"{d['polled']:.3f}", f"{d['pushed']:.3f}"] for d in p["differ"]]
+               + [["**the race**", f"**{p['polling_dollars_per_race']:.2f}**", f"**{p['dollars_per_race']:.2f}**"]]),
+        f"Pushed, a race costs **${p['dollars_per_race']:.2f}**; polled every second, **${p['polling_dollars_per_race']:.2f}**"
+        + "".join(f" ({l['lever'][0].lower() + l['lever'][1:]}: ${l['total']:.2f}, section 5's levers)"
+                  for l in f.get("levers", []) if "coalesced" in l["lever"]) + ". "
+        "Besides dollars, pushed viewers no longer reach CloudFront or the API every second (two board reads each: "
+        "the first paint and the read on subscribing), and they see a sample sooner by the figures above.",
     ]
 
 
 def _table(header: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
     return "\n".join(lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows])
-
-
-def main() -> None:
-    """Measures and prices push alone; the other stages' figures in docs/performance.json stay."""
-    from . import report
-
-    path = ROOT / "docs" / "performance.json"
-    figures = json.loads(path.read_text())
-    from .pricing import PRICES as BENCH_PRICES
-
-    figures["push"] = stage(figures["race_day"], figures.get("prices") or BENCH_PRICES)
-    report.write(figures, stamp=False)
-    say("wrote the push figures to docs/performance.md and docs/performance.json")
-
-
-if __name__ == "__main__":
-    main()

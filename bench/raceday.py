@@ -15,7 +15,7 @@ from alleycat.routes import STREAM_BATCH_SIZE
 from alleycat.views import output
 from local.streams import StreamTail, passes_filter
 
-from . import env
+from . import bikes, env, pricing
 from .ledger import Ledger, index_writes, per_partition, write_units
 from .progress import say
 
@@ -34,13 +34,24 @@ def racer_id(n: int) -> str:
     return str(uuid.UUID(int=random.Random(n).getrandbits(128), version=4))
 
 
-def deliver(stream: StreamTail) -> int:
+def deliver(stream: StreamTail, runner: bikes.Runner | None = None, ledger: Ledger | None = None,
+            label=None, runs: list | None = None) -> int:
     """Everything new on the stream that passes the mapping's filter, to the real stream handler, in
-    batches of the mapping's size (as the 1-second batching window would gather them)."""
+    batches of the mapping's size (as the 1-second batching window would gather them). With a
+    ``runner`` each invocation is measured in its worker; its requests join ``ledger``, its figures ``runs``."""
     records = [r for r in stream.read() if passes_filter(r)]
     for start in range(0, len(records), STREAM_BATCH_SIZE):
-        response = env.invoke("stream_processor", {"Records": records[start:start + STREAM_BATCH_SIZE]})
-        assert not response["batchItemFailures"], response
+        event = {"Records": records[start:start + STREAM_BATCH_SIZE]}
+        if runner is None:
+            response = env.invoke("stream_processor", event)
+            assert not response["batchItemFailures"], response
+            continue
+        run = runner.invoke("stream_processor", event, label)
+        assert run["status"] is None and not run["failures"], run
+        ledger.calls.extend(run["calls"])
+        run["records"] = len(event["Records"])
+        if runs is not None:
+            runs.append(run)
     return -(-len(records) // STREAM_BATCH_SIZE)
 
 
@@ -53,10 +64,16 @@ def _ok(function: str, path: dict | None = None, body=..., query=...) -> dict:
     return json.loads(response["body"])
 
 
-def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds: int, finish: bool) -> dict:
+def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds: int, finish: bool,
+           settings: dict | None = None) -> dict:
     """A race through the real handlers on a fresh table: racers registered, every one joined,
-    ``seconds`` of telemetry (one request a second carrying every racer, as the simulator sends it)
-    with the stream delivered after each, a viewer's leaderboard read, then optionally the finish."""
+    ``seconds`` of telemetry with the stream delivered after each, viewers' leaderboard reads, then
+    optionally the finish.
+
+    Without ``settings`` telemetry is one request a second carrying every racer (the simulator's
+    batches). With them (the deployed functions' environment) the race runs as bikes post it
+    (``bench.bikes``): every racer joins itself and posts its own one-sample request each second,
+    all at once, each invocation measured in a worker process, the stream's too."""
     dynamo.create(table)
     dynamo.use(table)
     ledger.label = "setup"
@@ -66,56 +83,99 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
     race = _ok("create_race", {"classId": CLASS_ID}, body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": DURATION})
     race_id = race["raceId"]
     stream = StreamTail.of_table(dynamo.server, table)
-    ledger.label = "join"
-    started = time.perf_counter()
-    for n in range(racers):
-        _ok("join_race", {"raceId": race_id, "racerId": racer_id(n)})
-    join_seconds = time.perf_counter() - started
-    deliver(stream)
-    say(f"race day: {racers:,} racers joined through join_race in {join_seconds:.1f} s")
-
-    per_second, invocations, stream_requests, telemetry_rcu, stream_rcu = [], [], [], [], []
-    for second in range(seconds):
-        first = len(ledger.calls)
-        tick = time.perf_counter()
-        ledger.label = second
-        samples = [{"racerId": racer_id(n), "second": second, "cadence": float(c), "resistance": r}
-                   for n in range(racers) for c, r in [sample(n, second)]]
-        for start in range(0, racers, 1000):
-            body = _ok("post_telemetry", {"raceId": race_id}, body={"samples": samples[start:start + 1000]})
-            assert body["accepted"] == len(samples[start:start + 1000]), body
-        before = len(ledger.calls)
-        invocations.append(deliver(stream))
-        stream_requests.append(len(ledger.calls) - before)
-        telemetry_rcu.append(sum(c.read_units for c in ledger.calls[first:before]))
-        stream_rcu.append(sum(c.read_units for c in ledger.calls[before:]))
-        per_second.append(time.perf_counter() - tick)
-        if second % 10 == 9 or second == seconds - 1:
-            say(f"race day: {racers:,} racers, second {second + 1}/{seconds}, "
-                f"{sum(per_second[-10:]) / len(per_second[-10:]):.2f} s of wall time per simulated second")
-    ledger.label = "viewer"
-    viewed = env.invoke("get_race_leaderboard", env.event("get_race_leaderboard", {"raceId": race_id}, query={"limit": "1000"}))
-    board = json.loads(viewed["body"])
-    assert len(board["items"]) == racers
-    body = viewed["body"].encode()
-    top = json.loads(viewed["body"])
-    top["items"] = top["items"][:100]
-    top_gzip = len(gzip.compress(json.dumps(top, separators=(",", ":")).encode()))
-    finish_seconds = None
-    if finish:
-        ledger.label = "finish"
+    runner = bikes.Runner(dynamo.server.url, table, settings) if settings is not None else None
+    measured: dict = {"join": [], "post": [], "stream": [], "viewer": {}}
+    try:
+        ledger.label = "join"
         started = time.perf_counter()
-        _ok("finish_race", {"raceId": race_id})
-        while deliver(stream):
-            pass
-        finish_seconds = time.perf_counter() - started
-        say(f"race day: {racers:,} racers finished and settled in {finish_seconds:.1f} s")
+        if runner is None:
+            for n in range(racers):
+                _ok("join_race", {"raceId": race_id, "racerId": racer_id(n)})
+        else:
+            joins = [env.event("join_race", {"raceId": race_id, "racerId": racer_id(n)}, claims={"sub": racer_id(n)})
+                     for n in range(racers)]
+            measured["join"] = runner.invoke_all("join_race", joins, "join")
+            assert all(j["status"] == 200 for j in measured["join"]), measured["join"][0]
+            for j in measured["join"]:
+                ledger.calls.extend(j["calls"])
+        join_seconds = time.perf_counter() - started
+        deliver(stream, runner, ledger, "join")
+        say(f"race day: {racers:,} racers joined through join_race in {join_seconds:.1f} s")
+
+        per_second, invocations, stream_requests, telemetry_rcu, stream_rcu = [], [], [], [], []
+        for second in range(seconds):
+            first = len(ledger.calls)
+            tick = time.perf_counter()
+            ledger.label = second
+            samples = [(racer_id(n), second, float(c), r) for n in range(racers) for c, r in [sample(n, second)]]
+            if runner is None:
+                batch = [{"racerId": rid, "second": sec, "cadence": c, "resistance": r} for rid, sec, c, r in samples]
+                for start in range(0, racers, 1000):
+                    body = _ok("post_telemetry", {"raceId": race_id}, body={"samples": batch[start:start + 1000]})
+                    assert body["accepted"] == len(batch[start:start + 1000]), body
+            else:
+                posts = runner.posts(race_id, samples, second)
+                assert all(p["status"] == 200 for p in posts), next(p for p in posts if p["status"] != 200)
+                for p in posts:
+                    ledger.calls.extend(p["calls"])
+                measured["post"] += posts
+            before = len(ledger.calls)
+            invocations.append(deliver(stream, runner, ledger, second, measured["stream"]))
+            stream_requests.append(len(ledger.calls) - before)
+            telemetry_rcu.append(sum(c.read_units for c in ledger.calls[first:before]))
+            stream_rcu.append(sum(c.read_units for c in ledger.calls[before:]))
+            per_second.append(time.perf_counter() - tick)
+            if second % 10 == 9 or second == seconds - 1:
+                say(f"race day: {racers:,} racers, second {second + 1}/{seconds}, "
+                    f"{sum(per_second[-10:]) / len(per_second[-10:]):.2f} s of wall time per simulated second")
+        ledger.label = "viewer"
+        board_event = env.event("get_race_leaderboard", {"raceId": race_id}, query={"limit": str(racers)})
+        viewed = env.invoke("get_race_leaderboard", board_event) if runner is None else \
+            runner.invoke("get_race_leaderboard", board_event, "viewer")
+        board = json.loads(viewed["body"])
+        assert len(board["items"]) == racers
+        if runner is not None:
+            ledger.calls.extend(viewed["calls"])
+            measured["viewer"] = _pages(runner, race_id, racers)
+        body = viewed["body"].encode()
+        top = json.loads(viewed["body"])
+        top["items"] = top["items"][:100]
+        top_gzip = len(gzip.compress(json.dumps(top, separators=(",", ":")).encode()))
+        finish_seconds = None
+        if finish:
+            ledger.label = "finish"
+            started = time.perf_counter()
+            _ok("finish_race", {"raceId": race_id})
+            while deliver(stream, runner, ledger, "finish"):
+                pass
+            finish_seconds = time.perf_counter() - started
+            say(f"race day: {racers:,} racers finished and settled in {finish_seconds:.1f} s")
+    finally:
+        if runner is not None:
+            runner.stop()
     return {"race_id": race_id, "racers": racers, "seconds": seconds, "wall_per_second": per_second,
             "stream_invocations": invocations, "stream_requests": stream_requests,
             "telemetry_rcu": telemetry_rcu, "stream_rcu": stream_rcu,
             "leaderboard_bytes": len(body), "leaderboard_gzip_bytes": len(gzip.compress(body)),
             "leaderboard_top100_gzip_bytes": top_gzip, "join_seconds": join_seconds, "finish_seconds": finish_seconds,
-            "calls": ledger.take()}
+            "measured": measured, "calls": ledger.take()}
+
+
+PAGE_ROWS = 100  # the frontend's page: the top 100, and pages below in steps of 100 (frontend/src/pages/race.js)
+
+
+def _pages(runner: bikes.Runner, race_id: str, racers: int, reads: int = 5) -> dict:
+    """The live board as the frontend asks it — ``limit`` = 100, 200, … — each read ``reads`` times through
+    the real handler: the answer's bytes (gzip, as CloudFront sends it), and the read measured."""
+    pages = {}
+    for limit in range(PAGE_ROWS, racers + PAGE_ROWS, PAGE_ROWS):
+        limit = min(limit, racers)
+        event = env.event("get_race_leaderboard", {"raceId": race_id}, query={"limit": str(limit)})
+        runs = runner.invoke_all("get_race_leaderboard", [event] * reads, "viewer-pages")
+        body = runs[0]["body"].encode()
+        pages[limit] = {"bytes": len(body), "gzip_bytes": pricing.gzip_size(body), "brotli_bytes": pricing.brotli_size(body),
+                        "runs": runs}
+    return pages
 
 
 def growth(result: dict, first: int) -> float:
@@ -188,6 +248,31 @@ def summarise(result: dict, racers: int) -> dict:
         "index_wcu_per_join_by_partition": {_kind(k): v / racers for k, v in _merge_kinds(join_index).items()},
         "index_peak_partition_wcu_per_join": max(join_index.values()) / racers,
         "leaderboard_read_rcu": viewer.read_units, "leaderboard_read_bytes": viewer.read_bytes,
+        **({"bikes": _bikes(result["measured"], racers, result["race_id"])} if result["measured"]["post"] else {}),
+    }
+
+
+def _bikes(measured: dict, racers: int, race_id: str) -> dict:
+    """What the bikes' replay measured per invocation (``bench.bikes.figures``), by function."""
+    posts, stream = measured["post"], measured["stream"]
+    steady = [run for run in stream if isinstance(run["calls"][0].label if run["calls"] else None, int)]
+    everything = posts + measured["join"] + stream + [r for page in measured["viewer"].values() for r in page["runs"]]
+    return {
+        "race_id": race_id, "example_racer": posts[0]["racer"],
+        "telemetry_response_bytes": sum(p["response_bytes"] for p in posts) / len(posts),
+        "custom_metrics": sorted({m for r in everything for m in r["metrics"]}),
+        "workers": bikes.WORKERS, "requests": len(posts), "racers": len({p["racer"] for p in posts}),
+        "seconds": len({c.label for p in posts for c in p["calls"]}),
+        "post_telemetry": bikes.figures(posts),
+        "join_race": bikes.figures(measured["join"]),
+        "stream_processor": {**bikes.figures(steady),
+                             "records_per_invocation": sum(r["records"] for r in steady) / max(1, len(steady)),
+                             "board_wcu_per_invocation": sum(c.write_units for r in steady for c in r["calls"]
+                                                             if c.writes and c.writes[0].partition.startswith("RACE#"))
+                             / max(1, len(steady))},
+        "pages": {str(limit): {"bytes": page["bytes"], "gzip_bytes": page["gzip_bytes"],
+                               "brotli_bytes": page["brotli_bytes"], **bikes.figures(page["runs"])}
+                  for limit, page in measured["viewer"].items()},
     }
 
 

@@ -54,4 +54,7 @@ class LambdaContext:
 
 
 def invoke(function: str, event: dict) -> dict:
+    # Lambda sets the invocation's trace header in the environment, sampled or not (Powertools'
+    # log buffer is kept per trace id).
+    os.environ["_X_AMZN_TRACE_ID"] = f"Root=1-{secrets.token_hex(4)}-{secrets.token_hex(12)};Parent={secrets.token_hex(8)};Sampled=0"
     return handler(function)(event, LambdaContext(function))

@@ -100,14 +100,22 @@ class WireRecords:
         request = AWSRequest("POST", self.url + "/", data=body, headers={
             "X-Amz-Target": self.TARGET, "Content-Type": "application/x-amz-json-1.0"})
         self._signer.add_auth(request)
-        connection = self._connection()
-        try:
-            connection.request("POST", "/", body=body, headers=dict(request.headers.items()))
-            response = connection.getresponse()
-            payload = json.loads(response.read())
-        except (OSError, http.client.HTTPException):
-            self._local.connection = None
-            raise
+        for attempt in (1, 2):
+            connection = self._connection()
+            try:
+                connection.request("POST", "/", body=body, headers=dict(request.headers.items()))
+                response = connection.getresponse()
+                payload = json.loads(response.read())
+                break
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                # A kept-alive connection the engine closed while idle: once more on a new one (a
+                # read: the same iterator gives the same records).
+                self._local.connection = None
+                if attempt == 2:
+                    raise
+            except (OSError, http.client.HTTPException):
+                self._local.connection = None
+                raise
         if response.status != 200:
             from botocore.exceptions import ClientError
 

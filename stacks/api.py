@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from aws_cdk import Duration, RemovalPolicy, Stack
@@ -10,11 +11,12 @@ from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_xray as xray
 from aws_cdk.aws_apigatewayv2_authorizers import HttpUserPoolAuthorizer
 from aws_cdk.aws_apigatewayv2_integrations import HttpLambdaIntegration
 from constructs import Construct
 
-from alleycat.routes import ROUTES, Route
+from alleycat.routes import ACCESS_LOG_FIELDS, ROUTES, Route
 
 from . import acknowledge, pascal
 
@@ -46,15 +48,14 @@ THROTTLES: dict[str, Throttle] = {
     **{route.function: Throttle(EDGE_MISSES, EDGE_MISSES * 2) for route in ROUTES if not route.protected},
 }
 PUBLIC_READ = "Public read route: race data, leaderboards and results are public per the API contract."
-# One JSON line per request; the caller's sub is the JWT authorizer's claim (empty on public routes).
-ACCESS_LOG_FORMAT = json.dumps({
-    "requestId": "$context.requestId", "ip": "$context.identity.sourceIp", "time": "$context.requestTime",
-    "method": "$context.httpMethod", "routeKey": "$context.routeKey", "path": "$context.path",
-    "status": "$context.status", "protocol": "$context.protocol", "responseLength": "$context.responseLength",
-    "latency": "$context.responseLatency", "integrationLatency": "$context.integrationLatency",
-    "integrationError": "$context.integrationErrorMessage", "authorizerError": "$context.authorizer.error",
-    "sub": "$context.authorizer.claims.sub", "userAgent": "$context.identity.userAgent",
-})
+ACCESS_LOG_FORMAT = json.dumps(ACCESS_LOG_FIELDS)  # alleycat.routes: the bench prices its size
+
+
+# X-Ray sampling for the telemetry route (1,000 posts a second in a full race): one trace a second
+# and 1 % of the rest, where X-Ray's centralized sampling decides (an X-Ray or OpenTelemetry SDK in
+# a caller, in the function, or an API Gateway REST stage). The function itself is PassThrough
+# (stacks/functions.py): it traces the requests such a sampler chose, and no others.
+TELEMETRY_SAMPLING = {"reservoir": 1, "fixed_rate": 0.01, "priority": 100}
 
 
 class UserPool(Construct):
@@ -124,6 +125,12 @@ class Api(Construct):
             added.append(http_route)
         self.stage = self._stage(removal_policy)
         self.stage.node.add_dependency(*added)  # route settings name routes that must exist first
+        telemetry = next(route for route in routes if route.function == "post_telemetry")
+        self.telemetry_sampling = xray.CfnSamplingRule(self, "TelemetrySampling", sampling_rule=xray.CfnSamplingRule.SamplingRuleProperty(
+            rule_name=f"{Stack.of(self).stack_name[:20]}-telemetry", priority=TELEMETRY_SAMPLING["priority"],
+            reservoir_size=TELEMETRY_SAMPLING["reservoir"], fixed_rate=TELEMETRY_SAMPLING["fixed_rate"],
+            service_name="*", service_type="*", host="*", resource_arn="*", version=1,
+            http_method=telemetry.method, url_path=re.sub(r"\{[^}]+\}", "*", telemetry.path)))
 
     def _stage(self, removal_policy: RemovalPolicy) -> apigwv2.HttpStage:
         access_logs = logs.LogGroup(self, "AccessLogs", retention=logs.RetentionDays.ONE_MONTH,

@@ -14,12 +14,14 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
-from alleycat.routes import QUERY, ROUTES, Route, memory_mb
+from alleycat.routes import (APPLICATION_LOG_LEVEL, LOG_FORMAT, LOG_SAMPLE_RATE, QUERY, ROUTES, SYSTEM_LOG_LEVEL,
+                             Route, memory_mb)
 from alleycat.tokens import KEY_VARIABLE
 from alleycat.schema import INVERTED_INDEX
 
-from . import FUNCTIONS_DIR, acknowledge, pascal
-from .layers import ASSET_EXCLUDES, layers
+from . import FUNCTIONS_DIR, acknowledge, acknowledge_lint, pascal
+from .bytecode import TASK_ROOT, compiled_code
+from .layers import layers
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
@@ -31,6 +33,13 @@ XRAY_WILDCARD = ("X-Ray PutTraceSegments/PutTelemetryRecords (added by tracing=A
 RUNTIME_PINNED = ("Pinned to python3.13: the dependencies layer is built for exactly this runtime "
                   "(pip --python-version 3.13); upgrade the runtime and that layer together.")
 API_TIMEOUT_SECONDS = 10
+# Traced only when the caller's request was sampled upstream (the telemetry route's X-Ray sampling
+# rule, stacks/api.py): Lambda's own sampling of an Active function is fixed (1 a second + 5 %, not
+# configurable), ~50 traces a second of a full race, each showing only what the Duration metric shows.
+PASS_THROUGH_TRACING = ("post_telemetry",)
+PASS_THROUGH_REASON = ("Traced when its caller's request was sampled (the telemetry route's X-Ray sampling "
+                       "rule): Lambda's fixed Active sampling would record ~50 traces a second of a race "
+                       "(docs/performance.md prices it); every other function stays Active.")
 NO_ROTATION = ("The page-token signing key reaches the functions as a CloudFormation dynamic reference "
                "(resolved at deploy, no read per cold start); rotating it means a redeploy and only "
                "invalidates next-page tokens in flight (clients start again from page 1).")
@@ -93,11 +102,17 @@ class Functions(Construct):
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler="app.handler",
-            code=lambda_.Code.from_asset(str(FUNCTIONS_DIR / name), exclude=ASSET_EXCLUDES),
+            code=compiled_code(FUNCTIONS_DIR / name, TASK_ROOT),
             memory_size=memory_size,
             timeout=timeout,
-            tracing=lambda_.Tracing.ACTIVE,
+            tracing=lambda_.Tracing.PASS_THROUGH if name in PASS_THROUGH_TRACING else lambda_.Tracing.ACTIVE,
             log_group=log_group,
+            # Lambda's advanced logging controls: JSON lines, the application's INFO and up (a
+            # healthy request writes none: alleycat.observability), Lambda's own WARN and up (no
+            # START/END/REPORT lines; timeouts and crashes are still written).
+            logging_format=lambda_.LoggingFormat(LOG_FORMAT),
+            application_log_level_v2=lambda_.ApplicationLogLevel(APPLICATION_LOG_LEVEL),
+            system_log_level_v2=lambda_.SystemLogLevel(SYSTEM_LOG_LEVEL),
             role=role,
             layers=self._layers,
             description=description,
@@ -105,7 +120,7 @@ class Functions(Construct):
                 "TABLE_NAME": self._table.table_name,
                 "POWERTOOLS_SERVICE_NAME": "alleycat",
                 "POWERTOOLS_METRICS_NAMESPACE": "Alleycat",
-                "LOG_LEVEL": "INFO",
+                "POWERTOOLS_LOGGER_SAMPLE_RATE": str(LOG_SAMPLE_RATE),  # the level comes from Lambda's controls
                 # Empty (botocore: unset) in AWS; declared so `sam local invoke --env-vars` may
                 # point it at a local DynamoDB (SAM overrides only variables the template declares).
                 ENDPOINT_VARIABLE: "",
@@ -116,4 +131,6 @@ class Functions(Construct):
         function.node.default_child.override_logical_id(logical_id(name))
         acknowledge(role, "AwsSolutions-IAM5[Resource::*]", XRAY_WILDCARD)
         acknowledge(function, "AwsSolutions-L1", RUNTIME_PINNED)
+        if name in PASS_THROUGH_TRACING:
+            acknowledge_lint(function, "WS1000", PASS_THROUGH_REASON)
         return function

@@ -4,6 +4,8 @@
 - dependencies: the packages pinned in ``layers/dependencies/requirements.txt``, installed for
   Lambda's python3.13 on arm64 by pip on the host (CDK local bundling).
 
+Both are compiled for python3.13 as they will sit in ``/opt/python`` (``stacks/bytecode.py``).
+
 Nothing is resolved from SSM or downloaded at deploy or ``sam local invoke`` time, and the
 deployed Powertools is the version the tests run.
 """
@@ -19,27 +21,29 @@ from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 from . import LAYER_DIR, ROOT
+from .bytecode import BYTECODE, LAYERS_ROOT, compile_folder, compiled_code, bundling_image, mode
 
 DEPENDENCIES_DIR = ROOT / "layers" / "dependencies"
 REQUIREMENTS = DEPENDENCIES_DIR / "requirements.txt"
-ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
 # Lambda's python3.13 on Graviton; wheels only, so nothing is compiled for the wrong machine.
 PIP_PLATFORM = ["--platform", "manylinux2014_aarch64", "--implementation", "cp",
                 "--python-version", "3.13", "--only-binary=:all:"]
 
 
 def pip_install_command(requirements: str, target: str) -> list[str]:
-    """pip on the host, installing exactly the pinned packages (``--no-deps``) for Lambda."""
+    """pip on the host, installing exactly the pinned packages (``--no-deps``) for Lambda; the
+    host's pip may run on another Python, so the bytecode is compiled afterwards by a 3.13."""
     return [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
             "--no-deps", "--no-compile", *PIP_PLATFORM, "--target", target, "-r", requirements]
 
 
 @jsii.implements(ILocalBundling)
 class PipInstall:
-    """CDK local bundling: the layer's ``python/`` folder filled by pip on the host."""
+    """CDK local bundling: the layer's ``python/`` folder filled by pip on the host, then compiled."""
 
     def try_bundle(self, output_dir: str, *, image: DockerImage, **_options) -> bool:
         subprocess.run(pip_install_command(str(REQUIREMENTS), f"{output_dir}/python"), check=True)
+        compile_folder(output_dir, LAYERS_ROOT)
         return True
 
 
@@ -49,11 +53,7 @@ def dependencies_code() -> lambda_.Code:
     return lambda_.Code.from_asset(
         str(DEPENDENCIES_DIR),
         asset_hash_type=AssetHashType.SOURCE,
-        bundling=BundlingOptions(
-            # Required by the API but never pulled: local bundling always succeeds or raises.
-            image=DockerImage.from_registry("public.ecr.aws/sam/build-python3.13"),
-            local=PipInstall(),
-        ),
+        bundling=BundlingOptions(image=bundling_image(), local=PipInstall(), environment={BYTECODE: mode()}),
     )
 
 
@@ -64,7 +64,7 @@ def layers(scope: Construct, runtime: lambda_.Runtime,
     return [
         lambda_.LayerVersion(
             scope, "SharedLayer",
-            code=lambda_.Code.from_asset(str(LAYER_DIR), exclude=ASSET_EXCLUDES),
+            code=compiled_code(LAYER_DIR, LAYERS_ROOT),
             description="Alleycat shared code: keys, entities, store, http",
             **common),
         lambda_.LayerVersion(

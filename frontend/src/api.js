@@ -21,7 +21,8 @@ export const api = {
   classRaces: (classId) => get(`/classes/${enc(classId)}/races?limit=50`),
   classLeaderboard: (classId) => get(`/classes/${enc(classId)}/leaderboard?limit=1000`),
   race: (raceId) => get(`/races/${enc(raceId)}`),
-  raceLeaderboard: (raceId) => get(`/races/${enc(raceId)}/leaderboard?limit=1000`),
+  // Every limit the frontend asks is a multiple of its page (100 rows): viewers share CloudFront's answers.
+  raceLeaderboard: (raceId, limit) => get(`/races/${enc(raceId)}/leaderboard?limit=${limit}`),
   racerResults: (racerId) => get(`/racers/${enc(racerId)}/results?limit=20`),
   racerHistory: (racerId, raceId) => get(`/racers/${enc(racerId)}/history?raceId=${enc(raceId)}`),
 };

@@ -17,13 +17,17 @@ export class Leaderboard {
       this.body);
   }
 
-  update(items, now = Date.now()) {
+  // mine: the signed-in racer's id (their row is marked); apart: a row shown below the page, not
+  // after the row above it in rank (the racer's own row, far down the board).
+  update(items, now = Date.now(), { mine = null, apart = null } = {}) {
     const seen = new Set();
     let cursor = this.body.firstChild;
     for (const item of items) {
       seen.add(item.racerId);
       const row = this.rows.get(item.racerId) || this.createRow(item);
       this.fill(row, item, now);
+      row.tr.classList.toggle("mine", item.racerId === mine);
+      row.tr.classList.toggle("apart", item.racerId === apart);
       if (row.tr === cursor) cursor = cursor.nextSibling;
       else this.body.insertBefore(row.tr, cursor);
     }

@@ -5,16 +5,33 @@ writes they ask for are then done per batch, and any that fail report the first 
 behind them, so Lambda retries from there (``ReportBatchItemFailures``).
 """
 
-from alleycat.observability import count, logger, metrics
+from alleycat.observability import count, finish, logger, metrics
 from alleycat.processing import Batch
 
 
+def samples_accepted(records: list[dict]) -> int:
+    """Seconds the batch's chunk records added (``s<second>`` attributes new in the image): the
+    samples telemetry accepted, counted here once per batch instead of once per request."""
+    added = 0
+    for record in records:
+        change = record.get("dynamodb", {})
+        new, old = change.get("NewImage") or {}, change.get("OldImage") or {}
+        if new.get("type", {}).get("S") == "Chunk":
+            added += sum(1 for name in new if name.startswith("s") and name[1:].isdigit() and name not in old)
+    return added
+
+
 @metrics.log_metrics
-@logger.inject_lambda_context
+@logger.inject_lambda_context(flush_buffer_on_uncaught_error=True)
 def handler(event, context):
+    accepted = samples_accepted(event["Records"])
+    if accepted:
+        count("SamplesAccepted", accepted)
     batch = Batch()
     unreadable = batch.add_all(event["Records"])
     failed = batch.apply()
     if failed:
         count("StreamWorkFailed", len(failed))
+    finish("batch", failed=bool(unreadable or failed), error=bool(unreadable or failed), records=len(event["Records"]),
+           failed_records=len(set(unreadable) | set(failed)))
     return {"batchItemFailures": [{"itemIdentifier": seq} for seq in unreadable + [s for s in failed if s not in unreadable]]}

@@ -107,6 +107,41 @@ def test_racer_page_draws_the_output_chart(stack, race, page):
     assert "seconds" in page.text_content("section p.muted")
 
 
+def test_the_board_shows_a_page_and_the_signed_in_racers_own_row_below_it(stack, race, page):
+    settings, race_id = race
+    # Given pages of 5 rows (the page size a test may set; 100 otherwise) and the racer ranked last
+    rows = 5
+    standings = page.request.get(f"{stack.url}/races/{race_id}/leaderboard?limit={RACERS}").json()["items"]
+    last = standings[-1]["racerId"]
+    page.goto(stack.url + "/")
+    page.evaluate("rows => { localStorage.setItem('alleycat.pageRows', rows); localStorage.removeItem('alleycat.racerId'); }",
+                  str(rows))
+    # When that racer says "This is me" on their page
+    page.goto(f"{stack.url}/#/racers/{last}/{race_id}")
+    page.click("button.mine-toggle")
+    assert page.evaluate("localStorage.getItem('alleycat.racerId')") == last
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url) if "/leaderboard" in request.url else None)
+    # And opens the race's board
+    page.goto(f"{stack.url}/#/races/{race_id}")
+    # Then the board shows the top page, and their own row apart below it, marked as theirs
+    page.wait_for_selector("table.board tbody tr.mine")
+    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length >= {rows}")
+    shown = page.eval_on_selector_all("table.board tbody tr", "rows => rows.map(r => r.className)")
+    assert len(shown) in (rows, rows + 1)
+    if len(shown) == rows + 1:
+        assert "apart" in shown[-1] and "mine" in shown[-1]
+    # And every board request asked a whole number of pages (answers viewers share at the edge)
+    limits = {int(url.split("limit=")[1].split("&")[0]) for url in asked}
+    assert rows in limits and all(limit % rows == 0 or limit == 1000 for limit in limits), limits
+    # When the viewer asks for the next page
+    page.click("button.more")
+    # Then two pages show (the racer's own row apart only if still below them)
+    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length >= {2 * rows}")
+    assert 2 * rows in {int(url.split("limit=")[1].split("&")[0]) for url in asked}
+    page.evaluate("() => { localStorage.removeItem('alleycat.pageRows'); localStorage.removeItem('alleycat.racerId'); }")
+
+
 # --- live boards pushed over the Event API (frontend/src/push.js) ---------------------------------
 
 PUSH_SCREENSHOT = SCREENSHOT.with_name("screenshot-push.png")

@@ -1,13 +1,16 @@
-"""What Lambda's python runtime does for one invocation, run as ``python -I -S lambda_runtime.py``.
+"""What Lambda's python runtime does for one invocation, run as ``python3.13 -I -S -B lambda_runtime.py``.
 
 Reads ``{"task_root", "layers", "runtime", "handler", "event", "function", "result"}`` as JSON
 on stdin.
 The import path is Lambda's: the function's code (``/var/task``), each layer's ``python/``
 folder (``/opt/python``), the runtime's own packages (``/var/runtime``: boto3), then the
 standard library; ``-I -S`` keeps everything else out (no site-packages, no PYTHONPATH,
-not this file's folder). Writes ``{"response", "outside", "loaded_from"}`` to the ``result``
-file (stdout is the function's log): the handler's answer, any module imported from
-somewhere else than those folders, and the folder each top-level package came from.
+not this file's folder), and ``-B`` writes no bytecode, as Lambda's folders are read-only.
+Writes ``{"response", "outside", "loaded_from", "python", "compiled", "bytecode"}`` to the
+``result`` file (stdout is the function's log): the handler's answer, any module imported from
+somewhere else than those folders, the folder each top-level package came from, the
+interpreter's version, every source file of the function's code or layers that the import
+system had to compile (no ``.pyc`` it accepts), and the ``.pyc`` of each module loaded from them.
 """
 
 import json
@@ -30,7 +33,24 @@ class LambdaContext:
         return 10_000
 
 
+def watch_source_compiles() -> list[str]:
+    """Records the path of every module the import system compiles from source: it calls
+    ``SourceLoader.source_to_code`` only when no ``.pyc`` it accepts is found."""
+    import importlib._bootstrap_external as bootstrap  # the import system's own loaders (frozen)
+
+    compiled = []
+    original = bootstrap.SourceLoader.source_to_code
+
+    def source_to_code(self, data, path, *args, **kwargs):
+        compiled.append(path)
+        return original(self, data, path, *args, **kwargs)
+
+    bootstrap.SourceLoader.source_to_code = source_to_code
+    return compiled
+
+
 def main() -> None:
+    compiled = watch_source_compiles()
     spec = json.load(sys.stdin)
     stdlib = list(sys.path)
     roots = [spec["task_root"], *(f"{layer}/python" for layer in spec["layers"]), spec["runtime"]]
@@ -44,8 +64,14 @@ def main() -> None:
     outside = sorted(name for name, file in files.items() if not file.startswith(allowed))
     loaded_from = {name: root for name, file in files.items() if "." not in name
                    for root in roots if file.startswith(root + "/")}
+    assets = tuple(root + "/" for root in roots[:-1])  # the function's code and its layers
+    bytecode = {name: getattr(sys.modules[name], "__cached__", None) for name, file in files.items()
+                if file.startswith(assets)}
     with open(spec["result"], "w") as result:
-        json.dump({"response": response, "outside": outside, "loaded_from": loaded_from}, result, default=str)
+        json.dump({"response": response, "outside": outside, "loaded_from": loaded_from,
+                   "python": list(sys.version_info[:2]),
+                   "compiled": [path for path in compiled if path.startswith(assets)], "bytecode": bytecode},
+                  result, default=str)
 
 
 if __name__ == "__main__":

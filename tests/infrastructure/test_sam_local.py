@@ -3,9 +3,11 @@
 The cloud assembly is the one `make synth` makes (the CDK CLI on the Makefile's Node); SAM
 CLI's own providers read it and must find every function's code and every layer in local
 folders (no layer ARN to download, nothing from SSM). Each function then runs in a fresh
-interpreter with only those folders and the runtime's boto3 on its import path, with its
-``events/`` file and the environment SAM would give it (``--env-vars events/env.json``),
-against the embedded DynamoDB: what SAM would execute inside its container.
+python3.13 (Lambda's runtime; ``stacks/python313.py`` finds it) with only those folders and the
+runtime's boto3 on its import path, with its ``events/`` file and the environment SAM would
+give it (``--env-vars events/env.json``), against the embedded DynamoDB: what SAM would
+execute inside its container. It also shows that every module of the function's code and
+layers is loaded from the bytecode synth compiled, none compiled from source.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pytest
 
 from alleycat import entities as e
 from alleycat.routes import ROUTES, STREAM_PROCESSOR
+from stacks import python313
 from stacks.app import STACK_NAME
 from stacks.functions import ENDPOINT_VARIABLE, logical_id
 from stacks.layers import REQUIREMENTS, pinned_packages
@@ -29,6 +32,9 @@ from stacks.layers import REQUIREMENTS, pinned_packages
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
 RUNNER = Path(__file__).with_name("lambda_runtime.py")
+# Lambda's python3.13; without one (synth then needed ALLEYCAT_ALLOW_NO_BYTECODE=1), the tests' own Python.
+PYTHON = python313.find_or_none() or sys.executable
+UNCHECKED_HASH = 0b01  # PEP 552 flags of a .pyc used whatever its source's file time
 FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR]
 # What Lambda's python runtime ships besides the standard library (/var/runtime): boto3 and its closure.
 RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six", "urllib3")
@@ -141,7 +147,7 @@ def run_in_fresh_interpreter(function, event: dict, environment: dict, runtime: 
     spec = {"task_root": function.codeuri, "layers": [layer.codeuri for layer in function.layers],
             "runtime": str(runtime), "handler": function.handler, "event": event,
             "function": function.name, "result": str(result)}
-    completed = subprocess.run([sys.executable, "-I", "-S", str(RUNNER)], input=json.dumps(spec), text=True,
+    completed = subprocess.run([PYTHON, "-I", "-S", "-B", str(RUNNER)], input=json.dumps(spec), text=True,
                                env=environment, capture_output=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     return json.loads(result.read_text())
@@ -229,14 +235,39 @@ def test_function_imports_nothing_from_outside_its_folders(invocations, function
     assert invocations[function]["outside"] == []
 
 
+def pyc_flags(path: str) -> int:
+    """The PEP 552 flags word of a .pyc (after its magic number)."""
+    with open(path, "rb") as pyc:
+        return int.from_bytes(pyc.read(8)[4:8], "little")
+
+
+@pytest.mark.parametrize("function", ORDER)
+def test_function_loads_its_code_and_layers_from_bytecode_python313_accepts(invocations, function):
+    # Given the function run on python3.13 with only its folders, read-only (-B)
+    if python313.find_or_none() is None:
+        if os.environ.get(python313.ALLOW_NONE) == "1":
+            pytest.skip(f"no CPython 3.13 here and {python313.ALLOW_NONE}=1: synth shipped no bytecode")
+        pytest.fail(python313.HOW_TO_GET_ONE)
+    result = invocations[function]
+    assert result["python"] == [3, 13]
+    # Then no module of its code or layers was compiled from source, on import or in its first call
+    assert result["compiled"] == [], "compiled from source at import: cdk synth no longer ships their bytecode"
+    # And each of them (the handler, alleycat, Powertools, ...) came from an unchecked hash-based .pyc,
+    # which Lambda uses although the asset zip reset every file time
+    assert "app" in result["bytecode"] and any(name.startswith("alleycat.") for name in result["bytecode"])
+    assert all(cached and pyc_flags(cached) == UNCHECKED_HASH for cached in result["bytecode"].values()), \
+        result["bytecode"]
+
+
 def test_packages_come_from_the_layers_and_the_runtime(provider, runtime_packages, invocations):
     # Given the telemetry function's run / Then Powertools came from the dependencies layer,
-    # the shared code from the shared layer, boto3 from the runtime
+    # the shared code from the shared layer, botocore from the runtime (the client is botocore's: boto3
+    # itself is never imported)
     loaded_from = invocations["post_telemetry"]["loaded_from"]
     assert Path(loaded_from["aws_lambda_powertools"]) == layer_named(provider, "DependenciesLayer")
     assert Path(loaded_from["fastjsonschema"]) == layer_named(provider, "DependenciesLayer")
     assert Path(loaded_from["alleycat"]) == layer_named(provider, "SharedLayer")
-    assert Path(loaded_from["boto3"]) == runtime_packages
+    assert Path(loaded_from["botocore"]) == runtime_packages and "boto3" not in loaded_from
 
 
 def test_sam_environment_points_the_functions_at_the_given_table_and_endpoint(provider):
@@ -247,12 +278,16 @@ def test_sam_environment_points_the_functions_at_the_given_table_and_endpoint(pr
     assert environment["AWS_SAM_LOCAL"] == "true"
 
 
-def test_an_empty_endpoint_variable_leaves_boto3_on_the_aws_endpoint(monkeypatch):
+def test_an_empty_endpoint_variable_leaves_the_client_on_the_aws_endpoint(monkeypatch):
     # Given the deployed functions' empty AWS_ENDPOINT_URL_DYNAMODB
-    import boto3
+    from alleycat import dynamo
 
     monkeypatch.setenv(ENDPOINT_VARIABLE, "")
-    # When a client is made / Then it talks to the regional AWS endpoint
-    client = boto3.client("dynamodb", region_name="eu-west-1")
-    assert client.meta.endpoint_url == "https://dynamodb.eu-west-1.amazonaws.com"
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
+    # When the layer makes its client / Then it talks to the regional AWS endpoint
+    dynamo.client.cache_clear()
+    try:
+        assert dynamo.client().meta.endpoint_url == "https://dynamodb.eu-west-1.amazonaws.com"
+    finally:
+        dynamo.client.cache_clear()
     assert os.environ[ENDPOINT_VARIABLE] == ""

@@ -13,8 +13,9 @@ from alleycat import schema
 from alleycat.routes import QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES
 from stacks import LINT_REASONS
 from stacks.api import RACERS, THROTTLES
-from alleycat.routes import memory_mb
-from stacks.functions import API_TIMEOUT_SECONDS, logical_id
+from alleycat.routes import LOG_SAMPLE_RATE, memory_mb
+from stacks.api import TELEMETRY_SAMPLING
+from stacks.functions import API_TIMEOUT_SECONDS, PASS_THROUGH_TRACING, logical_id
 from stacks.site import UNCACHED_ERRORS
 
 from .conftest import of_type, synthesize
@@ -118,12 +119,24 @@ def test_function_configuration(resources, route):
     assert props["Architectures"] == ["arm64"]
     assert props["Handler"] == "app.handler"
     assert props["MemorySize"] == memory_mb(route.function) and props["Timeout"] == API_TIMEOUT_SECONDS
-    assert props["TracingConfig"] == {"Mode": "Active"}
+    assert props["TracingConfig"] == {"Mode": "PassThrough" if route.function in PASS_THROUGH_TRACING else "Active"}
+    # Lambda's advanced logging controls: JSON, the application's INFO, Lambda's own WARN
+    assert {k: props["LoggingConfig"][k] for k in ("LogFormat", "ApplicationLogLevel", "SystemLogLevel")} == {
+        "LogFormat": "JSON", "ApplicationLogLevel": "INFO", "SystemLogLevel": "WARN"}
     assert len(props["Layers"]) == 2  # shared code and dependencies, both built from this repository
     assert all(resources[layer["Ref"]]["Type"] == "AWS::Lambda::LayerVersion" for layer in props["Layers"])
     assert props["LoggingConfig"]["LogGroup"]["Ref"] in resources  # its own, explicit log group
     assert set(props["Environment"]["Variables"]) >= {
-        "TABLE_NAME", "POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "LOG_LEVEL"}
+        "TABLE_NAME", "POWERTOOLS_SERVICE_NAME", "POWERTOOLS_METRICS_NAMESPACE", "POWERTOOLS_LOGGER_SAMPLE_RATE"}
+    assert props["Environment"]["Variables"]["POWERTOOLS_LOGGER_SAMPLE_RATE"] == str(LOG_SAMPLE_RATE)
+
+
+def test_the_telemetry_route_has_its_own_xray_sampling_rule(resources):
+    # Given the template / Then one X-Ray sampling rule matches POST /races/*/telemetry, at a low rate
+    [rule] = [r["Properties"]["SamplingRule"] for r in of_type(resources, "AWS::XRay::SamplingRule").values()]
+    assert rule["HTTPMethod"] == "POST" and rule["URLPath"] == "/races/*/telemetry"
+    assert rule["ReservoirSize"] == TELEMETRY_SAMPLING["reservoir"] and rule["FixedRate"] <= 0.05
+    assert len(rule["RuleName"]) <= 32
 
 
 def test_every_function_has_its_own_role(resources):
@@ -247,7 +260,7 @@ def test_stage_is_the_default_one_deployed_logged_and_measured_per_route(resourc
     group = props["AccessLogSettings"]["DestinationArn"]["Fn::GetAtt"][0]
     assert resources[group]["Properties"]["RetentionInDays"] == 30
     fields = json.loads(props["AccessLogSettings"]["Format"])
-    assert {"requestId", "ip", "routeKey", "status", "sub"} <= set(fields)
+    assert {"requestId", "ip", "method", "path", "status", "sub"} <= set(fields)
     # And every route has its own settings, created after the routes they name
     assert set(props["RouteSettings"]) == {route.key for route in ROUTES}
     assert all(setting["DetailedMetricsEnabled"] for setting in props["RouteSettings"].values())

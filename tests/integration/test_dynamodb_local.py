@@ -65,10 +65,32 @@ def _gone(pid: int, within: float = 15) -> bool:
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
 def test_the_engine_stops_with_the_process_that_started_it(how):
     # Given a Python process that started an engine
-    child = subprocess.Popen([sys.executable, "-c", CHILD.format(root=str(ROOT))], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", CHILD.format(root=str(ROOT))], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_in_a_terminal)
     engine_pid = int(child.stdout.readline())
     # When that process is interrupted (Ctrl-C) or killed outright
     child.send_signal(how)
-    child.wait(timeout=30)
+    try:
+        child.wait(timeout=30)
+    except subprocess.TimeoutExpired:  # say where each process was
+        states = {name: _where(pid) for name, pid in (("python", child.pid), ("engine", engine_pid))}
+        child.kill()
+        pytest.fail(f"the process did not exit within 30 s of {how.name}: {states}; stderr: {child.stderr.read()[-2000:]}")
     # Then the engine's JVM is gone too
     assert _gone(engine_pid)
+
+
+def _ctrl_c_as_in_a_terminal() -> None:
+    """A job started in the background by a shell without job control (nohup, some CI runners)
+    inherits SIGINT ignored, and Python then keeps ignoring it: the child would sleep through the
+    Ctrl-C this test sends. A program run from a terminal has the default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _where(pid: int) -> str:
+    """A process's state and the kernel function it waits in (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat, open(f"/proc/{pid}/wchan") as wchan:
+            return f"state {stat.read().split()[2]}, waiting in {wchan.read() or '-'}"
+    except OSError as error:
+        return f"gone ({error.strerror})"

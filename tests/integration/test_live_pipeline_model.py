@@ -186,7 +186,7 @@ class Pipeline(RuleBasedStateMachine):
             self.accepted |= {(s["racerId"], s["second"]) for s in request["samples"]}
         else:
             self.expect(request["samples"], answer)
-        self.last_post = request
+        self.last_post = None  # a later retry is not the first attempt's own any more
 
     @rule(batches=st.lists(st.lists(st.tuples(RACER, st.integers(0, SECONDS - 1)),
                                     min_size=1, max_size=20), min_size=2, max_size=3))
@@ -206,6 +206,7 @@ class Pipeline(RuleBasedStateMachine):
         self.accepted |= new
         for samples, answer in zip(requests, answers):
             self.remember(samples, None, answer)
+        self.last_post = None
 
     # --- the stream --------------------------------------------------------------------------
 

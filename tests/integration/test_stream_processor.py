@@ -122,6 +122,23 @@ def test_racer_rename_reaches_entries_boards_and_class_board(server, race):
     assert derived.entries_of("a")[0].name == "Alice"
 
 
+def test_an_old_rename_delivered_again_leaves_the_newest_name(server, race):
+    # Given a racer renamed twice, each rename handled
+    api, race_id = race
+    process(server.read())
+    api("put_racer", {"racerId": "a"}, body={"name": "Alice"}, claims=ADMIN)
+    first = server.read()
+    assert process(first) == {"batchItemFailures": []}
+    api("put_racer", {"racerId": "a"}, body={"name": "Ada"}, claims=ADMIN)
+    assert process(server.read()) == {"batchItemFailures": []}
+    # When the first rename's batch is delivered again
+    assert process(first) == {"batchItemFailures": []}
+    # Then the board and the entry keep the newest name
+    rows = api("get_race_leaderboard", {"raceId": race_id}, query={})[1]["items"]
+    assert next(r["name"] for r in rows if r["racerId"] == "a") == "Ada"
+    assert derived.entries_of("a")[0].name == "Ada"
+
+
 def test_a_sample_landing_after_the_freeze_is_counted(server, race):
     # Given a finished, frozen race with a racer who sent nothing in its second minute
     api, race_id = race
@@ -348,6 +365,23 @@ def test_a_batch_of_late_seconds_keeps_the_racers_newest_chunk_on_the_board(serv
     # Then the board counts every second, the newest chunk's too
     sent = sum(map(len, posts))
     assert board(api, race_id) == {"a": (sent * 109.25, last, 1)}
+
+
+def test_accepted_samples_are_counted_from_the_batch_once():
+    # Given chunk records: a new chunk with two seconds, a chunk that gained one, a race record
+    import importlib.util
+
+    from local.handlers import ROOT
+
+    spec = importlib.util.spec_from_file_location("stream_processor_app", ROOT / "functions" / "stream_processor" / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    chunk = lambda *seconds: {"type": {"S": "Chunk"}, **{f"s{s}": {"L": []} for s in seconds}}  # noqa: E731
+    records = [{"dynamodb": {"NewImage": chunk(0, 1)}},
+               {"dynamodb": {"NewImage": chunk(30, 31, 32), "OldImage": chunk(30, 31)}},
+               {"dynamodb": {"NewImage": {"type": {"S": "Race"}, "s1": {"S": "x"}}}}]
+    # Then the seconds each chunk record added are the samples accepted
+    assert module.samples_accepted(records) == 3
 
 
 # --- the board pushed to viewers (alleycat.push) ---------------------------------------------------

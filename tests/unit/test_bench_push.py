@@ -1,4 +1,4 @@
-"""The push measurement's arithmetic: freshness per sample and viewer, and the price of a race."""
+"""The push measurement's arithmetic: freshness per sample and viewer, and push in the race's bill."""
 
 import json
 from collections import defaultdict
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bench import push as bench_push
-from bench.pricing import PRICES
+from bench import pricing
 from simulator.audience import Board, _lags, percentiles
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,29 +33,53 @@ def test_freshness_counts_each_viewer_and_never_goes_below_zero():
 
 
 MEASURED = {"messages_per_second": 1.0, "bytes_per_message": 3000}
-RACE = {"leaderboard_gzip_bytes": 34_000, "leaderboard_top100_gzip_bytes": 3_600, "leaderboard_read_rcu": 9.5}
 
 
-def test_push_is_priced_per_operation_and_connection_minute_beside_polling():
-    cost = bench_push.price(MEASURED, RACE, PRICES, viewers=1000, seconds=300)
-    # 300 publishes, each delivered to 1,000 viewers: one metered operation each (under 5 KB)
-    assert cost["publishes"] == 300 and cost["deliveries"] == 300_000
-    assert cost["metered_operations_per_message"] == 1
+def race_with_push(push: dict) -> tuple[dict, dict]:
+    """The last run's figures with ``push`` measured as given: (the bill polled, the bill pushed)."""
+    figures = json.loads((ROOT / "docs" / "performance.json").read_text())
+    figures["push"] = dict(push)
+    return pricing.race_cost(figures, figures["memory_mb"]), pricing.race_cost(figures, figures["memory_mb"], {"push": True})
+
+
+def usd(cost: dict, kind: str) -> float:
+    return sum(line["usd"] for line in cost["lines"] if line["item"].startswith(kind))
+
+
+def quantity(cost: dict, kind: str) -> float:
+    [line] = [line for line in cost["lines"] if line["item"].startswith(kind)]
+    return line["quantity"]
+
+
+def test_push_is_priced_per_operation_and_connection_minute_in_the_races_bill():
+    # Given a message a second per shard, under the 5 KB metering step
+    polled, pushed = race_with_push(MEASURED)
+    shards = pricing.ASSUMED["stream_shards"][0]
+    # Then each of the S shards' 300 messages reaches each of 1,000 viewers, one operation each,
     # plus a connect and a subscribe per viewer and a keep-alive a minute over 6 minutes
-    assert cost["operations"] == 300 + 300_000 + 2_000 + 6_000
-    assert cost["push_dollars"]["event_api_operations"] == pytest.approx(0.3083)
-    assert cost["connection_minutes"] == 6_000
-    assert cost["push_dollars"]["connection_minutes"] == pytest.approx(6_000 * 0.08 / 1e6)
-    # and the polled side: a CloudFront request per viewer per second and the board's bytes
-    assert cost["polls"] == 300_000
-    assert cost["polling_dollars"]["cloudfront_requests"] == pytest.approx(0.30)
-    assert cost["polling_dollars"]["cloudfront_transfer"] == pytest.approx(300_000 * 34_000 / 1e9 * 0.085)
-    assert cost["polling_top100_total"] < cost["polling_total"]
+    publishes = shards * 300
+    assert quantity(pushed, "AppSync Events operations") == publishes + publishes * 1000 + 2_000 + 6_000
+    assert quantity(pushed, "AppSync Events connection-minutes") == 6_000
+    # And viewers no longer poll through CloudFront: two reads each (first paint, on subscribing)
+    assert quantity(pushed, "CloudFront requests") == 2_000
+    assert quantity(polled, "CloudFront requests") == 300_000
+    assert usd(polled, "AppSync") == 0
+    # And the bill differs by exactly the lines that changed
+    assert pushed["total"] - polled["total"] == pytest.approx(
+        sum(usd(pushed, k) - usd(polled, k) for k in {line["item"].split(" (")[0] for line in pushed["lines"] + polled["lines"]}))
 
 
 def test_a_message_over_the_metering_step_counts_twice():
-    cost = bench_push.price({**MEASURED, "bytes_per_message": 6000}, RACE, PRICES, viewers=10, seconds=10)
-    assert cost["metered_operations_per_message"] == 2
+    _, once = race_with_push(MEASURED)
+    _, twice = race_with_push({**MEASURED, "bytes_per_message": 6000})
+    assert usd(twice, "AppSync Events operations") == pytest.approx(2 * usd(once, "AppSync Events operations"), rel=0.02)
+
+
+def test_coalesced_push_publishes_at_most_once_a_second_per_race():
+    figures = json.loads((ROOT / "docs" / "performance.json").read_text())
+    figures["push"] = dict(MEASURED)
+    coalesced = pricing.race_cost(figures, figures["memory_mb"], {"push": True, "push_coalesced": True})
+    assert quantity(coalesced, "AppSync Events operations") == 300 + 300 * 1000 + 2_000 + 6_000
 
 
 def test_the_push_section_renders_from_the_figures():
@@ -66,9 +90,13 @@ def test_the_push_section_renders_from_the_figures():
                "polling_p50_s": 1.5, "polling_p95_s": 2.2, "polling_max_s": 3.0, "polling_samples": 1,
                "never_shown": 0, "bytes_per_message_p95": 3100, "bytes_per_message_max": 3200, "rows_per_message": 100,
                **MEASURED}
-    text = "\n\n".join(bench_push.markdown({"push": bench_push.with_price(figures, RACE, PRICES)}))
+    performance = json.loads((ROOT / "docs" / "performance.json").read_text())
+    performance["push"] = figures
+    performance["push"].update(bench_push.priced(performance))
+    text = "\n\n".join(bench_push.markdown(performance))
     assert "| **pushed** (subscribed viewers) | **0.80** | **1.30** |" in text
     assert "polled every second (before) | 1.50 | 2.20" in text
+    assert "| AppSync Events operations | 0.000 |" in text and "| CloudFront requests | 0.300 |" in text
 
 
 def test_performance_json_carries_the_push_figures():

@@ -1,14 +1,27 @@
 // The live race leaderboard: pushed over AppSync Events while its socket is up (push.js), polled
 // every second otherwise (and for the first paint).
+//
+// What it asks for is what a viewer sees: the top 100 (one answer every viewer shares at the
+// edge), the pages below only when asked ("Show 100 more"), and the signed-in racer's own row
+// when it is below them — refreshed every OWN_ROW_MS from the smallest page that holds it. Every
+// limit is a multiple of the page, so CloudFront keeps a few answers, not one per viewer.
 import { api } from "../api.js";
 import { errorBox, h, link, score, when } from "../dom.js";
 import { Leaderboard } from "../leaderboard.js";
+import { me } from "../me.js";
 import { poll } from "../poll.js";
 import { liveBoard } from "../push.js";
 
 const POLL_MS = 1000;
+const OWN_ROW_MS = 5000;
+const MAX_ROWS = 1000; // the contract's largest limit
+// Rows a page: 100; a test may set fewer (localStorage "alleycat.pageRows") to page a small race.
+const pageRows = () => Math.min(MAX_ROWS, Number(localStorage.getItem("alleycat.pageRows")) || 100);
 
 export function racePage(raceId) {
+  const PAGE_ROWS = pageRows();
+  // The smallest page limit that holds `rank`, with room for a few places of movement.
+  const pageHolding = (rank) => Math.min(MAX_ROWS, Math.ceil((rank + Math.ceil(PAGE_ROWS / 4)) / PAGE_ROWS) * PAGE_ROWS);
   const racer = (item) => `#/racers/${encodeURIComponent(item.racerId)}/${encodeURIComponent(raceId)}`;
   const board = new Leaderboard([
     { title: "Racer", className: "name", value: (item) => item.name, href: racer },
@@ -19,28 +32,79 @@ export function racePage(raceId) {
   const feed = h("small", { class: "feed" });
   const summary = h("p", { class: "muted" });
   const back = h("span");
+  let shown = PAGE_ROWS;
+  const more = h("button", { type: "button", class: "more", onclick: () => { shown = Math.min(MAX_ROWS, shown + PAGE_ROWS); refresh().catch(() => {}); } },
+    `Show ${PAGE_ROWS} more`);
+  const less = h("button", { type: "button", class: "less", onclick: () => { shown = PAGE_ROWS; refresh().catch(() => {}); } },
+    `Top ${PAGE_ROWS} only`);
+  const paging = h("div", { class: "board-more" }, more, less);
   const element = h("section", {}, h("h1", {}, "Race ", h("small", {}, raceId), " ", status, " ", feed),
-    summary, board.element);
+    summary, board.element, paging);
 
   let race = null;
-  let shown = null;
-  const show = (standings) => {
-    shown = standings;
+  let standings = null;
+  const own = { row: null, limit: null, at: 0, absent: false, racerId: null };
+
+  // The signed-in racer's row when the page does not show it: from the smallest page holding it, at
+  // most every OWN_ROW_MS; its rank not known yet (or lost), from the whole board once.
+  async function ownRow(mine, now) {
+    if (!mine || standings.items.some((item) => item.racerId === mine)) return null;
+    if (own.racerId !== mine) Object.assign(own, { row: null, limit: null, at: 0, absent: false, racerId: mine });
+    if (own.absent || now - own.at < OWN_ROW_MS) return own.row;
+    own.at = now;
+    own.limit = own.row ? pageHolding(own.row.rank) : MAX_ROWS;
+    const page = await api.raceLeaderboard(raceId, own.limit);
+    own.row = page.items.find((item) => item.racerId === mine) || null;
+    own.absent = !own.row && own.limit >= MAX_ROWS; // not in this race
+    return own.row;
+  }
+
+  function draw() {
     back.replaceChildren(link(`#/classes/${encodeURIComponent(standings.classId)}`, standings.classId));
     status.textContent = standings.status === "open" ? "live" : standings.status;
     status.className = `status ${standings.status}`;
     const leader = standings.items[0];
-    summary.textContent = `${standings.items.length} racers · started ${when(race.startsAt)} · `
+    summary.textContent = `${race.racerCount} racers · started ${when(race.startsAt)} · `
       + `${race.durationSeconds} s` + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
-    board.update(standings.items);
+    const mine = me.get();
+    const row = own.racerId === mine && !standings.items.some((item) => item.racerId === mine) ? own.row : null;
+    const items = row && row.rank > standings.items.length ? [...standings.items, row] : standings.items;
+    board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
+    more.hidden = standings.items.length < shown || shown >= MAX_ROWS;
+    less.hidden = shown <= PAGE_ROWS;
+  }
+
+  async function refresh() {
+    race ||= await api.race(raceId);
+    standings = await api.raceLeaderboard(raceId, shown);
+    await ownRow(me.get(), Date.now());
+    draw();
+    if (standings.status !== "open") push.close();
+    return standings.status === "open";
+  }
+
+  // The rows held now, the racer's own row among them: what a pushed message is merged into.
+  const held = () => {
+    if (!race || !standings) return null;
+    const extra = own.row && !standings.items.some((item) => item.racerId === own.row.racerId) ? [own.row] : [];
+    return { ...standings, items: [...standings.items, ...extra] };
+  };
+  const showPushed = (merged) => {
+    const mine = me.get();
+    const mineMerged = merged.items.find((item) => item.racerId === mine);
+    standings = { ...merged, items: merged.items.filter((item) => item.rank <= shown).slice(0, shown) };
+    if (mineMerged && !standings.items.includes(mineMerged)) own.row = mineMerged;
+    draw();
+  };
+  // While pushed, polling stops; the racer's own row (far down, left out of most messages) still
+  // refreshes every OWN_ROW_MS.
+  const ownRowOnly = async () => {
+    if (standings && (await ownRow(me.get(), Date.now())) !== null) draw();
+    return true;
   };
   const load = async () => {
     try {
-      race ||= await api.race(raceId);
-      const standings = await api.raceLeaderboard(raceId);
-      show(standings);
-      if (standings.status !== "open") push.close();
-      return standings.status === "open";
+      return await (push.live ? ownRowOnly() : refresh());
     } catch (error) {
       element.replaceChildren(errorBox(error));
       push.close();
@@ -48,16 +112,16 @@ export function racePage(raceId) {
     }
   };
   const push = liveBoard(raceId, {
-    standings: () => (race ? shown : null),
-    show,
-    reread: load,
+    standings: held,
+    show: showPushed,
+    reread: () => refresh().catch(() => {}),
     onFeed: (kind) => {
       element.dataset.feed = kind;
       feed.textContent = kind === "push" ? "pushed" : "polling";
       feed.className = `feed ${kind}`;
     },
   });
-  const stopPolling = poll(POLL_MS, async () => (push.live ? true : load()));
+  const stopPolling = poll(POLL_MS, load);
   const stop = () => {
     stopPolling();
     push.close();

@@ -2,6 +2,7 @@
 import { api } from "../api.js";
 import { errorBox, h, link, score, when } from "../dom.js";
 import { OutputChart } from "../chart.js";
+import { me } from "../me.js";
 import { poll } from "../poll.js";
 
 const REFRESH_MS = 3000;
@@ -25,7 +26,13 @@ export function racerPage(racerId, raceId) {
   const chartBox = h("div", { class: "chart" });
   const totals = h("p", { class: "muted" });
   const results = h("div");
-  const element = h("section", {}, title, chartTitle, totals, chartBox, h("h2", {}, "Races"), results);
+  // "This is me": race boards then show this racer's own row (and mark it) wherever it is.
+  const mine = h("button", { type: "button", class: "mine-toggle", onclick: () => {
+    if (me.get() === racerId) me.clear(); else me.set(racerId);
+    mine.textContent = me.get() === racerId ? "Not me" : "This is me";
+  } }, me.get() === racerId ? "Not me" : "This is me");
+  const element = h("section", {}, title, h("div", { class: "board-more" }, mine), chartTitle, totals, chartBox,
+    h("h2", {}, "Races"), results);
   const chart = new OutputChart(chartBox);
   const raceLink = h("span");
 

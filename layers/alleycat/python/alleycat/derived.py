@@ -159,6 +159,10 @@ def get_class(class_id: str) -> e.Class | None:
     return get(keys.CLASS, True, classId=class_id)
 
 
+def get_racer(racer_id: str) -> e.Racer | None:
+    return get(keys.RACER, True, racerId=racer_id)
+
+
 def set_name(entity: e.Entity, name: str) -> None:
     """Sets a denormalised racer name on an item that carries one."""
     call("update_item", Key=key_of(entity), UpdateExpression="SET #name = :name",

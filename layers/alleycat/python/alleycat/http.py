@@ -14,7 +14,7 @@ from functools import lru_cache
 from aws_lambda_powertools.logging import correlation_paths
 
 from . import caching
-from .observability import METRICS_ENABLED, logger, metrics
+from .observability import METRICS_ENABLED, finish, logger, metrics
 from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from .resolver import APPLICATION_JSON, Resolver, Response
 from .routes import ROUTES
@@ -50,10 +50,16 @@ def create_app() -> Resolver:
 
 
 def lambda_handler(app: Resolver):
+    """The function's handler: Powertools' context and metrics around the resolver; the request's
+    log line is written in full only when it failed (any 4xx or 5xx) or is sampled (observability)."""
     @metrics.log_metrics(capture_cold_start_metric=METRICS_ENABLED)
-    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP,
+                                  flush_buffer_on_uncaught_error=True)
     def handler(event, context):
-        return app.resolve(event, context)
+        response = app.resolve(event, context)
+        status = response.get("statusCode", 500)
+        finish("request", failed=status >= 400, error=status >= 500, route=event.get("routeKey"), status=status)
+        return response
 
     return handler
 

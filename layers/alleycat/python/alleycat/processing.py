@@ -10,9 +10,9 @@
   that racer (``finish.amend``).
 - A class renamed passes its name to its races (found in the index), and a race created
   checks its class's name (a rename racing the creation); a racer renamed passes the
-  name to their entries, race boards, bests and class boards.
+  name to their entries, race boards, bests and class boards. The names are read now.
 
-Every write sets absolute values, so a redelivered record changes nothing.
+Every write sets absolute values read now, so a redelivered or old record changes nothing.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ class Batch:
 
     chunks: dict = field(default_factory=dict)        # (raceId, racerId) -> {chunk numbers changed}
     finished: dict = field(default_factory=dict)      # raceId -> sequence number
-    renamed: dict = field(default_factory=dict)       # classId -> (name, sequence number)
+    renamed: dict = field(default_factory=dict)       # classId -> sequence number
     created: dict = field(default_factory=dict)       # raceId -> (Race, sequence number)
-    renamed_racers: dict = field(default_factory=dict)  # racerId -> (name, sequence number)
+    renamed_racers: dict = field(default_factory=dict)  # racerId -> sequence number
     first_seen: dict = field(default_factory=dict)    # work key -> sequence number
 
     def add_all(self, records: list[dict]) -> list[str]:
@@ -72,9 +72,9 @@ class Batch:
                 getattr(old, "status", None) != e.FINISHED or new.finishRequests != old.finishRequests):
             self.finished.setdefault(new.raceId, sequence)
         elif isinstance(new, e.Class) and isinstance(old, e.Class) and new.name != old.name:
-            self.renamed[new.classId] = (new.name, self.renamed.get(new.classId, (None, sequence))[1])
+            self.renamed.setdefault(new.classId, sequence)
         elif isinstance(new, e.Racer) and isinstance(old, e.Racer) and new.name != old.name:
-            self.renamed_racers[new.racerId] = (new.name, self.renamed_racers.get(new.racerId, (None, sequence))[1])
+            self.renamed_racers.setdefault(new.racerId, sequence)
 
     def apply(self) -> list[str]:
         """Does the planned writes; returns the sequence numbers of records whose work failed."""
@@ -87,14 +87,11 @@ class Batch:
         stored: dict[tuple[str, str], tuple[e.Entry, dict[int, e.Chunk]]] = {}
         for race_id, wanted in _by_race(self.chunks).items():
             try:
-                entries, chunks = store.entries_and_chunks(race_id, wanted)
+                stored.update({(race_id, entry.racerId): (entry, chunks)
+                               for entry, chunks in store.entries_and_chunks(race_id, wanted)})
             except Exception:  # noqa: BLE001 - every record of the race is retried
-                logger.exception("reading entries failed")
+                logger.exception("reading entries and chunks failed")
                 failed += [self.first_seen[(race_id, racer_id)] for racer_id in wanted]
-                continue
-            for entry in entries:
-                stored[(race_id, entry.racerId)] = (entry, {c: chunks[(entry.racerId, c)] for c in wanted[entry.racerId]
-                                                            if (entry.racerId, c) in chunks})
 
         def live_totals(item):
             entry, chunks = item[1]
@@ -130,14 +127,14 @@ class Batch:
         for race_id, racers in late.items():
             if race_id not in self.finished and _failed(lambda: finishing.amend(race_id, sorted(racers))):
                 failed.append(min(racers.values(), key=int))
-        for class_id, (name, sequence) in self.renamed.items():
-            if _failed(lambda: [derived.set_class_name(race, name) for race in derived.races_of_class(class_id)]):
+        for class_id, sequence in self.renamed.items():
+            if _failed(lambda: rename_class(class_id)):
                 failed.append(sequence)
         for race, sequence in self.created.values():
             if _failed(lambda: follow_class_name(race)):
                 failed.append(sequence)
-        for racer_id, (name, sequence) in self.renamed_racers.items():
-            if _failed(lambda: rename_racer(racer_id, name)):
+        for racer_id, sequence in self.renamed_racers.items():
+            if _failed(lambda: rename_racer(racer_id)):
                 failed.append(sequence)
         return failed
 
@@ -179,10 +176,10 @@ def standing(entry: e.Entry, chunks: dict[int, e.Chunk]) -> e.Entry | None:
     known.update({number: _totals(chunk) for number, chunk in chunks.items()})
     newest = max(max(map(int, entry.chunks), default=-1) + 1, max(chunks, default=0))
     if newest not in known or any(chunk not in known for chunk in range(newest)):
-        stored = derived.chunks_of(entry.raceId, entry.racerId)
-        if any(not isinstance(chunk, e.Chunk) or not chunk.live for chunk in stored):
+        every = derived.chunks_of(entry.raceId, entry.racerId)
+        if any(not isinstance(chunk, e.Chunk) or not chunk.live for chunk in every):
             return None
-        known.update({chunk.chunk: _totals(chunk) for chunk in stored})
+        known.update({chunk.chunk: _totals(chunk) for chunk in every})
         newest = max(known)
     done = {chunk: known.get(chunk, [Decimal(0), None]) for chunk in range(newest)}
     changed = {chunk: pair for chunk, pair in done.items()
@@ -220,7 +217,18 @@ def follow_class_name(race: e.Race) -> None:
         derived.set_class_name(race, klass.name, was=race.className)
 
 
-def rename_racer(racer_id: str, name: str) -> None:
+def rename_class(class_id: str) -> None:
+    klass = derived.get_class(class_id)
+    for race in derived.races_of_class(class_id) if klass else []:
+        derived.set_class_name(race, klass.name)
+
+
+def rename_racer(racer_id: str) -> None:
+    """Passes the racer's name as it is now (not the record's: an old record may come again)."""
+    racer = derived.get_racer(racer_id)
+    if racer is None:
+        return
+    name = racer.name
     for entry in derived.entries_of(racer_id):
         derived.set_name(entry, name)
         derived.set_standing_name(e.RaceBoard(entry.raceId, e.RaceBoard.shard_of(racer_id)), racer_id, name)

@@ -73,3 +73,29 @@ MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024}
 
 def memory_mb(function: str) -> int:
     return MEMORY_MB.get(function, DEFAULT_MEMORY_MB)
+
+
+# Lambda's advanced logging controls (stacks/functions.py) and Powertools' log sampling, read by the
+# stack and by the bench that measures what a request writes (docs/performance.md). A healthy
+# request writes its metrics line only; one in LOG_SAMPLE_RATE⁻¹ also writes its request line
+# (Powertools' sampling); a request that fails (4xx, 5xx, an uncaught error) writes everything it
+# buffered (Powertools' log buffer, flushed on an error). Lambda's own START/END/REPORT lines are
+# INFO system logs: WARN keeps its errors (timeouts, crashes) and drops them.
+LOG_FORMAT = "JSON"
+APPLICATION_LOG_LEVEL = "INFO"
+SYSTEM_LOG_LEVEL = "WARN"
+LOG_SAMPLE_RATE = 0.01
+
+# The HTTP API's access log: one JSON line per request (stacks/api.py), read by the bench too, which
+# prices its size (about 350 bytes a bike's post: docs/performance.md). What an operator needs of a
+# request API Gateway may have answered alone (401, 403, 429): who, what, when, how it ended, how
+# long; the path names the race (the route is the path's shape), the time is epoch milliseconds.
+# The caller's sub is the JWT authorizer's claim (empty on public routes).
+ACCESS_LOG_FIELDS = {
+    "requestId": "$context.requestId", "ip": "$context.identity.sourceIp", "time": "$context.requestTimeEpoch",
+    "method": "$context.httpMethod", "path": "$context.path", "status": "$context.status",
+    "responseLength": "$context.responseLength", "latency": "$context.responseLatency",
+    "integrationLatency": "$context.integrationLatency", "integrationError": "$context.integrationErrorMessage",
+    "authorizerError": "$context.authorizer.error", "sub": "$context.authorizer.claims.sub",
+    "userAgent": "$context.identity.userAgent",
+}

@@ -115,15 +115,17 @@ def get_entries(race_id: str, racer_ids: list[str]) -> list[e.Entry]:
     return _get_all([key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids])
 
 
-def entries_and_chunks(race_id: str, wanted: dict[str, set[int]]) -> tuple[list[e.Entry], dict[tuple[str, int], e.Chunk]]:
-    """The stream's read of a race: the racers' entries and the chunks named, as stored now
-    (strongly consistent): (entries, {(racerId, chunk): Chunk})."""
-    keys_wanted = [key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in wanted]
-    keys_wanted += [key_from(keys.CHUNK, raceId=race_id, racerId=racer_id, chunk=chunk)
-                    for racer_id, chunks in wanted.items() for chunk in sorted(chunks)]
-    found = _get_all(keys_wanted)
-    return ([item for item in found if isinstance(item, e.Entry)],
-            {(item.racerId, item.chunk): item for item in found if isinstance(item, e.Chunk)})
+def entries_and_chunks(race_id: str, wanted: dict[str, set[int]]) -> list[tuple[e.Entry, dict[int, e.Chunk]]]:
+    """The stream's read of a race: each racer's entry with the chunks named, as stored now
+    (strongly consistent; ``wanted`` is racerId -> chunk numbers)."""
+    found = _get_all([key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in wanted] +
+                     [key_from(keys.CHUNK, raceId=race_id, racerId=racer_id, chunk=chunk)
+                      for racer_id, chunks in wanted.items() for chunk in sorted(chunks)])
+    chunks: dict[str, dict[int, e.Chunk]] = {}
+    for item in found:
+        if isinstance(item, e.Chunk):
+            chunks.setdefault(item.racerId, {})[item.chunk] = item
+    return [(item, chunks.get(item.racerId, {})) for item in found if isinstance(item, e.Entry)]
 
 
 def gate_and_entries(race_id: str, racer_ids: list[str]) -> tuple[e.RaceGate | None, list[e.Entry]]:
@@ -136,13 +138,21 @@ def gate_and_entries(race_id: str, racer_ids: list[str]) -> tuple[e.RaceGate | N
 
 
 def _get_all(wanted: list[dict]) -> list[e.Entity]:
-    """The items under ``wanted`` keys that exist, strongly consistent, 100 keys per BatchGetItem."""
-    found = []
-    for start in range(0, len(wanted), 100):
-        request = {table_name(): {"ConsistentRead": True, "Keys": wanted[start:start + 100]}}
-        for response in batch("batch_get_item", request, "UnprocessedKeys"):
-            found += e.from_items(response["Responses"].get(table_name(), []))
-    return found
+    """The items under ``wanted`` keys that exist, strongly consistent, 100 keys per BatchGetItem
+    (several at once when there are more: the stream's read of a 1,000-racer batch is 20)."""
+    def page(keys_of_page: list[dict]) -> list[e.Entity]:
+        request = {table_name(): {"ConsistentRead": True, "Keys": keys_of_page}}
+        return [item for response in batch("batch_get_item", request, "UnprocessedKeys")
+                for item in e.from_items(response["Responses"].get(table_name(), []))]
+
+    pages = [wanted[start:start + 100] for start in range(0, len(wanted), 100)]
+    if len(pages) <= 1:
+        return page(pages[0]) if pages else []
+    from concurrent.futures import ThreadPoolExecutor  # deferred: a bike's read is one page
+
+    client()  # made once, before the threads share it
+    with ThreadPoolExecutor(max_workers=min(8, len(pages))) as pool:
+        return [item for found in pool.map(page, pages) for item in found]
 
 
 def get_racer(racer_id: str, consistent: bool = False) -> e.Racer | None:
