@@ -2,7 +2,8 @@
 
 Prints a progress line per stage; writes docs/performance.md and docs/performance.json.
 ``BENCH_QUICK=1`` shrinks every stage (a smoke run, not figures to publish). ``BENCH_ONLY=coldstart``
-runs the cold-start stage alone and keeps every other figure of docs/performance.json.
+or ``BENCH_ONLY=push`` runs that stage alone, prices the race again and keeps every other
+measurement of docs/performance.json.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import time
 import warnings
 from datetime import datetime, timezone
 
-from . import backtoback, bikes, coldstart, env, pricing, raceday, report, routes
+from . import backtoback, bikes, coldstart, env, pricing, push, raceday, report, routes
 from .ledger import Ledger
 from .progress import say
 
@@ -42,25 +43,48 @@ def cold_start(dynamo: env.Dynamo) -> dict:
     return figures
 
 
-def cold_start_alone() -> None:
-    """``BENCH_ONLY=coldstart``: stage 1 again, every other figure as docs/performance.json has it."""
+def stage_alone(name: str, measure) -> None:
+    """``BENCH_ONLY=<name>``: one stage measured again and the race priced again; every other
+    measurement as docs/performance.json has it."""
     started = time.perf_counter()
     figures = json.loads((env.ROOT / "docs" / "performance.json").read_text())
+    figures.update(measure())
+    price(figures)
+    report.write(figures, header=False)
+    say(f"wrote docs/performance.md and docs/performance.json ({name} measured again) in "
+        f"{time.perf_counter() - started:.0f} s")
+
+
+def cold_start_only() -> dict:
     dynamo = env.Dynamo()
     try:
-        figures.update(cold_start(dynamo))
+        return cold_start(dynamo)
     finally:
         dynamo.stop()
-    report.write(figures, header=False)
-    say(f"wrote §1 of docs/performance.md and docs/performance.json in {time.perf_counter() - started:.0f} s")
+
+
+ALONE = {"coldstart": cold_start_only, "push": lambda: {"push": push.stage()}}
+
+
+def price(figures: dict) -> None:
+    """The race's bill, the fixed costs, the levers and push beside polling, from the measured figures."""
+    memory = {function: memory_mb(function) for function in env.functions()}
+    figures["memory_mb"] = memory
+    figures["cost"] = pricing.race_cost(figures, memory)
+    figures["fixed_monthly"] = pricing.fixed_monthly(figures, env.functions())
+    figures["levers"] = pricing.levers(figures, memory, figures["cost"]["total"])
+    figures["prices"] = pricing.PRICES
+    figures["assumed"] = {name: {"value": value, "why": why} for name, (value, why) in pricing.ASSUMED.items()}
+    if "push" in figures:
+        figures["push"].update(push.priced(figures))
 
 
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
-    if ONLY == "coldstart":
-        return cold_start_alone()
+    if ONLY in ALONE:
+        return stage_alone(ONLY, ALONE[ONLY])
     if ONLY:
-        sys.exit(f"BENCH_ONLY={ONLY}: only BENCH_ONLY=coldstart is known")
+        sys.exit(f"BENCH_ONLY={ONLY}: one of {', '.join(ALONE)} (or unset for every stage)")
     started = time.perf_counter()
     dynamo = env.Dynamo()
     figures: dict = {}
@@ -111,18 +135,15 @@ def main() -> None:
 
             with open(os.environ["BENCH_SAVE"], "wb") as saved:
                 pickle.dump(figures, saved)
-        memory = {function: memory_mb(function) for function in env.functions()}
-        figures["memory_mb"] = memory
-        figures["cost"] = pricing.race_cost(figures, memory)
-        figures["fixed_monthly"] = pricing.fixed_monthly(figures, env.functions())
-        figures["levers"] = pricing.levers(figures, memory, figures["cost"]["total"])
-        figures["prices"] = pricing.PRICES
-        figures["assumed"] = {name: {"value": value, "why": why} for name, (value, why) in pricing.ASSUMED.items()}
-        for row in figures["cost"]["lines"]:
-            say(f"cost: {row['item']}: {row['quantity']:,.2f} {row['unit']} = ${row['usd']:.3f}")
     finally:
         dynamo.stop()
     figures["local_stack"] = backtoback.measure()
+    figures["push"] = push.stage()
+    price(figures)
+    for row in figures["cost"]["lines"]:
+        say(f"cost: {row['item']}: {row['quantity']:,.2f} {row['unit']} = ${row['usd']:.3f}")
+    say(f"push: the race ${figures['push']['dollars_per_race']:.2f} pushed, "
+        f"${figures['push']['polling_dollars_per_race']:.2f} polled")
     figures["elapsed_seconds"] = time.perf_counter() - started
     figures["quick"] = QUICK
     report.write(figures)

@@ -99,6 +99,13 @@ ASSUMED = {
                                "rest, not configurable (Lambda developer guide, X-Ray)"),
     "brotli_quality": (5, "CloudFront compresses with Brotli for browsers that accept it and does not publish "
                        "its level: quality 5 taken (4–6 is usual on the fly); gzip's size is in section 5 too"),
+    "appsync_metered_kb": (5, "AppSync meters a real-time message in 5 KB steps (its pricing page says so of "
+                           "GraphQL subscriptions; taken as the same for Event API deliveries)"),
+    "appsync_keep_alive_s": (60, "AppSync sends a 'ka' about once a minute; each counted as an operation (an upper "
+                             "bound: the pricing page does not say keep-alives are billed)"),
+    "viewers_connected_before_start_s": (60, "viewers open the race page a minute before the start"),
+    "publish_ms": (15, "the stream processor's time per publish in AWS: one consistent board Query and one HTTPS "
+                   "POST, races in parallel; not measured on Lambda"),
     "jwt_verify_cpu_ms": (1.0, "verifying a Cognito JWT (RS256) in the function, as a function URL needs; not "
                           "measured"),
 }
@@ -227,13 +234,7 @@ def race_cost(figures: dict, memory_mb: dict, levers: dict | None = None) -> dic
         lines.append(line("CloudFront data out (the top-100 page, Brotli)", gb, "GB", "cloudfront_gb_out",
                           [polls, page_bytes, a("brotli_quality"), header]))
     else:
-        deliveries = s("pushed updates", VIEWERS * SECONDS, "the board pushed to every viewer once a second")
-        lines.append(line("AppSync Events operations (a publish a second, a delivery per viewer)",
-                          SECONDS + deliveries.value, "operations", "appsync_event_operation", [deliveries, seconds]))
-        lines.append(line("AppSync Events connection-minutes", VIEWERS * (SECONDS / 60 + 1), "minutes",
-                          "appsync_connection_minute", [viewers, seconds]))
-        lines.append(line("AppSync data out (the top-100 page, gzip)", deliveries.value * f.m(f"{B}.pages.{page}.gzip_bytes").value / 1e9,
-                          "GB", "data_transfer_gb_out", [deliveries, f.m(f"{B}.pages.{page}.gzip_bytes")]))
+        lines += pushed_lines(figures, f, S, viewers, seconds, page_bytes, levers)
     if iot:
         minutes = RACERS * (SECONDS / 60 + 1)
         lines.append(line("IoT Core connection-minutes (bikes on MQTT)", minutes, "minutes", "iot_connection_minute", [racers, seconds]))
@@ -261,12 +262,14 @@ def race_cost(figures: dict, memory_mb: dict, levers: dict | None = None) -> dic
         "post_telemetry": gbs("post_telemetry", posts.value, tele_cpu, tele["waves"].value),
         "join_race": gbs("join_race", joins, join["cpu_ms"].value, join["waves"].value),
         "get_race_leaderboard": 0 if push else gbs("get_race_leaderboard", origin, board["cpu_ms"].value, board["waves"].value),
-        STREAM_PROCESSOR: stream_gbs,
+        STREAM_PROCESSOR: stream_gbs + (publishes(figures, S, levers) * a("publish_ms").value / 1000
+                                        * memory_mb[STREAM_PROCESSOR] / 1024 if push else 0),
     }
     lines.append(line("Lambda duration (" + ", ".join(f"{k} {v:,.0f}" for k, v in per_function.items()) + " GB-s)",
                       sum(per_function.values()), "GB-seconds", "lambda_arm64_gb_second",
                       [tele["cpu_ms"], tele["waves"], join["cpu_ms"], join["waves"], board["cpu_ms"], board["waves"],
-                       stream["cpu_ms"], stream["waves"], stream["records_per_invocation"], rtt, vcpu, S, posts]))
+                       stream["cpu_ms"], stream["waves"], stream["records_per_invocation"], rtt, vcpu, S, posts,
+                       *([a("publish_ms")] if push else [])]))
 
     cold = figures.get("cold_start", {})
     start_cpu = f.m("interpreter_start.cpu_ms", "interpreter start CPU ms")
@@ -300,11 +303,14 @@ def race_cost(figures: dict, memory_mb: dict, levers: dict | None = None) -> dic
     tele_rru = posts.value * tele["rcu"].value
     stream_rru = SECONDS * stream["rcu"].value * per_racer
     finish_rcu = f.m("race_day.finish.rcu", "settling RCU")
-    rru = tele_rru + stream_rru + (0 if push else origin * page_rcu.value) + joins * join["rcu"].value + finish_rcu.value
+    board_rcu = f.m("race_day.leaderboard_read_rcu", "the whole board read (eventually consistent)")
+    viewers_rru = publishes(figures, S, levers) * 2 * board_rcu.value if push else origin * page_rcu.value
+    rru = tele_rru + stream_rru + viewers_rru + joins * join["rcu"].value + finish_rcu.value
     lines.append(line(f"DynamoDB read request units (telemetry {tele_rru:,.0f}, stream {stream_rru:,.0f}, viewers, "
                       "joins, settling)", rru, "RRU", "dynamodb_rru",
                       [posts, tele["rcu"], stream["rcu"], stream["records_per_invocation"], page_rcu, origin_per_s,
-                       join["rcu"], finish_rcu]))
+                       join["rcu"], finish_rcu, board_rcu],
+                      "pushed: the publisher reads the whole board, strongly consistent, once a message" if push else ""))
 
     # --- observability -----------------------------------------------------------------------
     overhead = a("log_event_overhead_bytes")
@@ -342,6 +348,44 @@ def race_cost(figures: dict, memory_mb: dict, levers: dict | None = None) -> dic
             "per_function_gb_seconds": per_function, "levers": levers}
 
 
+def publishes(figures: dict, S: In, levers: dict) -> float:
+    """Board messages a race publishes: one per stream invocation that wrote its board, measured on one
+    shard (bench/push.py); each of the S shards' invocations publishes its own, unless the lever
+    ``push_coalesced`` holds a race to one message a second across shards (not built)."""
+    per_second = figures["push"]["messages_per_second"] * S.value
+    return (min(per_second, 1.0) if levers.get("push_coalesced") else per_second) * SECONDS
+
+
+def pushed_lines(figures: dict, f: Figures, S: In, viewers: In, seconds: In, page_bytes: In,
+                 levers: dict) -> list[dict]:
+    """The viewers' side of a race with boards pushed over AppSync Events (issue 19), from the
+    messages measured on `make local` (bench/push.py)."""
+    rate = f.m("push.messages_per_second", "board messages a second per race, one stream shard")
+    size = f.m("push.bytes_per_message", "bytes a board message")
+    metered_kb, before, ka = a("appsync_metered_kb"), a("viewers_connected_before_start_s"), a("appsync_keep_alive_s")
+    sent = publishes(figures, S, levers)
+    deliveries = sent * VIEWERS
+    steps = max(1, math.ceil(size.value / (metered_kb.value * 1024)))
+    connected = VIEWERS * (SECONDS + before.value)
+    operations = (sent + deliveries) * steps + 2 * VIEWERS + connected / ka.value  # + a connect and a subscribe each
+    envelope = len(json.dumps({"type": "data", "id": "00000000-0000-0000-0000-000000000000", "event": ""}))
+    first_reads = s("first paints", 2 * VIEWERS, "each viewer reads the board over HTTP twice: first paint, and "
+                    "again on subscribing")
+    return [
+        line(f"AppSync Events operations ({sent:,.0f} publishes, each delivered to every viewer, metered in "
+             f"{steps} step(s); connects, subscribes, keep-alives)", operations, "operations", "appsync_event_operation",
+             [rate, S, seconds, viewers, size, metered_kb, before, ka]),
+        line("AppSync Events connection-minutes", connected / 60, "minutes", "appsync_connection_minute",
+             [viewers, seconds, before]),
+        line("AppSync data out (the board messages)", deliveries * (size.value + envelope) / 1e9, "GB",
+             "data_transfer_gb_out", [rate, S, size, viewers]),
+        line("CloudFront requests (first paints)", first_reads.value, "requests", "cloudfront_https_request",
+             [first_reads]),
+        line("CloudFront data out (first paints: the top-100 page, Brotli)", first_reads.value * page_bytes.value / 1e9,
+             "GB", "cloudfront_gb_out", [first_reads, page_bytes]),
+    ]
+
+
 def alarm_count(functions: list[str]) -> int:
     """The stack's alarms (stacks/monitoring.py): errors and throttles per function, the stream's
     iterator age and failure queue, the API's 5xx. tests/infrastructure checks the template has these."""
@@ -376,9 +420,14 @@ def levers(figures: dict, memory_mb: dict, base: float) -> list[dict]:
          "a viewer's board is up to 1 s older when shown (the API still answers within the contract's 2 s; the "
          "browser asks half as often)",
          "this bench; CloudFront's prices"),
-        ("Pushed board updates (AppSync Events, a push a second to 1,000 viewers)", {"push": True},
-         "fresher board (no edge age); a WebSocket per viewer; a publisher in the stream processor (issue 19); "
-         "the same per-viewer fee as a poll", "AppSync's price page; the top-100 page's gzip bytes measured here"),
+        ("Pushed board updates (AppSync Events, as built: a message per race per stream invocation)", {"push": True},
+         "a fresher board (section 7); a WebSocket per viewer; every shard's invocation reaches every viewer",
+         "AppSync's price page; messages a second and bytes a message measured on make local (section 7)"),
+        ("Pushed, coalesced to one message a second per race across the S shards (not built)",
+         {"push": True, "push_coalesced": True},
+         "a change waits up to a second longer for the next message (a per-race, per-second conditional write "
+         "decides which shard's invocation publishes: S writes a second, $0.001 a race)",
+         "as above; the conditional writes left out"),
         ("A Lambda function URL for bikes", {"function_url": True},
          "no Cognito JWT authorizer, throttle or access log in front: the function verifies the token (assumed "
          "1 ms CPU), reserved concurrency stands in for the throttle; bikes need a second endpoint",
@@ -390,6 +439,8 @@ def levers(figures: dict, memory_mb: dict, base: float) -> list[dict]:
     ]
     out = []
     for name, change, user_cost, source in rows:
+        if change.get("push") and "push" not in figures:  # the push stage did not run
+            continue
         cost = race_cost(figures, memory_mb, change)
         out.append({"lever": name, "total": cost["total"], "delta": cost["total"] - base, "user_cost": user_cost,
                     "source": source})

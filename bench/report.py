@@ -34,7 +34,7 @@ def _pct(value: float, limit: float) -> str:
 
 
 def write(f: dict, header: bool = True) -> None:
-    """Both files; ``header=False`` keeps the run's date and machine (only stage 1 was measured again)."""
+    """Both files; ``header=False`` keeps the run's date and machine (one stage was measured again)."""
     if header:
         f["generated"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         f["machine"] = machine()
@@ -236,6 +236,10 @@ def markdown(f: dict) -> str:
                [[str(n), f"{r['post_seconds']:.1f}", f"{r['settle_seconds']:.1f}", "yes" if r["settled"] else "**no**",
                  r["memory"]] for n, r in enumerate(f["local_stack"], start=1)]),
     ]
+    if f.get("push"):  # section 7, bench/push.py
+        from .push import markdown as push_markdown
+
+        parts += push_markdown(f)
     return "\n\n".join(parts) + "\n"
 
 

@@ -3,7 +3,9 @@
 AWS's DynamoDB Local (``dynamodb_local``, its data in a temporary file) holds the table, created from the
 same definition the stack deploys; every contract route is served by building
 the HTTP API event (payload format 2.0) the deployed API would send and calling the same handler module;
-the table's stream drives the same stream handler (``streams``). ``POST /local/token``
+the table's stream drives the same stream handler (``streams``), which pushes race boards to a
+stand-in AppSync Event API on loopback (``eventapi``: AWS's protocol, its own two ports) as the
+deployed one does; ``GET /config.json`` tells the browser where it is. ``POST /local/token``
 stands in for Cognito. The frontend is served from the same origin, as CloudFront serves
 both in AWS, so no answer carries CORS headers.
 """
@@ -23,12 +25,13 @@ from . import handlers  # puts the layer on sys.path
 from . import openapi
 from .auth import TokenIssuer, authorizer_claims
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
+from .eventapi import EventApi
 from .runtime import Runtime
 from .events import http_event, match
 from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
 
-from alleycat import dynamo  # noqa: E402
+from alleycat import dynamo, push  # noqa: E402
 from alleycat.routes import STREAM_PROCESSOR  # noqa: E402
 
 TABLE_NAME = "alleycat-local"
@@ -36,7 +39,9 @@ MAX_REQUEST_BYTES = 10 * 1024 * 1024
 
 
 def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> None:
-    """The environment a deployed function sees, pointed at the embedded DynamoDB."""
+    """The environment a deployed function sees, pointed at the embedded DynamoDB; publishing
+    to an Event API off until the stack sets ``EVENT_API_URL``."""
+    os.environ.pop(push.URL_VARIABLE, None)
     os.environ.update({
         "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_url,
         "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", "local"),
@@ -55,6 +60,7 @@ class ApiHandler(BaseHTTPRequestHandler):
     server_version = "AlleycatLocal/1"
     issuer: TokenIssuer
     runtime: Runtime
+    site_config: dict  # GET /config.json: what the frontend needs besides its own origin
     protocol_version = "HTTP/1.1"  # keep-alive: a bike's connection serves all its posts
     timeout = 60  # an idle kept-alive connection is closed after this many seconds
 
@@ -96,6 +102,9 @@ class ApiHandler(BaseHTTPRequestHandler):
             return self._token(body)
         if url.path == "/openapi.json" and self.command == "GET":
             return self._send(200, openapi.text().encode(), {"Content-Type": "application/json"})
+        if url.path == "/config.json" and self.command == "GET":
+            return self._send(200, json.dumps(self.site_config).encode(),
+                              {"Content-Type": "application/json", "Cache-Control": "no-store"})
         route, parameters, path_known = match(self.command, url.path)
         if route is None and self.command == "GET" and not path_known:
             found = static_file(url.path)
@@ -156,8 +165,12 @@ class ApiServer(ThreadingHTTPServer):
 class LocalStack:
     """Embedded DynamoDB + API server; ``start()`` returns once both answer."""
 
-    def __init__(self, port: int = 3000, host: str = "127.0.0.1"):
+    def __init__(self, port: int = 3000, host: str = "127.0.0.1", push_boards: bool = True):
         self.host, self.port = host, port
+        # The stand-in Event API the stream processor publishes to; ALLEYCAT_PUSH=0 leaves it out
+        # (no EVENT_API_URL: publishing off, the frontend polls).
+        self.push = push_boards and os.environ.get("ALLEYCAT_PUSH", "1") != "0"
+        self.events: EventApi | None = None
         # A temporary database file by default, so race after race the JVM stays flat (see
         # EmbeddedDynamoDB); ALLEYCAT_DYNAMODB=memory is faster and grows with every stream record.
         self.dynamodb = EmbeddedDynamoDB(in_memory=os.environ.get("ALLEYCAT_DYNAMODB") == "memory")
@@ -174,6 +187,11 @@ class LocalStack:
     def start(self) -> "LocalStack":
         self.dynamodb.start()
         configure_environment(self.dynamodb.url)
+        if self.push:  # verifies the publisher's SigV4 with the credentials the functions get
+            self.events = EventApi(host=self.host, access_key=os.environ["AWS_ACCESS_KEY_ID"],
+                                   secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
+                                   region=os.environ["AWS_DEFAULT_REGION"]).start()
+            os.environ[push.URL_VARIABLE] = self.events.http_url
         dynamo.client.cache_clear()  # a client made earlier in this process may point elsewhere
         self.dynamodb.create_table(TABLE_NAME)
         tail = StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS)
@@ -181,11 +199,17 @@ class LocalStack:
         self.stream_runtime = Runtime(workers=1)
         self.stream = StreamPoller(tail, invoke=lambda event: self.stream_runtime.invoke(STREAM_PROCESSOR, event)).start()
         self.runtime = Runtime()  # after configure_environment: the workers inherit it
-        handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer, "runtime": self.runtime})
+        handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer, "runtime": self.runtime,
+                                                          "site_config": self.site_config})
         self._http = ApiServer((self.host, self.port), handler)
         self.port = self._http.server_address[1]
         threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
         return self
+
+    @property
+    def site_config(self) -> dict:
+        """``/config.json``: in AWS the site's deployment writes the same shape (stacks/site.py)."""
+        return {"events": self.events.config if self.events else None}
 
     def memory(self) -> str:
         """The stack's resident memory: its Python processes (server, function workers) and DynamoDB Local's JVM."""
@@ -203,6 +227,10 @@ class LocalStack:
         for runtime in (self.runtime, self.stream_runtime):
             if runtime:
                 runtime.stop()
+        if self.events:
+            self.events.stop()
+            if os.environ.get(push.URL_VARIABLE) == self.events.http_url:
+                del os.environ[push.URL_VARIABLE]
         self.dynamodb.stop()
 
 
@@ -231,6 +259,9 @@ def main() -> None:
     port = int(os.environ.get("PORT", "3000"))
     stack = start_or_explain(port)
     print(f"Alleycat local stack ready at {stack.url}  (Ctrl-C stops it)", flush=True)
+    if stack.events:
+        print(f"  live boards (AppSync Events stand-in): publish {stack.events.http_url}, "
+              f"subscribe {stack.events.realtime_url}", flush=True)
     try:
         wait_for_ctrl_c()
     finally:

@@ -24,6 +24,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                              "(tokens from the local stack's /local/token)")
     parser.add_argument("--watch", action="store_true",
                         help="poll the race leaderboard and report how far it lags accepted telemetry")
+    parser.add_argument("--push-viewers", type=int, default=0,
+                        help="viewers subscribed to the race's board over the site's Event API (/config.json); "
+                             "reports how long accepted telemetry takes to show on their boards")
+    parser.add_argument("--pollers", type=int, default=0,
+                        help="viewers polling the race leaderboard every second, measured the same way")
     args = parser.parse_args(argv)
     if args.racers < 1 or args.speed <= 0 or not 60 <= args.duration <= 3600:
         parser.error("need --racers >= 1, --speed > 0 and --duration in 60..3600")
@@ -41,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     settings = Settings(racers=args.racers, speed=args.speed, races=args.races,
                         duration=args.duration, class_id=args.class_id, racer_prefix=args.racer_prefix,
-                        bikes=args.bikes, watch=args.watch)
+                        bikes=args.bikes, watch=args.watch, push_viewers=args.push_viewers, pollers=args.pollers)
     simulator = Simulator(client, settings)
     try:
         simulator.run()

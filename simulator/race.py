@@ -30,6 +30,8 @@ class Settings:
     racer_prefix: str = "rider"
     bikes: bool = False  # every racer posts its own sample each second with its own token
     watch: bool = False  # poll the race leaderboard and measure how far it lags accepted telemetry
+    push_viewers: int = 0  # viewers subscribed to the race's board over the Event API (simulator.audience)
+    pollers: int = 0  # viewers polling the race leaderboard every second, as the page did before push
 
 
 @dataclass
@@ -41,6 +43,7 @@ class Totals:
     late_ticks: int = 0
     races_finished: int = 0
     lags: list = field(default_factory=list)  # seconds from accepted to shown on the race leaderboard
+    audiences: list = field(default_factory=list)  # per race: push and polling viewers' freshness (Audience)
     started: float = field(default_factory=time.monotonic)
 
     def add(self, sent: int, response: dict) -> None:
@@ -55,9 +58,23 @@ class Totals:
             ordered = sorted(self.lags)
             p50, p95 = ordered[len(ordered) // 2], ordered[int(len(ordered) * 0.95)]
             lag = f", leaderboard lag p50 {p50:.2f} s p95 {p95:.2f} s max {ordered[-1]:.2f} s"
+        for figures in self.audiences:
+            lag += audience_summary(figures)
         return (f"races finished {self.races_finished}, samples sent {self.sent}, "
                 f"accepted {self.accepted}, duplicates {self.duplicates}, rejected {self.rejected}, "
                 f"late ticks {self.late_ticks}, elapsed {time.monotonic() - self.started:.1f} s{lag}")
+
+
+def audience_summary(figures: dict) -> str:
+    push, poll = figures["push"], figures["poll"]
+    text = ""
+    if push.get("n"):
+        text += (f"; {figures['viewers']} push viewers: shown after p50 {push['p50']:.2f} s, p95 {push['p95']:.2f} s "
+                 f"(max {push['max']:.2f} s), {figures['messages_per_second']:.2f} messages/s of "
+                 f"{figures['bytes_per_message']['mean']:,.0f} bytes")
+    if poll.get("n"):
+        text += f"; {figures['pollers']} pollers (1 s): p50 {poll['p50']:.2f} s, p95 {poll['p95']:.2f} s"
+    return text
 
 
 def chunks(items: list, size: int = MAX_SAMPLES_PER_REQUEST):
@@ -81,6 +98,7 @@ class Simulator:
         self.profiles = [RacerProfile.for_racer(racer_id) for racer_id in racer_ids(settings)]
         self.bikes: dict[str, ApiClient] = {}  # racerId -> a client holding that racer's own token
         self.watch: LeaderboardWatch | None = None
+        self.audience = None
         self.current_race: str | None = None
 
     def run(self) -> Totals:
@@ -113,6 +131,11 @@ class Simulator:
         label = f"race {number}" + (f"/{settings.races}" if settings.races else "")
         interval = 1 / settings.speed
         self.watch = LeaderboardWatch(self.client, race_id, self.totals, self.stop).start() if settings.watch else None
+        self.audience = None
+        if settings.push_viewers or settings.pollers:
+            from .audience import Audience
+
+            self.audience = Audience(self.client.base_url, race_id, settings.push_viewers, settings.pollers).start()
         self._bike_pool = ThreadPoolExecutor(max_workers=min(BIKE_WORKERS, len(self.profiles)), thread_name_prefix="bike")
         try:
             clock = time.monotonic()
@@ -132,6 +155,9 @@ class Simulator:
             self._bike_pool.shutdown()
             if self.watch:
                 self.watch.close()
+            if self.audience:
+                self.totals.audiences.append(self.audience.close())
+                self.audience = None
         self.client.call("POST", f"/races/{race_id}/finish")
         self.totals.races_finished += 1
         self.progress.done(label, self.totals)
@@ -145,6 +171,8 @@ class Simulator:
             self.totals.add(len(batch), response)
             if self.watch:
                 self.watch.accepted(batch, response)
+            if self.audience:
+                self.audience.accepted(batch, response)
 
         if not self.settings.bikes:
             for batch in chunks(samples):

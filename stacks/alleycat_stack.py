@@ -9,6 +9,7 @@ from constructs import Construct
 from alleycat.routes import STREAM_PROCESSOR
 
 from .api import Api, UserPool
+from .board_events import BoardEvents
 from .functions import Functions
 from .monitoring import Monitoring
 from .site import Site
@@ -26,7 +27,9 @@ class AlleycatStack(Stack):
         stream = StreamProcessor(self, "Stream", table=table, functions=functions, removal_policy=removal)
         users = UserPool(self, "Users", throwaway=throwaway)
         api = Api(self, "Api", functions=functions.by_name, users=users, removal_policy=removal)
-        site = Site(self, "Site", api_domain=api.domain_name, removal_policy=removal)
+        boards = BoardEvents(self, "Boards", publisher=stream.function, removal_policy=removal)
+        site = Site(self, "Site", api_domain=api.domain_name, removal_policy=removal,
+                    config=boards.site_config, connect=(f"wss://{boards.api.realtime_dns}",))
         monitoring = Monitoring(self, "Monitoring", functions={**functions.by_name, STREAM_PROCESSOR: stream.function},
                                 api=api, stream=stream)
 
@@ -38,5 +41,9 @@ class AlleycatStack(Stack):
         CfnOutput(self, "StreamFailureQueueUrl", value=stream.failures.queue_url)
         CfnOutput(self, "SiteUrl", value=site.url,
                   description="The frontend and, on the same origin, the API with cached public reads (CloudFront)")
+        CfnOutput(self, "BoardEventsHttpUrl", value=boards.http_url,
+                  description="AppSync Events: where the stream processor publishes race boards (IAM)")
+        CfnOutput(self, "BoardEventsRealtimeUrl", value=boards.realtime_url,
+                  description="AppSync Events: where browsers subscribe to /races/<raceId> (API key)")
         CfnOutput(self, "AlarmTopicArn", value=monitoring.topic.topic_arn,
                   description="Every alarm notifies this topic (-c alarmEmail=... subscribes an address)")

@@ -24,6 +24,7 @@ from . import ROOT, acknowledge
 DIST_DIR = ROOT / "frontend" / "dist"
 LOG_RETENTION = Duration.days(90)
 DEPLOYMENT_HANDLER_PREFIX = "Custom::CDKBucketDeployment"
+CONFIG_FILE = "config.json"  # the frontend's runtime settings (local/server.py serves the same shape)
 HSTS_MAX_AGE = Duration.days(730)
 # The longest any answer may stay at the edge, whatever its Cache-Control (alleycat.caching.FROZEN).
 API_MAX_TTL = Duration.days(1)
@@ -34,11 +35,12 @@ API_REQUEST_HEADERS = ("Content-Type", "Idempotency-Key")
 UNCACHED_ERRORS = (400, 403, 404, 405, 414, 500, 501, 502, 503, 504)
 
 
-def content_security_policy() -> str:
-    """Only the site's own script and styles run, and it talks only to its own origin (the API too)."""
+def content_security_policy(connect: tuple[str, ...] = ()) -> str:
+    """Only the site's own script and styles run, and it talks only to its own origin (the API too)
+    and to ``connect`` (the live boards' WebSocket endpoint)."""
     return "; ".join([
         "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
-        "font-src 'self'", "connect-src 'self'", "manifest-src 'self'",
+        "font-src 'self'", " ".join(("connect-src 'self'", *connect)), "manifest-src 'self'",
         "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'",
     ])
 
@@ -65,8 +67,12 @@ def private_bucket(scope: Construct, id: str, removal_policy: RemovalPolicy, **k
 
 class Site(Construct):
     def __init__(self, scope: Construct, id: str, *, api_domain: str, routes: tuple[Route, ...] = ROUTES,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN, config: dict | None = None,
+                 connect: tuple[str, ...] = ()) -> None:
+        """``config`` is deployed as ``/config.json`` (what the frontend needs besides its own origin);
+        ``connect`` adds origins the page may connect to (CSP ``connect-src``)."""
         super().__init__(scope, id)
+        self._connect = connect
         self.logs = private_bucket(
             self, "AccessLogs", removal_policy,
             # CloudFront standard logging writes with ACLs, which need object-writer ACLs enabled.
@@ -98,9 +104,10 @@ class Site(Construct):
         self.deployment = s3deploy.BucketDeployment(
             self, "Deployment",
             destination_bucket=self.bucket,
-            sources=[s3deploy.Source.asset(str(DIST_DIR))],
+            sources=[s3deploy.Source.asset(str(DIST_DIR)),
+                     s3deploy.Source.json_data(CONFIG_FILE, config or {"events": None})],
             distribution=self.distribution,
-            distribution_paths=["/index.html", "/app.js", "/app.css"],
+            distribution_paths=["/index.html", "/app.js", "/app.css", f"/{CONFIG_FILE}"],
             prune=True,
         )
         self._acknowledge()
@@ -138,7 +145,7 @@ class Site(Construct):
 
     def _security_headers(self) -> cloudfront.ResponseHeadersPolicy:
         """HSTS, CSP, nosniff, no framing, no referrer: the browser may hold Cognito tokens."""
-        csp = content_security_policy()
+        csp = content_security_policy(self._connect)
         return cloudfront.ResponseHeadersPolicy(
             self, "SecurityHeaders",
             comment="Alleycat site: HSTS, CSP, nosniff, no framing, no referrer",

@@ -1,7 +1,9 @@
 """The frontend in Debian's Chromium (headless) against the local stack with simulated racers."""
 
+import re
 import shutil
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -42,14 +44,20 @@ def race(stack):
 
 
 @pytest.fixture(scope="module")
-def page(stack):
+def browser(stack):
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 900, "height": 900})
-        page = context.new_page()
-        page.set_default_timeout(WAIT_MS)
-        yield page
+        yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser):
+    context = browser.new_context(viewport={"width": 900, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    yield page
+    context.close()
 
 
 def board_scores(page) -> list[str]:
@@ -132,3 +140,93 @@ def test_the_board_shows_a_page_and_the_signed_in_racers_own_row_below_it(stack,
     page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length >= {2 * rows}")
     assert 2 * rows in {int(url.split("limit=")[1].split("&")[0]) for url in asked}
     page.evaluate("() => { localStorage.removeItem('alleycat.pageRows'); localStorage.removeItem('alleycat.racerId'); }")
+
+
+# --- live boards pushed over the Event API (frontend/src/push.js) ---------------------------------
+
+PUSH_SCREENSHOT = SCREENSHOT.with_name("screenshot-push.png")
+LEADERBOARD_GET = "**/races/*/leaderboard*"
+
+
+@pytest.fixture
+def fresh_page(browser):
+    """A page of its own (its own socket, its own routes), and the board reads it makes."""
+    context = browser.new_context(viewport={"width": 900, "height": 700})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.board_reads = []
+    page.on("request", lambda request: "/leaderboard" in request.url and page.board_reads.append(time.monotonic()))
+    yield page
+    context.close()
+
+
+def leader_second(page) -> int:
+    return max(int(cell) for cell in page.eval_on_selector_all(
+        "table.board tbody tr td.num.hide-narrow", "cells => cells.map(c => c.textContent)") if cell.isdigit())
+
+
+def test_pushed_updates_show_on_the_board_without_a_poll(stack, race, fresh_page):
+    page, (settings, race_id) = fresh_page, race
+    # Given the race page, subscribed to its race's channel
+    page.goto(f"{stack.url}/#/races/{race_id}")
+    page.wait_for_selector("section[data-feed=push]")
+    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length === {RACERS}")
+    assert page.text_content(".feed") == "pushed"
+    page.wait_for_timeout(500)  # the board read again on subscribing has landed
+    # When every read of the board over HTTP fails from now on
+    blocked = []
+    page.route(LEADERBOARD_GET, lambda route: (blocked.append(route.request.url), route.abort()))
+    before, second = board_scores(page), leader_second(page)
+    # Then the board still moves on: rows, scores and seconds come from pushed messages
+    page.wait_for_function("s => Math.max(...[...document.querySelectorAll('table.board tbody tr td.num.hide-narrow')]"
+                           ".map(c => +c.textContent || 0)) >= s + 3", arg=second)
+    after = board_scores(page)
+    assert after != before and len(after) == RACERS
+    # And the page did not even try to poll
+    assert blocked == []
+    assert page.get_attribute("section", "data-feed") == "push"
+    page.screenshot(path=str(PUSH_SCREENSHOT), full_page=True)
+
+
+def test_the_page_polls_while_the_socket_is_down_and_reads_the_board_again_on_reconnecting(stack, race, fresh_page):
+    page, (settings, race_id) = fresh_page, race
+    sockets = {"refuse": True, "open": []}
+
+    def socket_route(ws):
+        if sockets["refuse"]:
+            ws.close()  # as a network that drops the connection at once
+        else:
+            ws.connect_to_server()
+            sockets["open"].append(ws)
+
+    page.route_web_socket(re.compile(r"/event/realtime$"), socket_route)
+    # Given a page whose socket cannot connect
+    page.goto(f"{stack.url}/#/races/{race_id}")
+    page.wait_for_selector("section[data-feed=poll]")
+    # Then it polls the board every second, as without push, and the board moves on
+    start = len(page.board_reads)
+    second = leader_second(page) if page.query_selector("table.board tbody tr") else 0
+    page.wait_for_timeout(3_500)
+    assert len(page.board_reads) - start >= 3
+    assert leader_second(page) > second
+    # When the socket can connect again (the page retries with backoff)
+    sockets["refuse"] = False
+    page.wait_for_selector("section[data-feed=push]", timeout=40_000)
+    # Then it reads the board once more (what it missed), and then stops polling
+    subscribed = time.monotonic()
+    page.wait_for_timeout(2_500)
+    reads_after = [t for t in page.board_reads if t > subscribed - 0.5]
+    assert 1 <= len(reads_after) <= 2, reads_after
+    # When the connection drops
+    sockets["refuse"] = True
+    sockets["open"][-1].close()
+    # Then the page polls again, and on reconnecting reads the board again
+    page.wait_for_selector("section[data-feed=poll]")
+    dropped = time.monotonic()
+    page.wait_for_timeout(2_500)
+    assert len([t for t in page.board_reads if t > dropped]) >= 2
+    sockets["refuse"] = False
+    page.wait_for_selector("section[data-feed=push]", timeout=40_000)
+    reconnected = time.monotonic()
+    page.wait_for_timeout(1_000)
+    assert [t for t in page.board_reads if t > reconnected - 0.5]

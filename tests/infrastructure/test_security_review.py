@@ -1,5 +1,6 @@
 """The template's security review, item by item: alarms that notify, the dashboard, the site's
-headers, the Cognito client, MFA, API Gateway's account setting, the layers."""
+headers, the Cognito client, MFA, API Gateway's account setting, the layers, the live boards'
+Event API (who may connect, subscribe and publish)."""
 
 from __future__ import annotations
 
@@ -112,14 +113,18 @@ def test_site_sends_security_headers(resources):
     assert all(header["Override"] for header in headers.values())
 
 
-def test_site_csp_allows_only_the_site_and_its_own_origin(resources):
-    # Given the CSP / Then nothing inline or foreign runs, and it connects only to its own origin (the API too)
+def test_site_csp_allows_only_the_site_its_own_origin_and_the_live_boards_socket(resources):
+    # Given the CSP / Then nothing inline or foreign runs, and it connects only to its own origin (the
+    # API too) and to the Event API's real-time endpoint, over wss
     [policy] = of_type(resources, "AWS::CloudFront::ResponseHeadersPolicy").values()
     csp = policy["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]["ContentSecurityPolicy"]
-    text = csp["ContentSecurityPolicy"]
+    [event_api] = of_type(resources, "AWS::AppSync::Api")
+    separator, (before, realtime, after) = csp["ContentSecurityPolicy"]["Fn::Join"]
+    assert separator == "" and realtime == {"Fn::GetAtt": [event_api, "Dns.Realtime"]}
+    text = f"{before}<realtime>{after}"
     assert "default-src 'none'" in text and "script-src 'self';" in text and "frame-ancestors 'none'" in text
     assert "unsafe-inline" not in text and "unsafe-eval" not in text and "*" not in text
-    assert "connect-src 'self';" in text and "execute-api" not in text
+    assert "connect-src 'self' wss://<realtime>;" in text and "execute-api" not in text
 
 
 # --- Cognito -------------------------------------------------------------------------------------
@@ -193,3 +198,90 @@ def test_the_bench_prices_exactly_the_stacks_alarms_and_dashboards(resources):
     functions = sorted(p.parent.name for p in (ROOT / "functions").glob("*/app.py"))
     assert len(of_type(resources, ALARM)) == alarm_count(functions)
     assert len(of_type(resources, "AWS::CloudWatch::Dashboard")) == 1
+
+
+# --- the live boards' Event API (AppSync Events) -------------------------------------------------
+
+APPSYNC_API = "AWS::AppSync::Api"
+
+
+def event_api(resources: dict) -> tuple[str, dict]:
+    [(logical, api)] = of_type(resources, APPSYNC_API).items()
+    return logical, api["Properties"]["EventConfig"]
+
+
+def auth_types(modes: list[dict]) -> list[str]:
+    return [mode["AuthType"] for mode in modes]
+
+
+def test_viewers_connect_and_subscribe_with_the_api_key_and_only_iam_publishes(resources):
+    # Given the Event API / Then a connection and a subscription take the API key, and only it
+    _, config = event_api(resources)
+    assert auth_types(config["ConnectionAuthModes"]) == ["API_KEY"]
+    assert auth_types(config["DefaultSubscribeAuthModes"]) == ["API_KEY"]
+    # And publishing takes IAM, and only IAM: the key a browser holds cannot publish
+    assert auth_types(config["DefaultPublishAuthModes"]) == ["AWS_IAM"]
+    assert sorted(auth_types(config["AuthProviders"])) == ["API_KEY", "AWS_IAM"]
+    # And the one namespace, races, says the same for its channels
+    [namespace] = [n["Properties"] for n in of_type(resources, "AWS::AppSync::ChannelNamespace").values()]
+    assert namespace["Name"] == "races"
+    assert auth_types(namespace["PublishAuthModes"]) == ["AWS_IAM"]
+    assert auth_types(namespace["SubscribeAuthModes"]) == ["API_KEY"]
+    # And no handler code runs on publish or subscribe
+    assert not namespace.get("CodeHandlers") and not namespace.get("HandlerConfigs")
+
+
+def appsync_statements(resources: dict) -> list[tuple[str, dict]]:
+    """(policy's role, statement) for every statement naming an appsync action."""
+    return [(policy["Properties"]["Roles"][0]["Ref"], statement)
+            for policy in of_type(resources, "AWS::IAM::Policy").values()
+            for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+            if any(str(action).startswith("appsync:") for action in
+                   (statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]))]
+
+
+def test_only_the_stream_processor_may_publish_and_only_on_the_races_namespace(resources):
+    # Given every IAM statement about AppSync in the stack
+    found = appsync_statements(resources)
+    # Then there is one: the stream processor's role may EventPublish, nothing else
+    [(role, statement)] = found
+    function = resources[logical_id(STREAM_PROCESSOR)]["Properties"]
+    assert function["Role"] == {"Fn::GetAtt": [role, "Arn"]}
+    assert statement["Effect"] == "Allow" and statement["Action"] == "appsync:EventPublish"
+    # And only on this API's races namespace (no wildcard, no other API)
+    api, _ = event_api(resources)
+    parts = statement["Resource"]["Fn::Join"][1]
+    assert {"Fn::GetAtt": [api, "ApiId"]} in parts and parts[-1] == "/channelNamespace/races"
+    assert "*" not in json.dumps(statement["Resource"])
+    # And the function is told where to publish (the API's HTTP domain)
+    url = function["Environment"]["Variables"]["EVENT_API_URL"]
+    assert url == {"Fn::Join": ["", ["https://", {"Fn::GetAtt": [api, "Dns.Http"]}, "/event"]]}
+
+
+def test_the_viewers_key_expires_within_appsyncs_year_and_is_renewed_by_each_deploy(resources):
+    import time
+
+    [key] = [k["Properties"] for k in of_type(resources, "AWS::AppSync::ApiKey").values()]
+    assert key["ApiId"] == {"Fn::GetAtt": [event_api(resources)[0], "ApiId"]}
+    days_left = (key["Expires"] - time.time()) / 86_400
+    assert 362 < days_left <= 364  # from the synth's day; AppSync allows at most 365 from the deploy
+    assert key["Expires"] % 86_400 == 0  # a day boundary: the template changes once a day, not every synth
+
+
+def test_event_api_errors_go_to_a_log_group_of_the_stack_written_by_its_own_role(resources):
+    # Given the API's log settings / Then errors are logged (not every request's content)
+    api, config = event_api(resources)
+    assert config["LogConfig"]["LogLevel"] == "ERROR"
+    role = config["LogConfig"]["CloudWatchLogsRoleArn"]["Fn::GetAtt"][0]
+    # And the role is AppSync's, with no managed policy, writing only to the API's log group
+    props = resources[role]["Properties"]
+    assert "ManagedPolicyArns" not in props
+    assert props["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": "appsync.amazonaws.com"}
+    [group] = [k for k, g in of_type(resources, "AWS::Logs::LogGroup").items()
+               if "/aws/appsync/apis/" in json.dumps(g["Properties"].get("LogGroupName"))]
+    assert resources[group]["Properties"]["RetentionInDays"] == 30
+    [policy] = [p["Properties"] for p in of_type(resources, "AWS::IAM::Policy").values()
+                if p["Properties"]["Roles"] == [{"Ref": role}]]
+    [statement] = policy["PolicyDocument"]["Statement"]
+    assert statement["Resource"] == {"Fn::GetAtt": [group, "Arn"]}
+    assert sorted(statement["Action"]) == ["logs:CreateLogStream", "logs:PutLogEvents"]

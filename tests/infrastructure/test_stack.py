@@ -302,7 +302,8 @@ def test_user_pool_is_admin_managed_with_an_admin_group(template):
 def test_outputs(template_json):
     # Given the stack / Then clients can find the API, the user pool and the table
     assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "TableName",
-                                             "StreamFailureQueueUrl", "SiteUrl", "AlarmTopicArn"}
+                                             "StreamFailureQueueUrl", "SiteUrl", "AlarmTopicArn",
+                                             "BoardEventsHttpUrl", "BoardEventsRealtimeUrl"}
 
 
 # --- the frontend site ------------------------------------------------------------------------
@@ -366,10 +367,14 @@ def test_frontend_is_deployed_to_the_bucket(resources):
     # Given the BucketDeployment custom resource
     [deployment] = of_type(resources, "Custom::CDKBucketDeployment").values()
     props = deployment["Properties"]
-    # Then it fills the site bucket from the built frontend alone (no config: the API is on the same origin)
+    # Then it fills the site bucket from the built frontend and a config.json naming the live boards'
+    # endpoint and key (the API needs none: it is on the same origin)
     assert props["DestinationBucketName"] == {"Ref": next(
         k for k in of_type(resources, "AWS::S3::Bucket") if k.startswith("SiteBucket"))}
-    assert len(props["SourceObjectKeys"]) == 1
+    assert len(props["SourceObjectKeys"]) == 2
+    markers = json.dumps(props["SourceMarkers"])
+    assert "Dns.Realtime" in markers and "Dns.Http" in markers and '"ApiKey"' in markers
+    assert "/config.json" in props["DistributionPaths"]
     # And invalidates the distribution
     assert props["DistributionId"] == {"Ref": distribution_of(resources)[0]}
 

@@ -1,6 +1,8 @@
 """The stream handler fed with real records read from DynamoDB Local's stream."""
 
+import asyncio
 import copy
+import json
 
 import pytest
 
@@ -380,3 +382,78 @@ def test_accepted_samples_are_counted_from_the_batch_once():
                {"dynamodb": {"NewImage": {"type": {"S": "Race"}, "s1": {"S": "x"}}}}]
     # Then the seconds each chunk record added are the samples accepted
     assert module.samples_accepted(records) == 3
+
+
+# --- the board pushed to viewers (alleycat.push) ---------------------------------------------------
+
+
+@pytest.fixture
+def event_api(monkeypatch):
+    """The local stand-in Event API as EVENT_API_URL, checking SigV4 with the functions' credentials,
+    and a subscriber on the races namespace (``received()``: the messages so far)."""
+    import os
+
+    from alleycat import push
+    from local.eventapi import EventApi
+    from tests.e2e.test_event_api import DocClient
+
+    api = EventApi(access_key=os.environ["AWS_ACCESS_KEY_ID"], secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
+                   region=os.environ["AWS_DEFAULT_REGION"]).start()
+    monkeypatch.setenv(push.URL_VARIABLE, api.http_url)
+    loop = asyncio.new_event_loop()
+    client = DocClient(api)
+    loop.run_until_complete(client.connect())
+    assert loop.run_until_complete(client.subscribe("all", "/races/*"))["type"] == "subscribe_success"
+
+    def received(wait=1.0):
+        messages = []
+        while True:
+            try:
+                messages.append(json.loads(loop.run_until_complete(asyncio.wait_for(client.receive(), wait))["event"]))
+            except asyncio.TimeoutError:
+                return messages
+            wait = 0.2
+
+    api.received = received
+    yield api
+    loop.run_until_complete(client.close())
+    loop.close()
+    api.stop()
+
+
+def test_the_processor_pushes_one_message_per_race_with_its_board(server, race, event_api):
+    api, race_id = race
+    # When a batch of telemetry records is handled
+    assert process(server.read()) == {"batchItemFailures": []}
+    # Then one message went out on the race's channel, with the board as stored
+    [message] = event_api.received()
+    assert (message["raceId"], message["status"], message["racers"], message["more"]) == (race_id, "open", 3, 0)
+    assert message["rows"] == [[1, "a", 70 * 143.75, 69, "A"], [2, "c", 70 * 126.5, 69, "C"],
+                               [3, "b", 70 * 109.25, 69, "B"]]
+    assert event_api.stats["publish_requests"] == 1
+    # When the race is finished / Then viewers are told, to read the final board
+    api("finish_race", {"raceId": race_id}, claims=ADMIN)
+    assert process(server.read()) == {"batchItemFailures": []}
+    assert [m["status"] for m in event_api.received()] == ["finished"]
+
+
+def test_a_publish_that_fails_never_fails_the_batch(server, race, monkeypatch):
+    api, race_id = race
+    from alleycat import push
+
+    # Given an Event API endpoint that does not answer
+    monkeypatch.setenv(push.URL_VARIABLE, "http://127.0.0.1:9/event")
+    # When the batch is handled / Then every record succeeds and the board is written
+    assert process(server.read()) == {"batchItemFailures": []}
+    assert board(api, race_id) == EXPECTED
+
+
+def test_without_the_endpoint_nothing_is_published_nor_read(server, race, monkeypatch):
+    api, race_id = race
+    from alleycat import push, store as store_module
+
+    monkeypatch.delenv(push.URL_VARIABLE, raising=False)
+    reads = []
+    monkeypatch.setattr(store_module, "race_with_boards", lambda *a, **k: reads.append(a))
+    assert process(server.read()) == {"batchItemFailures": []}
+    assert reads == []

@@ -1,4 +1,5 @@
-// The live race leaderboard: polled every second while the race is open.
+// The live race leaderboard: pushed over AppSync Events while its socket is up (push.js), polled
+// every second otherwise (and for the first paint).
 //
 // What it asks for is what a viewer sees: the top 100 (one answer every viewer shares at the
 // edge), the pages below only when asked ("Show 100 more"), and the signed-in racer's own row
@@ -9,6 +10,7 @@ import { errorBox, h, link, score, when } from "../dom.js";
 import { Leaderboard } from "../leaderboard.js";
 import { me } from "../me.js";
 import { poll } from "../poll.js";
+import { liveBoard } from "../push.js";
 
 const POLL_MS = 1000;
 const OWN_ROW_MS = 5000;
@@ -27,6 +29,7 @@ export function racePage(raceId) {
     { title: "Second", className: "num hide-narrow", value: (item) => (item.lastSecond ?? "–").toString() },
   ]);
   const status = h("span", { class: "status" });
+  const feed = h("small", { class: "feed" });
   const summary = h("p", { class: "muted" });
   const back = h("span");
   let shown = PAGE_ROWS;
@@ -35,7 +38,8 @@ export function racePage(raceId) {
   const less = h("button", { type: "button", class: "less", onclick: () => { shown = PAGE_ROWS; refresh().catch(() => {}); } },
     `Top ${PAGE_ROWS} only`);
   const paging = h("div", { class: "board-more" }, more, less);
-  const element = h("section", {}, h("h1", {}, "Race ", h("small", {}, raceId), " ", status), summary, board.element, paging);
+  const element = h("section", {}, h("h1", {}, "Race ", h("small", {}, raceId), " ", status, " ", feed),
+    summary, board.element, paging);
 
   let race = null;
   let standings = null;
@@ -55,7 +59,15 @@ export function racePage(raceId) {
     return own.row;
   }
 
-  function show(mine, row) {
+  function draw() {
+    back.replaceChildren(link(`#/classes/${encodeURIComponent(standings.classId)}`, standings.classId));
+    status.textContent = standings.status === "open" ? "live" : standings.status;
+    status.className = `status ${standings.status}`;
+    const leader = standings.items[0];
+    summary.textContent = `${race.racerCount} racers · started ${when(race.startsAt)} · `
+      + `${race.durationSeconds} s` + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
+    const mine = me.get();
+    const row = own.racerId === mine && !standings.items.some((item) => item.racerId === mine) ? own.row : null;
     const items = row && row.rank > standings.items.length ? [...standings.items, row] : standings.items;
     board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
     more.hidden = standings.items.length < shown || shown >= MAX_ROWS;
@@ -65,24 +77,54 @@ export function racePage(raceId) {
   async function refresh() {
     race ||= await api.race(raceId);
     standings = await api.raceLeaderboard(raceId, shown);
-    back.replaceChildren(link(`#/classes/${encodeURIComponent(standings.classId)}`, standings.classId));
-    status.textContent = standings.status === "open" ? "live" : standings.status;
-    status.className = `status ${standings.status}`;
-    const leader = standings.items[0];
-    summary.textContent = `${race.racerCount} racers · started ${when(race.startsAt)} · `
-      + `${race.durationSeconds} s` + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
-    const mine = me.get();
-    show(mine, await ownRow(mine, Date.now()));
+    await ownRow(me.get(), Date.now());
+    draw();
+    if (standings.status !== "open") push.close();
     return standings.status === "open";
   }
 
-  const stop = poll(POLL_MS, async () => {
+  // The rows held now, the racer's own row among them: what a pushed message is merged into.
+  const held = () => {
+    if (!race || !standings) return null;
+    const extra = own.row && !standings.items.some((item) => item.racerId === own.row.racerId) ? [own.row] : [];
+    return { ...standings, items: [...standings.items, ...extra] };
+  };
+  const showPushed = (merged) => {
+    const mine = me.get();
+    const mineMerged = merged.items.find((item) => item.racerId === mine);
+    standings = { ...merged, items: merged.items.filter((item) => item.rank <= shown).slice(0, shown) };
+    if (mineMerged && !standings.items.includes(mineMerged)) own.row = mineMerged;
+    draw();
+  };
+  // While pushed, polling stops; the racer's own row (far down, left out of most messages) still
+  // refreshes every OWN_ROW_MS.
+  const ownRowOnly = async () => {
+    if (standings && (await ownRow(me.get(), Date.now())) !== null) draw();
+    return true;
+  };
+  const load = async () => {
     try {
-      return await refresh();
+      return await (push.live ? ownRowOnly() : refresh());
     } catch (error) {
       element.replaceChildren(errorBox(error));
+      push.close();
       return false;
     }
+  };
+  const push = liveBoard(raceId, {
+    standings: held,
+    show: showPushed,
+    reread: () => refresh().catch(() => {}),
+    onFeed: (kind) => {
+      element.dataset.feed = kind;
+      feed.textContent = kind === "push" ? "pushed" : "polling";
+      feed.className = `feed ${kind}`;
+    },
   });
+  const stopPolling = poll(POLL_MS, load);
+  const stop = () => {
+    stopPolling();
+    push.close();
+  };
   return { element, stop, crumbs: [link("#/", "Classes"), " / ", back] };
 }

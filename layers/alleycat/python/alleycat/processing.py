@@ -24,8 +24,8 @@ from decimal import Decimal
 
 from . import entities as e
 from . import finish as finishing
-from . import derived, store
-from .observability import logger
+from . import derived, push, store
+from .observability import count, logger
 from .routes import STREAM_PROCESSOR_TYPES
 
 PARALLEL_WRITES = 16
@@ -111,13 +111,19 @@ class Batch:
             standings[board][entry.racerId] = [entry.score, entry.lastSecond, entry.name]
             feeders[board].append(self.first_seen[key])
 
+        written: dict[str, set[str]] = defaultdict(set)  # raceId -> racers whose standing was written
         for board, outcome in _parallel(lambda item: derived.set_standings(item[0][0], item[0][1], item[1]),
                                         standings.items()):
             if isinstance(outcome, Exception):
                 failed.append(min(feeders[board], key=int))
+            else:
+                written[board[0]].update(standings[board])
+        publish(written)
         for race_id, sequence in self.finished.items():
             if _failed(lambda: finishing.finish(race_id)):
                 failed.append(sequence)
+            else:
+                publish_finished(race_id)
         for race_id, racers in late.items():
             if race_id not in self.finished and _failed(lambda: finishing.amend(race_id, sorted(racers))):
                 failed.append(min(racers.values(), key=int))
@@ -131,6 +137,27 @@ class Batch:
             if _failed(lambda: rename_racer(racer_id)):
                 failed.append(sequence)
         return failed
+
+
+def publish(written: dict[str, set[str]]) -> None:
+    """One message per race whose board this invocation wrote (``alleycat.push``). A failure is
+    logged and counted, never a failed record: the board in the table is the truth."""
+    if not written or not push.enabled():
+        return
+    for race_id, outcome in _parallel(lambda item: push.publish_board(*item), written.items()):
+        if isinstance(outcome, Exception):
+            logger.warning("board push failed", extra={"raceId": race_id, "error": repr(outcome)})
+            count("BoardPushFailed", 1)
+
+
+def publish_finished(race_id: str) -> None:
+    if not push.enabled():
+        return
+    try:
+        push.publish_finished(race_id)
+    except Exception as error:  # noqa: BLE001 - viewers read the final board over HTTP anyway
+        logger.warning("finish push failed", extra={"raceId": race_id, "error": repr(error)})
+        count("BoardPushFailed", 1)
 
 
 def standing(entry: e.Entry, chunks: dict[int, e.Chunk]) -> e.Entry | None:

@@ -1,0 +1,185 @@
+// Live race boards pushed over AWS AppSync Events: the deployed Event API, or the local stack's
+// stand-in, which speaks the same protocol (local/eventapi.py). Where to connect comes from
+// /config.json; without it (or while the socket is down) the race page polls as before.
+//
+// Protocol (docs.aws.amazon.com/appsync/latest/eventapi/event-api-websocket-protocol.html):
+// subprotocols "aws-appsync-event-ws" and "header-<base64url(JSON {host, x-api-key})>";
+// connection_init -> connection_ack {connectionTimeoutMs}; subscribe {id, channel, authorization}
+// -> subscribe_success | subscribe_error; data {id, event: "<json>"}; ka; unsubscribe.
+
+const PROTOCOL = "aws-appsync-event-ws";
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 30_000;
+const WATCHDOG_MS = 5_000;
+const STALE_REREAD_MS = 5_000; // rows a message left out ("more"): re-read the board at most this often
+
+let config = null;
+
+export function siteConfig() {
+  config ||= fetch("/config.json", { cache: "no-store" })
+    .then((response) => (response.ok ? response.json() : {}))
+    .catch(() => ({}));
+  return config;
+}
+
+function base64url(text) {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function newId() {
+  return globalThis.crypto?.randomUUID?.() || `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+// One subscription on its own connection, kept up: reconnects with jittered exponential backoff and
+// closes a connection that has been silent (no ka, no data) for longer than connectionTimeoutMs.
+// onLive() when subscribed (again: the caller re-reads what it may have missed), onDown() when not.
+export function subscribe(events, channel, { onEvent, onLive = () => {}, onDown = () => {} }) {
+  const authorization = { host: events.host, "x-api-key": events.apiKey };
+  const state = { live: false, closed: false };
+  let socket = null;
+  let attempt = 0;
+  let retry = null;
+  let watchdog = null;
+  let heard = 0;
+  let silenceMs = 300_000;
+  let id = null;
+
+  const send = (message) => socket?.readyState === WebSocket.OPEN && socket.send(JSON.stringify(message));
+
+  function connect() {
+    retry = null;
+    id = newId();
+    socket = new WebSocket(events.realtime, [PROTOCOL, `header-${base64url(JSON.stringify(authorization))}`]);
+    const current = socket;
+    current.onopen = () => send({ type: "connection_init" });
+    current.onmessage = (message) => current === socket && receive(JSON.parse(message.data));
+    current.onclose = () => current === socket && down();
+  }
+
+  function receive(message) {
+    heard = Date.now();
+    if (message.type === "connection_ack") {
+      silenceMs = message.connectionTimeoutMs || silenceMs;
+      clearInterval(watchdog);
+      watchdog = setInterval(() => Date.now() - heard > silenceMs && socket?.close(), WATCHDOG_MS);
+      send({ type: "subscribe", id, channel, authorization });
+    } else if (message.type === "subscribe_success" && message.id === id) {
+      attempt = 0;
+      state.live = true;
+      onLive();
+    } else if (message.type === "data" && message.id === id) {
+      for (const event of [].concat(message.event)) onEvent(JSON.parse(event));
+    } else if (["subscribe_error", "connection_error", "error"].includes(message.type)) {
+      socket.close(); // retried with backoff, polling meanwhile
+    }
+  }
+
+  function down() {
+    clearInterval(watchdog);
+    socket = null;
+    const was = state.live;
+    state.live = false;
+    if (was || attempt === 0) onDown();
+    if (state.closed) return;
+    const delay = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** attempt) * (0.5 + Math.random() / 2);
+    attempt += 1;
+    retry = setTimeout(connect, delay);
+  }
+
+  connect();
+  return {
+    get live() {
+      return state.live;
+    },
+    close() {
+      state.closed = true;
+      clearTimeout(retry);
+      clearInterval(watchdog);
+      if (state.live) send({ type: "unsubscribe", id });
+      const closing = socket;
+      socket = null;
+      state.live = false;
+      closing?.close(1000);
+    },
+  };
+}
+
+const byBoardOrder = (a, b) => b.score - a.score || (a.racerId < b.racerId ? -1 : a.racerId > b.racerId ? 1 : 0);
+
+// A pushed board message merged into the board's items (as GET /races/{raceId}/leaderboard gives
+// them): a racer's row only moves forwards (a late or repeated message never rewinds it), and the
+// rows are ranked again in the board's order. Ranks come from position for the block of rows the
+// items hold from rank 1 on (the whole board, or its top); a row held beyond that block (say, a
+// racer's own row far down) keeps the rank the message, or the last read, gave it.
+// `unknown`: the message named racers these items lack.
+export function applyBoardMessage(items, message) {
+  const rows = new Map(items.map((item) => [item.racerId, { ...item }]));
+  const held = new Set(items.map((item) => item.rank));
+  let top = 0;
+  while (held.has(top + 1)) top += 1;
+  let unknown = false;
+  for (const [rank, racerId, score, lastSecond, name] of message.rows || []) {
+    const row = rows.get(racerId);
+    if (!row) {
+      if (name === undefined) unknown = true;
+      else rows.set(racerId, { rank, racerId, name, score, lastSecond });
+    } else if ((lastSecond ?? -1) >= (row.lastSecond ?? -1)) {
+      Object.assign(row, { rank, score, lastSecond }, name === undefined ? {} : { name });
+    }
+  }
+  const ranked = [...rows.values()].sort(byBoardOrder);
+  ranked.forEach((row, index) => {
+    if (index < top) row.rank = index + 1;
+    else row.rank = Math.max(row.rank, top + 1);
+  });
+  return { items: ranked, unknown };
+}
+
+// The race page's live feed: `standings()` is the board shown now, `show(standings)` draws a new one,
+// `reread()` loads it over HTTP. Returns { live, close() }; while not live the page polls.
+export function liveBoard(raceId, { standings, show, reread, onFeed = () => {} }) {
+  let subscription = null;
+  let closed = false;
+  let lastReread = 0;
+  const rereadSoon = (now = Date.now()) => {
+    if (now - lastReread < STALE_REREAD_MS) return;
+    lastReread = now;
+    reread();
+  };
+  siteConfig().then(({ events } = {}) => {
+    if (closed || !events?.realtime) return;
+    subscription = subscribe(events, `/races/${raceId}`, {
+      onLive: () => {
+        onFeed("push");
+        lastReread = Date.now();
+        reread(); // whatever was published before this subscription
+      },
+      onDown: () => onFeed("poll"),
+      onEvent: (message) => {
+        const current = standings();
+        if (!current || message.raceId !== raceId) return;
+        if (message.status !== "open") {
+          reread(); // finished: the final board is read over HTTP
+          return;
+        }
+        const { items, unknown } = applyBoardMessage(current.items, message);
+        show({ ...current, items });
+        // Changed racers the message left out rank below its last row: rows there may lag.
+        const lastRank = message.rows?.length ? message.rows[message.rows.length - 1][0] : 0;
+        if (unknown || (message.more > 0 && items.length > lastRank)) rereadSoon();
+      },
+    });
+  });
+  return {
+    get live() {
+      return Boolean(subscription?.live);
+    },
+    close() {
+      closed = true;
+      subscription?.close();
+    },
+  };
+}

@@ -1,0 +1,199 @@
+"""Live race boards pushed to viewers over AppSync Events: one message per race per invocation.
+
+After the stream processor writes a race's board shards it reads the board back (one
+strongly consistent Query of the race's partition: the race and its shards) and publishes,
+on the race's channel ``/races/<raceId>``, what changed: the top rows and every racer whose
+standing this invocation wrote, with their ranks, as many as fit in ``MAX_MESSAGE_BYTES``
+(``more`` counts the changed racers left out, all ranked below every row sent). Viewers
+merge a message into the board they read over HTTP (a racer's row only moves forwards:
+scores and seconds never go down in an open race), and re-read the board after a
+reconnect, so a message lost, late or out of order costs freshness, never correctness.
+
+Publishing is AppSync Events' HTTP publish (``POST https://<http domain>/event``), signed
+with SigV4 by botocore for the ``appsync`` service with the function's own credentials: the
+channel namespace lets IAM, and only IAM, publish. ``EVENT_API_URL`` names the endpoint;
+when it is unset publishing is off. A failed publish is logged and counted, never raised:
+the board in DynamoDB is the truth, and viewers read it again when they reconnect.
+
+Nothing here is imported on the cold path but the standard library: botocore's signer is
+imported at the first publish.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from urllib.parse import urlsplit
+
+from . import views
+
+URL_VARIABLE = "EVENT_API_URL"
+NAMESPACE = "races"
+SERVICE = "appsync"  # SigV4 service name of Event API publishes
+MAX_MESSAGE_BYTES = 4096  # under AppSync's 5 KB metering increment: one operation per delivery
+TOP_ROWS = 10  # always sent, changed or not: a viewer's first rows heal from any missed message
+SLACK_BYTES = 16  # for ``more``'s digits
+TIMEOUT_SECONDS = 2.0
+MESSAGE_VERSION = 1
+
+
+def channel(race_id: str) -> str:
+    """The race's channel, ``/races/<raceId>`` (a ULID: letters and digits, as channel segments must be)."""
+    return f"/{NAMESPACE}/{race_id}"
+
+
+def endpoint(environ=os.environ) -> str | None:
+    return environ.get(URL_VARIABLE) or None
+
+
+def enabled(environ=os.environ) -> bool:
+    return endpoint(environ) is not None
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def board_message(race, boards, changed, max_bytes: int = MAX_MESSAGE_BYTES, now: float | None = None) -> dict:
+    """The message for ``race``'s board (``RaceBoard`` shards as stored) after ``changed`` racers' writes.
+
+    ``rows`` are ``[rank, racerId, score, lastSecond]`` in rank order (the board's order: score,
+    then racerId), the name appended for the top rows: the top ``TOP_ROWS`` always, then the
+    changed racers ranked below them, while the message stays within ``max_bytes``.
+    """
+    from decimal import Decimal
+
+    standings = [(Decimal(score), racer_id, last, name)
+                 for board in boards for racer_id, (score, last, name) in board.standings.items()]
+    standings.sort(key=lambda row: (-row[0], row[1]))
+    changed = set(changed)
+    message = {"v": MESSAGE_VERSION, "raceId": race.raceId, "status": race.status, "racers": len(standings),
+               "at": round((time.time() if now is None else now) * 1000), "rows": [], "more": 0}
+    size = len(_dumps(message).encode())
+    wanted = [(rank, row) for rank, row in enumerate(standings, start=1) if rank <= TOP_ROWS or row[1] in changed]
+    for index, (rank, (score, racer_id, last, name)) in enumerate(wanted):
+        row = [rank, racer_id, views.number(score), last] + ([name] if rank <= TOP_ROWS else [])
+        cost = len(_dumps(row).encode()) + 1  # and its comma
+        if size + cost > max_bytes - SLACK_BYTES:
+            message["more"] = sum(1 for _, left in wanted[index:] if left[1] in changed)
+            break
+        message["rows"].append(row)
+        size += cost
+    return message
+
+
+def finished_message(race_id: str, now: float | None = None) -> dict:
+    """The race is finished: viewers read the final board over HTTP."""
+    return {"v": MESSAGE_VERSION, "raceId": race_id, "status": "finished", "racers": None,
+            "at": round((time.time() if now is None else now) * 1000), "rows": [], "more": 0}
+
+
+class Publisher:
+    """Signs and sends publishes to one Event API endpoint, keeping its connections between invocations."""
+
+    def __init__(self, url: str, region: str | None = None, credentials=None, timeout: float = TIMEOUT_SECONDS):
+        self.url = url
+        parts = urlsplit(url)
+        self._scheme, self._host, self._port, self._path = parts.scheme, parts.hostname, parts.port, parts.path or "/"
+        self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+        self._credentials = credentials
+        self.timeout = timeout
+        self._idle: list = []  # kept-alive connections, shared by the threads publishing races in parallel
+        self._lock = threading.Lock()
+
+    def credentials(self):
+        if self._credentials is None:
+            from botocore.session import get_session
+
+            self._credentials = get_session().get_credentials()
+        return self._credentials
+
+    def signed_headers(self, body: bytes) -> dict[str, str]:
+        from botocore.auth import SigV4Auth
+        from botocore.awsrequest import AWSRequest
+
+        request = AWSRequest("POST", self.url, data=body, headers={"content-type": "application/json"})
+        SigV4Auth(self.credentials().get_frozen_credentials(), SERVICE, self.region).add_auth(request)
+        return dict(request.headers.items())
+
+    def publish(self, channel_path: str, events: list[dict]) -> dict:
+        """Publishes ``events`` (at most 5, AppSync's batch) on ``channel_path``; AppSync's answer, or
+        an exception when it refused or did not answer in time."""
+        import http.client
+
+        body = _dumps({"channel": channel_path, "events": [_dumps(event) for event in events]}).encode()
+        headers = self.signed_headers(body)
+        for attempt in (1, 2):
+            connection, reused = self._connection(fresh=attempt == 2)
+            try:
+                connection.request("POST", self._path, body=body, headers=headers)
+                response = connection.getresponse()
+                payload = response.read()
+                break
+            except (OSError, http.client.HTTPException):
+                connection.close()
+                if not reused:  # only a kept connection the server closed meanwhile is tried again
+                    raise
+        if response.will_close:
+            connection.close()
+        else:
+            with self._lock:
+                self._idle.append(connection)
+        answer = json.loads(payload or b"{}")
+        if response.status != 200 or answer.get("failed"):
+            raise PublishError(f"{response.status}: {payload[:300]!r}")
+        return answer
+
+    def _connection(self, fresh: bool = False):
+        """(An idle kept-alive connection, True): a warm invocation reuses its TLS session; else (a new one, False)."""
+        import http.client
+
+        with self._lock:
+            if self._idle and not fresh:
+                return self._idle.pop(), True
+        kind = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+        return kind(self._host, self._port, timeout=self.timeout), False
+
+
+class PublishError(Exception):
+    pass
+
+
+_publishers: dict[str, Publisher] = {}
+
+
+def publisher(environ=os.environ) -> Publisher | None:
+    """The process's publisher for ``EVENT_API_URL``, or None when publishing is off."""
+    url = endpoint(environ)
+    if url is None:
+        return None
+    if url not in _publishers:
+        _publishers[url] = Publisher(url)
+    return _publishers[url]
+
+
+def publish_board(race_id: str, changed) -> dict | None:
+    """Reads the race's board as stored now and publishes what ``changed``; the message sent, or
+    None when publishing is off. Raises when reading or publishing failed (the caller logs it)."""
+    from . import store
+
+    sender = publisher()
+    if sender is None:
+        return None
+    race, boards = store.race_with_boards(race_id, consistent=True)
+    if race is None:
+        return None
+    message = board_message(race, boards, changed)
+    sender.publish(channel(race_id), [message])
+    return message
+
+
+def publish_finished(race_id: str) -> dict | None:
+    sender = publisher()
+    if sender is None:
+        return None
+    message = finished_message(race_id)
+    sender.publish(channel(race_id), [message])
+    return message

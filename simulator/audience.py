@@ -1,0 +1,220 @@
+"""A race's viewers, for measuring how fresh their boards are: push subscribers and pollers.
+
+``Audience`` runs in a process of its own (so the bikes' threads do not delay what the viewers
+see): ``push`` viewers, each on its own WebSocket to the site's Event API (``/config.json``, AWS
+AppSync Events or the local stand-in: the same protocol), subscribed to ``/races/<raceId>``; and
+``pollers`` that read ``GET /races/{raceId}/leaderboard`` every ``poll_seconds``, as the race page
+did before push (each at a random phase).
+
+A sample (racer, second) is **shown** to a viewer once its board has the racer at ``lastSecond >=
+second``; its freshness is the time from the telemetry answer that accepted it (``accepted()``, in
+the bikes' process; both sides read ``time.monotonic()``, one clock for every process on Linux) to
+the first message or poll that showed it (0 when it was shown before the answer arrived). Every
+viewer counts: 100 viewers of 100 racers for 120 s are 1.2 million measured samples.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import queue
+import random
+import threading
+import time
+import urllib.request
+from collections import defaultdict
+
+PROTOCOL = "aws-appsync-event-ws"
+READY_SECONDS = 60
+
+
+def percentiles(values: list[float]) -> dict:
+    if not values:
+        return {"n": 0}
+    ordered = sorted(values)
+    pick = lambda q: ordered[min(len(ordered) - 1, int(len(ordered) * q))]  # noqa: E731
+    return {"n": len(ordered), "p50": pick(0.50), "p95": pick(0.95), "p99": pick(0.99), "max": ordered[-1],
+            "mean": sum(ordered) / len(ordered)}
+
+
+class Audience:
+    """``start()`` returns once every push viewer is subscribed; ``close()`` returns the figures."""
+
+    def __init__(self, base_url: str, race_id: str, push: int = 100, pollers: int = 5, poll_seconds: float = 1.0):
+        self.args = (base_url.rstrip("/"), race_id, push, pollers, poll_seconds)
+        context = multiprocessing.get_context("spawn")
+        self._inbox, self._outbox = context.Queue(), context.Queue()
+        self._ready, self._stop = context.Event(), context.Event()
+        self._process = context.Process(target=_run, args=(*self.args, self._inbox, self._outbox, self._ready, self._stop),
+                                        name="audience", daemon=True)
+
+    def start(self) -> "Audience":
+        self._process.start()
+        if not self._ready.wait(READY_SECONDS):
+            self._process.terminate()
+            raise RuntimeError("the audience's viewers did not all subscribe in time")
+        return self
+
+    def accepted(self, batch: list[dict], response: dict) -> None:
+        """The samples of a telemetry request its answer accepted, stamped now."""
+        if response.get("accepted", 0) == 0:
+            return
+        now = time.monotonic()
+        rejected = {(r["racerId"], r["second"]) for r in response.get("rejected", [])}
+        self._inbox.put([(s["racerId"], s["second"], now) for s in batch if (s["racerId"], s["second"]) not in rejected])
+
+    def close(self, grace_seconds: float = 3.0) -> dict:
+        """Waits ``grace_seconds`` for the last samples to show, then stops the viewers."""
+        time.sleep(grace_seconds)
+        self._stop.set()
+        try:
+            return self._outbox.get(timeout=120)
+        finally:
+            self._process.join(timeout=10)
+
+
+# --- the viewers' process ----------------------------------------------------------------------------
+
+
+class Board:
+    """What one viewer's board shows: racer -> lastSecond, and when each second first showed."""
+
+    def __init__(self, shown: dict):
+        self.last: dict[str, int] = {}
+        self._shown = shown  # (racer, second) -> [first time shown, one per viewer]
+
+    def show(self, racer: str, last, now: float) -> None:
+        if last is None:
+            return
+        before = self.last.get(racer, -1)
+        if last > before:
+            self.last[racer] = last
+            for second in range(before + 1, last + 1):
+                self._shown[(racer, second)].append(now)
+
+
+def _run(base_url, race_id, push, pollers, poll_seconds, inbox, outbox, ready, stop) -> None:
+    accepted: dict[tuple[str, int], float] = {}
+
+    def drain() -> None:  # the bikes' accepted samples, as they come
+        while True:
+            try:
+                batch = inbox.get(timeout=0.2)
+            except queue.Empty:
+                if stop.is_set():
+                    return
+                continue
+            for racer, second, when in batch:
+                accepted.setdefault((racer, second), when)
+
+    drainer = threading.Thread(target=drain, daemon=True)
+    drainer.start()
+    result = asyncio.run(_watch(base_url, race_id, push, pollers, poll_seconds, ready, stop))
+    drainer.join(timeout=5)
+    outbox.put(_figures(result, accepted, push, pollers))
+
+
+async def _watch(base_url, race_id, push, pollers, poll_seconds, ready, stop) -> dict:
+    with urllib.request.urlopen(f"{base_url}/config.json", timeout=30) as response:
+        events = json.loads(response.read()).get("events")
+    push_shown, poll_shown = defaultdict(list), defaultdict(list)
+    messages: list[tuple[float, int, int]] = []  # (time, event bytes, rows) as viewer 0 got them
+    subscribed = asyncio.Event()
+    counter = {"subscribed": 0, "messages": 0, "errors": 0}
+    tasks = []
+    if push and not events:
+        raise RuntimeError(f"{base_url}/config.json names no Event API: push is off there")
+    for index in range(push):
+        tasks.append(asyncio.create_task(_subscriber(events, race_id, Board(push_shown), index == 0, messages,
+                                                     counter, push, subscribed)))
+    if push:
+        await asyncio.wait_for(subscribed.wait(), READY_SECONDS)
+    for _ in range(pollers):
+        tasks.append(asyncio.create_task(_poller(base_url, race_id, Board(poll_shown), poll_seconds, counter)))
+    ready.set()
+    while not stop.is_set():
+        await asyncio.sleep(0.1)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return {"push": push_shown, "poll": poll_shown, "messages": messages, "counter": counter}
+
+
+async def _subscriber(events, race_id, board: Board, record: bool, messages, counter, push, subscribed) -> None:
+    import base64
+
+    from websockets.asyncio.client import connect
+
+    authorization = {"host": events["host"], "x-api-key": events["apiKey"]}
+    header = base64.urlsafe_b64encode(json.dumps(authorization).encode()).decode().rstrip("=")
+    async with connect(events["realtime"], subprotocols=[PROTOCOL, f"header-{header}"], compression=None,
+                       open_timeout=60, max_size=None) as socket:
+        await socket.send('{"type":"connection_init"}')
+        sub_id = f"viewer-{id(board)}"
+        async for raw in socket:
+            message = json.loads(raw)
+            kind = message.get("type")
+            if kind == "connection_ack":
+                await socket.send(json.dumps({"type": "subscribe", "id": sub_id, "channel": f"/races/{race_id}",
+                                              "authorization": authorization}))
+            elif kind == "subscribe_success":
+                counter["subscribed"] += 1
+                if counter["subscribed"] == push:
+                    subscribed.set()
+            elif kind == "data" and message.get("id") == sub_id:
+                now = time.monotonic()
+                event = json.loads(message["event"])
+                for row in event.get("rows", []):
+                    board.show(row[1], row[3], now)
+                if record:
+                    messages.append((now, len(message["event"].encode()), len(event.get("rows", []))))
+                    counter["messages"] += 1
+            elif kind in ("subscribe_error", "connection_error", "error"):
+                counter["errors"] += 1
+
+
+async def _poller(base_url, race_id, board: Board, poll_seconds: float, counter) -> None:
+    url = f"{base_url}/races/{race_id}/leaderboard?limit=1000"
+
+    def read() -> list[dict]:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return json.loads(response.read())["items"]
+
+    await asyncio.sleep(random.uniform(0, poll_seconds))
+    while True:
+        started = time.monotonic()
+        try:
+            rows = await asyncio.to_thread(read)
+            now = time.monotonic()
+            for row in rows:
+                board.show(row["racerId"], row["lastSecond"], now)
+        except OSError:
+            counter["errors"] += 1
+        await asyncio.sleep(max(0.0, poll_seconds - (time.monotonic() - started)))
+
+
+def _lags(shown: dict, accepted: dict, viewers: int) -> tuple[list[float], int]:
+    """Freshness of every (sample, viewer); and how many (sample, viewer) pairs never showed."""
+    lags, missing = [], 0
+    for key, when in accepted.items():
+        times = shown.get(key, [])
+        lags += [max(0.0, t - when) for t in times]
+        missing += viewers - len(times)
+    return lags, missing
+
+
+def _figures(result: dict, accepted: dict, push: int, pollers: int) -> dict:
+    push_lags, push_missing = _lags(result["push"], accepted, push)
+    poll_lags, poll_missing = _lags(result["poll"], accepted, pollers)
+    messages = result["messages"]
+    sizes = [size for _, size, _ in messages]
+    span = messages[-1][0] - messages[0][0] if len(messages) > 1 else 0
+    return {
+        "viewers": push, "pollers": pollers, "samples_accepted": len(accepted),
+        "push": {**percentiles(push_lags), "never_shown": push_missing},
+        "poll": {**percentiles(poll_lags), "never_shown": poll_missing},
+        "messages": len(messages), "messages_per_second": (len(messages) - 1) / span if span else 0.0,
+        "bytes_per_message": percentiles(sizes), "rows_per_message": percentiles([rows for _, _, rows in messages]),
+        "errors": result["counter"]["errors"],
+    }

@@ -1,0 +1,96 @@
+"""Live race boards pushed to browsers: an AppSync Events API with one channel namespace, ``races``.
+
+The stream processor publishes each race's board changes on ``/races/<raceId>`` (``alleycat.push``)
+over the API's HTTP endpoint, signed with its own role (IAM); browsers subscribe over the
+real-time WebSocket endpoint with an API key.
+
+**Who may do what.** Connecting and subscribing take the API key, and only the API key; publishing
+takes IAM, and only IAM (the API's defaults and the namespace's modes say the same), and the only
+role granted ``appsync:EventPublish`` is the stream processor's, on this namespace alone. A browser
+holding the key can read race boards, which are public anyway (``GET /races/{raceId}/leaderboard``
+is a public route), and cannot publish: its key is not an auth mode publishing accepts.
+
+**Why an API key, not a Cognito identity pool's unauthenticated role.** Both let an anonymous
+viewer subscribe and not publish. The key is the least a browser needs: one header in the
+subprotocol list, no AWS credentials in the browser at all, no SigV4 signer in the bundle, no
+round trips to Cognito before the first message, and nothing more in the CSP than the real-time
+endpoint. An unauthenticated role would hand every visitor temporary AWS credentials, whose worth
+is only as narrow as that role's policy stays, for nothing the key does not give. The key's costs:
+it is public (by design here), and AppSync keys expire: it is set to 364 days after the day
+of each deploy (AppSync allows at most 365), so a stack not deployed for a year loses its live boards (the page
+then polls, as without push) until the next deploy.
+"""
+
+from __future__ import annotations
+
+import time
+
+from aws_cdk import Expiration, RemovalPolicy, Stack
+from aws_cdk import aws_appsync as appsync
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from alleycat.push import NAMESPACE, URL_VARIABLE
+
+API_KEY = appsync.AppSyncAuthorizationType.API_KEY
+IAM = appsync.AppSyncAuthorizationType.IAM
+KEY_LIFETIME_DAYS = 364  # AppSync allows 1 to 365 days from the deploy
+
+
+def key_expiry(now: float | None = None) -> Expiration:
+    """364 days from the start of today (UTC): the key is renewed by every deploy, and the template
+    changes once a day, not at every synth."""
+    today = int(time.time() if now is None else now) // 86_400 * 86_400
+    return Expiration.at_timestamp((today + KEY_LIFETIME_DAYS * 86_400) * 1000)
+
+
+class BoardEvents(Construct):
+    def __init__(self, scope: Construct, id: str, *, publisher: lambda_.Function,
+                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+        super().__init__(scope, id)
+        # Errors only (a refused publish or subscription), into a log group of the stack's own,
+        # written by a role that may write there and nowhere else (not AWS's managed policy).
+        logs_role = iam.Role(self, "LogsRole", assumed_by=iam.ServicePrincipal("appsync.amazonaws.com"),
+                             description="AppSync Events writes the race-board API's error logs")
+        viewers = appsync.AppSyncAuthProvider(
+            authorization_type=API_KEY,
+            api_key_config=appsync.AppSyncApiKeyConfig(
+                name="viewers", description="Anonymous viewers: connect and subscribe to race boards only",
+                expires=key_expiry()))
+        self.api = appsync.EventApi(
+            self, "Api", api_name=f"{Stack.of(self).stack_name}-boards",
+            authorization_config=appsync.EventApiAuthConfig(
+                auth_providers=[viewers, appsync.AppSyncAuthProvider(authorization_type=IAM)],
+                connection_auth_mode_types=[API_KEY],
+                default_subscribe_auth_mode_types=[API_KEY],
+                default_publish_auth_mode_types=[IAM]))
+        # Set on the resource, not through ``log_config``: the L2 would add a LogRetention custom
+        # resource (a Lambda function with AWS managed policies) to a log group this stack owns anyway.
+        self.api.node.default_child.add_property_override("EventConfig.LogConfig", {
+            "CloudWatchLogsRoleArn": logs_role.role_arn, "LogLevel": "ERROR"})
+        self.logs = logs.LogGroup(self, "Logs", log_group_name=f"/aws/appsync/apis/{self.api.api_id}",
+                                  retention=logs.RetentionDays.ONE_MONTH, removal_policy=removal_policy)
+        self.logs.grant_write(logs_role)
+        self.namespace = self.api.add_channel_namespace(
+            "Races", channel_namespace_name=NAMESPACE,
+            authorization_config=appsync.NamespaceAuthConfig(publish_auth_mode_types=[IAM],
+                                                             subscribe_auth_mode_types=[API_KEY]))
+        self.namespace.grant_publish(publisher)
+        publisher.add_environment(URL_VARIABLE, self.http_url)
+
+    @property
+    def http_url(self) -> str:
+        """``https://<id>.appsync-api.<region>.amazonaws.com/event``: where the stream processor publishes."""
+        return f"https://{self.api.http_dns}/event"
+
+    @property
+    def realtime_url(self) -> str:
+        return f"wss://{self.api.realtime_dns}/event/realtime"
+
+    @property
+    def site_config(self) -> dict:
+        """What the browser needs (``/config.json``, deployed with the site; the local stack serves the same)."""
+        return {"events": {"realtime": self.realtime_url, "host": self.api.http_dns,
+                           "apiKey": self.api.api_keys["viewers"].attr_api_key}}

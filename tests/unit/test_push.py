@@ -1,0 +1,147 @@
+"""What the stream processor pushes for a race (``alleycat.push``): the message, its size, its signature."""
+
+import json
+import subprocess
+import sys
+from decimal import Decimal
+
+import pytest
+
+from alleycat import entities as e
+from alleycat import push
+from local.eventapi import SigV4Verifier
+
+RACE = "01JD5Z6Q8X0000000000000000"
+
+
+def board(standings: dict[str, tuple]) -> tuple[e.Race, list[e.RaceBoard]]:
+    """A race and its board shards holding ``racerId -> (score, lastSecond, name)``."""
+    race = e.Race(raceId=RACE, classId="hill", className="Hill", startsAt="2026-11-22T10:00:00Z",
+                  durationSeconds=300, status=e.OPEN)
+    shards: dict[int, e.RaceBoard] = {}
+    for racer_id, (score, last, name) in standings.items():
+        shard = e.RaceBoard.shard_of(racer_id)
+        shards.setdefault(shard, e.RaceBoard(RACE, shard)).standings[racer_id] = [Decimal(str(score)), last, name]
+    return race, list(shards.values())
+
+
+def size(message: dict) -> int:
+    return len(push._dumps(message).encode())
+
+
+def test_channel_is_the_races_namespace_and_the_race():
+    assert push.channel(RACE) == f"/races/{RACE}"
+
+
+def test_message_has_the_top_rows_with_names_then_the_changed_racers_in_board_order():
+    # Given a board of 30 racers (ties broken by racerId, as the leaderboard route does)
+    standings = {f"r{n:02d}": (1000 - n * 10 + (5 if n == 20 else 0), 41, f"Rider {n}") for n in range(30)}
+    standings["r29"] = (990, 41, "Rider 29")  # ties with r01
+    race, boards = board(standings)
+    # When two racers below the top ten changed in this invocation
+    message = push.board_message(race, boards, {"r25", "r15"}, now=1_800_000_000)
+    # Then the rows are the top ten, each with its name, then the changed racers with their ranks
+    ranks = [row[0] for row in message["rows"]]
+    assert ranks == list(range(1, 11)) + [17, 27]  # r29 ranks third
+    assert message["rows"][1] == [2, "r01", 990, 41, "Rider 1"]
+    assert message["rows"][2][1] == "r29"
+    assert message["rows"][10] == [17, "r15", 850, 41]  # no name below the top
+    assert (message["raceId"], message["status"], message["racers"], message["more"]) == (RACE, "open", 30, 0)
+    assert message["at"] == 1_800_000_000_000
+
+
+def test_scores_are_rounded_like_the_leaderboard_route():
+    race, boards = board({"a": (Decimal("123.456789"), 3, "A")})
+    assert push.board_message(race, boards, {"a"})["rows"] == [[1, "a", 123.4568, 3, "A"]]
+
+
+def test_a_full_board_of_changes_stays_within_the_message_budget_and_says_how_many_it_left_out():
+    # Given 1,000 racers with Cognito-sized ids, every one of them changed in this invocation
+    standings = {f"{n:08d}-aaaa-bbbb-cccc-dddddddddddd": (50_000 - n, 299, f"Racer number {n}") for n in range(1000)}
+    race, boards = board(standings)
+    message = push.board_message(race, boards, set(standings))
+    # Then the message is at most the budget (one metered AppSync operation per delivery)
+    assert size(message) <= push.MAX_MESSAGE_BYTES
+    # And the rows are the best ranks, contiguous from the top; `more` counts the changed racers left out
+    sent = len(message["rows"])
+    assert [row[0] for row in message["rows"]] == list(range(1, sent + 1))
+    assert 50 < sent < 1000 and message["more"] == 1000 - sent
+
+
+def test_a_hundred_racer_race_fits_whole():
+    standings = {f"rider-{n:04d}": (10_000 + n * 7.1234, 120, f"Firstname Lastname{n}") for n in range(1, 101)}
+    race, boards = board(standings)
+    message = push.board_message(race, boards, set(standings))
+    assert len(message["rows"]) == 100 and message["more"] == 0
+    assert size(message) <= push.MAX_MESSAGE_BYTES
+
+
+def test_an_unchanged_board_still_sends_its_top_rows():
+    race, boards = board({f"r{n}": (n, 1, "x") for n in range(20)})
+    assert [row[0] for row in push.board_message(race, boards, set())["rows"]] == list(range(1, 11))
+
+
+def test_finished_message_carries_no_rows():
+    message = push.finished_message(RACE)
+    assert (message["status"], message["rows"], message["raceId"]) == ("finished", [], RACE)
+
+
+def test_publishing_is_off_without_the_endpoint_variable():
+    assert push.publisher({}) is None and not push.enabled({})
+    assert push.enabled({push.URL_VARIABLE: "https://x.appsync-api.eu-west-1.amazonaws.com/event"})
+
+
+def test_the_publisher_signs_with_sigv4_for_appsync_as_the_event_api_checks_it():
+    # Given a publisher with a role's temporary credentials
+    from botocore.credentials import Credentials
+
+    url = "https://abc.appsync-api.eu-west-1.amazonaws.com/event"
+    publisher = push.Publisher(url, "eu-west-1", Credentials("AKIDEXAMPLE", "secret", "session-token"))
+    body = b'{"channel":"/races/x","events":["{}"]}'
+    # When it signs a publish
+    headers = publisher.signed_headers(body)
+    # Then it is SigV4 for the appsync service, signing the host, date, body type and session token
+    assert headers["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/")
+    assert "/eu-west-1/appsync/aws4_request" in headers["Authorization"]
+    assert headers["X-Amz-Security-Token"] == "session-token"
+    # And an independent check of the signature passes, and fails for another body or key
+    verifier = SigV4Verifier("AKIDEXAMPLE", "secret", "eu-west-1")
+    headers["host"] = "abc.appsync-api.eu-west-1.amazonaws.com"
+    assert verifier.verify("POST", "/event", headers, body) is None
+    assert verifier.verify("POST", "/event", headers, body + b" ") == "the signature does not match"
+    assert SigV4Verifier("AKIDEXAMPLE", "other", "eu-west-1").verify("POST", "/event", headers, body) is not None
+    assert SigV4Verifier("AKIDEXAMPLE", "secret", "us-east-1").verify("POST", "/event", headers, body) is not None
+
+
+def test_a_publish_the_api_refuses_raises():
+    publisher = push.Publisher("http://127.0.0.1:9/event", "us-east-1", object())
+    with pytest.raises(Exception):
+        publisher.publish("/races/x", [{}])
+
+
+def test_importing_push_loads_nothing_of_botocore():
+    # Given a fresh interpreter / When the stream processor's push module is imported
+    code = "import json, sys; import alleycat.push; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={"PYTHONPATH": str(push.__file__).rsplit("/alleycat/", 1)[0], "PATH": "/usr/bin:/bin"})
+    # Then botocore (its signer) and http.client wait for the first publish
+    modules = json.loads(done.stdout)
+    assert not [m for m in modules if m.startswith(("botocore", "boto3", "http.client"))]
+
+
+def test_the_publisher_keeps_its_connection_and_tries_once_more_when_a_kept_one_was_closed():
+    from botocore.credentials import Credentials
+
+    from local.eventapi import EventApi
+
+    api = EventApi(access_key="AKID", secret_key="secret", region="eu-west-1").start()
+    try:
+        publisher = push.Publisher(api.http_url, "eu-west-1", Credentials("AKID", "secret"))
+        for n in range(3):
+            assert publisher.publish("/races/x", [{"n": n}])["failed"] == []
+        assert len(publisher._idle) == 1  # one connection served all three
+        publisher._idle[0].sock.close()   # the server's side of a kept connection went away
+        assert publisher.publish("/races/x", [{"n": 3}])["failed"] == []
+        assert api.stats["publish_requests"] == 4
+    finally:
+        api.stop()
