@@ -98,3 +98,45 @@ def test_every_results_page_carries_the_racers_name(api, race):
             break
     # Then each page names the racer, and the second, full, page is the last (no empty third page)
     assert pages == [(2, "Racer One"), (2, "Racer One")]
+
+
+# Each write route with a body, and a body it takes (the deep value goes beside it, then in place of it).
+WRITES = {
+    "put_racer": ({"racerId": "racer-1"}, {"name": "Ann"}),
+    "put_class": ({}, {"name": "Hill", "description": "up"}),
+    "create_race": ({}, {"startsAt": "2026-11-22T10:00:00Z"}),
+    "post_telemetry": (None, {"samples": [{"racerId": "racer-1", "second": 0, "cadence": 80, "resistance": 50}]}),
+}
+
+
+def nested(depth: int, shape: str) -> str:
+    """JSON text of arrays (or objects) ``depth`` levels deep."""
+    return "[" * depth + "]" * depth if shape == "array" else '{"a":' * (depth - 1) + "{}" + "}" * (depth - 1)
+
+
+def deepest_under_the_limit(prefix: str, shape: str) -> int:
+    per_level = len(nested(2, shape)) - len(nested(1, shape))
+    return (256 * 1024 - len(prefix) - 2) // per_level
+
+
+@pytest.mark.parametrize("shape", ["array", "object"])
+@pytest.mark.parametrize("where", ["beside", "instead"])
+@pytest.mark.parametrize("function", WRITES)
+def test_a_body_nested_at_any_depth_under_the_size_limit_is_400(api, race, function, where, shape):
+    # Given a body the route takes, with a value nested deeper than any body of the contract
+    params, body = WRITES[function]
+    params = params if params is not None else {"raceId": race["raceId"]}
+    field = "extra" if where == "beside" else next(iter(body))
+    prefix = json.dumps({name: value for name, value in body.items() if name != field})[:-1]
+    prefix = (prefix + ", " if prefix != "{" else prefix) + json.dumps(field) + ": "
+    limit = deepest_under_the_limit(prefix, shape)
+    for depth in (33, 100, 500, 1_000, 5_000, 20_000, limit):
+        text = prefix + nested(depth, shape) + "}"
+        assert len(text.encode()) <= 256 * 1024
+        # When it is sent / Then it is a 400 that says why, at every depth up to the body limit
+        status, answer = api(function, params, body=text, claims=ADMIN)
+        assert (status, answer["message"]) == (400, "invalid body: the body nests arrays or objects more than "
+                                                     "32 levels deep"), (depth, status, answer)
+    # while the same body nested as deep as allowed is judged by its fields alone
+    status, answer = api(function, params, body=prefix + nested(31, shape) + "}", claims=ADMIN)
+    assert status == (400 if where == "instead" else 200 if function != "create_race" else 201), answer

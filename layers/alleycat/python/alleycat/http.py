@@ -20,6 +20,9 @@ from .resolver import APPLICATION_JSON, Resolver, Response
 from .routes import ROUTES
 
 MAX_BODY_BYTES = 256 * 1024
+MAX_BODY_DEPTH = 32  # arrays and objects within each other; the contract's deepest body has 3
+TOO_DEEP = f"the body nests arrays or objects more than {MAX_BODY_DEPTH} levels deep"
+NOT_UNICODE = "holds text that is not valid Unicode (a lone surrogate such as \\ud800)"
 ADMIN = "admin"
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _RACE_ID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
@@ -162,11 +165,13 @@ def body(app: Resolver, schema: dict) -> dict:
         raise PayloadTooLarge("the body is larger than 256 KiB")
     try:
         parsed = json.loads(raw, parse_constant=_no_constants)
-    except (ValueError, RecursionError):
+    except ValueError:
         raise BadRequest("the body is not valid JSON") from None
-    where = _not_unicode(parsed, "the body")
-    if where:
-        raise BadRequest(f"invalid body: {where} holds text that is not valid Unicode (a lone surrogate such as \\ud800)")
+    except RecursionError:  # deeper than the parser goes: far deeper than TOO_DEEP
+        raise BadRequest(f"invalid body: {TOO_DEEP}") from None
+    problem = _shape_problem(parsed)
+    if problem:
+        raise BadRequest(f"invalid body: {problem}")
     import fastjsonschema
 
     try:
@@ -177,26 +182,52 @@ def body(app: Resolver, schema: dict) -> dict:
     return parsed
 
 
-def _not_unicode(value, where: str) -> str | None:
-    """Where a string (or an object's name) that UTF-8 cannot encode is, or None.
+def _shape_problem(body) -> str | None:
+    """What no schema catches, or None: nesting deeper than ``MAX_BODY_DEPTH``, or a string (or an
+    object's name) that UTF-8 cannot encode (JSON lets ``"\\ud800"`` through as text DynamoDB
+    refuses).
 
-    JSON lets ``"\\ud800"`` through as text DynamoDB refuses; it must be a 400, not a 5xx.
+    The body is walked with a list of its own, never by recursion: python3.13's parser takes
+    bodies nested thousands deep, far past Python's recursion limit. A place is kept as a link to
+    its parent's, so only the one reported is ever spelled out.
     """
-    if isinstance(value, str):
-        try:
-            value.encode()
-        except UnicodeEncodeError:
-            return where
-    elif isinstance(value, list):
-        return next((found for i, v in enumerate(value) if (found := _not_unicode(v, f"{where}[{i}]"))), None)
-    elif isinstance(value, dict):
-        for name, inner in value.items():
-            if _not_unicode(name, where):
-                return f"a field name in {where}"
-            found = _not_unicode(inner, name if where == "the body" else f"{where}.{name}")
-            if found:
-                return found
+    pending = [(body, None, 0)]  # (value, place, depth): place is None for the body, else (parent place, key or index)
+    while pending:
+        value, place, depth = pending.pop()
+        if place is not None and isinstance(place[1], str) and not _encodes(place[1]):
+            return f"a field name in {_spelled(place[0])} {NOT_UNICODE}"
+        if isinstance(value, str):
+            if not _encodes(value):
+                return f"{_spelled(place)} {NOT_UNICODE}"
+        elif isinstance(value, (list, dict)):
+            if depth == MAX_BODY_DEPTH:
+                return TOO_DEEP
+            steps = enumerate(value) if isinstance(value, list) else ((name, value[name]) for name in value)
+            pending.extend(reversed([(inner, (place, step), depth + 1) for step, inner in steps]))
     return None
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _spelled(place) -> str:
+    """``the body``, ``name``, ``samples[3].racerId``: a place as the caller wrote it."""
+    steps = []
+    while place is not None:
+        place, step = place
+        steps.append(step)
+    where = "the body"
+    for step in reversed(steps):
+        if isinstance(step, int):
+            where = f"{where}[{step}]"
+        else:
+            where = step if where == "the body" else f"{where}.{step}"
+    return where
 
 
 def _no_constants(name: str):
