@@ -17,12 +17,13 @@ STAMP_PY := $(VENV)/.installed-$(PYTHON_VERSION)
 STAMP_NPM := node_modules/.installed
 FRONTEND := frontend/dist/index.html
 
-.PHONY: help install local test test-unit synth deploy clean demo frontend chromium java node
+.PHONY: help install local test test-unit test-integration test-infra test-e2e synth deploy clean demo frontend chromium java node sam-db
 STACK ?= Alleycat
 
 help:
 	@echo "make local   - run the API locally on http://127.0.0.1:$(PORT) (DynamoDB Local, temporary on-disk database)"
-	@echo "make test    - install everything needed and run every test"
+	@echo "make test    - install everything needed and run every test (the four layers below, on two workers)"
+	@echo "make test-unit | test-integration | test-infra | test-e2e - one layer of the tests"
 	@echo "make synth   - synthesize the CloudFormation template (offline, cdk-nag checked)"
 	@echo "make deploy  - cdk deploy to the AWS account of your current credentials"
 	@echo "make demo    - local stack + simulated racers + frontend on http://127.0.0.1:$(PORT) (RACERS=, SPEED=)"
@@ -52,11 +53,24 @@ java:
 local: $(STAMP_PY) $(FRONTEND) java
 	PORT=$(PORT) $(PY) -m local
 
-test: install chromium
-	$(PY) -m pytest
+# Every test on two workers (pytest-xdist): what shares an expensive fixture stays on one worker
+# (tests/conftest.py groups it), the longest groups start first.
+XDIST := -n 2 --dist loadgroup --no-loadscope-reorder
 
-test-unit: $(STAMP_PY)
+test: install chromium
+	$(PY) -m pytest $(XDIST)
+
+test-unit: $(STAMP_PY)  # no subprocess, no network, no JVM: seconds
 	$(PY) -m pytest tests/unit
+
+test-integration: $(STAMP_PY) $(STAMP_NPM) java
+	$(PY) -m pytest $(XDIST) tests/integration
+
+test-infra: $(STAMP_PY) $(STAMP_NPM) java
+	$(PY) -m pytest tests/infrastructure
+
+test-e2e: install chromium
+	$(PY) -m pytest tests/e2e
 
 synth: install
 	npx cdk synth --quiet

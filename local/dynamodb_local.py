@@ -61,11 +61,11 @@ def distribution() -> Path:
     return found[-1].parent
 
 
-def command(port: int, db_path: str | None = None, heap_mb: int = HEAP_MB) -> list[str]:
-    """In memory, or in a database file under ``db_path``."""
+def command(port: int, db_path: str | None = None, heap_mb: int = HEAP_MB, jvm_options: tuple[str, ...] = ()) -> list[str]:
+    """In memory, or in a database file under ``db_path``; ``jvm_options`` after the defaults."""
     home = distribution()
     storage = ["-dbPath", db_path] if db_path else ["-inMemory"]
-    return [java(), *JVM_OPTIONS, f"-Xmx{heap_mb}m", f"-Djava.library.path={home / 'DynamoDBLocal_lib'}",
+    return [java(), *JVM_OPTIONS, *jvm_options, f"-Xmx{heap_mb}m", f"-Djava.library.path={home / 'DynamoDBLocal_lib'}",
             "-jar", str(home / "DynamoDBLocal.jar"), *storage, "-sharedDb", "-disableTelemetry", "-port", str(port)]
 
 
@@ -94,9 +94,10 @@ class EmbeddedDynamoDB:
 
     CREDENTIALS = ("local", "local")  # any will do: -sharedDb keeps one database for all
 
-    def __init__(self, port: int | None = None, in_memory: bool = True, heap_mb: int = HEAP_MB):
+    def __init__(self, port: int | None = None, in_memory: bool = True, heap_mb: int = HEAP_MB,
+                 jvm_options: tuple[str, ...] = ()):
         self.port = port or free_port()
-        self.heap_mb = heap_mb
+        self.heap_mb, self.jvm_options = heap_mb, jvm_options
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
         self.db_path = None if in_memory else tempfile.mkdtemp(prefix="alleycat-dynamodb-")
@@ -104,7 +105,7 @@ class EmbeddedDynamoDB:
 
     def start(self) -> "EmbeddedDynamoDB":
         self.process = subprocess.Popen(
-            command(self.port, self.db_path, self.heap_mb), stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            command(self.port, self.db_path, self.heap_mb, self.jvm_options), stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
             start_new_session=True,  # Ctrl-C reaches Python, which then stops the engine in order
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
         atexit.register(self.stop)

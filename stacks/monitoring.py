@@ -35,16 +35,24 @@ def at_least_one(scope: Construct, id: str, metric: cloudwatch.IMetric, descript
                             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING)
 
 
+def alarm_topic(scope: Construct) -> sns.Topic:
+    """The topic every alarm notifies; ``-c alarmEmail=...`` subscribes that address.
+
+    Not KMS-encrypted: notifications carry alarm names, states and metric values, no customer
+    data, and CloudWatch cannot publish to a topic under the AWS-managed aws/sns key.
+    """
+    topic = sns.Topic(scope, "Alarms", display_name="Alleycat alarms", enforce_ssl=True)
+    email = scope.node.try_get_context(EMAIL_CONTEXT)
+    if email:
+        topic.add_subscription(subscriptions.EmailSubscription(email))
+    return topic
+
+
 class Monitoring(Construct):
     def __init__(self, scope: Construct, id: str, *, functions: dict[str, lambda_.Function],
                  api: Api, stream: StreamProcessor, routes: tuple[Route, ...] = ROUTES) -> None:
         super().__init__(scope, id)
-        # Not KMS-encrypted: notifications carry alarm names, states and metric values, no
-        # customer data, and CloudWatch cannot publish to a topic under the AWS-managed aws/sns key.
-        self.topic = sns.Topic(self, "Alarms", display_name="Alleycat alarms", enforce_ssl=True)
-        email = scope.node.try_get_context(EMAIL_CONTEXT)
-        if email:
-            self.topic.add_subscription(subscriptions.EmailSubscription(email))
+        self.topic = alarm_topic(self)
 
         self._api, self._routes, self._functions = api, routes, functions
         self.alarms = [*stream.alarms, at_least_one(

@@ -1,5 +1,12 @@
-"""One synthesized app per session: the real app (with the cdk-nag plugin) and its template;
-and one `make synth`, as a user runs it, for the tests of the CDK CLI's cloud assembly."""
+"""The synthesized app, twice a session and no more:
+
+- the template, synthesized in this process as ``cdk synth`` builds it (``app.py``'s ``build``,
+  cdk-nag, cdk.json's context and the CLI's), with asset bundling skipped: the template-shape
+  tests read it (``test_the_template_is_make_synths``: the same template, to the byte, but where
+  each asset's folder is);
+- one ``make synth``, as a user runs it (the CDK CLI on the Makefile's Node, every asset bundled
+  and compiled), for the tests of the packaged assets: bytecode, ``sam local invoke``, Node.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +18,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from aws_cdk import App, assertions
-
-from stacks.app import STACK_NAME, build
 
 ROOT = Path(__file__).resolve().parents[2]
+# jsii (started by importing aws_cdk) and the CDK CLI run on the Node tools/node-path chooses, as
+# under make (which has put it first on PATH already; pytest run directly gets it here).
+_node = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True)
+if _node.returncode == 0:
+    os.environ["PATH"] = _node.stdout.strip()
+
+from aws_cdk import App, assertions  # noqa: E402
+
+from stacks.app import STACK_NAME, build  # noqa: E402
+
+CDK_JSON_CONTEXT = json.loads((ROOT / "cdk.json").read_text())["context"]
+# What the CDK CLI adds to the app's context on every synth (besides cdk.json's).
+CLI_CONTEXT = {"aws:cdk:enable-path-metadata": True, "aws:cdk:enable-asset-metadata": True,
+               "aws:cdk:version-reporting": True}
+NO_BUNDLING = {"aws:cdk:bundling-stacks": []}  # the stacks whose assets are bundled (the CLI names those a command needs)
 PINNED_NODE = ROOT / "tools" / "node" / "node_modules" / ".bin"
 # What would hide a Node warning from jsii, Node itself or the AWS SDK in the CDK CLI.
 HIDES_NODE_WARNINGS = re.compile(r"JSII_SILENCE_WARNING_.*|NODE_NO_WARNINGS|NODE_OPTIONS"
@@ -23,8 +42,8 @@ HIDES_NODE_WARNINGS = re.compile(r"JSII_SILENCE_WARNING_.*|NODE_NO_WARNINGS|NODE
 
 
 def synthesize(outdir, **context):
-    """Build and synthesize the app exactly as ``app.py`` does; cdk-nag findings raise here."""
-    app = App(outdir=str(outdir), context=context)
+    """Build and synthesize the app as ``cdk synth`` does, assets left unbundled; cdk-nag findings raise here."""
+    app = App(outdir=str(outdir), context={**CDK_JSON_CONTEXT, **CLI_CONTEXT, **NO_BUNDLING, **context})
     build(app)
     return app.synth().get_stack_by_name(STACK_NAME)
 
@@ -86,6 +105,10 @@ def user_environment() -> dict[str, str]:
 class Synth:
     outdir: Path
     output: str  # what `make synth` printed, stdout and stderr as they came
+
+    @property
+    def template(self) -> dict:
+        return json.loads((self.outdir / f"{STACK_NAME}.template.json").read_text())
 
 
 @pytest.fixture(scope="session")

@@ -6,8 +6,9 @@ The import path is Lambda's: the function's code (``/var/task``), each layer's `
 folder (``/opt/python``), the runtime's own packages (``/var/runtime``: boto3), then the
 standard library; ``-I -S`` keeps everything else out (no site-packages, no PYTHONPATH,
 not this file's folder), and ``-B`` writes no bytecode, as Lambda's folders are read-only.
-Writes ``{"response", "outside", "loaded_from", "python", "compiled", "bytecode"}`` to the
-``result`` file (stdout is the function's log): the handler's answer, any module imported from
+Writes ``{"response", "cold_start", "outside", "loaded_from", "python", "compiled", "bytecode"}`` to
+the ``result`` file (stdout is the function's log): the handler's answer, the modules loaded by
+importing the handler (its cold start, before any call), any module imported from
 somewhere else than those folders, the folder each top-level package came from, the
 interpreter's version, every source file of the function's code or layers that the import
 system had to compile (no ``.pyc`` it accepts), and the ``.pyc`` of each module loaded from them.
@@ -57,6 +58,7 @@ def main() -> None:
     sys.path[:] = roots + stdlib
     module_name, function_name = spec["handler"].rsplit(".", 1)
     module = __import__(module_name)
+    cold_start = sorted(sys.modules)
     response = getattr(module, function_name)(spec["event"], LambdaContext(spec["function"]))
     allowed = tuple(roots + [path for path in stdlib if path])
     files = {name: loaded.__file__ for name, loaded in list(sys.modules.items())
@@ -68,7 +70,7 @@ def main() -> None:
     bytecode = {name: getattr(sys.modules[name], "__cached__", None) for name, file in files.items()
                 if file.startswith(assets)}
     with open(spec["result"], "w") as result:
-        json.dump({"response": response, "outside": outside, "loaded_from": loaded_from,
+        json.dump({"response": response, "cold_start": cold_start, "outside": outside, "loaded_from": loaded_from,
                    "python": list(sys.version_info[:2]),
                    "compiled": [path for path in compiled if path.startswith(assets)], "bytecode": bytecode},
                   result, default=str)

@@ -170,23 +170,17 @@ ORDER = ["put_class", "put_racer", "create_race", "get_race", "join_race", "post
 
 
 @pytest.fixture(scope="module")
-def invocations(provider, runtime_packages, tmp_path_factory) -> dict[str, dict]:
-    from local.server import EmbeddedDynamoDB
-
+def invocations(provider, runtime_packages, tmp_path_factory, dynamodb_local) -> dict[str, dict]:
     tmp_path = tmp_path_factory.mktemp("invocations")
-    db = EmbeddedDynamoDB().start()
-    try:
-        db.create_table(TABLE)
-        seed_the_sample_race(db.url)
-        results = {}
-        for name in ORDER:
-            function = provider.get(logical_id(name))
-            event = json.loads((EVENTS / f"{name}.json").read_text())
-            results[name] = run_in_fresh_interpreter(function, event, sam_environment(function, db.url),
-                                                     runtime_packages, tmp_path)
-        return results
-    finally:
-        db.stop()
+    dynamodb_local.create_table(TABLE)
+    seed_the_sample_race(dynamodb_local.url)
+    results = {}
+    for name in ORDER:
+        function = provider.get(logical_id(name))
+        event = json.loads((EVENTS / f"{name}.json").read_text())
+        results[name] = run_in_fresh_interpreter(function, event, sam_environment(function, dynamodb_local.url),
+                                                 runtime_packages, tmp_path)
+    return results
 
 
 def test_the_run_order_covers_every_function():
@@ -257,6 +251,25 @@ def test_function_loads_its_code_and_layers_from_bytecode_python313_accepts(invo
     assert "app" in result["bytecode"] and any(name.startswith("alleycat.") for name in result["bytecode"])
     assert all(cached and pyc_flags(cached) == UNCHECKED_HASH for cached in result["bytecode"].values()), \
         result["bytecode"]
+
+
+# Never on the cold path: the X-Ray SDK (Lambda's active tracing needs none), Powertools'
+# event handler and batch packages (their __init__ loads every resolver and event class, and
+# asyncio). Deferred to the call that needs them: JSON-schema validation (write routes, at
+# their first body) and page tokens (paged reads, at a page that has a next one).
+NEVER = ("aws_xray_sdk", "aws_lambda_powertools.event_handler", "aws_lambda_powertools.utilities.batch",
+         "aws_lambda_powertools.utilities.data_classes", "asyncio")
+DEFERRED = ("fastjsonschema", "alleycat.tokens")
+
+
+@pytest.mark.parametrize("function", ORDER)
+def test_a_handler_imports_neither_the_xray_sdk_nor_what_it_defers(invocations, function):
+    # Given the modules the fresh interpreter held once the function's handler module was imported
+    modules = set(invocations[function]["cold_start"])
+    # Then nothing it must never load, nor anything deferred to the call that needs it, is loaded
+    assert sorted(m for m in modules if m.startswith(NEVER + DEFERRED)) == []
+    # And the observability it keeps is there (the check above cannot pass by importing nothing)
+    assert {"aws_lambda_powertools.logging.logger", "aws_lambda_powertools.metrics"} <= modules
 
 
 def test_packages_come_from_the_layers_and_the_runtime(provider, runtime_packages, invocations):

@@ -10,7 +10,11 @@ from alleycat.routes import ROUTES, STREAM_PROCESSOR
 from stacks.functions import logical_id
 from stacks.layers import pinned_packages
 
-from .conftest import of_type, synthesize
+from aws_cdk import App, Stack, assertions
+
+from stacks.monitoring import EMAIL_CONTEXT, alarm_topic
+
+from .conftest import of_type
 from stacks.app import STACK_NAME
 
 ALARM = "AWS::CloudWatch::Alarm"
@@ -60,12 +64,13 @@ def test_api_5xx_alarm(resources):
     assert alarm["Threshold"] == 1 and alarm["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
 
 
-def test_alarm_email_context_subscribes_an_address(tmp_path, resources):
-    # Given no context / Then the topic has no subscription
+def test_alarm_email_context_subscribes_an_address(resources):
+    # Given no context / Then the stack's topic has no subscription
     assert not of_type(resources, "AWS::SNS::Subscription")
-    # When synthesizing with -c alarmEmail=... / Then that address is subscribed
-    synthesized = synthesize(tmp_path, alarmEmail="ops@example.org").template["Resources"]
-    [subscription] = of_type(synthesized, "AWS::SNS::Subscription").values()
+    # When the alarm topic is built in an app given -c alarmEmail=... / Then that address is subscribed
+    stack = Stack(App(context={EMAIL_CONTEXT: "ops@example.org"}), "Alarms")
+    alarm_topic(stack)
+    [subscription] = of_type(assertions.Template.from_stack(stack).to_json()["Resources"], "AWS::SNS::Subscription").values()
     assert subscription["Properties"]["Protocol"] == "email"
     assert subscription["Properties"]["Endpoint"] == "ops@example.org"
 

@@ -18,7 +18,12 @@ from stacks.api import TELEMETRY_SAMPLING
 from stacks.functions import API_TIMEOUT_SECONDS, PASS_THROUGH_TRACING, logical_id
 from stacks.site import UNCACHED_ERRORS
 
-from .conftest import of_type, synthesize
+from aws_cdk import App, Stack, assertions
+
+from stacks.app import is_throwaway
+from stacks.table import AlleycatTable
+
+from .conftest import of_type
 
 TABLE = "AWS::DynamoDB::Table"
 FUNCTION = "AWS::Lambda::Function"
@@ -93,9 +98,14 @@ def test_table_is_retained_and_protected_by_default(template):
                                   "Properties": Match.object_like({"DeletionProtectionEnabled": True})})
 
 
-def test_throwaway_context_relaxes_table_protection(tmp_path):
-    # Given -c throwaway=true / When synthesizing / Then the table is deletable with the stack
-    table = next(iter(of_type(synthesize(tmp_path, throwaway="true").template["Resources"], TABLE).values()))
+def test_throwaway_context_relaxes_table_protection():
+    # Given -c throwaway=true, as the CLI passes it (text)
+    app = App(context={"throwaway": "true"})
+    assert is_throwaway(app) and not is_throwaway(App()) and not is_throwaway(App(context={"throwaway": "no"}))
+    # When the table is built for such a stack / Then it is deletable with the stack
+    stack = Stack(app, "Throwaway")
+    AlleycatTable(stack, "Data", throwaway=is_throwaway(app))
+    table = next(iter(of_type(assertions.Template.from_stack(stack).to_json()["Resources"], TABLE).values()))
     assert table["DeletionPolicy"] == "Delete"
     assert table["Properties"]["DeletionProtectionEnabled"] is False
 
@@ -485,3 +495,22 @@ def test_every_cfn_lint_acknowledgment_has_a_reason(resources):
     # Then each ignored rule carries a reason beside it
     assert ignored
     assert all(len(reason.split()) >= 5 for reason in ignored.values()), ignored
+
+
+def test_the_template_is_make_synths(template_json, make_synth):
+    # Given the template these tests read (synthesized in process, assets unbundled) and `make synth`'s
+    def asset_folders_left_out(template: dict) -> dict:
+        template = json.loads(json.dumps(template))
+        for resource in template["Resources"].values():
+            resource.get("Metadata", {}).pop("aws:asset:path", None)
+        return template
+
+    # Then they are the same template but for where each asset's folder is: its source here,
+    assert asset_folders_left_out(template_json) == asset_folders_left_out(make_synth.template)
+    # its bundle in the cloud assembly there
+    bundled = {logical: resource["Metadata"]["aws:asset:path"] for logical, resource in make_synth.template["Resources"].items()
+               if "aws:asset:path" in resource.get("Metadata", {})}
+    code = {logical for logical, resource in make_synth.template["Resources"].items()
+            if resource["Type"] in (FUNCTION, "AWS::Lambda::LayerVersion")}
+    assert len(code) >= len(ROUTES) + 1 + 2 and code <= set(bundled)  # every function and both layers
+    assert all((make_synth.outdir / path).exists() for path in bundled.values()), bundled

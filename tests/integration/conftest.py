@@ -79,3 +79,11 @@ def process(records):
     if not records:
         return {"batchItemFailures": []}
     return handlers.invoke("stream_processor", {"Records": records})
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """Retries and backoff wait on a clock the test controls (tests/integration/clock.py)."""
+    from .clock import install
+
+    return install(monkeypatch)

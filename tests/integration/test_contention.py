@@ -21,7 +21,7 @@ def invoke(function, path_parameters=None, body=..., claims=..., headers=None):
 JOIN_CONFLICT_ON_RACE = cancelled("None", "None", "TransactionConflict", "None")
 
 
-def test_a_join_in_conflict_with_other_joins_is_retried_and_counts_once(api, race, faults):
+def test_a_join_in_conflict_with_other_joins_is_retried_and_counts_once(api, race, faults, clock):
     # Given two transactions that touch the race item at the same moment as this join
     faults.fail("TransactWriteItems", JOIN_CONFLICT_ON_RACE, times=2)
     # When the racer joins
@@ -33,20 +33,21 @@ def test_a_join_in_conflict_with_other_joins_is_retried_and_counts_once(api, rac
     assert api("get_race", {"raceId": race["raceId"]})[1]["racerCount"] == 1
 
 
-def test_a_join_still_in_conflict_after_its_retries_is_503_with_retry_after(api, race, faults):
+def test_a_join_still_in_conflict_after_its_retries_is_503_with_retry_after(api, race, faults, clock):
     for reason in ("TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"):
         faults.fail("TransactWriteItems", cancelled("None", "None", reason, "None"))
         status, headers, body = invoke("join_race", {"raceId": race["raceId"], "racerId": "racer-1"},
                                        claims=racer_claims("racer-1"))
         faults.clear()
         assert (status, headers.get("Retry-After")) == (503, "1"), reason
+        assert clock.slept, "the conflicts were retried after a pause"
         assert "retry" in body["message"]
     # and the racer can join once the table is calm
     assert api("join_race", {"raceId": race["raceId"], "racerId": "racer-1"}, claims=racer_claims("racer-1"))[0] == 200
     assert api("get_race", {"raceId": race["raceId"]})[1]["racerCount"] == 1
 
 
-def test_overlapping_creates_with_one_idempotency_key_answer_one_race(api, race, faults):
+def test_overlapping_creates_with_one_idempotency_key_answer_one_race(api, race, faults, clock):
     # Given a create with an Idempotency-Key that went through
     key = {"Idempotency-Key": "key-7"}
     status, _, first = invoke("create_race", body={"startsAt": "2026-11-22T10:00:00Z"}, claims=ADMIN, headers=key)
@@ -60,7 +61,7 @@ def test_overlapping_creates_with_one_idempotency_key_answer_one_race(api, race,
     assert races.count(first["raceId"]) == 1
 
 
-def test_throttling_that_outlasts_the_sdk_retries_is_503_with_retry_after(api, race, faults):
+def test_throttling_that_outlasts_the_sdk_retries_is_503_with_retry_after(api, race, faults, clock):
     # Given a table that throttles every request (botocore's own retries have run out)
     faults.fail("Query", throttled("Query"))
     faults.fail("PutItem", throttled("PutItem", "ThrottlingException"))

@@ -36,7 +36,7 @@ def drain(stream):
         pending += stream.read()
 
 
-def test_a_race_on_a_throttled_table_ends_exactly_as_an_independent_ledger_says(server):  # noqa: F811
+def test_a_race_on_a_throttled_table_ends_exactly_as_an_independent_ledger_says(server, clock):  # noqa: F811
     api = Api()
     throttle = Throttle(rate=0.10)
     try:
@@ -69,6 +69,7 @@ def test_a_race_on_a_throttled_table_ends_exactly_as_an_independent_ledger_says(
     finally:
         throttle.close()
     assert throttle.injected > 20  # the table really was throttled
+    assert len(clock.slept) >= throttle.injected  # and every throttled request waited before its retry
 
     # Then every score, rank, best and class-board row equals the ledger's
     scores = defaultdict(Decimal)

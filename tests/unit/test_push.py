@@ -1,11 +1,6 @@
 """What the stream processor pushes for a race (``alleycat.push``): the message, its size, its signature."""
 
-import json
-import subprocess
-import sys
 from decimal import Decimal
-
-import pytest
 
 from alleycat import entities as e
 from alleycat import push
@@ -111,37 +106,3 @@ def test_the_publisher_signs_with_sigv4_for_appsync_as_the_event_api_checks_it()
     assert verifier.verify("POST", "/event", headers, body + b" ") == "the signature does not match"
     assert SigV4Verifier("AKIDEXAMPLE", "other", "eu-west-1").verify("POST", "/event", headers, body) is not None
     assert SigV4Verifier("AKIDEXAMPLE", "secret", "us-east-1").verify("POST", "/event", headers, body) is not None
-
-
-def test_a_publish_the_api_refuses_raises():
-    publisher = push.Publisher("http://127.0.0.1:9/event", "us-east-1", object())
-    with pytest.raises(Exception):
-        publisher.publish("/races/x", [{}])
-
-
-def test_importing_push_loads_nothing_of_botocore():
-    # Given a fresh interpreter / When the stream processor's push module is imported
-    code = "import json, sys; import alleycat.push; print(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          env={"PYTHONPATH": str(push.__file__).rsplit("/alleycat/", 1)[0], "PATH": "/usr/bin:/bin"})
-    # Then botocore (its signer) and http.client wait for the first publish
-    modules = json.loads(done.stdout)
-    assert not [m for m in modules if m.startswith(("botocore", "boto3", "http.client"))]
-
-
-def test_the_publisher_keeps_its_connection_and_tries_once_more_when_a_kept_one_was_closed():
-    from botocore.credentials import Credentials
-
-    from local.eventapi import EventApi
-
-    api = EventApi(access_key="AKID", secret_key="secret", region="eu-west-1").start()
-    try:
-        publisher = push.Publisher(api.http_url, "eu-west-1", Credentials("AKID", "secret"))
-        for n in range(3):
-            assert publisher.publish("/races/x", [{"n": n}])["failed"] == []
-        assert len(publisher._idle) == 1  # one connection served all three
-        publisher._idle[0].sock.close()   # the server's side of a kept connection went away
-        assert publisher.publish("/races/x", [{"n": 3}])["failed"] == []
-        assert api.stats["publish_requests"] == 4
-    finally:
-        api.stop()
