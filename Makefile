@@ -25,6 +25,7 @@ help:
 	@echo "make test    - install everything needed and run every test (the four layers below, on two workers)"
 	@echo "make test-unit | test-integration | test-infra | test-e2e - one layer of the tests"
 	@echo "make synth   - synthesize the CloudFormation template (offline, cdk-nag checked)"
+	@echo "make sam-db  - the DynamoDB that sam local invoke's events expect (README: sam local invoke)"
 	@echo "make deploy  - cdk deploy to the AWS account of your current credentials"
 	@echo "make demo    - local stack + simulated racers + frontend on http://127.0.0.1:$(PORT) (RACERS=, SPEED=)"
 
@@ -74,6 +75,11 @@ test-e2e: install chromium
 
 synth: install
 	npx cdk synth --quiet
+
+# For `sam local invoke --env-vars events/env.json` (README): DynamoDB Local on the port env.json
+# names, the table and the sample race the events name; Ctrl-C stops it.
+sam-db: $(STAMP_PY) $(STAMP_NPM) java
+	$(PY) -m local.sam_db
 
 deploy: install
 	npx cdk deploy $(STACK)

@@ -165,7 +165,8 @@ class ApiServer(ThreadingHTTPServer):
 class LocalStack:
     """Embedded DynamoDB + API server; ``start()`` returns once both answer."""
 
-    def __init__(self, port: int = 3000, host: str = "127.0.0.1", push_boards: bool = True):
+    def __init__(self, port: int = 3000, host: str = "127.0.0.1", push_boards: bool = True,
+                 dynamodb: EmbeddedDynamoDB | None = None):
         self.host, self.port = host, port
         # The stand-in Event API the stream processor publishes to; ALLEYCAT_PUSH=0 leaves it out
         # (no EVENT_API_URL: publishing off, the frontend polls).
@@ -173,7 +174,8 @@ class LocalStack:
         self.events: EventApi | None = None
         # A temporary database file by default, so race after race the JVM stays flat (see
         # EmbeddedDynamoDB); ALLEYCAT_DYNAMODB=memory is faster and grows with every stream record.
-        self.dynamodb = EmbeddedDynamoDB(in_memory=os.environ.get("ALLEYCAT_DYNAMODB") == "memory")
+        # A given engine (the tests') is the stack's from then on: started here unless it answers already.
+        self.dynamodb = dynamodb or EmbeddedDynamoDB(in_memory=os.environ.get("ALLEYCAT_DYNAMODB") == "memory")
         self.issuer = TokenIssuer()
         self.stream: StreamPoller | None = None
         self.runtime: Runtime | None = None
@@ -185,7 +187,8 @@ class LocalStack:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> "LocalStack":
-        self.dynamodb.start()
+        if self.dynamodb.process is None:
+            self.dynamodb.start()
         configure_environment(self.dynamodb.url)
         if self.push:  # verifies the publisher's SigV4 with the credentials the functions get
             self.events = EventApi(host=self.host, access_key=os.environ["AWS_ACCESS_KEY_ID"],

@@ -10,8 +10,10 @@ from local.server import LocalStack
 
 
 @pytest.fixture(scope="package")
-def stack():
-    running = LocalStack(port=0).start()
+def stack(engines):
+    # The tests' DynamoDB Local (in memory, tests/conftest.py): the same engine, for less of the CPU
+    # the other worker's tests share.
+    running = LocalStack(port=0, dynamodb=engines.take()).start()
     yield running
     running.stop()
 

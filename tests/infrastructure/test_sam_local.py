@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from alleycat import entities as e
 from alleycat.routes import ROUTES, STREAM_PROCESSOR
+from local import sam_db
 from stacks import python313
 from stacks.app import STACK_NAME
 from stacks.functions import ENDPOINT_VARIABLE, logical_id
@@ -39,7 +39,7 @@ FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR]
 # What Lambda's python runtime ships besides the standard library (/var/runtime): boto3 and its closure.
 RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six", "urllib3")
 TABLE = "alleycat-sam"
-RACE_ID = "01JD5Z6Q8X0000000000000000"  # the race the sample events name (events/make_events.py)
+RACE_ID = sam_db.RACE_ID
 SAMPLES = [[0, 82, 47], [1, 84.5, 47]]  # events/post_telemetry.json
 
 
@@ -153,16 +153,6 @@ def run_in_fresh_interpreter(function, event: dict, environment: dict, runtime: 
     return json.loads(result.read_text())
 
 
-def seed_the_sample_race(endpoint: str) -> None:
-    """The race the sample events name (create_race makes a new id each time)."""
-    import boto3
-
-    client = boto3.client("dynamodb", endpoint_url=endpoint)
-    race = e.Race(RACE_ID, "hill-climb", "Hill climb", "2026-11-22T10:00:00Z", 300)
-    for item in e.new_race_items(race):
-        client.put_item(TableName=TABLE, Item=item.to_item())
-
-
 # Run in this order: each sample event finds what the ones before it wrote.
 ORDER = ["put_class", "put_racer", "create_race", "get_race", "join_race", "post_telemetry", STREAM_PROCESSOR,
          "get_race_leaderboard", "get_racer_results", "get_racer_history", "get_class_races", "finish_race",
@@ -172,8 +162,7 @@ ORDER = ["put_class", "put_racer", "create_race", "get_race", "join_race", "post
 @pytest.fixture(scope="module")
 def invocations(provider, runtime_packages, tmp_path_factory, dynamodb_local) -> dict[str, dict]:
     tmp_path = tmp_path_factory.mktemp("invocations")
-    dynamodb_local.create_table(TABLE)
-    seed_the_sample_race(dynamodb_local.url)
+    sam_db.prepare(dynamodb_local, TABLE)  # what `make sam-db` prepares
     results = {}
     for name in ORDER:
         function = provider.get(logical_id(name))

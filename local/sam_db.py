@@ -1,0 +1,85 @@
+"""`make sam-db`: the DynamoDB that `sam local invoke --env-vars events/env.json` expects.
+
+DynamoDB Local on the port ``events/env.json`` names, its table created from the definition the
+stack deploys, and the sample race the events name (``create_race`` picks a new id, so it
+cannot make that one). Then it says what to run next and waits for Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from . import handlers  # noqa: F401 - puts the layer on sys.path first
+from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
+
+from alleycat import entities as e  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = ROOT / "events" / "env.json"
+RACE_ID = "01JD5Z6Q8X0000000000000000"  # the race the sample events name (events/make_events.py)
+SAMPLE_RACE = e.Race(RACE_ID, "hill-climb", "Hill climb", "2026-11-22T10:00:00Z", 300)
+
+
+def settings() -> tuple[str, int]:
+    """The table name and the DynamoDB Local port the functions are given by events/env.json."""
+    parameters = json.loads(ENV.read_text())["Parameters"]
+    return parameters["TABLE_NAME"], urlsplit(parameters["AWS_ENDPOINT_URL_DYNAMODB"]).port
+
+
+def port_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def seed(client, table: str) -> None:
+    """The sample race's items, as ``create_race`` writes a race's."""
+    for item in e.new_race_items(SAMPLE_RACE):
+        client.put_item(TableName=table, Item=item.to_item())
+
+
+def prepare(engine: EmbeddedDynamoDB, table: str) -> None:
+    engine.create_table(table)
+    seed(engine.client(), table)
+
+
+NEXT = """DynamoDB Local for `sam local invoke` is ready on {url}: table {table}, sample race {race}.
+In another terminal (Docker running){synth}, run the functions in the README's order:
+
+  SAM="sam local invoke -t cdk.out/Alleycat.template.json --env-vars events/env.json --docker-network host"
+  $SAM PutClassFunction -e events/put_class.json
+  ...
+
+Ctrl-C stops it (the data goes with it)."""
+
+
+def main() -> None:
+    from .server import wait_for_ctrl_c
+
+    table, port = settings()
+    if not port_free(port):
+        sys.exit(f"port {port} (events/env.json) is taken: is `make sam-db` already running in another terminal?")
+    engine = EmbeddedDynamoDB(port=port)
+    try:
+        engine.start()
+    except EngineUnavailable as error:
+        sys.exit(f"cannot start DynamoDB Local: {error}")
+    try:
+        prepare(engine, table)
+        synthesized = (ROOT / "cdk.out" / "Alleycat.template.json").is_file()
+        print(NEXT.format(url=engine.url, table=table, race=RACE_ID,
+                          synth="" if synthesized else ", once `make synth` has made cdk.out"), flush=True)
+        wait_for_ctrl_c()
+    finally:
+        engine.stop()
+
+
+if __name__ == "__main__":
+    main()
