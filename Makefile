@@ -54,9 +54,9 @@ java:
 local: $(STAMP_PY) $(FRONTEND) java
 	PORT=$(PORT) $(PY) -m local
 
-# Every test on two workers (pytest-xdist): what shares an expensive fixture stays on one worker
-# (tests/conftest.py groups it), the longest groups start first.
-XDIST := -n 2 --dist loadgroup --no-loadscope-reorder
+# Every test on two workers (pytest-xdist): what shares an expensive fixture stays on one worker,
+# the longest work starts first (tests/conftest.py: work_unit, FIRST).
+XDIST := -n 2 --no-loadscope-reorder
 
 test: install chromium
 	$(PY) -m pytest $(XDIST)

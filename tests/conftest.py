@@ -30,26 +30,24 @@ os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "alleycat")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 
 LAYERS = ("unit", "integration", "infrastructure", "e2e")
-# Work `make test` starts first (xdist hands out groups in collection order): the longest ones,
-# so that neither worker is left with a long group at the end. The rest follow as collected.
-FIRST = ("test_live_pipeline_model.py", "e2e", "infrastructure")
+# Files whose tests are each a work unit of their own (long tests meant to run side by side).
+ALONE = ("tests/integration/test_live_pipeline_model.py",)
+# Work `make test` starts first (its two workers take work units in collection order): the
+# longest, so that neither worker is left with a long one at the end. The rest follow as collected.
+FIRST = ("tests/integration/test_live_pipeline_model.py", "tests/e2e/", "tests/infrastructure/")
 
 
-def group(item: pytest.Item) -> str:
-    """The xdist group of a test: what shares an expensive fixture runs on one worker (the
-    local stack of e2e, the synthesized app of infrastructure, a module's DynamoDB Local); a
-    test marked ``alone`` is a group of its own."""
-    path = Path(item.path).relative_to(ROOT / "tests")
-    if path.parts[0] in ("e2e", "infrastructure"):
-        return path.parts[0]
-    if item.get_closest_marker("alone"):
-        return item.nodeid
-    return str(path)
+def work_unit(nodeid: str) -> str:
+    """What runs on one worker, so an expensive fixture is made once: the local stack of e2e, the
+    synthesized app of infrastructure, a module's DynamoDB Local; ``ALONE`` files' tests one by one."""
+    path = nodeid.split("::", 1)[0]
+    if path.startswith(("tests/e2e/", "tests/infrastructure/")):
+        return path.split("/")[1]
+    return nodeid if path in ALONE else path
 
 
 def first(item: pytest.Item) -> int:
-    path = str(Path(item.path).relative_to(ROOT / "tests"))
-    return next((n for n, name in enumerate(FIRST) if name in path), len(FIRST))
+    return next((n for n, prefix in enumerate(FIRST) if item.nodeid.startswith(prefix)), len(FIRST))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -57,8 +55,20 @@ def pytest_collection_modifyitems(config, items):
         layer = Path(item.path).relative_to(ROOT / "tests").parts[0]
         if layer in LAYERS:
             item.add_marker(getattr(pytest.mark, layer))
-        item.add_marker(pytest.mark.xdist_group(group(item)))
     items.sort(key=first)  # stable: within a rank, as collected
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``make test``'s scheduler: xdist's, with ``work_unit`` as its scope (xdist's own groups are
+    read from a node id attribute pytest 9 no longer has)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByWorkUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return ByWorkUnit(config, log)
 
 
 class Engines:

@@ -345,7 +345,6 @@ def pipeline(dynamodb_local):
     store.client.cache_clear()
 
 
-@pytest.mark.alone
 @pytest.mark.parametrize("part", range(PARTS))
 def test_the_live_pipeline_matches_the_model_whatever_the_order_of_samples_and_records(pipeline, part):
     # Each part its own programs (its own machine and seed): make test's workers run them side by side.
