@@ -77,21 +77,17 @@ class Engines:
     One engine for a whole session gets slower with every stream record it has ever taken, in
     any table, deleted or not (measured: 50 writes to a new table take 0.2 s on a fresh engine,
     1.7 s once 30,000 records of other tables are held); a new JVM costs about 1 s, started in
-    the background. Tests see a plain ``EmbeddedDynamoDB``.
+    the background, with ``QUICK_JIT``. Tests see a plain ``EmbeddedDynamoDB``.
     """
-
-    # The C1 compiler only: the same speed over a test module's few thousand requests for half
-    # the JVM's CPU, which the other worker's tests need.
-    OPTIONS = ("-XX:TieredStopAtLevel=1",)
 
     def __init__(self):
         self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dynamodb-local")
         self._next: Future = self._starter.submit(self._start)
 
     def _start(self):
-        from local.dynamodb_local import EmbeddedDynamoDB
+        from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
 
-        return EmbeddedDynamoDB(jvm_options=self.OPTIONS).start()
+        return EmbeddedDynamoDB(jvm_options=QUICK_JIT).start()
 
     def take(self):
         engine, self._next = self._next.result(), self._starter.submit(self._start)

@@ -6,14 +6,15 @@ import urllib.request
 
 import pytest
 
+from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
 from local.server import LocalStack
 
 
 @pytest.fixture(scope="package")
-def stack(engines):
-    # The tests' DynamoDB Local (in memory, tests/conftest.py): the same engine, for less of the CPU
-    # the other worker's tests share.
-    running = LocalStack(port=0, dynamodb=engines.take()).start()
+def stack():
+    # DynamoDB Local in memory, with the tests' JIT (tests/conftest.py): less of the CPU the other
+    # worker's tests share; the stack starts it as `make local` starts its own.
+    running = LocalStack(port=0, dynamodb=EmbeddedDynamoDB(jvm_options=QUICK_JIT)).start()
     yield running
     running.stop()
 

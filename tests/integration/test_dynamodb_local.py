@@ -94,3 +94,18 @@ def _where(pid: int) -> str:
             return f"state {stat.read().split()[2]}, waiting in {wchan.read() or '-'}"
     except OSError as error:
         return f"gone ({error.strerror})"
+
+
+def test_an_on_disk_engine_keeps_its_data_in_a_folder_removed_on_stop():
+    # Given an engine on a temporary database file, as `make local` starts one
+    from local.dynamodb_local import QUICK_JIT
+
+    engine = EmbeddedDynamoDB(in_memory=False, jvm_options=QUICK_JIT).start()
+    try:
+        # When a table is made / Then its data is in the engine's folder
+        engine.create_table("disk-check")
+        assert any(Path(engine.db_path).iterdir())
+    finally:
+        engine.stop()
+    # And stopping the engine removed that folder
+    assert not Path(engine.db_path).exists()
