@@ -31,7 +31,10 @@ def settings() -> tuple[str, int]:
 
 
 def port_free(port: int) -> bool:
+    """No server listens on it (connections of a stopped one, left in TIME_WAIT, do not count:
+    the engine's JVM binds with SO_REUSEADDR as this probe does)."""
     with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:
