@@ -42,15 +42,12 @@ def port_free(port: int) -> bool:
     return True
 
 
-def seed(client, table: str) -> None:
-    """The sample race's items, as ``create_race`` writes a race's."""
+def prepare(engine: EmbeddedDynamoDB, table: str) -> None:
+    """The table, and the sample race's items as ``create_race`` writes a race's."""
+    engine.create_table(table)
+    client = engine.client()
     for item in e.new_race_items(SAMPLE_RACE):
         client.put_item(TableName=table, Item=item.to_item())
-
-
-def prepare(engine: EmbeddedDynamoDB, table: str) -> None:
-    engine.create_table(table)
-    seed(engine.client(), table)
 
 
 NEXT = """DynamoDB Local for `sam local invoke` is ready on {url}: table {table}, sample race {race}.

@@ -174,7 +174,7 @@ class LocalStack:
         self.events: EventApi | None = None
         # A temporary database file by default, so race after race the JVM stays flat (see
         # EmbeddedDynamoDB); ALLEYCAT_DYNAMODB=memory is faster and grows with every stream record.
-        # A given engine (the tests') is the stack's from then on: started here unless it answers already.
+        # A given engine (the tests', with other JVM options) is the stack's from then on; start() starts it.
         self.dynamodb = dynamodb or EmbeddedDynamoDB(in_memory=os.environ.get("ALLEYCAT_DYNAMODB") == "memory")
         self.issuer = TokenIssuer()
         self.stream: StreamPoller | None = None
@@ -187,8 +187,7 @@ class LocalStack:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> "LocalStack":
-        if self.dynamodb.process is None:
-            self.dynamodb.start()
+        self.dynamodb.start()
         configure_environment(self.dynamodb.url)
         if self.push:  # verifies the publisher's SigV4 with the credentials the functions get
             self.events = EventApi(host=self.host, access_key=os.environ["AWS_ACCESS_KEY_ID"],
