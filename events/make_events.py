@@ -27,7 +27,7 @@ BODIES = {
     "post_telemetry": {"samples": [{"racerId": "racer-1", "second": 0, "cadence": 82, "resistance": 47},
                                    {"racerId": "racer-1", "second": 1, "cadence": 84.5, "resistance": 47}]},
 }
-QUERIES = {"get_racer_results": "limit=10", "get_class_races": "limit=10", "get_class_leaderboard": "limit=10",
+QUERIES = {"get_classes": "limit=10", "get_races": "state=upcoming&limit=10", "get_racer_results": "limit=10", "get_class_races": "limit=10", "get_class_leaderboard": "limit=10",
            "get_race_leaderboard": "limit=10", "get_racer_history": f"raceId={RACE_ID}"}
 # A Cognito ID token's claims as the JWT authorizer passes them: every value a string.
 CLAIMS = {"sub": "racer-1", "cognito:groups": "[admin]", "token_use": "id", "email_verified": "true",

@@ -10,11 +10,15 @@ import re
 from pathlib import Path
 
 from . import handlers  # noqa: F401 - puts the layer on sys.path first
+from alleycat.catalog import STATES
 from alleycat.contract import ERROR, ID, RACE_ID, REQUESTS, RESPONSES
 from alleycat.routes import ROUTES
 
 DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "openapi.json"
 PARAMETERS = {"racerId": ID, "classId": ID, "raceId": RACE_ID}
+# Query parameters other than plain text, and those a route cannot do without.
+QUERY_SCHEMAS = {"raceId": RACE_ID, "state": {"type": "string", "enum": list(STATES)}}
+REQUIRED_QUERY = {"get_races": ("state",)}
 ERRORS = {400: "invalid input (the message names it)", 401: "no valid credentials", 403: "not allowed for this caller",
           404: "no such racer, class or race", 409: "conflicts with the state (e.g. the race is finished)",
           413: "body larger than 256 KiB", 503: "DynamoDB is busy: retry after Retry-After seconds"}
@@ -36,8 +40,8 @@ def document() -> dict:
             "operationId": route.function,
             "parameters": [{"name": name, "in": "path", "required": True, "schema": PARAMETERS[name]}
                            for name in re.findall(r"\{(\w+)\}", route.path)]
-            + [{"name": name, "in": "query", "required": False,
-                "schema": RACE_ID if name == "raceId" else {"type": "string"}}
+            + [{"name": name, "in": "query", "required": name in REQUIRED_QUERY.get(route.function, ()),
+                "schema": QUERY_SCHEMAS.get(name, {"type": "string"})}
                for name in route.query],
             "responses": {str(status): {"description": "success", "content": {"application/json": {"schema": schema}}},
                           **_errors(route)},
@@ -54,7 +58,7 @@ def document() -> dict:
     return {
         "openapi": "3.1.0",
         "info": {"title": "Alleycat", "version": "1",
-                 "description": "Home-fitness racing API (contract v1: ../shared/spec/api.md)."},
+                 "description": "Home-fitness racing API (contract v1.1: ../shared/spec/api.md)."},
         "paths": paths,
         "components": {"schemas": {"Error": ERROR},
                        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",

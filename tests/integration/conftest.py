@@ -6,6 +6,7 @@ import os
 import pytest
 
 from alleycat import store
+from alleycat.clock import epoch
 from local import handlers
 from local.events import sample_event, with_header
 from local.streams import StreamTail
@@ -27,8 +28,11 @@ def table(dynamodb_local):
 class Api:
     """Invokes a function with its events/ file, overriding what a test needs."""
 
-    def __call__(self, function, path_parameters=None, body=..., query=..., claims=..., headers=None):
+    def __call__(self, function, path_parameters=None, body=..., query=..., claims=..., headers=None, at=None):
+        """``at``: when the request reaches the API (an ISO time), else the sample event's time."""
         event = sample_event(function, path_parameters, body, query, claims)
+        if at is not None:
+            event["requestContext"]["timeEpoch"] = int(epoch(at) * 1000)
         for name, value in (headers or {}).items():
             with_header(event, name, value)
         response = handlers.invoke(function, event)

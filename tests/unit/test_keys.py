@@ -5,7 +5,8 @@ from alleycat import keys
 
 def sample_values():
     return {"racerId": "bob", "classId": "hill", "raceId": "01JD5Z6Q8X0000000000000000",
-            "shard": 3, "copy": 4, "chunk": 7, "part": 2, "requestKey": "req-1"}
+            "shard": 3, "copy": 4, "chunk": 7, "part": 2, "requestKey": "req-1", "status": "open",
+            "startsAt": "2026-11-22T10:00:00Z"}
 
 
 WIDTHS = {"shard": 2, "copy": 2, "chunk": 3, "part": 2}
@@ -56,3 +57,17 @@ def test_profile_sorts_after_results_in_the_racer_partition():
     profile = keys.RACER.sk.build({"racerId": "bob"})
     result = keys.ENTRY.sk.build({"raceId": "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"})
     assert profile > result > keys.ENTRY.sk.prefix()
+
+
+def test_past_bounds_every_key_with_the_prefix():
+    # The live and upcoming lists split the open races at a time with this bound.
+    at = keys.RACE_CARD.sk.past(startsAt="2026-11-22T10:00:00Z")
+    card = lambda starts_at: keys.RACE_CARD.sk.build({"startsAt": starts_at, "raceId": "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"})
+    assert card("2026-11-22T09:59:59Z") < card("2026-11-22T10:00:00Z") < at < card("2026-11-22T10:00:01Z")
+
+
+def test_catalog_cards_stay_out_of_the_class_partition_of_the_index():
+    # races by class reads the index partition CLASS#<classId>: no card may have that sort key.
+    values = sample_values()
+    assert keys.CLASS_CARD.sk.build(values) != keys.CLASS.sk.build(values)
+    assert not keys.RACE_CARD.sk.build(values).startswith(keys.CLASS.sk.prefix())

@@ -57,6 +57,12 @@ RESPONSES = {
         "classId": ID, "name": {"type": ["string", "null"]}, "nextToken": TOKEN,
         "items": _list(_object({"raceId": RACE_ID, "startsAt": TIME, "durationSeconds": COUNT, "status": STATUS,
                                 "racerCount": COUNT}))})),
+    "get_classes": (200, _object({
+        "nextToken": TOKEN,
+        "items": _list(_object({"classId": ID, "name": NAME, "description": {"type": "string"}}))})),
+    "get_races": (200, _object({
+        "state": {"type": "string", "enum": ["upcoming", "live", "finished"]}, "nextToken": TOKEN,
+        "items": _list(_object({**_RACE, "className": {"type": "string"}, "racerCount": COUNT}))})),
     "get_class_leaderboard": (200, _object({
         "classId": ID, "name": {"type": "string"},
         "items": _list(_object({"rank": COUNT, "racerId": ID, "name": {"type": "string"}, "bestScore": NUMBER,

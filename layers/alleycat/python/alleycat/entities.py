@@ -94,9 +94,46 @@ class RaceGate(Entity):
         return [cls(race.raceId, copy, race.classId, race.durationSeconds, race.status) for copy in range(GATE_COPIES)]
 
 
+@dataclass
+class ClassCard(Entity):
+    """A class as ``GET /classes`` lists it: written with the class, in one transaction."""
+
+    KEYS = keys.CLASS_CARD
+    classId: str
+    name: str
+    description: str = ""
+
+    @classmethod
+    def of(cls, klass: "Class") -> "ClassCard":
+        return cls(klass.classId, klass.name, klass.description)
+
+
+@dataclass
+class RaceCard(Entity):
+    """A race as ``GET /races`` lists it, in the list of its status, ordered by start time.
+
+    Created with the race and moved to the finished list when the race is finished, in the
+    same transactions; the stream keeps its racer count and class name those of the race."""
+
+    KEYS = keys.RACE_CARD
+    raceId: str
+    classId: str
+    className: str
+    startsAt: str
+    durationSeconds: int
+    status: str = OPEN
+    racerCount: int = 0
+
+    @classmethod
+    def of(cls, race: "Race", status: str | None = None) -> "RaceCard":
+        return cls(race.raceId, race.classId, race.className, race.startsAt, race.durationSeconds,
+                   status or race.status, race.racerCount)
+
+
 def new_race_items(race: Race) -> list[Entity]:
-    """A race as it is created: the race, its empty board shards and its gate copies."""
-    return [race, *(RaceBoard(race.raceId, shard) for shard in range(BOARD_SHARDS)), *RaceGate.copies_of(race)]
+    """A race as it is created: the race, its card, its empty board shards and its gate copies."""
+    return [race, RaceCard.of(race), *(RaceBoard(race.raceId, shard) for shard in range(BOARD_SHARDS)),
+            *RaceGate.copies_of(race)]
 
 
 @dataclass
@@ -278,7 +315,7 @@ def sample_attribute(second: int) -> str:
 
 _BY_TYPE: dict[str, type[Entity]] = {
     cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, ClassBoard, Best, Chunk, PackedChunk,
-                                     BestPace)
+                                     BestPace, ClassCard, RaceCard)
 }
 
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from aws_lambda_powertools.logging import correlation_paths
 
-from . import caching
+from . import caching, clock
 from .observability import METRICS_ENABLED, finish, logger, metrics
 from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from .resolver import APPLICATION_JSON, Resolver, Response
@@ -143,6 +143,21 @@ def limit(app: Resolver, default: int, maximum: int) -> int:
     if not re.fullmatch(r"[0-9]{1,5}", raw) or not 1 <= int(raw) <= maximum:
         raise BadRequest(f"limit must be a whole number from 1 to {maximum}")
     return int(raw)
+
+
+def one_of(app: Resolver, name: str, allowed: tuple[str, ...]) -> str:
+    """A required query parameter that takes one of ``allowed``."""
+    value = app.current_event.get_query_string_value(name)
+    if value not in allowed:
+        given = "is missing" if value is None else f"may not be {value[:40]!r}"
+        raise BadRequest(f"{name} {given}: it must be one of {', '.join(allowed)}")
+    return value
+
+
+def request_time(app: Resolver) -> float:
+    """When the request reached the API (epoch seconds): the HTTP API's ``requestContext.timeEpoch``."""
+    epoch_ms = app.current_event.request_context.time_epoch
+    return epoch_ms / 1000 if isinstance(epoch_ms, int) else clock.now()
 
 
 def next_token(app: Resolver) -> str | None:

@@ -57,6 +57,12 @@ class KeyTemplate:
     def matches(self, key: str) -> bool:
         return isinstance(key, str) and self._regex.match(key) is not None
 
+    def past(self, **values: Any) -> str:
+        """The smallest string above every key that starts with ``prefix(**values)``: an upper
+        bound for a sort-key range, e.g. every race card that starts at or before a time."""
+        start = self.prefix(**values)
+        return start[:-1] + chr(ord(start[-1]) + 1)
+
     def prefix(self, **values: Any) -> str:
         """The key up to the first placeholder not given: for ``begins_with`` conditions."""
         out, pos = "", 0
@@ -116,7 +122,11 @@ BEST = _entity("Best", "RACER#{racerId}", "BEST#{classId}")
 BEST_PACE = _entity("BestPace", "CLASS#{classId}", "PACE#{classId}")
 RACE_REQUEST = _entity("RaceRequest", "CLASS#{classId}", "REQUEST#{requestKey}")
 CHUNK = _entity("Chunk", "RACER#{racerId}", "HIST#{raceId}#{racerId}#{chunk:03d}")
+# The catalog: what people browse to find a class or a race, one partition per list. A race's
+# card moves from the open list to the finished one when the race is finished.
+CLASS_CARD = _entity("ClassCard", "CLASSES", "CARD#{classId}")
+RACE_CARD = _entity("RaceCard", "RACES#{status}", "CARD#{startsAt}#{raceId}")
 PACKED_CHUNK = _entity("PackedChunk", "RACER#{racerId}", "HIST#{raceId}#{racerId}#P{part:02d}")
 
 ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_GATE, RACE_BOARD, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK,
-                                  BEST_PACE)}
+                                  BEST_PACE, CLASS_CARD, RACE_CARD)}

@@ -8,6 +8,9 @@
 - A race that became finished is frozen (``finish``); a chunk record that arrives for a
   ranked entry (a late record, or a sample that landed after the freeze) amends only
   that racer (``finish.amend``).
+- A race created has its finish arranged (``ending``): a one-time schedule at its end.
+- A race whose count of racers, class name or status changed gives them to its catalog card
+  (``catalog``), read now.
 - A class renamed passes its name to its races (found in the index), and a race created
   checks its class's name (a rename racing the creation); a racer renamed passes the
   name to their entries, race boards, bests and class boards. The names are read now.
@@ -24,7 +27,7 @@ from decimal import Decimal
 
 from . import entities as e
 from . import finish as finishing
-from . import derived, push, store
+from . import catalog, derived, ending, push, store
 from .observability import count, logger
 from .routes import STREAM_PROCESSOR_TYPES
 
@@ -41,6 +44,7 @@ class Batch:
     renamed: dict = field(default_factory=dict)       # classId -> sequence number
     created: dict = field(default_factory=dict)       # raceId -> (Race, sequence number)
     renamed_racers: dict = field(default_factory=dict)  # racerId -> sequence number
+    carded: dict = field(default_factory=dict)        # raceId -> sequence number: its catalog card to sync
     first_seen: dict = field(default_factory=dict)    # work key -> sequence number
 
     def add_all(self, records: list[dict]) -> list[str]:
@@ -62,6 +66,8 @@ class Batch:
             return
         new = e.from_item(new_image)
         old = e.from_item(old_image) if old_image else None
+        if isinstance(new, e.Race) and old is not None and e.RaceCard.of(new) != e.RaceCard.of(old):
+            self.carded.setdefault(new.raceId, sequence)
         if isinstance(new, e.Chunk) and new.samples:
             key = (new.raceId, new.racerId)
             self.chunks.setdefault(key, set()).add(new.chunk)
@@ -131,7 +137,10 @@ class Batch:
             if _failed(lambda: rename_class(class_id)):
                 failed.append(sequence)
         for race, sequence in self.created.values():
-            if _failed(lambda: follow_class_name(race)):
+            if _failed(lambda: follow_class_name(race)) or ending.enabled() and _failed(lambda: ending.arrange(race.raceId)):
+                failed.append(sequence)
+        for race_id, sequence in self.carded.items():
+            if _failed(lambda: sync_card(race_id)):
                 failed.append(sequence)
         for racer_id, sequence in self.renamed_racers.items():
             if _failed(lambda: rename_racer(racer_id)):
@@ -207,6 +216,13 @@ def _by_race(chunks: dict) -> dict[str, dict[str, set[int]]]:
     for (race_id, racer_id), numbers in chunks.items():
         races[race_id][racer_id] = numbers
     return races
+
+
+def sync_card(race_id: str) -> None:
+    """The race's catalog card takes the race's racer count and class name as they are now."""
+    race = store.get_race(race_id, consistent=True)
+    if race is not None:
+        catalog.sync_race_card(race)
 
 
 def follow_class_name(race: e.Race) -> None:

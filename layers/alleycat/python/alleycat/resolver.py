@@ -61,6 +61,7 @@ class Authorizer(dict):
 class RequestContext:
     def __init__(self, raw: dict):
         self.authorizer = Authorizer(raw.get("authorizer") or {})
+        self.time_epoch = raw.get("timeEpoch")  # when the request reached the API, epoch milliseconds
 
 
 class Request:

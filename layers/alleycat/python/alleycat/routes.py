@@ -34,6 +34,10 @@ class Route:
 PAGE, LIMIT = ("limit", "nextToken"), ("limit",)
 QUERY, GET, PUT, UPDATE = "dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"
 DELETE, BATCH_GET, BATCH_WRITE = "dynamodb:DeleteItem", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem"
+CONDITION_CHECK = "dynamodb:ConditionCheckItem"
+# Finishing a race (an admin's call, or the finisher at the race's end): read it, then one transaction
+# marks it and its gates finished and moves its catalog card.
+FINISH_ACTIONS = (QUERY, UPDATE, DELETE, PUT)
 
 ROUTES: tuple[Route, ...] = (
     Route("PUT", "/racers/{racerId}", "put_racer", "user", (PUT,)),
@@ -41,20 +45,22 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/racers/{racerId}/history", "get_racer_history", "public", (QUERY, GET), paged=True,
           query=("raceId", "nextToken")),
     Route("PUT", "/classes/{classId}", "put_class", "user", (PUT,)),
+    Route("GET", "/classes", "get_classes", "public", (QUERY,), paged=True, query=PAGE),
     Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,), paged=True, query=PAGE),
     Route("GET", "/classes/{classId}/leaderboard", "get_class_leaderboard", "public", (QUERY,), query=LIMIT),
     Route("POST", "/classes/{classId}/races", "create_race", "user", (GET, PUT, QUERY)),
+    Route("GET", "/races", "get_races", "public", (QUERY,), paged=True, query=("state", "limit", "nextToken")),
     Route("GET", "/races/{raceId}", "get_race", "public", (QUERY,)),
     Route("PUT", "/races/{raceId}/racers/{racerId}", "join_race", "user", (QUERY, GET, PUT, UPDATE)),
     Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,), query=LIMIT),
     Route("POST", "/races/{raceId}/telemetry", "post_telemetry", "user", (GET, UPDATE, BATCH_GET)),
-    Route("POST", "/races/{raceId}/finish", "finish_race", "user", (QUERY, UPDATE)),
+    Route("POST", "/races/{raceId}/finish", "finish_race", "user", FINISH_ACTIONS),
 )
 
 
 # The function on the table's stream (not a route): its table actions, declared here too.
 STREAM_PROCESSOR = "stream_processor"
-STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WRITE)
+STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WRITE, CONDITION_CHECK)
 # Item types whose changes it acts on: the event source filters out every other record.
 STREAM_PROCESSOR_TYPES = ("Chunk", "Race", "Class", "Racer")
 # Its event source mapping, read by the stack and by the local stream poller alike. One

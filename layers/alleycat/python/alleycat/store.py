@@ -9,55 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import catalog
 from . import entities as e
 from . import keys
 from .attributes import to_attr
-from .dynamo import batch, call, client, conditional, get, key_from, key_of, send, table_name, values  # noqa: F401 - client: fixtures reset it
+from .dynamo import batch, call, call_raw, client, conditional, get, key_from, key_of, send, table_name, values  # noqa: F401 - client: fixtures reset it
 from .errors import Conflict, cancellation_codes, error_code, translate
-from .schema import INVERTED_INDEX, PARTITION_KEY, SORT_KEY
+from .paging import Page, next_token as _next_token, query as _query
+from .schema import INVERTED_INDEX
 
 
 HISTORY_CHUNKS_PER_PAGE = 130  # an hour-long race: 120 sealed chunks and 6 packed parts, one page
-
-
-@dataclass
-class Page:
-    items: list
-    next_token: str | None
-    carried: dict = field(default_factory=dict)  # what the previous page's token handed on
-    last_key: dict | None = None
-
-
-def _query(scope: str, token: str | None, entity_keys, *, index: str | None = None,
-           partition: str, condition: str = "", limit: int, forward: bool = False,
-           consistent: bool = False, sort_prefix: str = "", **named: Any) -> Page:
-    key_attr = "SK" if index else "PK"
-    start = _tokens().decode(token, scope, {key_attr: partition}, entity_keys, sort_prefix) if token is not None else None
-    request = {
-        "KeyConditionExpression": f"{key_attr} = :partition" + (f" AND {condition}" if condition else ""),
-        "ExpressionAttributeValues": values(partition=partition, **named),
-        "ScanIndexForward": forward,
-        "Limit": limit + 1,  # one more than the page: a full last page then needs no token
-    }
-    if consistent:
-        request["ConsistentRead"] = True
-    if index:
-        request["IndexName"] = index
-    if start:
-        request["ExclusiveStartKey"] = start.key
-    items = call("query", **request).get("Items", [])
-    last_key = {name: items[limit - 1][name] for name in (PARTITION_KEY, SORT_KEY)} if len(items) > limit else None
-    return Page(e.from_items(items[:limit]), _next_token(last_key, scope), start.carry if start else {}, last_key)
-
-
-def _tokens():
-    from . import tokens  # deferred: only paged reads sign tokens, and only past their first or last page
-
-    return tokens
-
-
-def _next_token(last_key: dict | None, scope: str, carry: dict | None = None) -> str | None:
-    return _tokens().encode(last_key, scope, carry) if last_key else None
 
 
 # --- racers -----------------------------------------------------------------
@@ -162,7 +124,8 @@ def get_racer(racer_id: str, consistent: bool = False) -> e.Racer | None:
 # --- classes ----------------------------------------------------------------
 
 def put_class(klass: e.Class) -> None:
-    call("put_item", Item=klass.to_item())
+    """The class and its card in the catalog, together."""
+    call_raw("transact_write_items", TransactItems=catalog.put_class_actions(klass))
 
 
 def get_class(class_id: str, consistent: bool = False) -> e.Class | None:
@@ -234,10 +197,11 @@ def get_race(race_id: str, consistent: bool = False) -> e.Race | None:
     return page.items[0] if page.items else None
 
 
-def finish_race(race: e.Race) -> None:
-    """Marks the race and its gate copies finished in one transaction; finishing it again before
-    it is settled asks for the settlement again (a stream record), so a settlement that failed
-    for good is re-run. A settled race changes nothing."""
+def finish_race(race: e.Race, only_if_open: bool = False) -> bool:
+    """Marks the race and its gate copies finished and moves its card to the finished list, in one
+    transaction; finishing it again before it is settled asks for the settlement again (a stream
+    record), so a settlement that failed for good is re-run. A settled race changes nothing, nor
+    does a finished one ``only_if_open`` (the finisher at the race's end). True when it wrote."""
     from botocore.exceptions import ClientError
 
     def finished(item: e.Entity, also: str = "", **extra) -> dict:
@@ -245,14 +209,17 @@ def finish_race(race: e.Race) -> None:
                            "ExpressionAttributeNames": {"#status": "status"},
                            "ExpressionAttributeValues": values(finished=e.FINISHED, **extra)}}
 
-    race_update = finished(race, " ADD finishRequests :one", one=1)
-    race_update["Update"]["ConditionExpression"] = "attribute_exists(PK) AND attribute_not_exists(settled)"
-    actions = [race_update] + [finished(gate) for gate in e.RaceGate.copies_of(race)]
+    race_update = finished(race, " ADD finishRequests :one", **({"one": 1, "open": e.OPEN} if only_if_open else {"one": 1}))
+    race_update["Update"]["ConditionExpression"] = (
+        "#status = :open" if only_if_open else "attribute_exists(PK) AND attribute_not_exists(settled)")
+    actions = [race_update, *catalog.finish_actions(race)] + [finished(gate) for gate in e.RaceGate.copies_of(race)]
     try:
         send("transact_write_items", TransactItems=actions)
     except ClientError as error:
         if cancellation_codes(error)[:1] != ["ConditionalCheckFailed"]:
             raise translate(error) from error
+        return False
+    return True
 
 
 def join_race(race: e.Race, racer: e.Racer) -> e.Entry:
