@@ -3,7 +3,7 @@
 Prints a progress line per stage; writes docs/performance.md and docs/performance.json.
 ``BENCH_QUICK=1`` shrinks every stage (a smoke run, not figures to publish). ``BENCH_ONLY=coldstart``
 or ``BENCH_ONLY=push`` runs that stage alone, prices the race again and keeps every other
-measurement of docs/performance.json.
+measurement of docs/performance.json; ``BENCH_ONLY=price`` only prices it again.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ def cold_start_only() -> dict:
         dynamo.stop()
 
 
-ALONE = {"coldstart": cold_start_only, "push": lambda: {"push": push.stage()}}
+ALONE = {"coldstart": cold_start_only, "push": lambda: {"push": push.stage()},
+         "price": lambda: {}}  # nothing measured: the race priced again (pricing.py changed)
 
 
 def price(figures: dict) -> None:

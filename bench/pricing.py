@@ -26,7 +26,7 @@ import json
 import math
 from dataclasses import asdict, dataclass
 
-from alleycat.routes import ACCESS_LOG_FIELDS, ROUTES, STREAM_PROCESSOR
+from alleycat.routes import ACCESS_LOG_FIELDS, FINISHER, ROUTES, STREAM_PROCESSOR
 
 SEEN = "2026-11-25"
 P_API = "https://aws.amazon.com/api-gateway/pricing/"
@@ -61,6 +61,8 @@ PRICES = {
     "iot_action_executed": {"usd": 0.15e-6, "unit": "rule action executed", "page": P_IOT, "seen": "list"},
     "appsync_event_operation": {"usd": 1.00e-6, "unit": "Event API operation (a publish, each delivery)", "page": P_APPSYNC, "seen": "list"},
     "appsync_connection_minute": {"usd": 0.08e-6, "unit": "connection-minute", "page": P_APPSYNC, "seen": "list"},
+    "scheduler_invocation": {"usd": 1.00e-6, "unit": "EventBridge Scheduler invocation (after 14 M free a month)",
+                             "page": "https://aws.amazon.com/eventbridge/pricing/", "seen": "list"},
     "data_transfer_gb_out": {"usd": 0.09, "unit": "GB out of the region to the internet (AppSync's WebSocket traffic)", "page": "https://aws.amazon.com/ec2/pricing/on-demand/", "seen": "list"},
 }
 
@@ -106,6 +108,13 @@ ASSUMED = {
     "viewers_connected_before_start_s": (60, "viewers open the race page a minute before the start"),
     "publish_ms": (15, "the stream processor's time per publish in AWS: one consistent board Query and one HTTPS "
                    "POST, races in parallel; not measured on Lambda"),
+    "finisher_wait_s": (40.4, "the finisher's mean wait for the race's end (alleycat.ending): its schedule names "
+                        "the minute of end - 40 s and Scheduler invokes somewhere in that minute, both uniform: "
+                        "E[max(0, 40 + u - v)], u, v in [0, 60) = 40.4 s (100 s at most); billed at 128 MB"),
+    "catalog_card_wru": (2 + 4 + 2 + 2 * 40, "the race's card (docs/capacity.md, the catalog): put in the race's "
+                         "creating transaction (2 WRU), moved by the finishing one (delete + put, 4 WRU) and their "
+                         "index writes (2), and synced from the race by the stream once per invocation that saw "
+                         "joins: ~10 s of joins x S = 4 shards = 40 updates, each a write and an index write"),
     "jwt_verify_cpu_ms": (1.0, "verifying a Cognito JWT (RS256) in the function, as a function URL needs; not "
                           "measured"),
 }
@@ -244,8 +253,10 @@ def race_cost(figures: dict, memory_mb: dict, levers: dict | None = None) -> dic
     # --- Lambda -----------------------------------------------------------------------------
     invocations_per_second = S.value  # each stream shard invokes once a second (1 s batching window)
     stream_calls = invocations_per_second * SECONDS
-    lambda_requests = posts.value + joins + (0 if push else origin) + stream_calls
+    lambda_requests = posts.value + joins + (0 if push else origin) + stream_calls + 1  # + the finisher
     lines.append(line("Lambda requests", lambda_requests, "invocations", "lambda_request", [posts, racers, origin_per_s, S, seconds]))
+    lines.append(line("EventBridge Scheduler invocations (the race's finish at its end)", 1, "invocations",
+                      "scheduler_invocation", [s("schedules", 1, "one one-time schedule per race")]))
 
     def gbs(function: str, count: float, cpu_ms: float, waves: float) -> float:
         return count * billed_ms(cpu_ms, waves, memory_mb[function], rtt.value, vcpu.value) / 1000 * memory_mb[function] / 1024
@@ -264,12 +275,13 @@ def race_cost(figures: dict, memory_mb: dict, levers: dict | None = None) -> dic
         "get_race_leaderboard": 0 if push else gbs("get_race_leaderboard", origin, board["cpu_ms"].value, board["waves"].value),
         STREAM_PROCESSOR: stream_gbs + (publishes(figures, S, levers) * a("publish_ms").value / 1000
                                         * memory_mb[STREAM_PROCESSOR] / 1024 if push else 0),
+        FINISHER: a("finisher_wait_s").value * memory_mb[FINISHER] / 1024,
     }
     lines.append(line("Lambda duration (" + ", ".join(f"{k} {v:,.0f}" for k, v in per_function.items()) + " GB-s)",
                       sum(per_function.values()), "GB-seconds", "lambda_arm64_gb_second",
                       [tele["cpu_ms"], tele["waves"], join["cpu_ms"], join["waves"], board["cpu_ms"], board["waves"],
                        stream["cpu_ms"], stream["waves"], stream["records_per_invocation"], rtt, vcpu, S, posts,
-                       *([a("publish_ms")] if push else [])]))
+                       a("finisher_wait_s"), *([a("publish_ms")] if push else [])]))
 
     cold = figures.get("cold_start", {})
     start_cpu = f.m("interpreter_start.cpu_ms", "interpreter start CPU ms")
@@ -296,9 +308,9 @@ def race_cost(figures: dict, memory_mb: dict, levers: dict | None = None) -> dic
     # A request of two samples writes its chunk once (one unit: a chunk stays under 1 KB).
     chunk_writes = racer_seconds - posts.value
     wru = (wcu_racer_second.value * racer_seconds - chunk_writes + (S.value - 1) * board_wcu.value * SECONDS
-           + join_wcu.value + finish[0].value + finish[1].value)
+           + join_wcu.value + finish[0].value + finish[1].value + a("catalog_card_wru").value)
     lines.append(line("DynamoDB write request units", wru, "WRU", "dynamodb_wru",
-                      [wcu_racer_second, board_wcu, S, join_wcu, *finish, racers, seconds, posts],
+                      [wcu_racer_second, board_wcu, S, join_wcu, *finish, a("catalog_card_wru"), racers, seconds, posts],
                       f"board writes grow with S: {board_wcu.value:.0f} WCU per invocation × S × {SECONDS} s"))
     tele_rru = posts.value * tele["rcu"].value
     stream_rru = SECONDS * stream["rcu"].value * per_racer
@@ -388,8 +400,9 @@ def pushed_lines(figures: dict, f: Figures, S: In, viewers: In, seconds: In, pag
 
 def alarm_count(functions: list[str]) -> int:
     """The stack's alarms (stacks/monitoring.py): errors and throttles per function, the stream's
-    iterator age and failure queue, the API's 5xx. tests/infrastructure checks the template has these."""
-    return 2 * len(functions) + 2 + 1
+    iterator age and failure queue, the finishes' failure queue, the API's 5xx. tests/infrastructure
+    checks the template has these."""
+    return 2 * len(functions) + 2 + 1 + 1
 
 
 def fixed_monthly(figures: dict, functions: list[str]) -> dict:

@@ -6,12 +6,13 @@ from __future__ import annotations
 from aws_cdk import CfnOutput, RemovalPolicy, Stack
 from constructs import Construct
 
-from alleycat.routes import STREAM_PROCESSOR
+from alleycat.routes import FINISHER, STREAM_PROCESSOR
 
 from .api import Api, UserPool
 from .board_events import BoardEvents
 from .functions import Functions
 from .monitoring import Monitoring
+from .race_finishes import RaceFinishes
 from .site import Site
 from .stream import StreamProcessor
 from .table import AlleycatTable
@@ -25,13 +26,15 @@ class AlleycatStack(Stack):
         table = AlleycatTable(self, "Data", throwaway=throwaway).table
         functions = Functions(self, "Functions", table=table, removal_policy=removal)
         stream = StreamProcessor(self, "Stream", table=table, functions=functions, removal_policy=removal)
+        finishes = RaceFinishes(self, "Finishes", functions=functions, removal_policy=removal)
+        finishes.allow_arranging(stream.function)
         users = UserPool(self, "Users", throwaway=throwaway)
         api = Api(self, "Api", functions=functions.by_name, users=users, removal_policy=removal)
         boards = BoardEvents(self, "Boards", publisher=stream.function, removal_policy=removal)
         site = Site(self, "Site", api_domain=api.domain_name, removal_policy=removal,
                     config=boards.site_config, connect=(f"wss://{boards.api.realtime_dns}",))
-        monitoring = Monitoring(self, "Monitoring", functions={**functions.by_name, STREAM_PROCESSOR: stream.function},
-                                api=api, stream=stream)
+        monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes,
+                                functions={**functions.by_name, STREAM_PROCESSOR: stream.function, FINISHER: finishes.function})
 
         CfnOutput(self, "ApiUrl", value=api.url,
                   description="The HTTP API's own endpoint, for bikes and scripts (no CloudFront request fee)")
@@ -39,6 +42,8 @@ class AlleycatStack(Stack):
         CfnOutput(self, "UserPoolClientId", value=users.client.user_pool_client_id)
         CfnOutput(self, "TableName", value=table.table_name)
         CfnOutput(self, "StreamFailureQueueUrl", value=stream.failures.queue_url)
+        CfnOutput(self, "FinishFailureQueueUrl", value=finishes.failures.queue_url,
+                  description="Races whose finish at their end failed for good (finish them with POST /races/{raceId}/finish)")
         CfnOutput(self, "SiteUrl", value=site.url,
                   description="The frontend and, on the same origin, the API with cached public reads (CloudFront)")
         CfnOutput(self, "BoardEventsHttpUrl", value=boards.http_url,

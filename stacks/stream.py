@@ -7,13 +7,12 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as sources
-from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from alleycat.routes import (STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR,
                              STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES, STREAM_RETRIES, memory_mb)
 
-from . import acknowledge, acknowledge_lint
+from .failures import failure_queue, first_message_alarm, waiting
 from .functions import Functions
 
 MAX_RECORD_AGE = Duration.hours(1)
@@ -28,17 +27,7 @@ class StreamProcessor(Construct):
         self.function = functions.add(STREAM_PROCESSOR, "Table stream: scores, boards, finished races",
                                       STREAM_PROCESSOR_ACTIONS, timeout=Duration.minutes(5),
                                       memory_size=memory_mb(STREAM_PROCESSOR))
-        self.failures = sqs.Queue(
-            self, "Failures", retention_period=Duration.days(14), enforce_ssl=True,
-            encryption=sqs.QueueEncryption.SQS_MANAGED, removal_policy=removal_policy)
-        acknowledge(self.failures, "AwsSolutions-SQS3",
-                    "This queue is itself the on-failure destination of the stream mapping; "
-                    "it holds records that exhausted their retries for a person to inspect.")
-        acknowledge_lint(self.failures, "ES6000",
-                         "This queue is itself the dead end of the stream mapping: nothing consumes it "
-                         "automatically, so no message can poison a consumer; a person reads and replays "
-                         "its records, and a redrive policy would only move the ones they viewed a few "
-                         "times into yet another queue. The failures alarm fires on its first message.")
+        self.failures = failure_queue(self, "Failures", removal_policy=removal_policy, holds="the stream mapping")
         self.function.add_event_source(sources.DynamoEventSource(
             table,
             starting_position=lambda_.StartingPosition.TRIM_HORIZON,
@@ -54,16 +43,11 @@ class StreamProcessor(Construct):
             filters=[lambda_.FilterCriteria.filter(
                 {"dynamodb": {"NewImage": {"type": {"S": lambda_.FilterRule.or_(*STREAM_PROCESSOR_TYPES)}}}})],
         ))
-        self.failures_waiting = self.failures.metric_approximate_number_of_messages_visible(
-            period=Duration.minutes(1), statistic="Maximum")
+        self.failures_waiting = waiting(self.failures)
         self.iterator_age = self.function.metric("IteratorAge", statistic="Maximum", period=Duration.minutes(1))
         self.alarms = [
-            cloudwatch.Alarm(
-                self, "FailuresAlarm",
-                alarm_description="Stream records the processor gave up on are waiting in the failure queue",
-                metric=self.failures_waiting,
-                threshold=0, comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-                evaluation_periods=1, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING),
+            first_message_alarm(self, "FailuresAlarm", self.failures,
+                                "Stream records the processor gave up on are waiting in the failure queue"),
             cloudwatch.Alarm(
                 self, "IteratorAgeAlarm",
                 alarm_description="The stream processor is behind the table's stream (a stuck shard): "

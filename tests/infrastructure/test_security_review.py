@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from alleycat.routes import ROUTES, STREAM_PROCESSOR
+from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR
 from stacks.functions import logical_id
 from stacks.layers import pinned_packages
 
@@ -18,7 +18,7 @@ from .conftest import of_type
 from stacks.app import STACK_NAME
 
 ALARM = "AWS::CloudWatch::Alarm"
-FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR]
+FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR, FINISHER]
 
 
 def alarms(resources: dict) -> list[dict]:

@@ -10,7 +10,7 @@ import pytest
 from aws_cdk.assertions import Match
 
 from alleycat import schema
-from alleycat.routes import QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES
+from alleycat.routes import FINISHER, QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES
 from stacks import LINT_REASONS
 from stacks.api import RACERS, THROTTLES
 from alleycat.routes import LOG_SAMPLE_RATE, memory_mb
@@ -113,9 +113,9 @@ def test_throwaway_context_relaxes_table_protection():
 # --- functions ---------------------------------------------------------------------------
 
 
-def test_one_function_per_route_plus_the_stream_processor(resources):
+def test_one_function_per_route_plus_the_stream_processor_and_the_finisher(resources):
     # Given the routes / When listing Lambda functions / Then each route has exactly one, named after it
-    expected = {logical_id(route.function) for route in ROUTES} | {logical_id(STREAM_PROCESSOR)}
+    expected = {logical_id(route.function) for route in ROUTES} | {logical_id(STREAM_PROCESSOR), logical_id(FINISHER)}
     # (besides the handler CDK adds for the site's BucketDeployment)
     ours = {key for key in of_type(resources, FUNCTION) if not key.startswith("CustomCDKBucketDeployment")}
     assert ours == expected
@@ -167,9 +167,9 @@ def test_stream_processor_mapping_retries_bisects_and_keeps_failures(resources, 
     assert 0 < mapping["MaximumRetryAttempts"] <= 10 and mapping["MaximumRecordAgeInSeconds"] > 0
     queue = mapping["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"][0]
     assert resources[queue]["Type"] == "AWS::SQS::Queue"
-    [alarm] = [a["Properties"] for a in of_type(resources, "AWS::CloudWatch::Alarm").values()
+    alarmed = [a["Properties"]["Dimensions"][0]["Value"] for a in of_type(resources, "AWS::CloudWatch::Alarm").values()
                if a["Properties"].get("MetricName") == "ApproximateNumberOfMessagesVisible"]
-    assert alarm["Dimensions"][0]["Value"] == {"Fn::GetAtt": [queue, "QueueName"]}
+    assert {"Fn::GetAtt": [queue, "QueueName"]} in alarmed
 
 
 def test_stream_processor_gets_only_its_table_actions(resources):
@@ -312,7 +312,7 @@ def test_user_pool_is_admin_managed_with_an_admin_group(template):
 def test_outputs(template_json):
     # Given the stack / Then clients can find the API, the user pool and the table
     assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "TableName",
-                                             "StreamFailureQueueUrl", "SiteUrl", "AlarmTopicArn",
+                                             "StreamFailureQueueUrl", "FinishFailureQueueUrl", "SiteUrl", "AlarmTopicArn",
                                              "BoardEventsHttpUrl", "BoardEventsRealtimeUrl"}
 
 

@@ -70,11 +70,14 @@ STREAM_BATCH_SIZE = 1000
 STREAM_BATCHING_WINDOW_SECONDS = 1
 STREAM_RETRIES = 5
 
+# The function that finishes a race at its end, invoked by the race's one-time schedule (``ending``).
+FINISHER = "finish_due_race"
+
 # Memory of each function, read by the stack and by the bench's pricing. Telemetry is sized
 # from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs
 # ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
 DEFAULT_MEMORY_MB = 256
-MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024}
+MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128}  # the finisher mostly waits
 
 
 def memory_mb(function: str) -> int:

@@ -1,0 +1,65 @@
+"""Races finish by themselves: the finisher, the schedule group each race's one-time schedule is made in
+(by the stream processor, when the race is created), the role those schedules invoke the finisher
+with, and a queue for finishes that failed for good (``alleycat.ending`` has the timing)."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_destinations as destinations
+from aws_cdk import aws_scheduler as scheduler
+from constructs import Construct
+
+from alleycat import ending
+from alleycat.routes import FINISH_ACTIONS, FINISHER, memory_mb
+
+from . import acknowledge
+from .failures import failure_queue, first_message_alarm
+from .functions import Functions
+
+# The finisher waits for the race's end: at most LONGEST_WAIT seconds, then one read and one transaction.
+FINISHER_TIMEOUT = Duration.seconds(ending.LONGEST_WAIT + 30)
+SCHEDULE_PREFIX = ending.schedule_name("")
+
+
+class RaceFinishes(Construct):
+    def __init__(self, scope: Construct, id: str, *, functions: Functions, removal_policy: RemovalPolicy) -> None:
+        super().__init__(scope, id)
+        stack = Stack.of(self)
+        self.failures = failure_queue(self, "Failures", removal_policy=removal_policy,
+                                      holds="races' finish schedules and the finisher's asynchronous invocations")
+        self.function = functions.add(FINISHER, "Finishes a race at its end (its one-time schedule)", FINISH_ACTIONS,
+                                      timeout=FINISHER_TIMEOUT, memory_size=memory_mb(FINISHER))
+        # Invoked asynchronously (by its schedule, or at once): retried twice by Lambda, then kept here.
+        self.function.configure_async_invoke(on_failure=destinations.SqsDestination(self.failures),
+                                             max_event_age=Duration.hours(1), retry_attempts=2)
+        self.group = scheduler.ScheduleGroup(self, "Schedules", removal_policy=removal_policy)
+        self.schedules_arn = stack.format_arn(service="scheduler", resource="schedule",
+                                              resource_name=f"{self.group.schedule_group_name}/{SCHEDULE_PREFIX}*")
+        # What the schedules run as: invoke the finisher, or give up on it into the failure queue; nothing else.
+        self.role = iam.Role(self, "ScheduleRole", description="Races' finish schedules: invoke the finisher",
+                             assumed_by=iam.ServicePrincipal("scheduler.amazonaws.com", conditions={
+                                 "StringEquals": {"aws:SourceAccount": stack.account},
+                                 "ArnEquals": {"aws:SourceArn": self.group.schedule_group_arn}}))
+        self.role.add_to_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"],
+                                                    resources=[self.function.function_arn]))
+        self.role.add_to_policy(iam.PolicyStatement(actions=["sqs:SendMessage"], resources=[self.failures.queue_arn]))
+        self.alarms = [first_message_alarm(self, "FailuresAlarm", self.failures,
+                                           "A race's finish failed for good: finish it by hand (POST /races/{raceId}/finish)")]
+
+    def allow_arranging(self, arranger: lambda_.Function) -> None:
+        """``arranger`` (the stream processor) makes races' schedules with the role, or invokes the finisher at once."""
+        arranger.add_to_role_policy(iam.PolicyStatement(actions=["scheduler:CreateSchedule"],
+                                                        resources=[self.schedules_arn]))
+        arranger.add_to_role_policy(iam.PolicyStatement(
+            actions=["iam:PassRole"], resources=[self.role.role_arn],
+            conditions={"StringEquals": {"iam:PassedToService": "scheduler.amazonaws.com"}}))
+        arranger.add_to_role_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"],
+                                                        resources=[self.function.function_arn]))
+        for name, value in ((ending.GROUP, self.group.schedule_group_name), (ending.ROLE, self.role.role_arn),
+                            (ending.FINISHER, self.function.function_arn), (ending.DEAD_LETTERS, self.failures.queue_arn)):
+            arranger.add_environment(name, value)
+        acknowledge(arranger.role, "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:"
+                              f"<AWS::AccountId>:schedule/{self.group.schedule_group_name}/{SCHEDULE_PREFIX}*]",
+                    f"One schedule per race, named {SCHEDULE_PREFIX}<raceId>: only schedules of this group with that prefix.")

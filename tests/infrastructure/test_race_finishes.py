@@ -1,0 +1,64 @@
+"""Races finish by themselves: the finisher, its schedules' role and who may make schedules, in the template."""
+
+from alleycat import ending
+from alleycat.routes import FINISH_ACTIONS, FINISHER, STREAM_PROCESSOR
+from stacks.functions import logical_id
+
+from .conftest import of_type
+from .test_stack import as_list, role_of, statements
+
+SCHEDULER = "scheduler.amazonaws.com"
+
+
+def schedule_role(resources) -> tuple[str, dict]:
+    [(name, role)] = [(name, role) for name, role in of_type(resources, "AWS::IAM::Role").items()
+                      if role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": SCHEDULER}]
+    return name, role["Properties"]
+
+
+def test_the_schedules_role_can_only_invoke_the_finisher_or_give_up_into_its_queue(resources):
+    name, role = schedule_role(resources)
+    # Then it has no managed policy, and its statements name one function and one queue
+    assert "ManagedPolicyArns" not in role and "Policies" not in role
+    granted = {(action, str(statement["Resource"])) for statement in statements(resources, name)
+               for action in as_list(statement["Action"])}
+    # (the queue the finisher's failed asynchronous invocations go to)
+    [config] = of_type(resources, "AWS::Lambda::EventInvokeConfig").values()
+    assert config["Properties"]["FunctionName"] == {"Ref": logical_id(FINISHER)}
+    failures = config["Properties"]["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"][0]
+    assert granted == {("lambda:InvokeFunction", str({"Fn::GetAtt": [logical_id(FINISHER), "Arn"]})),
+                       ("sqs:SendMessage", str({"Fn::GetAtt": [failures, "Arn"]}))}
+    # and only the scheduler, for this account's schedule group, may take it on
+    [trust] = role["AssumeRolePolicyDocument"]["Statement"]
+    [group] = of_type(resources, "AWS::Scheduler::ScheduleGroup")
+    assert trust["Condition"] == {"StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}},
+                                  "ArnEquals": {"aws:SourceArn": {"Fn::GetAtt": [group, "Arn"]}}}
+
+
+def test_only_the_stream_processor_makes_schedules_and_passes_the_role(resources):
+    role_name, _ = schedule_role(resources)
+    makers, passers = set(), set()
+    for name in of_type(resources, "AWS::IAM::Role"):
+        for statement in statements(resources, name):
+            actions = as_list(statement["Action"])
+            if any(a.startswith("scheduler:") for a in actions):
+                makers.add(name)
+                assert actions == ["scheduler:CreateSchedule"]
+                assert f":schedule/" in str(statement["Resource"])
+                assert str(statement["Resource"]).endswith(f"/{ending.schedule_name('')}*']]}}")
+            if "iam:PassRole" in actions:
+                passers.add(name)
+                assert statement["Resource"] == {"Fn::GetAtt": [role_name, "Arn"]}
+                assert statement["Condition"] == {"StringEquals": {"iam:PassedToService": SCHEDULER}}
+    assert makers == passers == {role_of(resources, STREAM_PROCESSOR)}
+
+
+def test_the_finisher_has_the_finish_routes_table_actions_and_waits_long_enough(resources):
+    granted = {action for statement in statements(resources, role_of(resources, FINISHER))
+               for action in as_list(statement["Action"]) if action.startswith("dynamodb:")}
+    assert granted == set(FINISH_ACTIONS)
+    function = resources[logical_id(FINISHER)]["Properties"]
+    assert function["Timeout"] > ending.LONGEST_WAIT
+    # The stream processor knows where to make schedules, as whom, for what, and where failures go
+    environment = resources[logical_id(STREAM_PROCESSOR)]["Properties"]["Environment"]["Variables"]
+    assert {ending.GROUP, ending.ROLE, ending.FINISHER, ending.DEAD_LETTERS} <= set(environment)
