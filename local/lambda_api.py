@@ -180,10 +180,10 @@ class RestJsonHandler(BaseHTTPRequestHandler):
 
 
 def serve(host: str, port: int, handler: type[RestJsonHandler], api) -> ThreadingHTTPServer:
-    """Serves ``api`` with ``handler`` on threads of their own until ``shutdown()``."""
+    """Serves ``api`` with ``handler`` on threads of their own until ``shutdown()`` (within 0.1 s)."""
     server = ThreadingHTTPServer((host, port), type(f"Bound{handler.__name__}", (handler,), {"api": api}))
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name=handler.__name__, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.1,), name=handler.__name__, daemon=True).start()
     return server
 
 

@@ -119,7 +119,8 @@ def test_a_payload_that_is_not_json_or_a_bad_name_or_type_is_refused(api, functi
     status, code, _ = error_of(lambda: lam.invoke(FunctionName="finisher", Payload=b"{not json"))
     assert (status, code) == (400, "InvalidRequestContentException")
     assert error_of(lambda: lam.invoke(FunctionName="fin isher"))[:2] == (400, "ValidationException")
-    assert error_of(lambda: lam.invoke(FunctionName="finisher", InvocationType="Later"))[:2] == (400, "ValidationException")
+    bad_type = error_of(lambda: lam.invoke(FunctionName="finisher", InvocationType="Later"))
+    assert bad_type[:2] == (400, "ValidationException")
     assert functions.runs == []
 
 
