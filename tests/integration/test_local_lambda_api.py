@@ -138,7 +138,7 @@ def test_another_lambda_operation_is_not_served(api, functions):
 
 def test_invoke_async_is_the_event_invocation_the_scheduler_makes(api, functions, caplog):
     with pytest.raises(LambdaError) as refused:
-        api.invoke_async(f"{FINISHER_ARN.replace('finisher', 'starter')}", "{}")
+        api.invoke_async(FINISHER_ARN.replace("finisher", "starter"), "{}")
     assert (refused.value.status, refused.value.code) == (404, "ResourceNotFoundException")
     with caplog.at_level(logging.ERROR, logger="local.lambda_api"):
         api.invoke_async(f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:broken", '{"raceId": "R3"}')
