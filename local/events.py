@@ -55,10 +55,11 @@ def _authorizer(claims: dict | None) -> dict | None:
 
 
 def http_event(route: Route, path: str, path_parameters: dict, query: str, headers: Iterable[tuple[str, str]],
-               body: str | None, claims: dict | None, source_ip: str = "127.0.0.1") -> dict:
-    """The event the HTTP API sends ``route``'s function; ``headers`` as (name, value) pairs, as received."""
+               body: str | None, claims: dict | None, source_ip: str = "127.0.0.1", now: float | None = None) -> dict:
+    """The event the HTTP API sends ``route``'s function; ``headers`` as (name, value) pairs, as received;
+    ``now``: when the request arrived (epoch seconds; the wall clock's time if not given)."""
     lowered, cookies = _headers(headers)
-    now = time.time()
+    now = time.time() if now is None else now
     event = {
         "version": "2.0",
         "routeKey": route.key,

@@ -13,17 +13,20 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 
 from . import handlers
+from .clock import WallClock
 from .dynamodb_local import rss_bytes
 
 # Enough to overlap DynamoDB round trips on 2 cores; each holds Powertools and boto3 (~60 MB).
 WORKERS = int(os.environ.get("ALLEYCAT_LOCAL_WORKERS", "4"))
 
 
-def _warm() -> None:
-    """Worker start: every function imported and the DynamoDB client made, so that the first
-    requests a local stack serves (a race's first seconds) do not all pay cold starts."""
-    from alleycat import dynamo
+def _warm(clock) -> None:
+    """Worker start: the stack's clock is the functions' (``alleycat.clock``), every function imported
+    and the DynamoDB client made, so that the first requests a local stack serves (a race's first
+    seconds) do not all pay cold starts."""
+    from alleycat import clock as function_clock, dynamo
 
+    function_clock.use(clock)
     dynamo.client()
     for app in sorted((handlers.ROOT / "functions").glob("*/app.py")):
         handlers.handler(app.parent.name)
@@ -34,13 +37,15 @@ def _ready() -> int:
 
 
 class Runtime:
-    """``invoke(function, event)`` from any thread; at most ``workers`` invocations run at once."""
+    """``invoke(function, event)`` from any thread; at most ``workers`` invocations run at once, on
+    ``clock`` (``local.clock``: the wall clock, or one a test moves). ``prestart`` starts every worker
+    now; otherwise a worker starts when an invocation finds none free."""
 
-    def __init__(self, workers: int = WORKERS):
+    def __init__(self, workers: int = WORKERS, clock=None, prestart: bool = True):
         # spawn, not fork: the parent already runs threads (server, stream poller)
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                         initializer=_warm)
-        for ready in [self._pool.submit(_ready) for _ in range(workers)]:  # every worker started and warm
+                                         initializer=_warm, initargs=(clock or WallClock(),))
+        for ready in [self._pool.submit(_ready) for _ in range(workers if prestart else 0)]:  # started and warm
             ready.result()
 
     def invoke(self, function: str, event: dict) -> dict:

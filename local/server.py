@@ -25,16 +25,21 @@ from . import handlers  # puts the layer on sys.path
 from . import openapi
 from .auth import TokenIssuer, authorizer_claims
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
+from .clock import WallClock
 from .eventapi import EventApi
+from .lambda_api import LambdaApi
+from .scheduler import SchedulerApi
 from .runtime import Runtime
 from .events import http_event, match
 from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
 
-from alleycat import dynamo, push  # noqa: E402
-from alleycat.routes import STREAM_PROCESSOR  # noqa: E402
+from alleycat import dynamo, ending, push  # noqa: E402
+from alleycat.routes import FINISHER, STREAM_PROCESSOR  # noqa: E402
 
 TABLE_NAME = "alleycat-local"
+FINISH_GROUP = "alleycat-race-finishes"
+FINISHER_WORKERS = 4  # races ending within the same ~100 s, each finisher waiting for its end
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
 
 
@@ -60,6 +65,7 @@ class ApiHandler(BaseHTTPRequestHandler):
     server_version = "AlleycatLocal/1"
     issuer: TokenIssuer
     runtime: Runtime
+    clock: WallClock  # or a clock the tests move (local.clock)
     site_config: dict  # GET /config.json: what the frontend needs besides its own origin
     protocol_version = "HTTP/1.1"  # keep-alive: a bike's connection serves all its posts
     timeout = 60  # an idle kept-alive connection is closed after this many seconds
@@ -119,7 +125,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             if claims is None:
                 return self._json(401, {"message": "Unauthorized"})
         event = http_event(route, url.path, parameters, url.query, self.headers.items(), body, claims,
-                           self.client_address[0])
+                           self.client_address[0], now=self.clock.now())
         try:
             response = self.runtime.invoke(route.function, event)
         except Exception as error:  # what Lambda + API Gateway turn into a bare 502
@@ -166,8 +172,10 @@ class LocalStack:
     """Embedded DynamoDB + API server; ``start()`` returns once both answer."""
 
     def __init__(self, port: int = 3000, host: str = "127.0.0.1", push_boards: bool = True,
-                 dynamodb: EmbeddedDynamoDB | None = None):
+                 dynamodb: EmbeddedDynamoDB | None = None, clock=None):
         self.host, self.port = host, port
+        # The time of requests, schedules and functions: the wall clock, or one the tests move.
+        self.clock = clock or WallClock()
         # The stand-in Event API the stream processor publishes to; ALLEYCAT_PUSH=0 leaves it out
         # (no EVENT_API_URL: publishing off, the frontend polls).
         self.push = push_boards and os.environ.get("ALLEYCAT_PUSH", "1") != "0"
@@ -180,6 +188,10 @@ class LocalStack:
         self.stream: StreamPoller | None = None
         self.runtime: Runtime | None = None
         self.stream_runtime: Runtime | None = None
+        self.async_runtime: Runtime | None = None
+        self.functions_api: LambdaApi | None = None
+        self.scheduler: SchedulerApi | None = None
+        self._finish_environment: dict[str, str] = {}
         self._http: ApiServer | None = None
 
     @property
@@ -194,19 +206,38 @@ class LocalStack:
                                    secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
                                    region=os.environ["AWS_DEFAULT_REGION"]).start()
             os.environ[push.URL_VARIABLE] = self.events.http_url
+        self._start_race_finishes()
         dynamo.client.cache_clear()  # a client made earlier in this process may point elsewhere
         self.dynamodb.create_table(TABLE_NAME)
         tail = StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS)
         # The stream function in a process of its own, as its own Lambda function would be.
-        self.stream_runtime = Runtime(workers=1)
+        self.stream_runtime = Runtime(workers=1, clock=self.clock)
         self.stream = StreamPoller(tail, invoke=lambda event: self.stream_runtime.invoke(STREAM_PROCESSOR, event)).start()
-        self.runtime = Runtime()  # after configure_environment: the workers inherit it
+        self.runtime = Runtime(clock=self.clock)  # after configure_environment: the workers inherit it
         handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer, "runtime": self.runtime,
-                                                          "site_config": self.site_config})
+                                                          "clock": self.clock, "site_config": self.site_config})
         self._http = ApiServer((self.host, self.port), handler)
         self.port = self._http.server_address[1]
         threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
         return self
+
+    def _start_race_finishes(self) -> None:
+        """Races finish by themselves here as in AWS (``alleycat.ending``): stand-ins for EventBridge
+        Scheduler and Lambda's Invoke, on the stack's clock, run the finisher in worker processes
+        of its own (it waits for a race's end, up to ``ending.LONGEST_WAIT`` seconds)."""
+        credentials = {"access_key": os.environ["AWS_ACCESS_KEY_ID"], "secret_key": os.environ["AWS_SECRET_ACCESS_KEY"],
+                       "region": os.environ["AWS_DEFAULT_REGION"]}
+        self.async_runtime = Runtime(workers=FINISHER_WORKERS, clock=self.clock, prestart=False)
+        self.functions_api = LambdaApi(self.async_runtime.invoke, {FINISHER}, host=self.host, **credentials).start()
+        self.scheduler = SchedulerApi(self.clock, self.functions_api.invoke_async, host=self.host,
+                                      groups=(FINISH_GROUP,), **credentials).start()
+        account, region = self.functions_api.account, credentials["region"]
+        self._finish_environment = {
+            "AWS_ENDPOINT_URL_SCHEDULER": self.scheduler.url, "AWS_ENDPOINT_URL_LAMBDA": self.functions_api.url,
+            ending.GROUP: FINISH_GROUP, ending.FINISHER: self.functions_api.arn(FINISHER),
+            ending.ROLE: f"arn:aws:iam::{account}:role/{FINISH_GROUP}",
+            ending.DEAD_LETTERS: f"arn:aws:sqs:{region}:{account}:{FINISH_GROUP}"}
+        os.environ.update(self._finish_environment)
 
     @property
     def site_config(self) -> dict:
@@ -215,7 +246,7 @@ class LocalStack:
 
     def memory(self) -> str:
         """The stack's resident memory: its Python processes (server, function workers) and DynamoDB Local's JVM."""
-        python = rss_bytes() + self.runtime.rss_bytes() + self.stream_runtime.rss_bytes()
+        python = rss_bytes() + sum(runtime.rss_bytes() for runtime in (self.runtime, self.stream_runtime, self.async_runtime))
         engine = self.dynamodb.rss_bytes()
         return (f"stack memory {(python + engine) / 2**20:,.0f} MB "
                 f"(Python {python / 2**20:,.0f} MB + DynamoDB Local {engine / 2**20:,.0f} MB)")
@@ -226,7 +257,13 @@ class LocalStack:
             self._http.server_close()
         if self.stream:
             self.stream.stop()
-        for runtime in (self.runtime, self.stream_runtime):
+        for api in (self.scheduler, self.functions_api):
+            if api:
+                api.stop()
+        for name, value in self._finish_environment.items():
+            if os.environ.get(name) == value:
+                del os.environ[name]
+        for runtime in (self.runtime, self.stream_runtime, self.async_runtime):
             if runtime:
                 runtime.stop()
         if self.events:

@@ -309,6 +309,7 @@ class Pipeline(RuleBasedStateMachine):
             samples = history["races"][0]["samples"] if history["races"] else []
             assert samples == [[s, sample(racer, s)["cadence"], sample(racer, s)["resistance"], number(output_of(racer, s))]
                                for s in sorted(s for r, s in self.accepted if r == racer)], racer
+        self.check_card()
         if self.finished:
             status, classboard = call("get_class_leaderboard", {"classId": self.class_id}, query={"limit": "10"})
             assert status == 200
@@ -316,6 +317,17 @@ class Pipeline(RuleBasedStateMachine):
                     for row in classboard["items"]] == \
                 [(racer, rank, number(self.truth(racer)[0]), self.names[racer], self.race_id)
                  for rank, racer in enumerate(order, start=1)]
+
+    def check_card(self) -> None:
+        """The race is listed once, in its state's list (its start is after the sample events' time),
+        with the count of racers it has, whatever order its records came in."""
+        state, other = ("finished", "upcoming") if self.finished else ("upcoming", "finished")
+        status, listed = call("get_races", query={"state": state, "limit": "1"})
+        assert status == 200 and listed["items"][0] == {
+            "raceId": self.race_id, "classId": self.class_id, "className": "Model", "startsAt": "2026-11-22T10:00:00Z",
+            "durationSeconds": SECONDS, "status": "finished" if self.finished else "open", "racerCount": len(self.racers)}
+        assert self.race_id not in [item["raceId"] for item in
+                                    call("get_races", query={"state": other, "limit": "100"})[1]["items"]]
 
     def teardown(self):
         self.drain()
