@@ -45,25 +45,3 @@ class ManualClock:
         while self.now() < until:
             time.sleep(POLL_SECONDS)
 
-
-class JumpClock:
-    """Real time plus the jumps a test makes: the local stack's tests share one stack whose races
-    follow the wall clock (browsers, the simulator), and skip ahead to a race's end with ``advance``."""
-
-    def __init__(self):
-        self._offset = multiprocessing.get_context("spawn").Value("d", 0.0)
-
-    def now(self) -> float:
-        return time.time() + self._offset.value
-
-    def advance(self, seconds: float) -> None:
-        if seconds < 0:
-            raise ValueError("a clock does not go back")
-        with self._offset.get_lock():
-            self._offset.value += seconds
-
-    def sleep(self, seconds: float) -> None:
-        """Returns at ``now() + seconds``: sooner in real time when the clock jumps meanwhile."""
-        until = self.now() + seconds
-        while (left := until - self.now()) > 0:
-            time.sleep(min(left, POLL_SECONDS * 10))

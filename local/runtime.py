@@ -55,5 +55,10 @@ class Runtime:
         """Resident memory of the worker processes."""
         return sum(rss_bytes(pid) for pid in list(self._pool._processes or {}))
 
-    def stop(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+    def stop(self, wait: bool = True) -> None:
+        """Waits for the invocations running, or (``wait=False``) ends them: a finisher waiting for
+        a race's end when the stack stops."""
+        if not wait:
+            for process in list((self._pool._processes or {}).values()):
+                process.terminate()
+        self._pool.shutdown(wait=wait, cancel_futures=True)

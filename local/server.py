@@ -263,9 +263,11 @@ class LocalStack:
         for name, value in self._finish_environment.items():
             if os.environ.get(name) == value:
                 del os.environ[name]
-        for runtime in (self.runtime, self.stream_runtime, self.async_runtime):
+        for runtime in (self.runtime, self.stream_runtime):
             if runtime:
                 runtime.stop()
+        if self.async_runtime:
+            self.async_runtime.stop(wait=False)
         if self.events:
             self.events.stop()
             if os.environ.get(push.URL_VARIABLE) == self.events.http_url:

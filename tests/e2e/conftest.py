@@ -6,6 +6,7 @@ import urllib.request
 
 import pytest
 
+from alleycat.clock import iso
 from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
 from local.server import LocalStack
 
@@ -20,8 +21,12 @@ def stack():
 
 
 class Client:
-    def __init__(self, base_url: str):
-        self.base_url = base_url
+    def __init__(self, base_url: str, clock=None):
+        self.base_url, self.clock = base_url, clock
+
+    def starts_in(self, seconds: float = 0) -> str:
+        """A race's ``startsAt`` that many seconds from the stack's now (a race in the past finishes at once)."""
+        return iso(self.clock.now() + seconds)
 
     def call(self, method, path, body=None, token=None, raw=None):
         status, _, answer = self.exchange(method, path, body, token, raw)
@@ -46,4 +51,4 @@ class Client:
 
 @pytest.fixture(scope="package")
 def client(stack):
-    return Client(stack.url)
+    return Client(stack.url, stack.clock)

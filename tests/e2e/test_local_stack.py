@@ -16,7 +16,7 @@ def world(client):
     racer = client.token(racer_id)
     assert client.call("PUT", f"/classes/{class_id}", {"name": "Sprint"}, admin)[0] == 200
     assert client.call("PUT", f"/racers/{racer_id}", {"name": "Eve"}, racer)[0] == 200
-    status, race = client.call("POST", f"/classes/{class_id}/races", {"startsAt": "2026-11-22T10:00:00Z"}, admin)
+    status, race = client.call("POST", f"/classes/{class_id}/races", {"startsAt": client.starts_in()}, admin)
     assert status == 201
     return {"admin": admin, "racer": racer, "racerId": racer_id, "classId": class_id, "raceId": race["raceId"]}
 
@@ -52,7 +52,7 @@ def test_foreign_writes_are_403(client, world):
     assert client.call("PUT", f"/racers/{world['racerId']}", {"name": "x"}, other)[0] == 403
     assert client.call("PUT", f"/races/{world['raceId']}/racers/{world['racerId']}", token=other)[0] == 403
     assert client.call("PUT", f"/classes/{world['classId']}", {"name": "x"}, world["racer"])[0] == 403
-    assert client.call("POST", f"/classes/{world['classId']}/races", {"startsAt": "2026-11-22T10:00:00Z"},
+    assert client.call("POST", f"/classes/{world['classId']}/races", {"startsAt": client.starts_in()},
                        world["racer"])[0] == 403
 
 
@@ -66,7 +66,7 @@ def test_error_codes_for_bad_input(client, world):
     assert client.call("GET", f"/classes/{world['classId']}/races?nextToken=forged")[0] == 400
     assert client.call("GET", f"/races/{world['raceId']}/leaderboard?limit=0")[0] == 400
     assert client.call("PUT", "/racers/a", raw=b'{"name":"' + b"x" * (300 * 1024) + b'"}', token=admin)[0] == 413
-    assert client.call("POST", "/classes/no-such-class/races", {"startsAt": "2026-11-22T10:00:00Z"}, admin)[0] == 404
+    assert client.call("POST", "/classes/no-such-class/races", {"startsAt": client.starts_in()}, admin)[0] == 404
 
 
 def test_every_error_body_has_a_message(client, world):

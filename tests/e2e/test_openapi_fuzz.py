@@ -69,7 +69,7 @@ def world(client):
     admin = client.token("ops", ["admin"])
     client.call("PUT", "/classes/fuzz-class", {"name": "Fuzz"}, token=admin)
     client.call("PUT", "/racers/fuzz-racer", {"name": "Fuzzy"}, token=admin)
-    race = client.call("POST", "/classes/fuzz-class/races", {"startsAt": "2026-11-22T10:00:00Z"}, token=admin)[1]
+    race = client.call("POST", "/classes/fuzz-class/races", {"startsAt": client.starts_in()}, token=admin)[1]
     client.call("PUT", f"/races/{race['raceId']}/racers/fuzz-racer", token=admin)
     return {"admin": admin, "racerId": "fuzz-racer", "classId": "fuzz-class", "raceId": race["raceId"]}
 

@@ -17,7 +17,7 @@ def new_race(client, racers, duration=300):
     class_id = f"flow-class-{n}"
     client.call("PUT", f"/classes/{class_id}", {"name": f"Flow {n}"}, admin)
     race_id = client.call("POST", f"/classes/{class_id}/races",
-                          {"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": duration}, admin)[1]["raceId"]
+                          {"startsAt": client.starts_in(), "durationSeconds": duration}, admin)[1]["raceId"]
     names = [f"flow-{n}-{i}" for i in range(racers)]
     for racer_id in names:
         client.call("PUT", f"/racers/{racer_id}", {"name": racer_id.title()}, admin)
