@@ -1,5 +1,5 @@
 // How times read on the page: a start as "18:30" (local time; with the day when it is not today),
-// a wait as "4:12".
+// a wait as "4:12", a race's length as "5 min".
 
 const DAY_MS = 86_400_000;
 const pad = (number) => String(number).padStart(2, "0");
@@ -33,3 +33,6 @@ export function timeLeft(ms) {
   if (hours) return `${hours}:${pad(minutes)}:${pad(seconds)}`;
   return `${minutes}:${pad(seconds)}`;
 }
+
+// A race's length: "5 min", "90 s".
+export const duration = (seconds) => (seconds % 60 ? `${seconds} s` : `${seconds / 60} min`);

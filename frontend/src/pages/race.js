@@ -8,13 +8,14 @@
 import { api } from "../api.js";
 import { className } from "../classNames.js";
 import { countdowns } from "../countdown.js";
-import { errorBox, h, link, score, when } from "../dom.js";
+import { errorBox, h, link, score } from "../dom.js";
 import { Leaderboard } from "../leaderboard.js";
 import { me } from "../me.js";
 import { poll } from "../poll.js";
 import { liveBoard } from "../push.js";
 import { racers } from "../raceList.js";
-import { raceLabel, raceState } from "../races.js";
+import { raceLabel } from "../races.js";
+import { duration } from "../time.js";
 
 const POLL_MS = 1000;
 const OWN_ROW_MS = 5000;
@@ -94,9 +95,8 @@ export function racePage(raceId) {
       state.replaceChildren(ticker.element(race.startsAt));
     }
     const leader = standings.items[0];
-    const started = raceState(race) === "upcoming" ? "starts" : "started";
-    summary.textContent = `${racers(race.racerCount)} · ${started} ${when(race.startsAt)} · `
-      + `${race.durationSeconds} s` + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
+    summary.textContent = `${racers(race.racerCount)} · ${duration(race.durationSeconds)}`
+      + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
     const mine = me.get();
     const row = own.racerId === mine && !standings.items.some((item) => item.racerId === mine) ? own.row : null;
     const items = row && row.rank > standings.items.length ? [...standings.items, row] : standings.items;
