@@ -17,7 +17,11 @@ async function get(path) {
 
 const enc = encodeURIComponent;
 
+const page = (nextToken) => (nextToken ? `&nextToken=${enc(nextToken)}` : "");
+
 export const api = {
+  classes: (limit, nextToken) => get(`/classes?limit=${limit}${page(nextToken)}`),
+  races: (state, limit, nextToken) => get(`/races?state=${enc(state)}&limit=${limit}${page(nextToken)}`),
   classRaces: (classId) => get(`/classes/${enc(classId)}/races?limit=50`),
   classLeaderboard: (classId) => get(`/classes/${enc(classId)}/leaderboard?limit=1000`),
   race: (raceId) => get(`/races/${enc(raceId)}`),

@@ -15,8 +15,6 @@ export const link = (href, text) => h("a", { href }, text);
 
 export const score = (value) => (value ?? 0).toLocaleString(undefined, { maximumFractionDigits: 1 });
 
-export const when = (iso) => (iso ? new Date(iso).toLocaleString() : "");
-
 export function errorBox(error) {
   const text = error.status === 404 ? "Not found." : `Could not load: ${error.message}`;
   return h("p", { class: "error" }, text);

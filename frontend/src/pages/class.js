@@ -1,37 +1,55 @@
-// A class: its races, newest first, refreshed every few seconds.
+// A class: its upcoming races first (soonest first, counting down), then the rest (live and
+// finished, newest first), refreshed every few seconds.
 import { api } from "../api.js";
-import { errorBox, h, link, when } from "../dom.js";
-import { rememberClass } from "./home.js";
+import { countdowns } from "../countdown.js";
+import { errorBox, h, link } from "../dom.js";
 import { poll } from "../poll.js";
+import { raceRow } from "../raceList.js";
+import { raceState } from "../races.js";
 
 const REFRESH_MS = 5000;
 
-export function classPage(classId) {
-  const title = h("h1", {}, classId);
-  const body = h("tbody");
-  const element = h("section", {}, title,
-    h("p", {}, link(`#/classes/${encodeURIComponent(classId)}/leaderboard`, "All-time leaderboard →")),
-    h("h2", {}, "Races"),
-    h("table", { class: "races" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Race"), h("th", {}, "Starts"), h("th", {}, "Status"),
-        h("th", { class: "num" }, "Racers"))),
-      body));
+const soonestFirst = (a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt);
 
-  const stop = poll(REFRESH_MS, async () => {
+export function classPage(classId) {
+  const href = `#/classes/${encodeURIComponent(classId)}`;
+  const title = h("h1", {}, "…");
+  const upcoming = h("ul", { class: "rows" });
+  const upcomingEmpty = h("p", { class: "muted empty" }, "No race of this class is scheduled yet.");
+  const rest = h("ul", { class: "rows" });
+  const restEmpty = h("p", { class: "muted empty" }, "No race of this class has started yet.");
+  const crumb = link(href, "…");
+  const element = h("section", {}, title,
+    h("p", {}, link(`${href}/leaderboard`, "All-time leaderboard →")),
+    h("section", { class: "upcoming" }, h("h2", {}, "Up next"), upcoming, upcomingEmpty),
+    h("section", { class: "races" }, h("h2", {}, "Races"), rest, restEmpty));
+
+  // A countdown that reaches its start: that race is live, it moves to the races below.
+  const ticker = countdowns(() => load());
+  async function load() {
     try {
       const races = await api.classRaces(classId);
-      rememberClass(classId);
-      title.textContent = races.name;
-      body.replaceChildren(...races.items.map((race) => h("tr", {},
-        h("td", {}, link(`#/races/${encodeURIComponent(race.raceId)}`, race.raceId)),
-        h("td", {}, when(race.startsAt)),
-        h("td", {}, h("span", { class: `status ${race.status}` }, race.status)),
-        h("td", { class: "num" }, String(race.racerCount)))));
-      if (!races.items.length) body.replaceChildren(h("tr", {}, h("td", { colspan: "4", class: "muted" }, "No races yet.")));
+      title.textContent = crumb.textContent = races.name;
+      const now = Date.now();
+      const next = races.items.filter((race) => raceState(race, now) === "upcoming").sort(soonestFirst);
+      const others = races.items.filter((race) => raceState(race, now) !== "upcoming");
+      upcoming.replaceChildren(...next.map((race) => raceRow(race, { className: races.name, ticker })));
+      rest.replaceChildren(...others.map((race) => raceRow(race, { className: races.name })));
+      upcomingEmpty.hidden = next.length > 0;
+      restEmpty.hidden = others.length > 0;
     } catch (error) {
+      title.textContent = classId;
       element.replaceChildren(title, errorBox(error));
       return false;
     }
-  });
-  return { element, stop, crumbs: [link("#/", "Classes")] };
+  }
+  const stopPolling = poll(REFRESH_MS, load);
+  return {
+    element,
+    stop: () => {
+      stopPolling();
+      ticker.stop();
+    },
+    crumbs: [link("#/", "Home"), " / ", crumb],
+  };
 }

@@ -12,21 +12,22 @@ export function classLeaderboardPage(classId) {
       href: (item) => `#/racers/${encodeURIComponent(item.racerId)}/${encodeURIComponent(item.raceId)}` },
     { title: "Best score", className: "num", value: (item) => score(item.bestScore) },
   ]);
-  const title = h("h1", {}, classId, " ", h("small", {}, "all-time"));
+  const title = h("h1", {}, "…", " ", h("small", {}, "all-time"));
+  const classLink = link(`#/classes/${encodeURIComponent(classId)}`, "…");
   const empty = h("p", { class: "muted" });
   const element = h("section", {}, title, empty, board.element);
   const stop = poll(REFRESH_MS, async () => {
     try {
       const standings = await api.classLeaderboard(classId);
-      title.firstChild.textContent = standings.name;
+      title.firstChild.textContent = classLink.textContent = standings.name;
       empty.textContent = standings.items.length ? "Best score per racer over finished races."
         : "No finished races yet.";
       board.update(standings.items);
     } catch (error) {
+      classLink.textContent = classId;
       element.replaceChildren(errorBox(error));
       return false;
     }
   });
-  const classLink = link(`#/classes/${encodeURIComponent(classId)}`, classId);
-  return { element, stop, crumbs: [link("#/", "Classes"), " / ", classLink] };
+  return { element, stop, crumbs: [link("#/", "Home"), " / ", classLink] };
 }

@@ -6,11 +6,16 @@
 // when it is below them — refreshed every OWN_ROW_MS from the smallest page that holds it. Every
 // limit is a multiple of the page, so CloudFront keeps a few answers, not one per viewer.
 import { api } from "../api.js";
-import { errorBox, h, link, score, when } from "../dom.js";
+import { className } from "../classNames.js";
+import { countdowns } from "../countdown.js";
+import { errorBox, h, link, score } from "../dom.js";
 import { Leaderboard } from "../leaderboard.js";
 import { me } from "../me.js";
 import { poll } from "../poll.js";
 import { liveBoard } from "../push.js";
+import { racers } from "../raceList.js";
+import { raceLabel } from "../races.js";
+import { duration } from "../time.js";
 
 const POLL_MS = 1000;
 const OWN_ROW_MS = 5000;
@@ -28,17 +33,23 @@ export function racePage(raceId) {
     { title: "Score", className: "num", value: (item) => score(item.score) },
     { title: "Second", className: "num hide-narrow", value: (item) => (item.lastSecond ?? "–").toString() },
   ]);
-  const status = h("span", { class: "status" });
+  // The race reads as its class and start ("Hill climb · 18:30") once both are known; its state: a
+  // countdown to its start ("starts in 4:12", then "live"), or "finished".
+  const title = h("span", {}, "Race");
+  const state = h("span", { class: "state" });
+  const ticker = countdowns();
+  let counting = false;
   const feed = h("small", { class: "feed" });
   const summary = h("p", { class: "muted" });
   const back = h("span");
+  let classShown = null;
   let shown = PAGE_ROWS;
   const more = h("button", { type: "button", class: "more", onclick: () => { shown = Math.min(MAX_ROWS, shown + PAGE_ROWS); refresh().catch(() => {}); } },
     `Show ${PAGE_ROWS} more`);
   const less = h("button", { type: "button", class: "less", onclick: () => { shown = PAGE_ROWS; refresh().catch(() => {}); } },
     `Top ${PAGE_ROWS} only`);
   const paging = h("div", { class: "board-more" }, more, less);
-  const element = h("section", {}, h("h1", {}, "Race ", h("small", {}, raceId), " ", status, " ", feed),
+  const element = h("section", {}, h("h1", {}, title, " ", state, " ", feed),
     summary, board.element, paging);
 
   let race = null;
@@ -59,13 +70,33 @@ export function racePage(raceId) {
     return own.row;
   }
 
+  // The class's name, read once: the title and the way back to the class.
+  function showClass(classId) {
+    if (classShown === classId) return;
+    classShown = classId;
+    const classLink = link(`#/classes/${encodeURIComponent(classId)}`, classId);
+    back.replaceChildren(classLink);
+    className(classId).then((name) => {
+      classLink.textContent = name;
+      title.textContent = raceLabel(race, name);
+    }, () => {
+      title.textContent = raceLabel(race); // the class id, where its name cannot be read
+    });
+  }
+
   function draw() {
-    back.replaceChildren(link(`#/classes/${encodeURIComponent(standings.classId)}`, standings.classId));
-    status.textContent = standings.status === "open" ? "live" : standings.status;
-    status.className = `status ${standings.status}`;
+    showClass(standings.classId);
+    if (standings.status !== "open") {
+      ticker.stop();
+      counting = false;
+      state.replaceChildren(h("span", { class: `status ${standings.status}` }, standings.status));
+    } else if (!counting) {
+      counting = true;
+      state.replaceChildren(ticker.element(race.startsAt));
+    }
     const leader = standings.items[0];
-    summary.textContent = `${race.racerCount} racers · started ${when(race.startsAt)} · `
-      + `${race.durationSeconds} s` + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
+    summary.textContent = `${racers(race.racerCount)} · ${duration(race.durationSeconds)}`
+      + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
     const mine = me.get();
     const row = own.racerId === mine && !standings.items.some((item) => item.racerId === mine) ? own.row : null;
     const items = row && row.rank > standings.items.length ? [...standings.items, row] : standings.items;
@@ -125,6 +156,7 @@ export function racePage(raceId) {
   const stop = () => {
     stopPolling();
     push.close();
+    ticker.stop();
   };
-  return { element, stop, crumbs: [link("#/", "Classes"), " / ", back] };
+  return { element, stop, crumbs: [link("#/", "Home"), " / ", back] };
 }

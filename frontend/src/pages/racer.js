@@ -1,21 +1,23 @@
 // A racer: their races, and the per-second chart of one race (refreshed while it is open).
 import { api } from "../api.js";
-import { errorBox, h, link, score, when } from "../dom.js";
+import { className, classNames } from "../classNames.js";
+import { errorBox, h, link, score } from "../dom.js";
 import { OutputChart } from "../chart.js";
 import { me } from "../me.js";
 import { poll } from "../poll.js";
+import { raceHref, raceLabel } from "../races.js";
 
 const REFRESH_MS = 3000;
 
 const racerHref = (racerId, raceId) => `#/racers/${encodeURIComponent(racerId)}/${encodeURIComponent(raceId)}`;
 
-function resultsTable(racerId, items, selected) {
+// names: { classId: class name } (a race reads as "Hill climb · 18:30").
+function resultsTable(racerId, items, selected, names) {
   return h("table", { class: "results" },
-    h("thead", {}, h("tr", {}, h("th", {}, "Race"), h("th", { class: "hide-narrow" }, "Starts"),
+    h("thead", {}, h("tr", {}, h("th", { class: "name" }, "Race"),
       h("th", { class: "num" }, "Score"), h("th", { class: "num" }, "Rank"))),
     h("tbody", {}, items.map((item) => h("tr", { class: item.raceId === selected ? "selected" : "" },
-      h("td", {}, link(racerHref(racerId, item.raceId), item.raceId)),
-      h("td", { class: "hide-narrow" }, when(item.startsAt)),
+      h("td", { class: "name" }, link(racerHref(racerId, item.raceId), raceLabel(item, names[item.classId]))),
       h("td", { class: "num" }, score(item.score)),
       h("td", { class: "num" }, item.rank == null ? item.status : String(item.rank))))));
 }
@@ -37,24 +39,29 @@ export function racerPage(racerId, raceId) {
   const raceLink = h("span");
 
   let selected = raceId;
+  let shownRace = null;
   const stop = poll(REFRESH_MS, async () => {
     try {
       const racer = await api.racerResults(racerId);
+      const names = await classNames(racer.items.map((item) => item.classId));
       title.textContent = racer.name;
       selected ||= racer.items[0]?.raceId;
-      results.replaceChildren(resultsTable(racerId, racer.items, selected));
+      results.replaceChildren(resultsTable(racerId, racer.items, selected, names));
       if (!selected) {
         chartTitle.textContent = "No races yet";
         return;
       }
       const history = await api.racerHistory(racerId, selected);
       const samples = history.races[0]?.samples || [];
-      chartTitle.textContent = `Output per second`;
-      raceLink.replaceChildren(link(`#/races/${encodeURIComponent(selected)}`, `race ${selected}`));
+      const entry = racer.items.find((item) => item.raceId === selected);
+      // A race older than the results' first page: read on its own, once.
+      shownRace = entry || (shownRace?.raceId === selected ? shownRace : await api.race(selected));
+      const name = await className(shownRace.classId).catch(() => null);
+      chartTitle.replaceChildren(raceLabel(shownRace, name), " ", h("small", {}, "output per second"));
+      raceLink.replaceChildren(link(raceHref(selected), "Race board →"));
       const total = samples.reduce((sum, sample) => sum + sample[3], 0);
       totals.replaceChildren(`${samples.length} seconds · total ${score(total)} · `, raceLink);
       chart.show(samples);
-      const entry = racer.items.find((item) => item.raceId === selected);
       return !entry || entry.status === "open";
     } catch (error) {
       element.replaceChildren(title, errorBox(error));
@@ -64,6 +71,6 @@ export function racerPage(racerId, raceId) {
   return {
     element,
     stop: () => { stop(); chart.destroy(); },
-    crumbs: [link("#/", "Classes")],
+    crumbs: [link("#/", "Home")],
   };
 }

@@ -1,0 +1,59 @@
+// Countdowns to races' starts: "starts in 4:12", ticking on each second, then "live". One ticker
+// per page: the page makes its countdown elements with it and stops it when the page goes.
+import { h } from "./dom.js";
+import { timeLeft } from "./time.js";
+
+// onStart(): a start the ticker counted down to has passed (once per tick, however many did) —
+// the page reads its lists again. An element already past when made reads "live" and calls nothing.
+export function countdowns(onStart = () => {}) {
+  const counting = new Map(); // element -> start (ms)
+  let timer = null;
+
+  const show = (element, at, now) => {
+    if (now < at) {
+      element.textContent = `starts in ${timeLeft(at - now)}`;
+      return false;
+    }
+    element.textContent = "live";
+    element.className = "status open";
+    return true;
+  };
+
+  function tick() {
+    timer = null;
+    const now = Date.now();
+    let started = false;
+    for (const [element, at] of counting) {
+      if (!element.isConnected) counting.delete(element); // its list was drawn again, or the page left
+      else if (show(element, at, now)) {
+        counting.delete(element);
+        started = true;
+      }
+    }
+    schedule();
+    if (started) onStart();
+  }
+
+  function schedule() {
+    if (timer === null && counting.size) timer = setTimeout(tick, 1000 - (Date.now() % 1000)); // on the second
+  }
+
+  return {
+    // A countdown to `startsAt` (ISO); put it on the page in the same task (a tick drops elements
+    // that are not on the page).
+    element(startsAt) {
+      const element = h("span", { class: "countdown" });
+      const at = Date.parse(startsAt);
+      if (!show(element, at, Date.now())) {
+        counting.set(element, at);
+        schedule();
+      }
+      return element;
+    },
+    stop() {
+      clearTimeout(timer);
+      timer = null;
+      counting.clear();
+    },
+  };
+}

@@ -1,0 +1,15 @@
+// What a race reads as: its class and start time ("Hill climb · 18:30"), never its id; its state
+// as people looking for races see it (the contract's: upcoming, live, finished).
+import { startTime } from "./time.js";
+
+// className: the class's name when the caller knows it (else the item's own className, as
+// GET /races gives it, else the class id).
+export const raceLabel = (race, className) =>
+  `${className || race.className || race.classId} · ${startTime(race.startsAt)}`;
+
+export const raceHref = (raceId) => `#/races/${encodeURIComponent(raceId)}`;
+
+export function raceState(race, now = Date.now()) {
+  if (race.status !== "open") return "finished";
+  return now < Date.parse(race.startsAt) ? "upcoming" : "live";
+}
