@@ -14,6 +14,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
+from alleycat.clock import iso
 from alleycat.views import number, output
 from simulator.client import ApiClient
 
@@ -28,7 +29,7 @@ def post_race(base_url: str, racers: int = 40, seconds: int = 120, threads: int 
     tag = uuid.uuid4().hex[:8]
     client.call("PUT", f"/classes/b2b-{tag}", {"name": f"Back to back {tag}"})
     race_id = client.call("POST", f"/classes/b2b-{tag}/races",
-                          {"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": seconds},
+                          {"startsAt": iso(time.time()), "durationSeconds": seconds},  # one in the past ends at once
                           headers={"Idempotency-Key": tag})["raceId"]
     ids = [f"b2b-{tag}-{n}" for n in range(racers)]
     with ThreadPoolExecutor(threads) as pool:
