@@ -2,7 +2,8 @@
 
 One per route, shaped as the HTTP API sends them (payload format 2.0, the JWT authorizer's
 Cognito claims on the protected routes), and one for the stream processor: the record the table's stream
-delivers after `post_telemetry.json` (its samples, in racer-1's first chunk). Used by the
+delivers after `post_telemetry.json` (its samples, in racer-1's first chunk), and one for the finisher
+(what a race's finish schedule sends it). Used by the
 integration tests and by `sam local invoke -e`.
 """
 
@@ -14,7 +15,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "layers" / "alleycat" / "python")]
 
 from alleycat import entities as e  # noqa: E402
-from alleycat.routes import ROUTES, STREAM_PROCESSOR  # noqa: E402
+from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR  # noqa: E402
 from alleycat.views import output  # noqa: E402
 from local.events import http_event  # noqa: E402
 
@@ -72,6 +73,7 @@ def main() -> None:
                                         "time": "22/Nov/2025:10:00:00 +0000", "timeEpoch": 1763805600000})
         (HERE / f"{route.function}.json").write_text(json.dumps(event, indent=2) + "\n")
     (HERE / f"{STREAM_PROCESSOR}.json").write_text(json.dumps(stream_event(), indent=2, default=str) + "\n")
+    (HERE / f"{FINISHER}.json").write_text(json.dumps({"raceId": RACE_ID}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from alleycat.routes import ROUTES, STREAM_PROCESSOR
+from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR
 from local import sam_db
 from stacks import python313
 from stacks.app import STACK_NAME
@@ -35,7 +35,7 @@ RUNNER = Path(__file__).with_name("lambda_runtime.py")
 # Lambda's python3.13; without one (synth then needed ALLEYCAT_ALLOW_NO_BYTECODE=1), the tests' own Python.
 PYTHON = python313.find_or_none() or sys.executable
 UNCHECKED_HASH = 0b01  # PEP 552 flags of a .pyc used whatever its source's file time
-FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR]
+FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR, FINISHER]
 # What Lambda's python runtime ships besides the standard library (/var/runtime): boto3 and its closure.
 RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six", "urllib3")
 TABLE = "alleycat-sam"
@@ -155,8 +155,8 @@ def run_in_fresh_interpreter(function, event: dict, environment: dict, runtime: 
 
 # Run in this order: each sample event finds what the ones before it wrote.
 ORDER = ["put_class", "put_racer", "create_race", "get_race", "join_race", "post_telemetry", STREAM_PROCESSOR,
-         "get_race_leaderboard", "get_racer_results", "get_racer_history", "get_class_races", "finish_race",
-         "get_class_leaderboard"]
+         "get_race_leaderboard", "get_racer_results", "get_racer_history", "get_class_races", "get_classes", "get_races",
+         FINISHER, "finish_race", "get_class_leaderboard"]
 
 
 @pytest.fixture(scope="module")
@@ -194,16 +194,24 @@ EXPECTED = {
     "get_racer_history": lambda status, b: status == 200 and [(race["raceId"], [row[:3] for row in race["samples"]])
                                                               for race in b["races"]] == [(RACE_ID, SAMPLES)],
     "get_class_races": lambda status, b: status == 200 and RACE_ID in [row["raceId"] for row in b["items"]],
+    "get_classes": lambda status, b: status == 200 and [row["classId"] for row in b["items"]] == ["hill-climb"],
+    "get_races": lambda status, b: status == 200 and (RACE_ID, "Hill climb") in [
+        (row["raceId"], row["className"]) for row in b["items"]],
     "finish_race": lambda status, b: status == 200 and b["status"] == "finished",
     "get_class_leaderboard": lambda status, b: status == 200 and b["classId"] == "hill-climb",
 }
 
 
-@pytest.mark.parametrize("function", [name for name in ORDER if name != STREAM_PROCESSOR])
+@pytest.mark.parametrize("function", [name for name in ORDER if name not in (STREAM_PROCESSOR, FINISHER)])
 def test_route_function_answers_its_sample_event(invocations, function):
     # Given the function run as SAM runs it, with its events/ file / Then it answers as the contract says
     status, answer = body(invocations, function)
     assert EXPECTED[function](status, answer), (status, answer)
+
+
+def test_the_finisher_finishes_the_sample_race_its_end_long_past(invocations):
+    # Given what a race's finish schedule sends / Then the race, open and past its end, is finished at once
+    assert invocations[FINISHER]["response"] == {"raceId": RACE_ID, "finished": True}
 
 
 def test_stream_processor_handles_its_sample_record(invocations):
