@@ -1,0 +1,43 @@
+"""When a race's finish is scheduled: within the contract's 30 s, whatever second the race ends on and
+whenever in its minute EventBridge Scheduler invokes (60-second precision)."""
+
+from alleycat import ending
+from alleycat.clock import epoch, iso
+
+END = epoch("2026-11-25T18:05:00Z")
+
+
+def test_the_finisher_lands_inside_the_promise_and_never_waits_longer_than_its_bound():
+    for second_of_end in range(0, 60):
+        end = END + second_of_end
+        minute = ending.schedule_minute(end)
+        assert minute % 60 == 0
+        for delivery in (0, 0.5, 30, 59, 59.999):  # the scheduler invokes somewhere in the minute named
+            invoked = minute + delivery
+            assert invoked <= end + ending.FINISH_WITHIN - ending.MARGIN, (iso(end), delivery)
+            wait = max(0.0, end - invoked)
+            assert wait <= ending.PRECISION + ending.FINISH_WITHIN + ending.MARGIN
+
+
+def test_the_scheduled_minute_is_the_latest_that_keeps_the_promise():
+    # One minute later could be invoked at its last second, past end + FINISH_WITHIN - MARGIN
+    for second_of_end in range(0, 60):
+        end = END + second_of_end
+        later = ending.schedule_minute(end) + 60
+        assert later + 59.999 > end + ending.FINISH_WITHIN - ending.MARGIN
+
+
+def test_the_mean_wait_priced_is_the_timings_own():
+    # bench/pricing.py prices the finisher's mean wait: E[max(0, end - invoked)], end and delivery uniform
+    from bench.pricing import ASSUMED
+
+    steps = 240
+    waits = [max(0.0, end - (ending.schedule_minute(end) + delivery))
+             for end in (END + 60 * n / steps for n in range(steps))
+             for delivery in (60 * n / steps for n in range(steps))]
+    assert abs(sum(waits) / len(waits) - ASSUMED["finisher_wait_s"][0]) < 0.5
+
+
+def test_a_schedule_is_named_after_its_race():
+    assert ending.schedule_name("01JD5Z6Q8X0000000000000000") == "finish-01JD5Z6Q8X0000000000000000"
+    assert len(ending.schedule_name("01JD5Z6Q8X0000000000000000")) <= 64  # Scheduler's limit on a name
