@@ -50,7 +50,7 @@ def main() -> None:
     stop = threading.Event()
     simulator, thread = start_simulator(stack, settings, stop)
     print(f"Alleycat demo: {settings.racers} racers at speed {settings.speed:g}\n"
-          f"  frontend  {stack.url}/#/classes/{settings.class_id}\n"
+          f"  frontend  {stack.url}/  (the race: {stack.url}/#/classes/{settings.class_id})\n"
           f"  API       {stack.url}\n"
           + (f"  live boards pushed over {stack.events.realtime_url} (AppSync Events' protocol)\n" if stack.events else "")
           + "(Ctrl-C stops it)", flush=True)
