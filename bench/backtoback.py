@@ -29,7 +29,8 @@ def post_race(base_url: str, racers: int = 40, seconds: int = 120, threads: int 
     tag = uuid.uuid4().hex[:8]
     client.call("PUT", f"/classes/b2b-{tag}", {"name": f"Back to back {tag}"})
     race_id = client.call("POST", f"/classes/b2b-{tag}/races",
-                          {"startsAt": iso(time.time()), "durationSeconds": seconds},  # one in the past ends at once
+                          # starting now: it is posted in well under its length, before it finishes by itself
+                          {"startsAt": iso(time.time()), "durationSeconds": seconds},
                           headers={"Idempotency-Key": tag})["raceId"]
     ids = [f"b2b-{tag}-{n}" for n in range(racers)]
     with ThreadPoolExecutor(threads) as pool:

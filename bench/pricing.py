@@ -108,13 +108,15 @@ ASSUMED = {
     "viewers_connected_before_start_s": (60, "viewers open the race page a minute before the start"),
     "publish_ms": (15, "the stream processor's time per publish in AWS: one consistent board Query and one HTTPS "
                    "POST, races in parallel; not measured on Lambda"),
-    "finisher_wait_s": (40.4, "the finisher's mean wait for the race's end (alleycat.ending): its schedule names "
-                        "the minute of end - 40 s and Scheduler invokes somewhere in that minute, both uniform: "
-                        "E[max(0, 40 + u - v)], u, v in [0, 60) = 40.4 s (100 s at most); billed at 128 MB"),
-    "catalog_card_wru": (2 + 4 + 2 + 2 * 40, "the race's card (docs/capacity.md, the catalog): put in the race's "
-                         "creating transaction (2 WRU), moved by the finishing one (delete + put, 4 WRU) and their "
-                         "index writes (2), and synced from the race by the stream once per invocation that saw "
-                         "joins: ~10 s of joins x S = 4 shards = 40 updates, each a write and an index write"),
+    "finisher_wait_s": (50.0, "the finisher's mean wait for the race's end plus its grace (alleycat.ending): its "
+                        "schedule names the minute of end - 40 s, Scheduler invokes somewhere in that minute and the "
+                        "finisher waits for end + 10 s; end and delivery uniform: 50 s (110 s at most, "
+                        "tests/unit/test_ending.py); billed at 128 MB"),
+    "catalog_card_wru": (2 + 1 + 4 + 2 + 2 * 10, "the race's card (docs/capacity.md, the catalog): put in the "
+                         "race's creating transaction (2 WRU) and its index entry (1), moved by the finishing one "
+                         "(delete + put: 4) and its index (2), and synced from the race by the stream once per "
+                         "invocation that saw joins: ~10 s of joins, one a second (a race's records are on one "
+                         "shard), each a write and an index write"),
     "jwt_verify_cpu_ms": (1.0, "verifying a Cognito JWT (RS256) in the function, as a function URL needs; not "
                           "measured"),
 }
@@ -253,7 +255,7 @@ def race_cost(figures: dict, memory_mb: dict, levers: dict | None = None) -> dic
     # --- Lambda -----------------------------------------------------------------------------
     invocations_per_second = S.value  # each stream shard invokes once a second (1 s batching window)
     stream_calls = invocations_per_second * SECONDS
-    lambda_requests = posts.value + joins + (0 if push else origin) + stream_calls + 1  # + the finisher
+    lambda_requests = posts.value + joins + (0 if push else origin) + stream_calls + 2  # + the finisher: started, scheduled
     lines.append(line("Lambda requests", lambda_requests, "invocations", "lambda_request", [posts, racers, origin_per_s, S, seconds]))
     lines.append(line("EventBridge Scheduler invocations (the race's finish at its end)", 1, "invocations",
                       "scheduler_invocation", [s("schedules", 1, "one one-time schedule per race")]))

@@ -43,7 +43,8 @@ class LambdaContext:
         self.function_name = function
         self.function_version = "$LATEST"
         self.memory_limit_in_mb = 256
-        self.invoked_function_arn = f"arn:aws:lambda:local:000000000000:function:{function}"
+        region = os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
+        self.invoked_function_arn = f"arn:aws:lambda:{region}:000000000000:function:{function}"
         self.aws_request_id = str(uuid.uuid4())
         self.log_group_name = f"/aws/lambda/{function}"
         self.log_stream_name = "local"

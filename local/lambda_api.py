@@ -82,6 +82,7 @@ class LambdaApi:
                  account: str = ACCOUNT):
         self.run = run
         self.functions = set(functions)
+        self.invoked: list[tuple[str, Any]] = []  # (function, event) of every invocation accepted, for tests
         self.host, self.port, self.region, self.account = host, port, region, account
         self.verifier = SigV4Verifier(access_key, secret_key, region, SERVICE)
         self._http: ThreadingHTTPServer | None = None
@@ -122,6 +123,7 @@ class LambdaApi:
                               f"Could not parse request body into json: {error}") from None
         if invocation_type == "DryRun":
             return 204, b"", {}
+        self.invoked.append((name, event))
         if invocation_type == "Event":
             threading.Thread(target=self._run_async, args=(name, event), name=f"lambda-{name}", daemon=True).start()
             return 202, b"", {}

@@ -16,9 +16,8 @@ from alleycat.routes import ROUTES
 
 DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "openapi.json"
 PARAMETERS = {"racerId": ID, "classId": ID, "raceId": RACE_ID}
-# Query parameters other than plain text, and those a route cannot do without.
+# Query parameters other than plain text.
 QUERY_SCHEMAS = {"raceId": RACE_ID, "state": {"type": "string", "enum": list(STATES)}}
-REQUIRED_QUERY = {"get_races": ("state",)}
 ERRORS = {400: "invalid input (the message names it)", 401: "no valid credentials", 403: "not allowed for this caller",
           404: "no such racer, class or race", 409: "conflicts with the state (e.g. the race is finished)",
           413: "body larger than 256 KiB", 503: "DynamoDB is busy: retry after Retry-After seconds"}
@@ -40,7 +39,7 @@ def document() -> dict:
             "operationId": route.function,
             "parameters": [{"name": name, "in": "path", "required": True, "schema": PARAMETERS[name]}
                            for name in re.findall(r"\{(\w+)\}", route.path)]
-            + [{"name": name, "in": "query", "required": name in REQUIRED_QUERY.get(route.function, ()),
+            + [{"name": name, "in": "query", "required": name in route.required,
                 "schema": QUERY_SCHEMAS.get(name, {"type": "string"})}
                for name in route.query],
             "responses": {str(status): {"description": "success", "content": {"application/json": {"schema": schema}}},

@@ -39,7 +39,7 @@ from alleycat.routes import FINISHER, STREAM_PROCESSOR  # noqa: E402
 
 TABLE_NAME = "alleycat-local"
 FINISH_GROUP = "alleycat-race-finishes"
-FINISHER_WORKERS = 4  # races ending within the same ~100 s, each finisher waiting for its end
+FINISHER_WORKERS = 8  # started as needed: races ending within the same ~2 minutes, each finisher waiting for its end
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
 
 
@@ -234,9 +234,9 @@ class LocalStack:
         account, region = self.functions_api.account, credentials["region"]
         self._finish_environment = {
             "AWS_ENDPOINT_URL_SCHEDULER": self.scheduler.url, "AWS_ENDPOINT_URL_LAMBDA": self.functions_api.url,
-            ending.GROUP: FINISH_GROUP, ending.FINISHER: self.functions_api.arn(FINISHER),
-            ending.ROLE: f"arn:aws:iam::{account}:role/{FINISH_GROUP}",
-            ending.DEAD_LETTERS: f"arn:aws:sqs:{region}:{account}:{FINISH_GROUP}"}
+            ending.GROUP_VARIABLE: FINISH_GROUP, ending.FINISHER_VARIABLE: self.functions_api.arn(FINISHER),
+            ending.ROLE_VARIABLE: f"arn:aws:iam::{account}:role/{FINISH_GROUP}",
+            ending.DEAD_LETTERS_VARIABLE: f"arn:aws:sqs:{region}:{account}:{FINISH_GROUP}"}
         os.environ.update(self._finish_environment)
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 import uuid
@@ -9,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from .client import ApiClient
+from .client import ApiClient, ApiError
 from .profiles import RacerProfile
 from .progress import ProgressBar
 
@@ -17,6 +18,11 @@ MAX_SAMPLES_PER_REQUEST = 1000
 SETUP_WORKERS = 8
 BIKE_WORKERS = 128  # bikes post at once, as real ones do; more than this queue for a thread
 WATCH_SECONDS = 0.25
+
+
+def join_lead_seconds(racers: int) -> int:
+    """How far ahead a race is set to start: time for its racers to join (~100 a second here)."""
+    return 2 + racers // 100
 
 
 @dataclass
@@ -32,6 +38,7 @@ class Settings:
     watch: bool = False  # poll the race leaderboard and measure how far it lags accepted telemetry
     push_viewers: int = 0  # viewers subscribed to the race's board over the Event API (simulator.audience)
     pollers: int = 0  # viewers polling the race leaderboard every second, as the page did before push
+    start_lead: int | None = None  # seconds between creating a race and its start (default: time to join)
 
 
 @dataclass
@@ -100,6 +107,7 @@ class Simulator:
         self.watch: LeaderboardWatch | None = None
         self.audience = None
         self.current_race: str | None = None
+        self._finished = threading.Event()  # the current race finished by itself
 
     def run(self) -> Totals:
         self.set_up()
@@ -119,14 +127,19 @@ class Simulator:
 
     def race(self, number: int) -> None:
         settings = self.settings
-        started_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        # The race starts once its racers have joined: it finishes by itself at its end (the clock's),
+        # so its first second must be ridden at its start.
+        lead = join_lead_seconds(settings.racers) if settings.start_lead is None else settings.start_lead
+        starts = math.ceil(time.time()) + lead
         race = self.client.call("POST", f"/classes/{settings.class_id}/races",
-                                {"startsAt": started_at, "durationSeconds": settings.duration},
+                                {"startsAt": datetime.fromtimestamp(starts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                                 "durationSeconds": settings.duration},
                                 headers={"Idempotency-Key": str(uuid.uuid4())})
         race_id = self.current_race = race["raceId"]
         self._each_racer(lambda p: self.client.call("PUT", f"/races/{race_id}/racers/{p.racer_id}"))
-        if self.stop.is_set():
+        if self.stop.wait(max(0.0, starts - time.time())):
             return
+        self._finished.clear()
         efforts = [profile.in_race(race_id, settings.duration) for profile in self.profiles]
         label = f"race {number}" + (f"/{settings.races}" if settings.races else "")
         interval = 1 / settings.speed
@@ -142,6 +155,8 @@ class Simulator:
             for second in range(settings.duration):
                 if self.stop.is_set():
                     return
+                if self._finished.is_set():  # by itself at its end: a tick ran too late
+                    break
                 self._send([effort.sample(second) for effort in efforts], race_id)
                 self.progress.show(label, second + 1, settings.duration, self.totals)
                 clock += interval
@@ -167,7 +182,13 @@ class Simulator:
         path = f"/races/{race_id}/telemetry"
 
         def post(client: ApiClient, batch: list[dict]) -> None:
-            response = client.call("POST", path, {"samples": batch})
+            try:
+                response = client.call("POST", path, {"samples": batch})
+            except ApiError as error:
+                if error.status != 409:
+                    raise
+                self._finished.set()  # the race finished by itself (its end passed): this race is over
+                return
             self.totals.add(len(batch), response)
             if self.watch:
                 self.watch.accepted(batch, response)

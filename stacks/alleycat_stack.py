@@ -27,7 +27,7 @@ class AlleycatStack(Stack):
         functions = Functions(self, "Functions", table=table, removal_policy=removal)
         stream = StreamProcessor(self, "Stream", table=table, functions=functions, removal_policy=removal)
         finishes = RaceFinishes(self, "Finishes", functions=functions, removal_policy=removal)
-        finishes.allow_arranging(stream.function)
+        finishes.allow_starting(stream.function)
         users = UserPool(self, "Users", throwaway=throwaway)
         api = Api(self, "Api", functions=functions.by_name, users=users, removal_policy=removal)
         boards = BoardEvents(self, "Boards", publisher=stream.function, removal_policy=removal)

@@ -1,5 +1,5 @@
-"""Races finish by themselves: the finisher, the schedule group each race's one-time schedule is made in
-(by the stream processor, when the race is created), the role those schedules invoke the finisher
+"""Races finish by themselves: the finisher (started by the stream processor when a race is created),
+the schedule group it makes each race's one-time schedule in, the role those schedules invoke it
 with, and a queue for finishes that failed for good (``alleycat.ending`` has the timing)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from . import acknowledge
 from .failures import failure_queue, first_message_alarm
 from .functions import Functions
 
-# The finisher waits for the race's end: at most LONGEST_WAIT seconds, then one read and one transaction.
+# The finisher waits for the race's end: at most LONGEST_WAIT seconds, then one transaction.
 FINISHER_TIMEOUT = Duration.seconds(ending.LONGEST_WAIT + 30)
 SCHEDULE_PREFIX = ending.schedule_name("")
 
@@ -45,21 +45,27 @@ class RaceFinishes(Construct):
         self.role.add_to_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"],
                                                     resources=[self.function.function_arn]))
         self.role.add_to_policy(iam.PolicyStatement(actions=["sqs:SendMessage"], resources=[self.failures.queue_arn]))
+        self._allow_scheduling()
         self.alarms = [first_message_alarm(self, "FailuresAlarm", self.failures,
                                            "A race's finish failed for good: finish it by hand (POST /races/{raceId}/finish)")]
 
-    def allow_arranging(self, arranger: lambda_.Function) -> None:
-        """``arranger`` (the stream processor) makes races' schedules with the role, or invokes the finisher at once."""
-        arranger.add_to_role_policy(iam.PolicyStatement(actions=["scheduler:CreateSchedule"],
-                                                        resources=[self.schedules_arn]))
-        arranger.add_to_role_policy(iam.PolicyStatement(
+    def allow_starting(self, starter: lambda_.Function) -> None:
+        """``starter`` (the stream processor) invokes the finisher when a race is created."""
+        starter.add_to_role_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"],
+                                                       resources=[self.function.function_arn]))
+        starter.add_environment(ending.FINISHER_VARIABLE, self.function.function_arn)
+
+    def _allow_scheduling(self) -> None:
+        """The finisher makes its race's one-time schedule (in the group, named finish-<raceId>) with the role."""
+        self.function.add_to_role_policy(iam.PolicyStatement(actions=["scheduler:CreateSchedule"],
+                                                             resources=[self.schedules_arn]))
+        self.function.add_to_role_policy(iam.PolicyStatement(
             actions=["iam:PassRole"], resources=[self.role.role_arn],
             conditions={"StringEquals": {"iam:PassedToService": "scheduler.amazonaws.com"}}))
-        arranger.add_to_role_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"],
-                                                        resources=[self.function.function_arn]))
-        for name, value in ((ending.GROUP, self.group.schedule_group_name), (ending.ROLE, self.role.role_arn),
-                            (ending.FINISHER, self.function.function_arn), (ending.DEAD_LETTERS, self.failures.queue_arn)):
-            arranger.add_environment(name, value)
-        acknowledge(arranger.role, "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:"
-                              f"<AWS::AccountId>:schedule/{self.group.schedule_group_name}/{SCHEDULE_PREFIX}*]",
+        for name, value in ((ending.GROUP_VARIABLE, self.group.schedule_group_name),
+                            (ending.ROLE_VARIABLE, self.role.role_arn),
+                            (ending.DEAD_LETTERS_VARIABLE, self.failures.queue_arn)):
+            self.function.add_environment(name, value)
+        acknowledge(self.function.role, "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:"
+                                        f"<AWS::AccountId>:schedule/{self.group.schedule_group_name}/{SCHEDULE_PREFIX}*]",
                     f"One schedule per race, named {SCHEDULE_PREFIX}<raceId>: only schedules of this group with that prefix.")

@@ -3,7 +3,7 @@
 import re
 from datetime import datetime, timezone
 
-from alleycat import contract, http, ids, store, views
+from alleycat import clock, contract, http, ids, store, views
 from alleycat.entities import Race
 from alleycat.errors import BadRequest, NotFound
 
@@ -22,7 +22,7 @@ def _utc(text: str) -> str:
         moment = None
     if moment is None:
         raise BadRequest("startsAt must be an ISO 8601 time in UTC ending in Z, e.g. 2026-11-22T10:00:00Z")
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(timezone.utc).strftime(clock.UTC_FORMAT)
 
 
 @http.route(app, "create_race")

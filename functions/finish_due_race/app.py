@@ -1,5 +1,6 @@
-"""The finisher: invoked by the race's one-time schedule (or at once, for a race too near its end to
-schedule) with ``{"raceId": ...}``; finishes the race at its end as ``POST /races/{raceId}/finish`` does."""
+"""The finisher, invoked with ``{"raceId": ...}``: by the stream processor when the race is created
+(far from its end it schedules itself), then by that one-time schedule (or at once, near the end)
+to finish the race at its end as ``POST /races/{raceId}/finish`` does (``alleycat.ending``)."""
 
 from alleycat import ending
 from alleycat.observability import finish, logger, metrics
@@ -8,6 +9,6 @@ from alleycat.observability import finish, logger, metrics
 @metrics.log_metrics
 @logger.inject_lambda_context(flush_buffer_on_uncaught_error=True)
 def handler(event, context):
-    finished = ending.finish_when_due(event["raceId"])
-    finish("finish", failed=False, error=False, raceId=event["raceId"], finished=finished)
-    return {"raceId": event["raceId"], "finished": finished}
+    outcome = ending.finish_when_due(event["raceId"], context.invoked_function_arn)
+    finish("finish", failed=False, raceId=event["raceId"], outcome=outcome)
+    return {"raceId": event["raceId"], "outcome": outcome}

@@ -30,10 +30,10 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which
 
 
 @pytest.fixture(scope="module")
-def race(stack):
+def race(stack, client):
     """A race in progress: a fresh class and racers, sent telemetry by the simulator thread."""
     tag = uuid.uuid4().hex[:8]
-    settings = Settings(racers=RACERS, speed=5, races=1, duration=300,
+    settings = Settings(racers=RACERS, speed=5, races=1, duration=300, start_lead=0,
                         class_id=f"browser-{tag}", class_name="Browser hill", racer_prefix=f"b{tag}")
     stop = threading.Event()
     simulator, thread = start_simulator(stack, settings, stop, show_progress=False)
@@ -42,6 +42,8 @@ def race(stack):
             break
         stop.wait(0.05)
     assert simulator.current_race, "the simulator did not create a race"
+    starts = parse_time(client.call("GET", f"/races/{simulator.current_race}")[1]["startsAt"]).timestamp()
+    stop.wait(max(0.0, starts - time.time()))  # live from here: the simulator rides from its start
     yield settings, simulator.current_race
     stop.set()
     thread.join(timeout=10)

@@ -13,7 +13,7 @@ from alleycat import ending
 from alleycat.clock import epoch, iso
 from local.clock import ManualClock
 from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
-from local.server import LocalStack
+from local.server import TABLE_NAME, LocalStack
 
 from .conftest import Client
 
@@ -124,11 +124,13 @@ def test_a_finisher_invoked_before_the_end_waits_for_it(stack, client, race):
     advance_to(clock, minute + 0.05)
     eventually(lambda: any(f.target_arn.endswith(":finish_due_race") and race_id in f.input and f.done.is_set()
                            for f in stack.scheduler.fired))
-    # Then the race stays open until its end: its last second is still taken
+    # Then the race stays open until its end and past it: its last second, still on its way, is taken
+    assert ride(client, race, [298])[1]["accepted"] == 1
+    advance_to(clock, race["endsAt"] + 1)
     assert ride(client, race, [299])[1]["accepted"] == 1
     assert status_of(client, race_id) == "open"
-    # When its end comes
-    advance_to(clock, race["endsAt"])
+    # When its grace has passed too
+    advance_to(clock, race["endsAt"] + ending.GRACE)
     # Then the waiting finisher finishes it
     eventually(lambda: status_of(client, race_id) == "finished")
     assert clock.now() - race["endsAt"] < ending.FINISH_WITHIN
@@ -141,13 +143,15 @@ def test_a_race_created_after_its_end_is_finished_at_once(stack, client, race):
     assert not any(name == f"finish-{race['raceId']}" for _, name in stack.scheduler.schedules)
 
 
-def test_a_race_too_near_its_end_to_schedule_is_finished_at_its_end(stack, client, race):
-    # Given a race created 30 s before its end: its minute is already past, the finisher is invoked now
+def test_a_race_too_near_its_end_to_schedule_is_finished_after_its_end(stack, client, race):
+    # Given a race created 30 s before its end: its minute is already past, so its finisher, started, waits
     race = race(starts_in=-30, duration=60)
-    time.sleep(1)  # the finisher, invoked, is waiting
+    eventually(lambda: ("finish_due_race", {"raceId": race["raceId"]}) in stack.functions_api.invoked)
+    time.sleep(0.5)
     assert status_of(client, race["raceId"]) == "open"
     assert not any(name == f"finish-{race['raceId']}" for _, name in stack.scheduler.schedules)
-    advance_to(stack.clock, race["endsAt"])
+    # When its end and grace have passed
+    advance_to(stack.clock, race["endsAt"] + ending.GRACE)
     eventually(lambda: status_of(client, race["raceId"]) == "finished")
 
 
@@ -162,4 +166,8 @@ def test_an_admins_earlier_finish_wins_and_the_schedule_then_changes_nothing(sta
     eventually(lambda: len(stack.scheduler.fired) > fired and stack.scheduler.fired[-1].done.is_set())
     assert status_of(client, race_id) == "finished"
     eventually(lambda: client.call("GET", f"/racers/{race['racerId']}/results")[1]["items"][0]["rank"] == 1)
+    # and the finisher changed nothing: one finish request, the admin's (a second would settle it again)
+    item = stack.dynamodb.client().get_item(TableName=TABLE_NAME, ConsistentRead=True, Key={
+        "PK": {"S": f"RACE#{race_id}"}, "SK": {"S": f"CLASS#{race['classId']}"}})["Item"]
+    assert item["finishRequests"] == {"N": "1"}
 

@@ -35,7 +35,7 @@ def test_the_schedules_role_can_only_invoke_the_finisher_or_give_up_into_its_que
                                   "ArnEquals": {"aws:SourceArn": {"Fn::GetAtt": [group, "Arn"]}}}
 
 
-def test_only_the_stream_processor_makes_schedules_and_passes_the_role(resources):
+def test_only_the_finisher_makes_schedules_and_passes_the_role(resources):
     role_name, _ = schedule_role(resources)
     makers, passers = set(), set()
     for name in of_type(resources, "AWS::IAM::Role"):
@@ -50,7 +50,16 @@ def test_only_the_stream_processor_makes_schedules_and_passes_the_role(resources
                 passers.add(name)
                 assert statement["Resource"] == {"Fn::GetAtt": [role_name, "Arn"]}
                 assert statement["Condition"] == {"StringEquals": {"iam:PassedToService": SCHEDULER}}
-    assert makers == passers == {role_of(resources, STREAM_PROCESSOR)}
+    assert makers == passers == {role_of(resources, FINISHER)}
+
+
+def test_the_stream_processor_may_only_start_the_finisher(resources):
+    invokes = [statement for statement in statements(resources, role_of(resources, STREAM_PROCESSOR))
+               if any(action.startswith("lambda:") for action in as_list(statement["Action"]))]
+    assert invokes == [{"Action": "lambda:InvokeFunction", "Effect": "Allow",
+                        "Resource": {"Fn::GetAtt": [logical_id(FINISHER), "Arn"]}}]
+    environment = resources[logical_id(STREAM_PROCESSOR)]["Properties"]["Environment"]["Variables"]
+    assert environment[ending.FINISHER_VARIABLE] == {"Fn::GetAtt": [logical_id(FINISHER), "Arn"]}
 
 
 def test_the_finisher_has_the_finish_routes_table_actions_and_waits_long_enough(resources):
@@ -59,6 +68,6 @@ def test_the_finisher_has_the_finish_routes_table_actions_and_waits_long_enough(
     assert granted == set(FINISH_ACTIONS)
     function = resources[logical_id(FINISHER)]["Properties"]
     assert function["Timeout"] > ending.LONGEST_WAIT
-    # The stream processor knows where to make schedules, as whom, for what, and where failures go
-    environment = resources[logical_id(STREAM_PROCESSOR)]["Properties"]["Environment"]["Variables"]
-    assert {ending.GROUP, ending.ROLE, ending.FINISHER, ending.DEAD_LETTERS} <= set(environment)
+    # It knows where to make its schedules, as whom, and where their failures go
+    environment = function["Environment"]["Variables"]
+    assert {ending.GROUP_VARIABLE, ending.ROLE_VARIABLE, ending.DEAD_LETTERS_VARIABLE} <= set(environment)

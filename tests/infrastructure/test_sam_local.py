@@ -211,7 +211,7 @@ def test_route_function_answers_its_sample_event(invocations, function):
 
 def test_the_finisher_finishes_the_sample_race_its_end_long_past(invocations):
     # Given what a race's finish schedule sends / Then the race, open and past its end, is finished at once
-    assert invocations[FINISHER]["response"] == {"raceId": RACE_ID, "finished": True}
+    assert invocations[FINISHER]["response"] == {"raceId": RACE_ID, "outcome": "finished"}
 
 
 def test_stream_processor_handles_its_sample_record(invocations):

@@ -1,13 +1,13 @@
-"""The stream processor arranges each new race's finish (``alleycat.ending``) with EventBridge Scheduler
-and Lambda's Invoke, here their stand-ins on a clock the test holds."""
+"""A race's finisher (``alleycat.ending``), started by the stream processor when the race is created,
+with EventBridge Scheduler and Lambda's Invoke as their stand-ins, on a clock the test holds."""
 
-import json
+import time
 
 import pytest
 
 from alleycat import clock as function_clock
 from alleycat import ending
-from alleycat.clock import epoch
+from alleycat.clock import epoch, iso
 from alleycat.routes import FINISHER
 from local import handlers
 from local.clock import ManualClock
@@ -20,91 +20,122 @@ NOW = epoch("2026-11-25T18:00:10Z")
 GROUP = "race-finishes"
 
 
+class Finishes:
+    """The stand-ins, the functions' environment pointing at them, the clock at NOW. The finisher runs
+    for real (``handlers.invoke``) on a thread of its own, as Lambda runs an asynchronous invocation;
+    what it answered is kept."""
+
+    def __init__(self, monkeypatch):
+        self.clock = ManualClock(NOW)
+        monkeypatch.setattr(function_clock, "now", self.clock.now)
+        monkeypatch.setattr(function_clock, "sleep", self.clock.sleep)
+        self.answers = []
+        self.functions = LambdaApi(self.run, {FINISHER}).start()
+        self.scheduler = SchedulerApi(self.clock, self.functions.invoke_async, groups=(GROUP,),
+                                      delivery=lambda: 0).start()
+        for name, value in {"AWS_ENDPOINT_URL_SCHEDULER": self.scheduler.url,
+                            "AWS_ENDPOINT_URL_LAMBDA": self.functions.url,
+                            "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
+                            ending.GROUP_VARIABLE: GROUP, ending.FINISHER_VARIABLE: self.functions.arn(FINISHER),
+                            ending.ROLE_VARIABLE: "arn:aws:iam::000000000000:role/finishes",
+                            ending.DEAD_LETTERS_VARIABLE: "arn:aws:sqs:us-east-1:000000000000:finishes"}.items():
+            monkeypatch.setenv(name, value)
+        ending._client.cache_clear()  # clients made for another test's stand-ins
+
+    def run(self, function, event):
+        answer = handlers.invoke(function, event)
+        self.answers.append(answer)
+        return answer
+
+    def outcomes(self, count: int, seconds: float = 10) -> list[str]:
+        """The first ``count`` finisher answers' outcomes, once there are that many."""
+        deadline = time.monotonic() + seconds
+        while len(self.answers) < count:
+            assert time.monotonic() < deadline, f"{len(self.answers)} finisher answers, not {count}"
+            time.sleep(0.02)
+        return [answer["outcome"] for answer in self.answers[:count]]
+
+    def stop(self):
+        self.scheduler.stop()
+        self.functions.stop()
+        ending._client.cache_clear()
+
+
 @pytest.fixture
-def arranged(monkeypatch, table):
-    """The stand-ins running, the functions' environment pointing at them, the clock at NOW;
-    what the finisher is invoked with is run for real (``handlers.invoke``) and kept."""
-    clock = ManualClock(NOW)
-    monkeypatch.setattr(function_clock, "now", clock.now)
-    invoked = []
-
-    def run(function, event):
-        invoked.append((function, event))
-        return handlers.invoke(function, event)
-
-    functions = LambdaApi(run, {FINISHER}).start()
-    scheduler = SchedulerApi(clock, functions.invoke_async, groups=(GROUP,), delivery=lambda: 0).start()
-    for name, value in {"AWS_ENDPOINT_URL_SCHEDULER": scheduler.url, "AWS_ENDPOINT_URL_LAMBDA": functions.url,
-                        "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-                        ending.GROUP: GROUP, ending.FINISHER: functions.arn(FINISHER),
-                        ending.ROLE: "arn:aws:iam::000000000000:role/finishes",
-                        ending.DEAD_LETTERS: "arn:aws:sqs:us-east-1:000000000000:finishes"}.items():
-        monkeypatch.setenv(name, value)
-    yield scheduler, invoked
-    scheduler.stop()
-    functions.stop()
+def finishes(monkeypatch, table):
+    running = Finishes(monkeypatch)
+    yield running
+    running.stop()
 
 
 def new_race(starts_in, duration):
     api = Api()
     api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
-    starts_at = function_clock.iso(NOW + starts_in)
-    status, race = api("create_race", body={"startsAt": starts_at, "durationSeconds": duration}, claims=ADMIN)
+    status, race = api("create_race", body={"startsAt": iso(NOW + starts_in), "durationSeconds": duration},
+                       claims=ADMIN)
     assert status == 201
     return race
 
 
-def test_a_new_race_gets_one_schedule_for_the_minute_that_keeps_the_promise(arranged, server):
-    scheduler, invoked = arranged
+def status_of(race_id):
+    return Api()("get_race", {"raceId": race_id})[1]["status"]
+
+
+def test_a_new_race_schedules_its_finish_for_the_minute_that_keeps_the_promise(finishes, server):
     race = new_race(starts_in=600, duration=300)
     records = server.read()
     assert process(records) == {"batchItemFailures": []}
-    [(group, name)] = list(scheduler.schedules)
-    schedule = scheduler.schedules[group, name].description
+    assert finishes.outcomes(1) == ["scheduled"]
+    [(group, name)] = list(finishes.scheduler.schedules)
+    schedule = finishes.scheduler.schedules[group, name].description
     end = NOW + 900
     assert (group, name) == (GROUP, f"finish-{race['raceId']}")
-    assert schedule["ScheduleExpression"] == f"at({function_clock.iso(ending.schedule_minute(end))[:-1]})"
+    assert schedule["ScheduleExpression"] == f"at({iso(ending.schedule_minute(end))[:-1]})"
     assert schedule["ActionAfterCompletion"] == "DELETE" and schedule["FlexibleTimeWindow"] == {"Mode": "OFF"}
-    assert json.loads(schedule["Target"]["Input"]) == {"raceId": race["raceId"]}
+    assert schedule["Target"]["Arn"] == finishes.functions.arn(FINISHER)
     assert schedule["Target"]["DeadLetterConfig"]["Arn"].endswith(":finishes")
-    # When the race's records come again (a retried batch)
+    # When the race's records come again (a retried batch): the schedule made first stands, alone
     assert process(records) == {"batchItemFailures": []}
-    # Then the schedule made first stands, alone, and nothing was invoked
-    assert list(scheduler.schedules) == [(group, name)] and invoked == []
+    assert finishes.outcomes(2) == ["scheduled", "scheduled"]
+    assert list(finishes.scheduler.schedules) == [(group, name)]
+    # When its minute comes (the scheduler at its earliest: 40 s or more before the end)
+    finishes.clock.advance(ending.schedule_minute(end) - NOW)
+    time.sleep(0.3)
+    # Then the finisher waits: the race is open at its end, and finished GRACE seconds after
+    assert len(finishes.answers) == 2 and status_of(race["raceId"]) == "open"
+    finishes.clock.advance(end - finishes.clock.now())
+    time.sleep(0.3)
+    assert len(finishes.answers) == 2 and status_of(race["raceId"]) == "open"
+    finishes.clock.advance(ending.GRACE)
+    assert finishes.outcomes(3)[2] == "finished" and status_of(race["raceId"]) == "finished"
 
 
-def test_a_race_too_near_its_end_has_its_finisher_invoked_at_once(arranged, server):
-    scheduler, invoked = arranged
-    race = new_race(starts_in=-400, duration=300)  # ended 100 s ago
+def test_a_race_too_near_its_end_to_schedule_is_finished_after_its_grace(finishes, server):
+    race = new_race(starts_in=-280, duration=300)  # ends in 20 s
     assert process(server.read()) == {"batchItemFailures": []}
-    assert not scheduler.schedules
-    _eventually(lambda: invoked == [(FINISHER, {"raceId": race["raceId"]})])  # asynchronously: on a thread
-    _eventually(lambda: Api()("get_race", {"raceId": race["raceId"]})[1]["status"] == "finished")
+    time.sleep(0.3)
+    assert not finishes.scheduler.schedules and finishes.answers == []  # waiting, nothing scheduled
+    finishes.clock.advance(20 + ending.GRACE)
+    assert finishes.outcomes(1) == ["finished"] and status_of(race["raceId"]) == "finished"
 
 
-def test_a_race_finished_before_its_record_is_read_is_left_alone(arranged, server):
-    scheduler, invoked = arranged
-    race = new_race(starts_in=600, duration=300)
+def test_a_race_created_after_its_end_is_finished_at_once(finishes, server):
+    race = new_race(starts_in=-400, duration=300)
+    assert process(server.read()) == {"batchItemFailures": []}
+    assert finishes.outcomes(1) == ["finished"] and status_of(race["raceId"]) == "finished"
+
+
+def test_a_race_finished_before_its_finisher_runs_is_left_alone(finishes, server):
+    race = new_race(starts_in=-400, duration=300)
     assert Api()("finish_race", {"raceId": race["raceId"]}, claims=ADMIN)[0] == 200
     assert process(server.read()) == {"batchItemFailures": []}
-    assert not scheduler.schedules and invoked == []
+    assert finishes.outcomes(1) == ["left"] and not finishes.scheduler.schedules
 
 
-def test_when_the_scheduler_cannot_be_reached_the_record_is_retried(arranged, server):
-    scheduler, _ = arranged
+def test_when_the_finisher_cannot_be_started_the_new_races_record_is_retried(finishes, server):
     new_race(starts_in=600, duration=300)
     records = server.read()
-    scheduler.stop()
+    finishes.functions.stop()
     created = [r for r in records if r["eventName"] == "INSERT" and r["dynamodb"]["NewImage"]["type"]["S"] == "Race"]
     failures = process(records)["batchItemFailures"]
     assert failures == [{"itemIdentifier": created[0]["dynamodb"]["SequenceNumber"]}]
-
-
-def _eventually(check, seconds=10):
-    import time
-
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    return True

@@ -5,36 +5,49 @@ from alleycat import ending
 from alleycat.clock import epoch, iso
 
 END = epoch("2026-11-25T18:05:00Z")
+DELIVERIES = (0, 0.5, 30, 59, 59.999)  # the scheduler invokes somewhere in the minute named
 
 
-def test_the_finisher_lands_inside_the_promise_and_never_waits_longer_than_its_bound():
+def finished_at(end: float, invoked: float) -> float:
+    """The finisher invoked at ``invoked`` waits for ``end + GRACE``, then finishes."""
+    return max(invoked, end + ending.GRACE)
+
+
+def test_every_race_finishes_after_its_grace_and_inside_the_promise():
     for second_of_end in range(0, 60):
         end = END + second_of_end
         minute = ending.schedule_minute(end)
         assert minute % 60 == 0
-        for delivery in (0, 0.5, 30, 59, 59.999):  # the scheduler invokes somewhere in the minute named
+        for delivery in DELIVERIES:
             invoked = minute + delivery
             assert invoked <= end + ending.FINISH_WITHIN - ending.MARGIN, (iso(end), delivery)
-            wait = max(0.0, end - invoked)
-            assert wait <= ending.PRECISION + ending.FINISH_WITHIN + ending.MARGIN
+            assert end + ending.GRACE <= finished_at(end, invoked) <= end + ending.FINISH_WITHIN - ending.MARGIN
+            assert finished_at(end, invoked) - invoked <= ending.LONGEST_WAIT - ending.LEAD
 
 
 def test_the_scheduled_minute_is_the_latest_that_keeps_the_promise():
     # One minute later could be invoked at its last second, past end + FINISH_WITHIN - MARGIN
     for second_of_end in range(0, 60):
         end = END + second_of_end
-        later = ending.schedule_minute(end) + 60
-        assert later + 59.999 > end + ending.FINISH_WITHIN - ending.MARGIN
+        assert ending.schedule_minute(end) + 60 + 59.999 > end + ending.FINISH_WITHIN - ending.MARGIN
+
+
+def test_a_finisher_started_too_near_the_end_to_schedule_waits_no_longer_than_its_bound():
+    # Started when its minute is under LEAD ahead: the earliest such moment is minute - LEAD
+    for second_of_end in range(0, 60):
+        end = END + second_of_end
+        started = ending.schedule_minute(end) - ending.LEAD
+        assert finished_at(end, started) - started <= ending.LONGEST_WAIT
 
 
 def test_the_mean_wait_priced_is_the_timings_own():
-    # bench/pricing.py prices the finisher's mean wait: E[max(0, end - invoked)], end and delivery uniform
+    # bench/pricing.py prices the finisher's mean wait: end and delivery uniform over their minutes
     from bench.pricing import ASSUMED
 
     steps = 240
-    waits = [max(0.0, end - (ending.schedule_minute(end) + delivery))
+    waits = [finished_at(end, invoked) - invoked
              for end in (END + 60 * n / steps for n in range(steps))
-             for delivery in (60 * n / steps for n in range(steps))]
+             for invoked in (ending.schedule_minute(end) + 60 * n / steps for n in range(steps))]
     assert abs(sum(waits) / len(waits) - ASSUMED["finisher_wait_s"][0]) < 0.5
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from simulator.client import ApiClient, ApiError
 from simulator.profiles import CADENCE_RANGE, RESISTANCE_RANGE, RacerProfile
+from simulator import race as race_module
 from simulator.race import Settings, Simulator, chunks, racer_ids
 
 IDS = [f"rider-{n:04d}" for n in range(1, 201)]
@@ -106,19 +107,47 @@ class RecordingClient(ApiClient):
         return {}
 
 
-def test_a_race_sets_up_joins_sends_one_post_per_tick_and_finishes():
+@pytest.fixture
+def whole_second(monkeypatch):
+    """The wall clock on a whole second, still: a race set to start now starts at once."""
+    monkeypatch.setattr(race_module.time, "time", lambda: 1_795_629_600.0)
+
+
+def test_a_race_sets_up_joins_sends_one_post_per_tick_and_finishes(whole_second):
     client = RecordingClient()
-    settings = Settings(racers=3, speed=1000, races=1, duration=60, class_id="c")
+    settings = Settings(racers=3, speed=1000, races=1, duration=60, class_id="c", start_lead=0)
     simulator = Simulator(client, settings, progress=_quiet())
     totals = simulator.run()
     paths = [(method, path) for method, path, _, _ in client.calls]
     assert ("PUT", "/classes/c") in paths and ("PUT", "/racers/rider-0002") in paths
     create = next(call for call in client.calls if call[1] == "/classes/c/races")
-    assert create[2]["durationSeconds"] == 60 and create[3]["Idempotency-Key"]
+    assert create[2] == {"startsAt": "2026-11-25T18:00:00Z", "durationSeconds": 60} and create[3]["Idempotency-Key"]
     assert sum(path == "/races/R1/telemetry" for _, path in paths) == 60
     assert ("PUT", "/races/R1/racers/rider-0003") in paths
     assert paths[-1] == ("POST", "/races/R1/finish")
     assert (totals.sent, totals.accepted, totals.races_finished) == (180, 180, 1)
+
+
+class FinishingClient(RecordingClient):
+    """A race that finishes by itself after 10 ticks: its telemetry is then 409."""
+
+    def _once(self, method, path, body, headers):
+        if path.endswith("/telemetry") and sum(p.endswith("/telemetry") for _, p, _, _ in self.calls) >= 10:
+            self.calls.append((method, path, body, headers))
+            raise ApiError(409, {"message": "race R1 is finished"})
+        return super()._once(method, path, body, headers)
+
+
+def test_a_race_that_finished_by_itself_ends_the_ride_not_the_simulator(whole_second):
+    # Given a race the service finished while ticks were still being sent (they ran late)
+    client = FinishingClient()
+    settings = Settings(racers=3, speed=1000, races=2, duration=60, class_id="c", start_lead=0)
+    # When the simulator rides two races
+    totals = Simulator(client, settings, progress=_quiet()).run()
+    # Then each race stopped at its first refused tick, was finished, and the next race was ridden
+    assert totals.races_finished == 2
+    assert sum(path == "/races/R1/finish" for _, path, _, _ in client.calls) == 2
+    assert totals.sent == 3 * 10
 
 
 def _quiet():
@@ -148,10 +177,10 @@ class BikeClient(ApiClient):
         return BikeClient(self.base_url, self.local_token(racer_id))
 
 
-def test_bike_mode_posts_each_racers_own_sample_with_their_own_token():
+def test_bike_mode_posts_each_racers_own_sample_with_their_own_token(whole_second):
     # Given the simulator in bike mode with 3 racers
     BikeClient.calls = []
-    settings = Settings(racers=3, speed=1000, races=1, duration=60, class_id="c", bikes=True)
+    settings = Settings(racers=3, speed=1000, races=1, duration=60, class_id="c", bikes=True, start_lead=0)
     totals = Simulator(BikeClient(token="admin"), settings, progress=_quiet()).run()
     # Then every telemetry post carries one sample, of the racer whose token it holds, every second
     posts = [(token, body["samples"]) for token, method, path, body in BikeClient.calls if path.endswith("/telemetry")]

@@ -12,15 +12,15 @@ from __future__ import annotations
 from . import entities as e
 from . import keys
 from .dynamo import conditional, key_of, send, table_name, values
-from .errors import cancellation_codes, translate
-from .paging import Page, next_token, query, start_of
+from .errors import first_condition_failed, translate
+from .paging import Page, query, start_of
 
 UPCOMING, LIVE = "upcoming", "live"
 STATES = (UPCOMING, LIVE, e.FINISHED)
 
 
 def list_classes(limit: int, token: str | None) -> Page:
-    return query("classes", token, [keys.CLASS_CARD], partition=keys.CLASS_CARD.pk.build({}),
+    return query("catalog:classes", token, [keys.CLASS_CARD], partition=keys.CLASS_CARD.pk.build({}),
                   limit=limit, forward=True)
 
 
@@ -28,18 +28,16 @@ def list_races(state: str, at: str, limit: int, token: str | None) -> Page:
     """Races in ``state`` at time ``at`` (the contract's form): upcoming soonest first, live and
     finished most recently started first. Later pages keep page 1's ``at`` (in their token), so
     a race that goes live meanwhile is neither skipped nor listed twice."""
-    scope = f"races:{state}"
+    scope = f"catalog:races:{state}"
     partition = keys.RACE_CARD.pk.build({"status": e.FINISHED if state == e.FINISHED else e.OPEN})
     start = start_of(token, scope, {"PK": partition}, [keys.RACE_CARD], keys.RACE_CARD.sk.prefix())
     if state == e.FINISHED:
         return query(scope, token, [keys.RACE_CARD], partition=partition, limit=limit, start=start)
     carried = start.carry.get("at") if start else None
     at = carried if isinstance(carried, str) else at
-    page = query(scope, token, [keys.RACE_CARD], partition=partition, limit=limit, start=start,
-                  condition="SK > :bound" if state == UPCOMING else "SK < :bound", forward=state == UPCOMING,
-                  bound=keys.RACE_CARD.sk.past(startsAt=at))
-    page.next_token = next_token(page.last_key, scope, {"at": at})
-    return page
+    return query(scope, token, [keys.RACE_CARD], partition=partition, limit=limit, start=start, carry={"at": at},
+                 condition="SK > :bound" if state == UPCOMING else "SK < :bound", forward=state == UPCOMING,
+                 bound=keys.RACE_CARD.sk.past(startsAt=at))
 
 
 # --- written with their class or race ------------------------------------------------
@@ -78,5 +76,5 @@ def sync_race_card(race: e.Race) -> None:
                                 "ExpressionAttributeValues": values(status=race.status)}},
             {"Put": {"TableName": table_name(), "Item": card.to_item()}}])
     except ClientError as error:
-        if cancellation_codes(error)[:1] != ["ConditionalCheckFailed"]:
+        if not first_condition_failed(error):
             raise translate(error) from error

@@ -1,13 +1,16 @@
-"""How a race finishes by itself: at its end, the finisher runs the finish an admin's call runs.
+"""How a race finishes by itself: the finisher runs, at the race's end, the finish an admin's call runs.
 
 The contract wants a race finished at most ``FINISH_WITHIN`` seconds after ``startsAt +
-durationSeconds``. EventBridge Scheduler invokes a one-time schedule somewhere in the minute it
-names (60-second precision) and refuses a time already past. So the stream processor, when a
-race is created, schedules the finisher for the minute that makes its invocation land no later
-than ``MARGIN`` seconds inside the promise, and the finisher, invoked before the end, waits for
-it (at most ``PRECISION + FINISH_WITHIN + MARGIN`` seconds, 100). A race whose minute is too
-near to schedule (one created late, or in the past) has its finisher invoked at once, which
-waits the same way. The schedule is deleted once it has run (``ActionAfterCompletion``).
+durationSeconds``; the finisher finishes it ``GRACE`` seconds after, so that the samples of its
+last seconds still on their way are taken. EventBridge Scheduler invokes a one-time schedule
+somewhere in the minute it names (60-second precision) and refuses a time already past.
+
+The stream processor invokes the finisher once a race is created (``start``). Far from the
+race's end, the finisher makes a one-time schedule that invokes it again in the minute holding
+``end - BEFORE_END``: that invocation lands ``MARGIN`` seconds inside the promise at the latest.
+Near the end it waits for ``end + GRACE`` and finishes the race, unless it is finished already.
+So the schedule's errors are the finisher's (Lambda's retries, then its alarmed failure queue),
+never a stream record's. Schedules delete themselves once they have run.
 """
 
 from __future__ import annotations
@@ -15,24 +18,30 @@ from __future__ import annotations
 import json
 import math
 import os
+from functools import lru_cache
 
 from . import clock, store
 from . import entities as e
+from .observability import seconds
 
 FINISH_WITHIN = 30  # the contract's promise, in seconds after the race's end
+GRACE = 10  # a sample sent in the last second and still on its way is taken
 PRECISION = 60  # EventBridge Scheduler invokes a one-time schedule within its minute
-MARGIN = 10  # the finisher's start and the finishing transaction, inside the promise
-LEAD = 60  # a schedule's minute must be this far ahead when it is made, or the finisher is invoked now
-LONGEST_WAIT = PRECISION + FINISH_WITHIN + MARGIN + LEAD  # invoked at once: its minute was under LEAD ahead
+MARGIN = 10  # the finisher's (cold) start and the finishing transaction, inside the promise
+BEFORE_END = PRECISION - (FINISH_WITHIN - MARGIN)  # 40: the minute named holds end - BEFORE_END
+LEAD = 60  # a schedule's minute must be this far ahead when it is made, or the finisher waits now
+LONGEST_WAIT = GRACE + BEFORE_END + PRECISION + LEAD  # 170 s: invoked at creation, its minute under LEAD ahead
 
-# Set by the stack on the stream processor; without them (tests of other things) races are left to admins.
-GROUP, ROLE, FINISHER, DEAD_LETTERS = ("FINISH_SCHEDULE_GROUP", "FINISH_SCHEDULE_ROLE_ARN", "FINISHER_ARN",
-                                       "FINISH_DEAD_LETTER_ARN")
+# The stream processor's: the finisher to invoke. The finisher's: where and as whom it schedules itself.
+FINISHER_VARIABLE = "FINISHER_ARN"
+GROUP_VARIABLE, ROLE_VARIABLE = "FINISH_SCHEDULE_GROUP", "FINISH_SCHEDULE_ROLE_ARN"
+DEAD_LETTERS_VARIABLE = "FINISH_DEAD_LETTER_ARN"
 RETRIES = 10  # the scheduler's invocations of the finisher that fail (throttled), then the dead letters
 
 
 def enabled() -> bool:
-    return all(os.environ.get(name) for name in (GROUP, ROLE, FINISHER, DEAD_LETTERS))
+    """Whether races finish by themselves here (the stack sets the finisher; tests of other things do not)."""
+    return bool(os.environ.get(FINISHER_VARIABLE))
 
 
 def ends_at(race: e.Race) -> float:
@@ -40,53 +49,59 @@ def ends_at(race: e.Race) -> float:
 
 
 def schedule_minute(end: float) -> float:
-    """The minute to schedule the finisher in: its invocation then lands before ``end + FINISH_WITHIN - MARGIN``."""
-    return math.floor((end + FINISH_WITHIN - MARGIN - PRECISION) / 60) * 60
+    """The minute to schedule the finisher in: its invocation lands before ``end + FINISH_WITHIN - MARGIN``."""
+    return math.floor((end - BEFORE_END) / 60) * 60
 
 
 def schedule_name(race_id: str) -> str:
     return f"finish-{race_id}"
 
 
-def arrange(race_id: str) -> str | None:
-    """The race's finish, arranged once: "scheduled", "invoked", or None for a race gone or finished already.
+def start(race_id: str) -> None:
+    """The stream processor's part: the finisher invoked (asynchronously) for a race just created."""
+    _client("lambda").invoke(FunctionName=os.environ[FINISHER_VARIABLE], InvocationType="Event",
+                             Payload=json.dumps({"raceId": race_id}))
 
-    Run again (a redelivered record), a schedule that exists is left as it is; a finisher invoked
-    twice finishes the race once."""
+
+def finish_when_due(race_id: str, finisher_arn: str) -> str:
+    """The finisher: "scheduled" (far from the end: it will be invoked again near it), "finished",
+    or "left" (gone, or finished already: by an admin, or by another invocation)."""
     race = store.get_race(race_id, consistent=True)
     if race is None or race.status != e.OPEN:
-        return None
-    minute, payload = schedule_minute(ends_at(race)), json.dumps({"raceId": race_id})
-    if minute < clock.now() + LEAD:
-        _client("lambda").invoke(FunctionName=os.environ[FINISHER], InvocationType="Event", Payload=payload)
-        return "invoked"
+        return "left"
+    end = ends_at(race)
+    minute = schedule_minute(end)
+    if minute >= clock.now() + LEAD:
+        _schedule(race, minute, finisher_arn)
+        return "scheduled"
+    wait = end + GRACE - clock.now()
+    if wait > 0:
+        clock.sleep(wait)
+    if not store.finish_race(race, only_if_open=True):
+        return "left"
+    seconds("FinishedAfterEnd", clock.now() - end)  # the promise, measured: FINISH_WITHIN at most
+    return "finished"
+
+
+def _schedule(race: e.Race, minute: float, finisher_arn: str) -> None:
     scheduler = _client("scheduler")
     try:
         scheduler.create_schedule(
-            Name=schedule_name(race_id), GroupName=os.environ[GROUP],
+            Name=schedule_name(race.raceId), GroupName=os.environ[GROUP_VARIABLE],
             ScheduleExpression=f"at({clock.iso(minute)[:-1]})", ScheduleExpressionTimezone="UTC",
             FlexibleTimeWindow={"Mode": "OFF"}, ActionAfterCompletion="DELETE",
-            Description=f"Finishes race {race_id} ({race.className}, {race.startsAt}, {race.durationSeconds} s)"[:512],
-            Target={"Arn": os.environ[FINISHER], "RoleArn": os.environ[ROLE], "Input": payload,
+            Description=f"Finishes race {race.raceId} ({race.className}, {race.startsAt}, {race.durationSeconds} s)"[:512],
+            Target={"Arn": finisher_arn, "RoleArn": os.environ[ROLE_VARIABLE],
+                    "Input": json.dumps({"raceId": race.raceId}),
                     "RetryPolicy": {"MaximumRetryAttempts": RETRIES, "MaximumEventAgeInSeconds": 3600},
-                    "DeadLetterConfig": {"Arn": os.environ[DEAD_LETTERS]}})
+                    "DeadLetterConfig": {"Arn": os.environ[DEAD_LETTERS_VARIABLE]}})
     except scheduler.exceptions.ConflictException:
-        pass  # made by an earlier delivery of the race's record
-    return "scheduled"
+        pass  # made by an earlier invocation for the same race
 
 
-def finish_when_due(race_id: str) -> bool:
-    """The finisher: waits for the race's end, then finishes it if it is still open (True when it did)."""
-    race = store.get_race(race_id, consistent=True)
-    if race is None or race.status != e.OPEN:
-        return False
-    wait = ends_at(race) - clock.now()
-    if wait > 0:
-        clock.sleep(wait)
-    return store.finish_race(race, only_if_open=True)
-
-
+@lru_cache(maxsize=None)
 def _client(service: str):
+    """One client per service and process, made at its first use (as ``dynamo.client``)."""
     import botocore.session
 
     from .dynamo import config

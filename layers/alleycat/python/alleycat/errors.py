@@ -68,6 +68,11 @@ def cancellation_codes(error: Exception) -> list[str]:
     return [reason.get("Code", "None") for reason in reasons]
 
 
+def first_condition_failed(error: Exception) -> bool:
+    """A transaction cancelled because its first action's condition was not met."""
+    return cancellation_codes(error)[:1] == ["ConditionalCheckFailed"]
+
+
 def in_conflict(error: Exception) -> bool:
     """A transaction conflict: sending the same request again soon may succeed (botocore does not)."""
     code = error_code(error)

@@ -61,6 +61,8 @@ class KeyTemplate:
         """The smallest string above every key that starts with ``prefix(**values)``: an upper
         bound for a sort-key range, e.g. every race card that starts at or before a time."""
         start = self.prefix(**values)
+        if not start:
+            raise InvalidKey(f"key {self.pattern} has no text before its first placeholder to bound")
         return start[:-1] + chr(ord(start[-1]) + 1)
 
     def prefix(self, **values: Any) -> str:

@@ -37,6 +37,11 @@ def count(name: str, value: int) -> None:
         metrics.add_metric(name=name, unit="Count", value=value)
 
 
+def seconds(name: str, value: float) -> None:
+    if METRICS_ENABLED:
+        metrics.add_metric(name=name, unit="Seconds", value=value)
+
+
 def sampled() -> bool:
     """Whether this invocation writes its buffered lines although it went well (log sampling)."""
     return logger.log_level <= logging.DEBUG

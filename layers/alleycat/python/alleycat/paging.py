@@ -25,11 +25,12 @@ def start_of(token: str | None, scope: str, partition: dict[str, str], entity_ke
 
 def query(scope: str, token: str | None, entity_keys, *, index: str | None = None,
           partition: str, condition: str = "", limit: int, forward: bool = False,
-          consistent: bool = False, sort_prefix: str = "", start=None, **named: Any) -> Page:
+          consistent: bool = False, sort_prefix: str = "", start=..., carry: dict | None = None, **named: Any) -> Page:
     """``limit`` items of the partition (and ``condition`` on the sort key), from where ``token`` says
-    (or ``start``, when the caller decoded it first to read what it carries)."""
+    (or ``start``, when the caller decoded the token first to read what it carries); the next page's
+    token carries ``carry``."""
     key_attr = "SK" if index else "PK"
-    if start is None:
+    if start is ...:
         start = start_of(token, scope, {key_attr: partition}, entity_keys, sort_prefix)
     request = {
         "KeyConditionExpression": f"{key_attr} = :partition" + (f" AND {condition}" if condition else ""),
@@ -45,7 +46,7 @@ def query(scope: str, token: str | None, entity_keys, *, index: str | None = Non
         request["ExclusiveStartKey"] = start.key
     items = call("query", **request).get("Items", [])
     last_key = {name: items[limit - 1][name] for name in (PARTITION_KEY, SORT_KEY)} if len(items) > limit else None
-    return Page(e.from_items(items[:limit]), next_token(last_key, scope), start.carry if start else {}, last_key)
+    return Page(e.from_items(items[:limit]), next_token(last_key, scope, carry), start.carry if start else {}, last_key)
 
 
 def next_token(last_key: dict | None, scope: str, carry: dict | None = None) -> str | None:

@@ -8,7 +8,7 @@
 - A race that became finished is frozen (``finish``); a chunk record that arrives for a
   ranked entry (a late record, or a sample that landed after the freeze) amends only
   that racer (``finish.amend``).
-- A race created has its finish arranged (``ending``): a one-time schedule at its end.
+- A race created has its finisher started (``ending``): it finishes the race at its end.
 - A race whose count of racers, class name or status changed gives them to its catalog card
   (``catalog``), read now.
 - A class renamed passes its name to its races (found in the index), and a race created
@@ -136,12 +136,14 @@ class Batch:
         for class_id, sequence in self.renamed.items():
             if _failed(lambda: rename_class(class_id)):
                 failed.append(sequence)
-        for race, sequence in self.created.values():
-            if _failed(lambda: follow_class_name(race)) or ending.enabled() and _failed(lambda: ending.arrange(race.raceId)):
-                failed.append(sequence)
-        for race_id, sequence in self.carded.items():
-            if _failed(lambda: sync_card(race_id)):
-                failed.append(sequence)
+        for race_id, outcome in _parallel(lambda item: created(item[1][0]), self.created.items()):
+            if isinstance(outcome, Exception):
+                logger.error("new race's work failed", exc_info=outcome, extra={"raceId": race_id})
+                failed.append(self.created[race_id][1])
+        for race_id, outcome in _parallel(lambda item: sync_card(item[0]), self.carded.items()):
+            if isinstance(outcome, Exception):
+                logger.error("race card sync failed", exc_info=outcome, extra={"raceId": race_id})
+                failed.append(self.carded[race_id])
         for racer_id, sequence in self.renamed_racers.items():
             if _failed(lambda: rename_racer(racer_id)):
                 failed.append(sequence)
@@ -216,6 +218,13 @@ def _by_race(chunks: dict) -> dict[str, dict[str, set[int]]]:
     for (race_id, racer_id), numbers in chunks.items():
         races[race_id][racer_id] = numbers
     return races
+
+
+def created(race: e.Race) -> None:
+    """A new race takes its class's name as it is now, and its finisher is started (``ending``)."""
+    follow_class_name(race)
+    if ending.enabled():
+        ending.start(race.raceId)
 
 
 def sync_card(race_id: str) -> None:

@@ -3,7 +3,8 @@
 ``auth`` is "public" or "user" (a signed-in identity; the handler then checks who).
 ``actions`` are the only DynamoDB actions the route's function is granted.
 ``paged`` routes sign and check page tokens: only their functions get the signing key.
-``query`` names the query parameters the route reads: the edge cache keys on exactly these.
+``query`` names the query parameters the route reads: the edge cache keys on exactly these;
+``required`` those of them it cannot do without.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ class Route:
     actions: tuple[str, ...]
     paged: bool = False
     query: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
 
     @property
     def protected(self) -> bool:
@@ -49,7 +51,8 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,), paged=True, query=PAGE),
     Route("GET", "/classes/{classId}/leaderboard", "get_class_leaderboard", "public", (QUERY,), query=LIMIT),
     Route("POST", "/classes/{classId}/races", "create_race", "user", (GET, PUT, QUERY)),
-    Route("GET", "/races", "get_races", "public", (QUERY,), paged=True, query=("state", "limit", "nextToken")),
+    Route("GET", "/races", "get_races", "public", (QUERY,), paged=True, query=("state", "limit", "nextToken"),
+          required=("state",)),
     Route("GET", "/races/{raceId}", "get_race", "public", (QUERY,)),
     Route("PUT", "/races/{raceId}/racers/{racerId}", "join_race", "user", (QUERY, GET, PUT, UPDATE)),
     Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,), query=LIMIT),

@@ -14,7 +14,7 @@ from . import entities as e
 from . import keys
 from .attributes import to_attr
 from .dynamo import batch, call, call_raw, client, conditional, get, key_from, key_of, send, table_name, values  # noqa: F401 - client: fixtures reset it
-from .errors import Conflict, cancellation_codes, error_code, translate
+from .errors import Conflict, cancellation_codes, error_code, first_condition_failed, translate
 from .paging import Page, next_token as _next_token, query as _query
 from .schema import INVERTED_INDEX
 
@@ -174,7 +174,7 @@ def create_race(race: e.Race, request_key: str | None = None) -> e.Race:
     try:
         send("transact_write_items", TransactItems=puts)
     except ClientError as error:
-        if not marker or cancellation_codes(error)[:1] != ["ConditionalCheckFailed"]:
+        if not marker or not first_condition_failed(error):
             raise translate(error) from error
         done = get(keys.RACE_REQUEST, True, classId=race.classId, requestKey=request_key)
         return get_race(done.raceId, consistent=True)
@@ -209,14 +209,14 @@ def finish_race(race: e.Race, only_if_open: bool = False) -> bool:
                            "ExpressionAttributeNames": {"#status": "status"},
                            "ExpressionAttributeValues": values(finished=e.FINISHED, **extra)}}
 
-    race_update = finished(race, " ADD finishRequests :one", **({"one": 1, "open": e.OPEN} if only_if_open else {"one": 1}))
+    race_update = finished(race, " ADD finishRequests :one", one=1, **({"open": e.OPEN} if only_if_open else {}))
     race_update["Update"]["ConditionExpression"] = (
         "#status = :open" if only_if_open else "attribute_exists(PK) AND attribute_not_exists(settled)")
     actions = [race_update, *catalog.finish_actions(race)] + [finished(gate) for gate in e.RaceGate.copies_of(race)]
     try:
         send("transact_write_items", TransactItems=actions)
     except ClientError as error:
-        if cancellation_codes(error)[:1] != ["ConditionalCheckFailed"]:
+        if not first_condition_failed(error):
             raise translate(error) from error
         return False
     return True

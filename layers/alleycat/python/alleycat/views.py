@@ -24,14 +24,13 @@ def klass(c: e.Class | e.ClassCard) -> dict:
     return {"classId": c.classId, "name": c.name, "description": c.description}
 
 
-def race(r: e.Race) -> dict:
+def race(r: e.Race | e.RaceCard) -> dict:
     return {"raceId": r.raceId, "classId": r.classId, "startsAt": r.startsAt,
             "durationSeconds": r.durationSeconds, "status": r.status, "racerCount": r.racerCount}
 
 
 def race_card(card: e.RaceCard) -> dict:
-    return {"raceId": card.raceId, "classId": card.classId, "className": card.className, "startsAt": card.startsAt,
-            "durationSeconds": card.durationSeconds, "status": card.status, "racerCount": card.racerCount}
+    return {**race(card), "className": card.className}
 
 
 def race_created(r: e.Race) -> dict:
