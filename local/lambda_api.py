@@ -36,17 +36,16 @@ import logging
 import re
 import threading
 import traceback
-import uuid
 from collections.abc import Callable, Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from .eventapi import SigV4Verifier
+from .restjson import ACCOUNT, RestJsonHandler, serve
 
 LOG = logging.getLogger(__name__)
 SERVICE = "lambda"
-ACCOUNT = "000000000000"
 LATEST = "$LATEST"
 INVOKE_PATH = re.compile(r"/2015-03-31/functions/(?P<function>[^/]+)/invocations")
 INVOCATION_TYPES = ("Event", "RequestResponse", "DryRun")
@@ -144,49 +143,6 @@ class LambdaApi:
             self.run(name, event)
         except Exception:  # noqa: BLE001 - nobody waits for an asynchronous invocation's answer
             LOG.exception("asynchronous invocation of %s failed", name)
-
-
-class RestJsonHandler(BaseHTTPRequestHandler):
-    """What the handlers of rest-json stand-ins (this and local/scheduler.py) share: the body, the SigV4
-    check, the answer. ``api`` is the stand-in served; its ``verifier`` checks signatures."""
-
-    api: Any
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def handle(self):
-        try:
-            super().handle()
-        except ConnectionResetError:  # a client's pooled connection closed before a request
-            pass
-
-    def body(self) -> bytes:
-        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
-
-    def refusal(self, body: bytes) -> tuple[str, str] | None:
-        """``(error type, message)`` when the stand-in's credentials did not sign the request, as AWS answers (403)."""
-        if "Authorization" not in self.headers:
-            return "MissingAuthenticationTokenException", "Missing Authentication Token"
-        why = self.api.verifier.verify(self.command, self.path, dict(self.headers.items()), body)
-        return ("InvalidSignatureException", why) if why else None
-
-    def answer(self, status: int, body: bytes, headers: dict[str, str]) -> None:
-        self.send_response(status)
-        for name, value in {"Content-Type": "application/json", "x-amzn-RequestId": str(uuid.uuid4()),
-                            **headers, "Content-Length": str(len(body))}.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-
-def serve(host: str, port: int, handler: type[RestJsonHandler], api) -> ThreadingHTTPServer:
-    """Serves ``api`` with ``handler`` on threads of their own until ``shutdown()`` (within 0.1 s)."""
-    server = ThreadingHTTPServer((host, port), type(f"Bound{handler.__name__}", (handler,), {"api": api}))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, args=(0.1,), name=handler.__name__, daemon=True).start()
-    return server
 
 
 class InvokeHandler(RestJsonHandler):

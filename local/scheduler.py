@@ -52,7 +52,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .eventapi import SigV4Verifier
-from .lambda_api import ACCOUNT, RestJsonHandler, serve
+from .restjson import ACCOUNT, RestJsonHandler, serve
 
 SERVICE = "scheduler"
 DEFAULT_GROUP = "default"
