@@ -46,8 +46,9 @@ def content_security_policy(connect: tuple[str, ...] = ()) -> str:
 
 
 def api_path_patterns(routes: tuple[Route, ...] = ROUTES) -> list[str]:
-    """``/racers/*``, ``/classes/*``, ``/races/*``: one behaviour per first path segment of the routes."""
-    return sorted({f"/{route.path.split('/')[1]}/*" for route in routes})
+    """CloudFront behaviours' path patterns for the routes: ``/races/*`` for the paths under a first
+    segment, and the segment itself (``/races``) where a route is that path (``*`` needs the slash)."""
+    return sorted({route.path if route.path.count("/") == 1 else f"/{route.path.split('/')[1]}/*" for route in routes})
 
 
 def api_query_parameters(routes: tuple[Route, ...] = ROUTES) -> list[str]:
