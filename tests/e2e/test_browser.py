@@ -318,6 +318,32 @@ def test_the_page_polls_while_the_socket_is_down_and_reads_the_board_again_on_re
     wait_until(page, lambda: reads_since(page, reconnected) >= 1)
 
 
+@pytest.mark.parametrize("feed", ["push", "poll"])
+def test_the_race_page_counts_the_racers_as_they_join(stack, client, viewer, feed):
+    page = viewer()
+    tag = uuid.uuid4().hex[:8]
+    admin = client.token("browser-admin", ["admin"])
+    class_id = f"join-{tag}"
+    assert client.call("PUT", f"/classes/{class_id}", {"name": f"Join {tag}"}, admin)[0] == 200
+    status, race = client.call("POST", f"/classes/{class_id}/races",
+                               {"startsAt": client.starts_in(600), "durationSeconds": 300}, admin)
+    assert status == 201, race
+    if feed == "poll":
+        page.route_web_socket(re.compile(r"/event/realtime$"), lambda ws: ws.close())
+    # Given the page of a race to come, pushed to (or polling), no racer in it yet
+    page.goto(f"{stack.url}/#/races/{race['raceId']}")
+    page.wait_for_selector(f"section[data-feed={feed}]")
+    summary = "count => document.querySelector('section > p.muted')?.textContent.startsWith(count + ' ·')"
+    page.wait_for_function(summary, arg="0 racers")
+    for count in (1, 2):
+        # When a racer joins
+        racer_id = f"j{tag}-{count}"
+        assert client.call("PUT", f"/racers/{racer_id}", {"name": f"Joiner {count}"}, admin)[0] == 200
+        assert client.call("PUT", f"/races/{race['raceId']}/racers/{racer_id}", token=admin)[0] == 200
+        # Then the page counts them, without being opened again
+        page.wait_for_function(summary, arg="1 racer" if count == 1 else f"{count} racers")
+
+
 # --- the home page and the class page: races across classes, by class name and start time --------
 # (after the tests above, which need the simulated race still running: these do not)
 
