@@ -458,12 +458,15 @@ class Lists:
 
     def __init__(self, now: datetime = NOW):
         names = {c["classId"]: c["name"] for c in self.CLASSES}
-        counter = iter(range(100))
+        counter = iter(range(1000))
 
         def race(class_id, starts, racers=0, status="open"):
+            """A race, created now: its raceId sorts after those of the races created before it."""
             return {"raceId": f"01M897NTX1WN9FHV91QR5S{next(counter):04d}", "classId": class_id,
                     "className": names[class_id], "startsAt": iso(starts), "durationSeconds": 300,
                     "status": status, "racerCount": racers}
+
+        self.race = race
 
         # Created in this order (a raceId sorts by creation): the finished ones, oldest first, then the rest.
         self.finished = [race("hill-climb", now - timedelta(hours=hours, minutes=26, seconds=48), 20 + hours,
@@ -502,17 +505,24 @@ class Lists:
         route.fulfill(json={"state": state, "items": items[start:end],
                             "nextToken": str(end) if end < len(items) else None})
 
+    def class_races(self, class_id: str, query: str = "") -> dict:
+        """GET /classes/{class_id}/races: the class's races, newest created first, a page at a time."""
+        query = {key: values[0] for key, values in parse_qs(query).items()}
+        name = next(c["name"] for c in self.CLASSES if c["classId"] == class_id)
+        races = sorted((r for r in self.every_race() if r["classId"] == class_id), key=lambda r: r["raceId"],
+                       reverse=True)
+        start = int(query.get("nextToken", "0"))
+        end = start + int(query.get("limit", "50"))
+        items = [{key: r[key] for key in ("raceId", "startsAt", "durationSeconds", "status", "racerCount")}
+                 for r in races[start:end]]
+        return {"classId": class_id, "name": name, "items": items, "nextToken": str(end) if end < len(races) else None}
+
     def answer_race(self, route):
         url = urlsplit(route.request.url)
         parts = url.path.strip("/").split("/")
         if parts[0] == "classes":
             self.asked.append(f"{url.path}?{url.query}")
-            name = next(c["name"] for c in self.CLASSES if c["classId"] == parts[1])
-            races = sorted((r for r in self.every_race() if r["classId"] == parts[1]), key=lambda r: r["raceId"],
-                           reverse=True)
-            items = [{key: r[key] for key in ("raceId", "startsAt", "durationSeconds", "status", "racerCount")}
-                     for r in races]
-            return route.fulfill(json={"classId": parts[1], "name": name, "items": items, "nextToken": None})
+            return route.fulfill(json=self.class_races(parts[1], url.query))
         race = next(r for r in self.every_race() if r["raceId"] == parts[1])
         if len(parts) == 2:
             return route.fulfill(json={key: value for key, value in race.items() if key != "className"})
@@ -661,6 +671,59 @@ def test_leaving_the_home_page_stops_its_refreshes_and_countdowns(stack, viewer)
     page.clock.run_for(300_000)
     page.wait_for_timeout(300)
     assert [request for request in lists.asked[asked:] if request in home] == []
+
+
+def open_class(page, stack, lists, class_id: str, now=NOW):
+    """A class's page at ``now`` on a paused clock, its lists answered by ``lists``."""
+    lists.install(page)
+    page.clock.install(time=now - timedelta(minutes=1))
+    page.goto(f"{stack.url}/#/classes/{class_id}")
+    page.clock.pause_at(now)
+    page.wait_for_selector("section.upcoming :is(li, p.empty:not([hidden]))")
+
+
+def test_the_class_page_has_races_scheduled_before_its_fifty_newest(stack, viewer):
+    page, lists = viewer(), Lists()
+    # Given a class whose next race and live race were created before sixty races since (finished by now)
+    lists.finished[:0] = [lists.race("hill-climb", NOW - timedelta(days=2, hours=n), 10, "finished") for n in range(60)]
+    assert all(item["status"] == "finished" for item in lists.class_races("hill-climb", "limit=50")["items"])
+    # When a viewer opens its page
+    open_class(page, stack, lists, "hill-climb")
+    page.clock.run_for(1000)
+    # Then "Up next" has the next race, counting down, and "Races" the live one first
+    assert section_labels(page, "upcoming") == ["Hill climb · 19:30"]
+    assert page.text_content("section.upcoming .countdown") == "starts in 1:03:11"
+    races = page.locator("section.races li")
+    assert races.first.locator("a.label").inner_text() == "Hill climb · 18:24"
+    assert races.first.locator(".status").text_content() == "live"
+    assert races.count() == 1 + 50  # and the class's own newest fifty, the latest start first
+    # And it read the lists across classes, a page of 100 at a time
+    assert {"/races?state=upcoming&limit=100", "/races?state=live&limit=100"} <= set(lists.asked)
+
+
+def test_an_older_answer_does_not_overwrite_a_newer_one_on_the_class_page(stack, viewer):
+    page, lists = viewer(), Lists()
+    recovery = lists.upcoming[0]  # starts at 18:31:00, 4:12 from now, 3 racers
+    held = []
+    open_class(page, stack, lists, "recovery")
+    assert page.text_content("section.upcoming .racers") == "3 racers"
+    # Given the page's next poll, whose answer is slow to come (and from before the start)
+    before = lists.class_races("recovery")
+    page.route("**/classes/recovery/races*", lambda route: held.append(route))
+    page.clock.run_for(5000)
+    wait_until(page, lambda: held)
+    page.unroute("**/classes/recovery/races*")
+    # When the race starts (with two racers more) and the countdown reads the class again
+    recovery["racerCount"] = 5
+    page.clock.run_for(247_000)
+    page.wait_for_function("() => document.querySelector('section.races li.race .racers')?.textContent === '5 racers'")
+    assert section_labels(page, "upcoming") == []
+    # And only then the slow answer comes
+    held[0].fulfill(json=before)
+    page.wait_for_timeout(300)
+    page.clock.run_for(1000)
+    # Then the page still shows the newer answer
+    assert page.text_content("section.races .racers") == "5 racers"
 
 
 def test_race_pages_read_the_class_names_from_the_list_of_classes_once(stack, viewer):
