@@ -546,7 +546,7 @@ def section_labels(page, section: str) -> list[str]:
     return page.eval_on_selector_all(f"section.{section} a.label", "links => links.map(a => a.textContent)")
 
 
-def test_the_countdown_ticks_each_second_then_reads_live_and_the_lists_are_read_again(stack, viewer):
+def test_the_countdown_ticks_each_second_then_the_race_moves_to_live_now_at_once(stack, viewer):
     page, lists = viewer(1100, 900), Lists()
     recovery = lists.upcoming[0]  # starts at 18:31:00, 4:12 from now
     open_home(page, stack, lists)
@@ -560,18 +560,31 @@ def test_the_countdown_ticks_each_second_then_reads_live_and_the_lists_are_read_
     # When the clock reaches a second before the start
     page.clock.run_for(249_000)
     assert row.locator(".countdown").inner_text() == "starts in 0:01"
-    # And the race starts (the API now lists it as live)
+    # And the race starts, while the lists (kept 5 s at the edge) still have it as upcoming
+    page.clock.run_for(1000)
+    # Then it moves at once, on the page's clock, from "Up next" to the top of "Live now", as live
+    assert section_labels(page, "live")[0] == "Recovery spin · 18:31"
+    assert page.locator("section.live li").first.locator(".status").text_content() == "live"
+    assert page.locator("section.live li").first.locator(".racers").inner_text() == "3 racers"
+    assert "Recovery spin · 18:31" not in section_labels(page, "upcoming")
+    # When the lists say so too, with the racer who joined at the start
     lists.upcoming.remove(recovery)
     lists.live.insert(0, recovery)
+    recovery["racerCount"] = 4
     asked = len(lists.asked)
-    page.clock.run_for(1000)
-    # Then the page reads both lists again: the race is under "Live now", no longer under "Up next"
-    page.wait_for_function("() => document.querySelector('section.live a.label')?.textContent === 'Recovery spin · 18:31'")
-    assert "Recovery spin · 18:31" not in section_labels(page, "upcoming")
+    # Then the page does not read them again while the edge may still answer from before the start
+    page.clock.run_for(4000)
+    page.wait_for_timeout(300)
+    assert lists.asked[asked:] == []
+    # But reads both once its answers are newer than the start (5 s and a second), not at the next 15 s poll
+    page.clock.run_for(2000)
+    page.wait_for_function("() => document.querySelector('section.live .racers')?.textContent === '4 racers'")
     assert {"/races?state=live&limit=10", "/races?state=upcoming&limit=10"} <= set(lists.asked[asked:])
+    assert section_labels(page, "live")[0] == "Recovery spin · 18:31"
+    assert "Recovery spin · 18:31" not in section_labels(page, "upcoming")
     # And on the page of a race about to start, the countdown turns to "live" at its start
     soon = lists.upcoming[0]
-    soon["startsAt"] = iso(NOW + timedelta(minutes=4, seconds=15))
+    soon["startsAt"] = iso(NOW + timedelta(minutes=4, seconds=21))  # 3 s from now
     page.goto(f"{stack.url}/#/races/{soon['raceId']}")
     page.wait_for_selector("h1 .countdown")
     page.wait_for_function("() => document.querySelector('h1 > span').textContent === 'Hill climb · 18:31'")
