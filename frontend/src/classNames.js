@@ -1,16 +1,36 @@
 // Class names by class id, for pages that know a race's classId but not its class's name (a race,
-// a racer's results): the "name" of GET /classes/{classId}/races — the class page's own request,
-// so the edge answers both — read once per class while the app is open.
+// a racer's results): every class, read once while the app is open (GET /classes, a page of 100 at a
+// time); a class that is not among them (made since) from GET /classes/{classId}/races — the class
+// page's own request, so the edge answers both — read once per class.
 import { api } from "./api.js";
 
+const CLASSES_PAGE = 100; // the contract's largest limit
+
+let everyClass = null; // Promise<Map classId -> name>
 const names = new Map(); // classId -> Promise<name>
+
+async function readEveryClass() {
+  const found = new Map();
+  let nextToken = null;
+  do {
+    const page = await api.classes(CLASSES_PAGE, nextToken);
+    page.items.forEach((item) => found.set(item.classId, item.name));
+    nextToken = page.nextToken;
+  } while (nextToken);
+  return found;
+}
+
+const forget = (forgotten) => (error) => {
+  forgotten(); // asked again next time
+  throw error;
+};
 
 export function className(classId) {
   if (!names.has(classId)) {
-    names.set(classId, api.classRaces(classId).then((answer) => answer.name, (error) => {
-      names.delete(classId); // asked again next time
-      throw error;
-    }));
+    everyClass ||= readEveryClass().catch(forget(() => { everyClass = null; }));
+    names.set(classId, everyClass
+      .then((found) => found.get(classId) ?? api.classRaces(classId).then((answer) => answer.name))
+      .catch(forget(() => names.delete(classId))));
   }
   return names.get(classId);
 }

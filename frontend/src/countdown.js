@@ -1,5 +1,6 @@
 // Countdowns to races' starts: "starts in 4:12", ticking on each second, then "live". One ticker
-// per page: the page makes its countdown elements with it and stops it when the page goes.
+// per page: the page makes its countdown elements with it and stops it when the page goes (for
+// good: an element made after that, by a read that was still under way, shows but never ticks).
 import { h } from "./dom.js";
 import { timeLeft } from "./time.js";
 
@@ -8,6 +9,7 @@ import { timeLeft } from "./time.js";
 export function countdowns(onStart = () => {}) {
   const counting = new Map(); // element -> start (ms)
   let timer = null;
+  let stopped = false;
 
   const show = (element, at, now) => {
     if (now < at) {
@@ -44,13 +46,14 @@ export function countdowns(onStart = () => {}) {
     element(startsAt) {
       const element = h("span", { class: "countdown" });
       const at = Date.parse(startsAt);
-      if (!show(element, at, Date.now())) {
+      if (!show(element, at, Date.now()) && !stopped) {
         counting.set(element, at);
         schedule();
       }
       return element;
     },
     stop() {
+      stopped = true;
       clearTimeout(timer);
       timer = null;
       counting.clear();

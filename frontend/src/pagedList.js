@@ -5,9 +5,10 @@ import { h } from "./dom.js";
 
 export class PagedList {
   // read(nextToken) -> Promise<{ items, nextToken }>; row(item) -> <li>; key(item): one row per key;
-  // empty: what the list says when it has no items (what to do instead); what: "races", "classes".
-  constructor({ read, row, key, empty, what, className = "rows" }) {
-    Object.assign(this, { read, row, key });
+  // empty: what the list says when it has no items (what to do instead); what: "races", "classes";
+  // view(items) -> the items to show of those read (default: all), as the page's clock has them.
+  constructor({ read, row, key, empty, what, view = (items) => items, className = "rows" }) {
+    Object.assign(this, { read, row, key, view });
     this.what = what;
     this.list = h("ul", { class: className });
     this.empty = h("p", { class: "muted empty" }, empty);
@@ -17,7 +18,7 @@ export class PagedList {
     this.empty.hidden = this.error.hidden = this.moreButton.hidden = true;
     this.pages = 1;
     this.nextToken = null;
-    this.shown = new Set();
+    this.items = []; // the items read, one per key, in the order read
     this.generation = 0; // a read started before the latest one is dropped
   }
 
@@ -34,8 +35,7 @@ export class PagedList {
         pages += 1;
       } while (nextToken && pages < this.pages);
       if (generation !== this.generation) return;
-      this.shown.clear();
-      this.list.replaceChildren(...this.rows(items));
+      this.items = this.unique([], items);
       this.settle(nextToken, pages);
     } catch (error) {
       if (generation !== this.generation) return;
@@ -51,7 +51,7 @@ export class PagedList {
     try {
       const page = await this.read(this.nextToken);
       if (generation !== this.generation) return;
-      this.list.append(...this.rows(page.items));
+      this.items = this.unique(this.items, page.items);
       this.settle(page.nextToken, this.pages + 1);
     } catch (error) {
       if (generation === this.generation) this.fail(error);
@@ -60,18 +60,24 @@ export class PagedList {
     }
   }
 
-  rows(items) {
-    const fresh = items.filter((item) => !this.shown.has(this.key(item)));
-    fresh.forEach((item) => this.shown.add(this.key(item)));
-    return fresh.map((item) => this.row(item));
+  // Draws the list again from the items read (their view may have changed: a race started).
+  draw() {
+    this.list.replaceChildren(...this.unique([], this.view(this.items)).map((item) => this.row(item)));
+    this.empty.hidden = this.list.childElementCount > 0 || !this.error.hidden; // not read is not empty
+  }
+
+  // `items` followed by those of `more` whose key is not among them yet.
+  unique(items, more) {
+    const keys = new Set(items.map(this.key));
+    return [...items, ...more.filter((item) => !keys.has(this.key(item)) && keys.add(this.key(item)))];
   }
 
   settle(nextToken, pages) {
     this.nextToken = nextToken;
     this.pages = pages;
     this.moreButton.hidden = !nextToken;
-    this.empty.hidden = this.list.childElementCount > 0;
     this.error.hidden = true;
+    this.draw();
   }
 
   fail(error) {

@@ -320,6 +320,32 @@ def test_the_page_polls_while_the_socket_is_down_and_reads_the_board_again_on_re
     wait_until(page, lambda: reads_since(page, reconnected) >= 1)
 
 
+@pytest.mark.parametrize("feed", ["push", "poll"])
+def test_the_race_page_counts_the_racers_as_they_join(stack, client, viewer, feed):
+    page = viewer()
+    tag = uuid.uuid4().hex[:8]
+    admin = client.token("browser-admin", ["admin"])
+    class_id = f"join-{tag}"
+    assert client.call("PUT", f"/classes/{class_id}", {"name": f"Join {tag}"}, admin)[0] == 200
+    status, race = client.call("POST", f"/classes/{class_id}/races",
+                               {"startsAt": client.starts_in(600), "durationSeconds": 300}, admin)
+    assert status == 201, race
+    if feed == "poll":
+        page.route_web_socket(re.compile(r"/event/realtime$"), lambda ws: ws.close())
+    # Given the page of a race to come, pushed to (or polling), no racer in it yet
+    page.goto(f"{stack.url}/#/races/{race['raceId']}")
+    page.wait_for_selector(f"section[data-feed={feed}]")
+    summary = "count => document.querySelector('section > p.muted')?.textContent.startsWith(count + ' ·')"
+    page.wait_for_function(summary, arg="0 racers")
+    for count in (1, 2):
+        # When a racer joins
+        racer_id = f"j{tag}-{count}"
+        assert client.call("PUT", f"/racers/{racer_id}", {"name": f"Joiner {count}"}, admin)[0] == 200
+        assert client.call("PUT", f"/races/{race['raceId']}/racers/{racer_id}", token=admin)[0] == 200
+        # Then the page counts them, without being opened again
+        page.wait_for_function(summary, arg="1 racer" if count == 1 else f"{count} racers")
+
+
 # --- the home page and the class page: races across classes, by class name and start time --------
 # (after the tests above, which need the simulated race still running: these do not)
 
@@ -434,12 +460,15 @@ class Lists:
 
     def __init__(self, now: datetime = NOW):
         names = {c["classId"]: c["name"] for c in self.CLASSES}
-        counter = iter(range(100))
+        counter = iter(range(1000))
 
         def race(class_id, starts, racers=0, status="open"):
+            """A race, created now: its raceId sorts after those of the races created before it."""
             return {"raceId": f"01M897NTX1WN9FHV91QR5S{next(counter):04d}", "classId": class_id,
                     "className": names[class_id], "startsAt": iso(starts), "durationSeconds": 300,
                     "status": status, "racerCount": racers}
+
+        self.race = race
 
         # Created in this order (a raceId sorts by creation): the finished ones, oldest first, then the rest.
         self.finished = [race("hill-climb", now - timedelta(hours=hours, minutes=26, seconds=48), 20 + hours,
@@ -452,7 +481,8 @@ class Lists:
                          race("sprint", now + timedelta(days=3, minutes=3, seconds=12))]
         self.page_size = {"upcoming": 10, "live": 10}
         self.failing: set[str] = set()  # paths answered with a 500
-        self.asked: list[str] = []  # every list request, in order
+        self.asked: list[str] = []  # every list request (a class's races too), in order
+        self.unlisted: set[str] = set()  # classes GET /classes leaves out (made since the app read it)
 
     def every_race(self):
         return self.live + self.upcoming + self.finished
@@ -468,7 +498,8 @@ class Lists:
         if url.path in self.failing:
             return route.fulfill(status=500, json={"message": "Internal server error"})
         if url.path == "/classes":
-            return route.fulfill(json={"items": self.CLASSES, "nextToken": None})
+            listed = [c for c in self.CLASSES if c["classId"] not in self.unlisted]
+            return route.fulfill(json={"items": listed, "nextToken": None})
         state = query["state"]
         items = {"live": self.live, "upcoming": self.upcoming, "finished": self.finished}[state]
         start = int(query.get("nextToken", "0"))
@@ -476,15 +507,24 @@ class Lists:
         route.fulfill(json={"state": state, "items": items[start:end],
                             "nextToken": str(end) if end < len(items) else None})
 
+    def class_races(self, class_id: str, query: str = "") -> dict:
+        """GET /classes/{class_id}/races: the class's races, newest created first, a page at a time."""
+        query = {key: values[0] for key, values in parse_qs(query).items()}
+        name = next(c["name"] for c in self.CLASSES if c["classId"] == class_id)
+        races = sorted((r for r in self.every_race() if r["classId"] == class_id), key=lambda r: r["raceId"],
+                       reverse=True)
+        start = int(query.get("nextToken", "0"))
+        end = start + int(query.get("limit", "50"))
+        items = [{key: r[key] for key in ("raceId", "startsAt", "durationSeconds", "status", "racerCount")}
+                 for r in races[start:end]]
+        return {"classId": class_id, "name": name, "items": items, "nextToken": str(end) if end < len(races) else None}
+
     def answer_race(self, route):
-        parts = urlsplit(route.request.url).path.strip("/").split("/")
+        url = urlsplit(route.request.url)
+        parts = url.path.strip("/").split("/")
         if parts[0] == "classes":
-            name = next(c["name"] for c in self.CLASSES if c["classId"] == parts[1])
-            races = sorted((r for r in self.every_race() if r["classId"] == parts[1]), key=lambda r: r["raceId"],
-                           reverse=True)
-            items = [{key: r[key] for key in ("raceId", "startsAt", "durationSeconds", "status", "racerCount")}
-                     for r in races]
-            return route.fulfill(json={"classId": parts[1], "name": name, "items": items, "nextToken": None})
+            self.asked.append(f"{url.path}?{url.query}")
+            return route.fulfill(json=self.class_races(parts[1], url.query))
         race = next(r for r in self.every_race() if r["raceId"] == parts[1])
         if len(parts) == 2:
             return route.fulfill(json={key: value for key, value in race.items() if key != "className"})
@@ -508,7 +548,7 @@ def section_labels(page, section: str) -> list[str]:
     return page.eval_on_selector_all(f"section.{section} a.label", "links => links.map(a => a.textContent)")
 
 
-def test_the_countdown_ticks_each_second_then_reads_live_and_the_lists_are_read_again(stack, viewer):
+def test_the_countdown_ticks_each_second_then_the_race_moves_to_live_now_at_once(stack, viewer):
     page, lists = viewer(1100, 900), Lists()
     recovery = lists.upcoming[0]  # starts at 18:31:00, 4:12 from now
     open_home(page, stack, lists)
@@ -522,18 +562,31 @@ def test_the_countdown_ticks_each_second_then_reads_live_and_the_lists_are_read_
     # When the clock reaches a second before the start
     page.clock.run_for(249_000)
     assert row.locator(".countdown").inner_text() == "starts in 0:01"
-    # And the race starts (the API now lists it as live)
+    # And the race starts, while the lists (kept 5 s at the edge) still have it as upcoming
+    page.clock.run_for(1000)
+    # Then it moves at once, on the page's clock, from "Up next" to the top of "Live now", as live
+    assert section_labels(page, "live")[0] == "Recovery spin · 18:31"
+    assert page.locator("section.live li").first.locator(".status").text_content() == "live"
+    assert page.locator("section.live li").first.locator(".racers").inner_text() == "3 racers"
+    assert "Recovery spin · 18:31" not in section_labels(page, "upcoming")
+    # When the lists say so too, with the racer who joined at the start
     lists.upcoming.remove(recovery)
     lists.live.insert(0, recovery)
+    recovery["racerCount"] = 4
     asked = len(lists.asked)
-    page.clock.run_for(1000)
-    # Then the page reads both lists again: the race is under "Live now", no longer under "Up next"
-    page.wait_for_function("() => document.querySelector('section.live a.label')?.textContent === 'Recovery spin · 18:31'")
-    assert "Recovery spin · 18:31" not in section_labels(page, "upcoming")
+    # Then the page does not read them again while the edge may still answer from before the start
+    page.clock.run_for(4000)
+    page.wait_for_timeout(300)
+    assert lists.asked[asked:] == []
+    # But reads both once its answers are newer than the start (5 s and a second), not at the next 15 s poll
+    page.clock.run_for(2000)
+    page.wait_for_function("() => document.querySelector('section.live .racers')?.textContent === '4 racers'")
     assert {"/races?state=live&limit=10", "/races?state=upcoming&limit=10"} <= set(lists.asked[asked:])
+    assert section_labels(page, "live")[0] == "Recovery spin · 18:31"
+    assert "Recovery spin · 18:31" not in section_labels(page, "upcoming")
     # And on the page of a race about to start, the countdown turns to "live" at its start
     soon = lists.upcoming[0]
-    soon["startsAt"] = iso(NOW + timedelta(minutes=4, seconds=15))
+    soon["startsAt"] = iso(NOW + timedelta(minutes=4, seconds=21))  # 3 s from now
     page.goto(f"{stack.url}/#/races/{soon['raceId']}")
     page.wait_for_selector("h1 .countdown")
     page.wait_for_function("() => document.querySelector('h1 > span').textContent === 'Hill climb · 18:31'")
@@ -623,11 +676,81 @@ def test_more_follows_the_next_token(stack, viewer):
 def test_leaving_the_home_page_stops_its_refreshes_and_countdowns(stack, viewer):
     page, lists = viewer(), Lists()
     open_home(page, stack, lists)
+    home = set(lists.asked)  # what the home page asks
     # Given the home page, a race starting in 4:12 / When the viewer goes to a class page
     page.click("section.class-list a.label >> text=Hill climb")
     page.wait_for_function("() => document.querySelector('h1').textContent === 'Hill climb'")
     asked = len(lists.asked)
     # Then, five minutes later (the race started, twenty refreshes were due), the home page asked nothing
+    # (the class page reads lists of its own)
     page.clock.run_for(300_000)
     page.wait_for_timeout(300)
-    assert lists.asked[asked:] == []
+    assert [request for request in lists.asked[asked:] if request in home] == []
+
+
+def open_class(page, stack, lists, class_id: str, now=NOW):
+    """A class's page at ``now`` on a paused clock, its lists answered by ``lists``."""
+    lists.install(page)
+    page.clock.install(time=now - timedelta(minutes=1))
+    page.goto(f"{stack.url}/#/classes/{class_id}")
+    page.clock.pause_at(now)
+    page.wait_for_selector("section.upcoming :is(li, p.empty:not([hidden]))")
+
+
+def test_the_class_page_has_races_scheduled_before_its_fifty_newest(stack, viewer):
+    page, lists = viewer(), Lists()
+    # Given a class whose next race and live race were created before sixty races since (finished by now)
+    lists.finished[:0] = [lists.race("hill-climb", NOW - timedelta(days=2, hours=n), 10, "finished") for n in range(60)]
+    assert all(item["status"] == "finished" for item in lists.class_races("hill-climb", "limit=50")["items"])
+    # When a viewer opens its page
+    open_class(page, stack, lists, "hill-climb")
+    page.clock.run_for(1000)
+    # Then "Up next" has the next race, counting down, and "Races" the live one first
+    assert section_labels(page, "upcoming") == ["Hill climb · 19:30"]
+    assert page.text_content("section.upcoming .countdown") == "starts in 1:03:11"
+    races = page.locator("section.races li")
+    assert races.first.locator("a.label").inner_text() == "Hill climb · 18:24"
+    assert races.first.locator(".status").text_content() == "live"
+    assert races.count() == 1 + 50  # and the class's own newest fifty, the latest start first
+    # And it read the lists across classes, a page of 100 at a time
+    assert {"/races?state=upcoming&limit=100", "/races?state=live&limit=100"} <= set(lists.asked)
+
+
+def test_an_older_answer_does_not_overwrite_a_newer_one_on_the_class_page(stack, viewer):
+    page, lists = viewer(), Lists()
+    recovery = lists.upcoming[0]  # starts at 18:31:00, 4:12 from now, 3 racers
+    held = []
+    open_class(page, stack, lists, "recovery")
+    assert page.text_content("section.upcoming .racers") == "3 racers"
+    # Given the page's next poll, whose answer is slow to come (and from before the start)
+    before = lists.class_races("recovery")
+    page.route("**/classes/recovery/races*", lambda route: held.append(route))
+    page.clock.run_for(5000)
+    wait_until(page, lambda: held)
+    page.unroute("**/classes/recovery/races*")
+    # When the race starts (with two racers more) and the countdown reads the class again
+    recovery["racerCount"] = 5
+    page.clock.run_for(247_000)
+    page.wait_for_function("() => document.querySelector('section.races li.race .racers')?.textContent === '5 racers'")
+    assert section_labels(page, "upcoming") == []
+    # And only then the slow answer comes
+    held[0].fulfill(json=before)
+    page.wait_for_timeout(300)
+    page.clock.run_for(1000)
+    # Then the page still shows the newer answer
+    assert page.text_content("section.races .racers") == "5 racers"
+
+
+def test_race_pages_read_the_class_names_from_the_list_of_classes_once(stack, viewer):
+    page, lists = viewer(), Lists()
+    lists.unlisted.add("sprint")  # a class made after the list of classes was read
+    open_home(page, stack, lists)
+    mark = len(lists.asked)
+    # When a viewer opens races of three classes, one of them missing from the list of classes
+    for race in (lists.live[0], lists.upcoming[0], lists.live[1]):
+        page.goto(f"{stack.url}/#/races/{race['raceId']}")
+        page.wait_for_function("name => document.querySelector('h1 > span').textContent.startsWith(name)",
+                               arg=race["className"])
+    # Then the app read the list of classes once, 100 a page, and the missing class's own list only
+    asked = [request for request in lists.asked[mark:] if request.startswith("/classes")]
+    assert asked == ["/classes?limit=100", "/classes/sprint/races?limit=50"], asked

@@ -1,5 +1,11 @@
 // A class: its upcoming races first (soonest first, counting down), then the rest (live and
-// finished, newest first), refreshed every few seconds.
+// finished, the latest start first), refreshed every few seconds.
+//
+// The class's own list (GET /classes/{id}/races) is its 50 newest-created races, and a race can be
+// created long before it starts (a week's schedule at once): its upcoming and live races also come
+// from the lists across classes (GET /races?state=upcoming, soonest first, and state=live), 100 a
+// page — the same answers for every class page at the edge. "Up next" so holds every race of the
+// class among the UPCOMING_PAGES × 100 soonest of all classes, and any later one the class's list has.
 import { api } from "../api.js";
 import { countdowns } from "../countdown.js";
 import { errorBox, h, link } from "../dom.js";
@@ -8,8 +14,31 @@ import { raceRow } from "../raceList.js";
 import { raceState } from "../races.js";
 
 const REFRESH_MS = 5000;
+const STATE_PAGE = 100; // the contract's largest
+const UPCOMING_PAGES = 3;
 
 const soonestFirst = (a, b) => Date.parse(a.startsAt) - Date.parse(b.startsAt);
+const latestFirst = (a, b) => soonestFirst(b, a);
+
+// The races of `classId` among the first `pages` pages of the races across classes in `state`.
+async function racesIn(state, classId, pages) {
+  const found = [];
+  let nextToken = null;
+  let read = 0;
+  do {
+    const page = await api.races(state, STATE_PAGE, nextToken);
+    found.push(...page.items.filter((race) => race.classId === classId));
+    nextToken = page.nextToken;
+    read += 1;
+  } while (nextToken && read < pages);
+  return found;
+}
+
+// One race per raceId: the first answer's.
+function unique(races) {
+  const seen = new Set();
+  return races.filter((race) => !seen.has(race.raceId) && seen.add(race.raceId));
+}
 
 export function classPage(classId) {
   const href = `#/classes/${encodeURIComponent(classId)}`;
@@ -26,18 +55,26 @@ export function classPage(classId) {
 
   // A countdown that reaches its start: that race is live, it moves to the races below.
   const ticker = countdowns(() => load());
+  let generation = 0; // the poll and the countdowns both read: an answer to an older read is dropped
   async function load() {
+    const mine = ++generation;
     try {
-      const races = await api.classRaces(classId);
+      // Without the lists across classes (they failed), the class's own list still shows what it holds.
+      const [races, ...more] = await Promise.all([api.classRaces(classId),
+        racesIn("upcoming", classId, UPCOMING_PAGES).catch(() => []), racesIn("live", classId, 1).catch(() => [])]);
+      if (mine !== generation) return true;
       title.textContent = crumb.textContent = races.name;
       const now = Date.now();
-      const next = races.items.filter((race) => raceState(race, now) === "upcoming").sort(soonestFirst);
-      const others = races.items.filter((race) => raceState(race, now) !== "upcoming");
+      const items = unique([races.items, ...more].flat());
+      const next = items.filter((race) => raceState(race, now) === "upcoming").sort(soonestFirst);
+      const others = items.filter((race) => raceState(race, now) !== "upcoming").sort(latestFirst);
       upcoming.replaceChildren(...next.map((race) => raceRow(race, { className: races.name, ticker })));
       rest.replaceChildren(...others.map((race) => raceRow(race, { className: races.name })));
       upcomingEmpty.hidden = next.length > 0;
       restEmpty.hidden = others.length > 0;
+      return true;
     } catch (error) {
+      if (mine !== generation) return true;
       title.textContent = classId;
       element.replaceChildren(title, errorBox(error));
       return false;

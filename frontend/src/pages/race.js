@@ -4,7 +4,8 @@
 // What it asks for is what a viewer sees: the top 100 (one answer every viewer shares at the
 // edge), the pages below only when asked ("Show 100 more"), and the signed-in racer's own row
 // when it is below them — refreshed every OWN_ROW_MS from the smallest page that holds it. Every
-// limit is a multiple of the page, so CloudFront keeps a few answers, not one per viewer.
+// limit is a multiple of the page, so CloudFront keeps a few answers, not one per viewer. The race
+// itself (its racer count) is read again every RACE_MS while it is open.
 import { api } from "../api.js";
 import { className } from "../classNames.js";
 import { countdowns } from "../countdown.js";
@@ -19,6 +20,7 @@ import { duration } from "../time.js";
 
 const POLL_MS = 1000;
 const OWN_ROW_MS = 5000;
+const RACE_MS = 3000; // the race (its racer count) read again while open; its answer is kept 1 s at the edge
 const MAX_ROWS = 1000; // the contract's largest limit
 // Rows a page: 100; a test may set fewer (localStorage "alleycat.pageRows") to page a small race.
 const pageRows = () => Math.min(MAX_ROWS, Number(localStorage.getItem("alleycat.pageRows")) || 100);
@@ -53,6 +55,7 @@ export function racePage(raceId) {
     summary, board.element, paging);
 
   let race = null;
+  let raceAt = 0;
   let standings = null;
   const own = { row: null, limit: null, at: 0, absent: false, racerId: null };
 
@@ -68,6 +71,17 @@ export function racePage(raceId) {
     own.row = page.items.find((item) => item.racerId === mine) || null;
     own.absent = !own.row && own.limit >= MAX_ROWS; // not in this race
     return own.row;
+  }
+
+  // The race: read first, then every RACE_MS while it is open (racers join before and during it), and
+  // once more when the board says it finished (its final racer count; after that it cannot change).
+  // Whether it was read.
+  async function readRace(now) {
+    const finishing = race?.status === "open" && standings && standings.status !== "open";
+    if (race && (race.status !== "open" || now - raceAt < RACE_MS) && !finishing) return false;
+    raceAt = now;
+    race = await api.race(raceId);
+    return true;
   }
 
   // The class's name, read once: the title and the way back to the class.
@@ -106,8 +120,8 @@ export function racePage(raceId) {
   }
 
   async function refresh() {
-    race ||= await api.race(raceId);
     standings = await api.raceLeaderboard(raceId, shown);
+    await readRace(Date.now());
     await ownRow(me.get(), Date.now());
     draw();
     if (standings.status !== "open") push.close();
@@ -127,15 +141,17 @@ export function racePage(raceId) {
     if (mineMerged && !standings.items.includes(mineMerged)) own.row = mineMerged;
     draw();
   };
-  // While pushed, polling stops; the racer's own row (far down, left out of most messages) still
-  // refreshes every OWN_ROW_MS.
-  const ownRowOnly = async () => {
-    if (standings && (await ownRow(me.get(), Date.now())) !== null) draw();
+  // While pushed, polling stops; the race (its racer count) still refreshes every RACE_MS, the
+  // racer's own row (far down, left out of most messages) every OWN_ROW_MS.
+  const pushedOnly = async () => {
+    if (!standings) return true;
+    const raceRead = await readRace(Date.now());
+    if ((await ownRow(me.get(), Date.now())) !== null || raceRead) draw();
     return true;
   };
   const load = async () => {
     try {
-      return await (push.live ? ownRowOnly() : refresh());
+      return await (push.live ? pushedOnly() : refresh());
     } catch (error) {
       element.replaceChildren(errorBox(error));
       push.close();
