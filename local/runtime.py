@@ -20,16 +20,16 @@ from .dynamodb_local import rss_bytes
 WORKERS = int(os.environ.get("ALLEYCAT_LOCAL_WORKERS", "4"))
 
 
-def _warm(clock) -> None:
-    """Worker start: the stack's clock is the functions' (``alleycat.clock``), every function imported
-    and the DynamoDB client made, so that the first requests a local stack serves (a race's first
-    seconds) do not all pay cold starts."""
+def _warm(clock, functions) -> None:
+    """Worker start: the stack's clock is the functions' (``alleycat.clock``), the worker's functions
+    imported (all, unless named) and the DynamoDB client made, so that the first requests a local
+    stack serves (a race's first seconds) do not all pay cold starts."""
     from alleycat import clock as function_clock, dynamo
 
     function_clock.use(clock)
     dynamo.client()
-    for app in sorted((handlers.ROOT / "functions").glob("*/app.py")):
-        handlers.handler(app.parent.name)
+    for function in functions or sorted(app.parent.name for app in (handlers.ROOT / "functions").glob("*/app.py")):
+        handlers.handler(function)
 
 
 def _ready() -> int:
@@ -39,12 +39,13 @@ def _ready() -> int:
 class Runtime:
     """``invoke(function, event)`` from any thread; at most ``workers`` invocations run at once, on
     ``clock`` (``local.clock``: the wall clock, or one a test moves). ``prestart`` starts every worker
-    now; otherwise a worker starts when an invocation finds none free."""
+    now; otherwise a worker starts when an invocation finds none free. ``functions``: the ones its
+    workers run (imported as they start), or every function."""
 
-    def __init__(self, workers: int = WORKERS, clock=None, prestart: bool = True):
+    def __init__(self, workers: int = WORKERS, clock=None, prestart: bool = True, functions: tuple[str, ...] = ()):
         # spawn, not fork: the parent already runs threads (server, stream poller)
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                         initializer=_warm, initargs=(clock or WallClock(),))
+                                         initializer=_warm, initargs=(clock or WallClock(), functions))
         for ready in [self._pool.submit(_ready) for _ in range(workers if prestart else 0)]:  # started and warm
             ready.result()
 

@@ -35,7 +35,7 @@ from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
 
 from alleycat import dynamo, ending, push  # noqa: E402
-from alleycat.routes import FINISHER, STREAM_PROCESSOR  # noqa: E402
+from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR  # noqa: E402
 
 TABLE_NAME = "alleycat-local"
 FINISH_GROUP = "alleycat-race-finishes"
@@ -211,9 +211,10 @@ class LocalStack:
         self.dynamodb.create_table(TABLE_NAME)
         tail = StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS)
         # The stream function in a process of its own, as its own Lambda function would be.
-        self.stream_runtime = Runtime(workers=1, clock=self.clock)
+        self.stream_runtime = Runtime(workers=1, clock=self.clock, functions=(STREAM_PROCESSOR,))
         self.stream = StreamPoller(tail, invoke=lambda event: self.stream_runtime.invoke(STREAM_PROCESSOR, event)).start()
-        self.runtime = Runtime(clock=self.clock)  # after configure_environment: the workers inherit it
+        # After configure_environment: the workers inherit it.
+        self.runtime = Runtime(clock=self.clock, functions=tuple(route.function for route in ROUTES))
         handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer, "runtime": self.runtime,
                                                           "clock": self.clock, "site_config": self.site_config})
         self._http = ApiServer((self.host, self.port), handler)
@@ -227,7 +228,7 @@ class LocalStack:
         of its own (it waits for a race's end, up to ``ending.LONGEST_WAIT`` seconds)."""
         credentials = {"access_key": os.environ["AWS_ACCESS_KEY_ID"], "secret_key": os.environ["AWS_SECRET_ACCESS_KEY"],
                        "region": os.environ["AWS_DEFAULT_REGION"]}
-        self.async_runtime = Runtime(workers=FINISHER_WORKERS, clock=self.clock, prestart=False)
+        self.async_runtime = Runtime(workers=FINISHER_WORKERS, clock=self.clock, prestart=False, functions=(FINISHER,))
         self.functions_api = LambdaApi(self.async_runtime.invoke, {FINISHER}, host=self.host, **credentials).start()
         self.scheduler = SchedulerApi(self.clock, self.functions_api.invoke_async, host=self.host,
                                       groups=(FINISH_GROUP,), **credentials).start()

@@ -32,6 +32,8 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 LAYERS = ("unit", "integration", "infrastructure", "e2e")
 # Files whose tests are each a work unit of their own (long tests meant to run side by side).
 ALONE = ("tests/integration/test_live_pipeline_model.py",)
+# e2e files with a local stack of their own: a work unit each, beside the shared stack's.
+OWN_STACK = ("tests/e2e/test_race_lifecycle.py",)
 # Work `make test` starts first (its two workers take work units in collection order): the
 # longest, so that neither worker is left with a long one at the end. The rest follow as collected.
 FIRST = ("tests/integration/test_live_pipeline_model.py", "tests/e2e/", "tests/infrastructure/")
@@ -41,6 +43,8 @@ def work_unit(nodeid: str) -> str:
     """What runs on one worker, so an expensive fixture is made once: the local stack of e2e, the
     synthesized app of infrastructure, a module's DynamoDB Local; ``ALONE`` files' tests one by one."""
     path = nodeid.split("::", 1)[0]
+    if path in OWN_STACK:
+        return path
     if path.startswith(("tests/e2e/", "tests/infrastructure/")):
         return path.split("/")[1]
     return nodeid if path in ALONE else path
