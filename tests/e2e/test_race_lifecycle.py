@@ -18,7 +18,7 @@ from local.server import TABLE_NAME, LocalStack
 from .conftest import Client
 
 START = epoch("2026-11-25T18:00:10Z")
-REACT_SECONDS = 10  # real time the stack may take: a finisher's worker starting, the stream, the settlement
+REACT_SECONDS = 20  # real time the stack may take: a finisher's worker starting, the stream, the settlement
 
 
 @pytest.fixture(scope="module")

@@ -47,7 +47,7 @@ class Finishes:
         self.answers.append(answer)
         return answer
 
-    def outcomes(self, count: int, seconds: float = 10) -> list[str]:
+    def outcomes(self, count: int, seconds: float = 20) -> list[str]:
         """The first ``count`` finisher answers' outcomes, once there are that many."""
         deadline = time.monotonic() + seconds
         while len(self.answers) < count:
