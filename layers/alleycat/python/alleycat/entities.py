@@ -48,16 +48,23 @@ class Racer(Entity):
 
 
 @dataclass
-class Class(Entity):
-    KEYS = keys.CLASS
+class ClassFacts(Entity):
+    """What a class is, as its item and its catalog card both hold it."""
+
     classId: str
     name: str
     description: str = ""
 
 
 @dataclass
-class Race(Entity):
-    KEYS = keys.RACE
+class Class(ClassFacts):
+    KEYS = keys.CLASS
+
+
+@dataclass
+class RaceFacts(Entity):
+    """What a race is, as its item and its catalog card both hold it."""
+
     raceId: str
     classId: str
     className: str
@@ -65,6 +72,11 @@ class Race(Entity):
     durationSeconds: int
     status: str = OPEN
     racerCount: int = 0
+
+
+@dataclass
+class Race(RaceFacts):
+    KEYS = keys.RACE
     # Finishing: each POST finish of an unsettled race adds one to finishRequests (a stream
     # record the processor acts on); settled says ranks, bests and class board are final.
     finishRequests: int = 0
@@ -94,40 +106,33 @@ class RaceGate(Entity):
         return [cls(race.raceId, copy, race.classId, race.durationSeconds, race.status) for copy in range(GATE_COPIES)]
 
 
+def _facts(entity: Entity) -> dict:
+    return {f.name: getattr(entity, f.name) for f in fields(entity)}
+
+
 @dataclass
-class ClassCard(Entity):
+class ClassCard(ClassFacts):
     """A class as ``GET /classes`` lists it: written with the class, in one transaction."""
 
     KEYS = keys.CLASS_CARD
-    classId: str
-    name: str
-    description: str = ""
 
     @classmethod
-    def of(cls, klass: "Class") -> "ClassCard":
-        return cls(klass.classId, klass.name, klass.description)
+    def of(cls, klass: Class) -> "ClassCard":
+        return cls.from_values(_facts(klass))
 
 
 @dataclass
-class RaceCard(Entity):
+class RaceCard(RaceFacts):
     """A race as ``GET /races`` lists it, in the list of its status, ordered by start time.
 
     Created with the race and moved to the finished list when the race is finished, in the
     same transactions; the stream keeps its racer count and class name those of the race."""
 
     KEYS = keys.RACE_CARD
-    raceId: str
-    classId: str
-    className: str
-    startsAt: str
-    durationSeconds: int
-    status: str = OPEN
-    racerCount: int = 0
 
     @classmethod
-    def of(cls, race: "Race", status: str | None = None) -> "RaceCard":
-        return cls(race.raceId, race.classId, race.className, race.startsAt, race.durationSeconds,
-                   status or race.status, race.racerCount)
+    def of(cls, race: Race, status: str | None = None) -> "RaceCard":
+        return cls.from_values({**_facts(race), "status": status or race.status})
 
 
 def new_race_items(race: Race) -> list[Entity]:

@@ -20,11 +20,11 @@ def racer(r: e.Racer) -> dict:
     return {"racerId": r.racerId, "name": r.name}
 
 
-def klass(c: e.Class | e.ClassCard) -> dict:
+def klass(c: e.ClassFacts) -> dict:
     return {"classId": c.classId, "name": c.name, "description": c.description}
 
 
-def race(r: e.Race | e.RaceCard) -> dict:
+def race(r: e.RaceFacts) -> dict:
     return {"raceId": r.raceId, "classId": r.classId, "startsAt": r.startsAt,
             "durationSeconds": r.durationSeconds, "status": r.status, "racerCount": r.racerCount}
 
