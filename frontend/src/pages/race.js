@@ -51,8 +51,9 @@ export function racePage(raceId) {
   const less = h("button", { type: "button", class: "less", onclick: () => { shown = PAGE_ROWS; refresh().catch(() => {}); } },
     `Top ${PAGE_ROWS} only`);
   const paging = h("div", { class: "board-more" }, more, less);
+  const nobody = h("p", { class: "empty", hidden: true }, "No racer has joined yet: the board fills as they join.");
   const element = h("section", {}, h("h1", {}, title, " ", state, " ", feed),
-    summary, board.element, paging);
+    summary, board.element, nobody, paging);
 
   let race = null;
   let raceAt = 0;
@@ -115,6 +116,7 @@ export function racePage(raceId) {
     const row = own.racerId === mine && !standings.items.some((item) => item.racerId === mine) ? own.row : null;
     const items = row && row.rank > standings.items.length ? [...standings.items, row] : standings.items;
     board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
+    nobody.hidden = items.length > 0;
     more.hidden = standings.items.length < shown || shown >= MAX_ROWS;
     less.hidden = shown <= PAGE_ROWS;
   }
