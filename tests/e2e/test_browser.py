@@ -411,6 +411,18 @@ def test_home_lists_live_and_upcoming_races_by_class_and_start_and_the_classes(s
     page.wait_for_function("name => document.querySelector('h1').textContent === name", arg=name)
 
 
+def test_a_race_nobody_joined_yet_says_so_and_one_with_racers_does_not(stack, schedule, viewer):
+    page = viewer(390, 844)
+    # Given an upcoming race with no racer / When a viewer opens it / Then the empty board says why
+    page.goto(f"{stack.url}/#/races/{schedule['soon']['raceId']}")
+    page.wait_for_selector("section p.empty:not([hidden])")
+    assert page.inner_text("section p.empty").startswith("No racer has joined yet")
+    # And the live race, one racer in, shows its row and no such message
+    page.goto(f"{stack.url}/#/races/{schedule['live']['raceId']}")
+    page.wait_for_function("document.querySelectorAll('table.board tbody tr').length === 1")
+    assert page.locator("section p.empty").is_hidden()
+
+
 def test_class_page_shows_its_upcoming_races_first_with_a_countdown_then_the_rest(stack, schedule, viewer):
     page = viewer(1100, 900)
     name, live, soon, later = schedule["name"], schedule["live"], schedule["soon"], schedule["later"]

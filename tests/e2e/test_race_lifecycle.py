@@ -10,7 +10,7 @@ import time
 import pytest
 
 from alleycat import ending
-from alleycat.clock import epoch, iso
+from alleycat.clock import epoch
 from local.clock import ManualClock
 from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
 from local.server import TABLE_NAME, LocalStack

@@ -44,7 +44,7 @@ def test_only_the_finisher_makes_schedules_and_passes_the_role(resources):
             if any(a.startswith("scheduler:") for a in actions):
                 makers.add(name)
                 assert actions == ["scheduler:CreateSchedule"]
-                assert f":schedule/" in str(statement["Resource"])
+                assert ":schedule/" in str(statement["Resource"])
                 assert str(statement["Resource"]).endswith(f"/{ending.schedule_name('')}*']]}}")
             if "iam:PassRole" in actions:
                 passers.add(name)

@@ -5,7 +5,7 @@ import pytest
 
 from alleycat import catalog, store
 
-from .conftest import ADMIN, Api, process
+from .conftest import ADMIN, process
 
 START = "2026-11-22T10:00:00Z"
 BEFORE, DURING, AFTER = "2026-11-22T09:59:59Z", "2026-11-22T10:00:00Z", "2026-11-22T10:10:00Z"

@@ -13,7 +13,7 @@ from . import catalog
 from . import entities as e
 from . import keys
 from .attributes import to_attr
-from .dynamo import batch, call, call_raw, client, conditional, get, key_from, key_of, send, table_name, values  # noqa: F401 - client: fixtures reset it
+from .dynamo import batch, call, call_raw, client, get, key_from, key_of, send, table_name, values  # noqa: F401 - client: fixtures reset it
 from .errors import Conflict, cancellation_codes, error_code, first_condition_failed, translate
 from .paging import Page, next_token as _next_token, query as _query
 from .schema import INVERTED_INDEX
