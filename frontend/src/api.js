@@ -1,5 +1,8 @@
-// The Alleycat HTTP API (read routes only), on the site's own origin: CloudFront in AWS, the
-// local server in `make local`. The API's Cache-Control decides how long an answer is reused.
+// The Alleycat HTTP API, on the site's own origin: CloudFront in AWS, the local server in `make
+// local`. Reads are public (the API's Cache-Control decides how long an answer is reused); writes
+// carry the signed-in user's access token (auth.js), refreshed before it expires and once after a
+// 401. A failed call throws an ApiError with the API's own message.
+import { auth } from "./auth.js";
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -8,11 +11,34 @@ export class ApiError extends Error {
   }
 }
 
-async function get(path) {
-  const response = await fetch(path, { cache: "no-store" });
+async function answer(response) {
   const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new ApiError(response.status, body.message || response.statusText);
+  if (!response.ok) throw new ApiError(response.status, body.message || response.statusText || `HTTP ${response.status}`);
   return body;
+}
+
+async function get(path) {
+  return answer(await fetch(path, { cache: "no-store" }));
+}
+
+const SIGNED_OUT = "You are not signed in (or your sign-in has ended): sign in, then try again.";
+
+async function send(method, path, body) {
+  const call = (token) => fetch(path, {
+    method,
+    cache: "no-store",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const token = await auth.accessToken();
+  if (!token) throw new ApiError(401, SIGNED_OUT);
+  let response = await call(token);
+  if (response.status === 401) {
+    // The token expired early (this clock is behind the server's) or was revoked: refresh once.
+    if (!(await auth.refresh())) throw new ApiError(401, SIGNED_OUT);
+    response = await call(await auth.accessToken());
+  }
+  return answer(response);
 }
 
 const enc = encodeURIComponent;
@@ -23,10 +49,16 @@ export const api = {
   classes: (limit, nextToken) => get(`/classes?limit=${limit}${page(nextToken)}`),
   races: (state, limit, nextToken) => get(`/races?state=${enc(state)}&limit=${limit}${page(nextToken)}`),
   classRaces: (classId) => get(`/classes/${enc(classId)}/races?limit=50`),
+  classTop: (classId) => get(`/classes/${enc(classId)}/leaderboard?limit=1`),
   classLeaderboard: (classId) => get(`/classes/${enc(classId)}/leaderboard?limit=1000`),
   race: (raceId) => get(`/races/${enc(raceId)}`),
   // Every limit the frontend asks is a multiple of its page (100 rows): viewers share CloudFront's answers.
   raceLeaderboard: (raceId, limit) => get(`/races/${enc(raceId)}/leaderboard?limit=${limit}`),
   racerResults: (racerId) => get(`/racers/${enc(racerId)}/results?limit=20`),
   racerHistory: (racerId, raceId) => get(`/racers/${enc(racerId)}/history?raceId=${enc(raceId)}`),
+
+  // Writes (signed in): a racer's display name (theirs, or any as admin); a class (admin).
+  putRacer: (racerId, name) => send("PUT", `/racers/${enc(racerId)}`, { name }),
+  putClass: (classId, name, description) =>
+    send("PUT", `/classes/${enc(classId)}`, description ? { name, description } : { name }),
 };

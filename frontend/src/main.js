@@ -1,6 +1,9 @@
-// Hash routes: #/ · #/classes/{c} · #/classes/{c}/leaderboard · #/races/{r} · #/racers/{id}[/{raceId}]
+// Hash routes: #/ · #/classes/{c} · #/classes/{c}/leaderboard · #/races/{r} · #/racers/{id}[/{raceId}] · #/me
 import "./style.css";
+import { auth } from "./auth.js";
 import { h } from "./dom.js";
+import { accountHeader } from "./header.js";
+import { accountPage } from "./pages/account.js";
 import { homePage } from "./pages/home.js";
 import { classPage } from "./pages/class.js";
 import { classLeaderboardPage } from "./pages/classLeaderboard.js";
@@ -12,6 +15,7 @@ const routes = [
   [/^\/classes\/([^/]+)$/, classPage],
   [/^\/races\/([^/]+)$/, racePage],
   [/^\/racers\/([^/]+)(?:\/([^/]+))?$/, racerPage],
+  [/^\/me$/, accountPage],
   [/^\/?$/, homePage],
 ];
 
@@ -38,5 +42,7 @@ function route() {
   main.replaceChildren(h("p", { class: "error" }, "No such page. "), h("a", { href: "#/" }, "Start over"));
 }
 
+accountHeader(document.querySelector("header.top"));
 window.addEventListener("hashchange", route);
-route();
+// The callback of a sign-in is read first: its URL becomes the page the user started from.
+auth.start().catch(() => {}).then(route);

@@ -1,5 +1,7 @@
 """The frontend in Debian's Chromium (headless) against the local stack with simulated racers."""
 
+import base64
+import json
 import re
 import shutil
 import threading
@@ -183,19 +185,36 @@ def test_racer_page_draws_the_output_chart(stack, race, page):
     assert race_id not in page.inner_text("body")
 
 
-def test_the_board_shows_a_page_and_the_signed_in_racers_own_row_below_it(stack, race, page):
+def unsigned_jwt(claims: dict) -> str:
+    part = lambda data: base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")  # noqa: E731
+    return f"{part({'alg': 'none'})}.{part(claims)}.x"
+
+
+def sign_in_as(page, client, racer_id: str) -> None:
+    """The session the frontend keeps after a sign-in (frontend/src/auth.js), for a racer of the shared stack:
+    its access token from POST /local/token, an ID token naming the racer (the frontend only reads it)."""
+    session = {"accessToken": client.token(racer_id), "refreshToken": "unused",
+               "idToken": unsigned_jwt({"sub": racer_id, "email": f"{racer_id}@example.com", "token_use": "id"})}
+    page.evaluate("session => localStorage.setItem('alleycat.session', JSON.stringify({ ...session, expiresAt: Date.now() + 3600000 }))",
+                  session)
+    page.reload()  # read when the page loads, as after a sign-in's callback
+
+
+def test_the_board_shows_a_page_and_the_signed_in_racers_own_row_below_it(stack, client, race, page):
     settings, race_id = race
     # Given pages of 5 rows (the page size a test may set; 100 otherwise) and the racer ranked last
     rows = 5
     standings = page.request.get(f"{stack.url}/races/{race_id}/leaderboard?limit={RACERS}").json()["items"]
     last = standings[-1]["racerId"]
     page.goto(stack.url + "/")
-    page.evaluate("rows => { localStorage.setItem('alleycat.pageRows', rows); localStorage.removeItem('alleycat.racerId'); }",
-                  str(rows))
-    # When that racer says "This is me" on their page
+    page.evaluate("rows => localStorage.setItem('alleycat.pageRows', rows)", str(rows))
+    # When that racer is signed in (a session as the sign-in keeps one) and opens their page
+    sign_in_as(page, client, last)
     page.goto(f"{stack.url}/#/racers/{last}/{race_id}")
-    page.click("button.mine-toggle")
-    assert page.evaluate("localStorage.getItem('alleycat.racerId')") == last
+    # Then it says it is theirs, and the header says who is signed in
+    page.wait_for_selector("p.yours:not([hidden])")
+    page.wait_for_function("name => document.querySelector('.top .account a.who')?.textContent === name",
+                           arg=standings[-1]["name"])
     asked: list[str] = []
     page.on("request", lambda request: asked.append(request.url) if "/leaderboard" in request.url else None)
     # And opens the race's board
@@ -215,7 +234,7 @@ def test_the_board_shows_a_page_and_the_signed_in_racers_own_row_below_it(stack,
     # Then two pages show (the racer's own row apart only if still below them)
     page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length >= {2 * rows}")
     assert 2 * rows in {int(url.split("limit=")[1].split("&")[0]) for url in asked}
-    page.evaluate("() => { localStorage.removeItem('alleycat.pageRows'); localStorage.removeItem('alleycat.racerId'); }")
+    page.evaluate("() => { localStorage.removeItem('alleycat.pageRows'); localStorage.removeItem('alleycat.session'); }")
 
 
 # --- live boards pushed over the Event API (frontend/src/push.js) ---------------------------------

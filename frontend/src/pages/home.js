@@ -4,6 +4,7 @@ import { api } from "../api.js";
 import { countdowns } from "../countdown.js";
 import { h } from "../dom.js";
 import { PagedList } from "../pagedList.js";
+import { adminNewClass } from "./newClass.js";
 import { poll } from "../poll.js";
 import { raceRow } from "../raceList.js";
 import { raceState } from "../races.js";
@@ -65,12 +66,13 @@ export function homePage() {
     live.draw(); // with the races that started since the upcoming list was read
   };
 
+  const admin = adminNewClass(); // admins only: a "New class" form
   const element = h("section", { class: "home" },
     h("h1", {}, "Race day"),
     h("div", { class: "columns" },
       h("section", { class: "live" }, h("h2", {}, "Live now"), live.element),
       h("section", { class: "upcoming" }, h("h2", {}, "Up next"), upcoming.element)),
-    h("section", { class: "class-list" }, h("h2", {}, "Classes"), classes.element));
+    h("section", { class: "class-list" }, h("h2", {}, "Classes"), admin.element, classes.element));
 
   const stopPolling = poll(REFRESH_MS, async () => {
     if (reread === null) await refreshRaces(); // else the read after a start is due in a few seconds
@@ -83,6 +85,7 @@ export function homePage() {
       stopPolling();
       ticker.stop();
       clearTimeout(reread);
+      admin.stop();
     },
   };
 }

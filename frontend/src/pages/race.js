@@ -11,7 +11,7 @@ import { className } from "../classNames.js";
 import { countdowns } from "../countdown.js";
 import { errorBox, h, link, score } from "../dom.js";
 import { Leaderboard } from "../leaderboard.js";
-import { me } from "../me.js";
+import { myRacerId } from "../auth.js";
 import { poll } from "../poll.js";
 import { liveBoard } from "../push.js";
 import { racers } from "../raceList.js";
@@ -112,7 +112,7 @@ export function racePage(raceId) {
     const leader = standings.items[0];
     summary.textContent = `${racers(race.racerCount)} · ${duration(race.durationSeconds)}`
       + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
-    const mine = me.get();
+    const mine = myRacerId();
     const row = own.racerId === mine && !standings.items.some((item) => item.racerId === mine) ? own.row : null;
     const items = row && row.rank > standings.items.length ? [...standings.items, row] : standings.items;
     board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
@@ -124,7 +124,7 @@ export function racePage(raceId) {
   async function refresh() {
     standings = await api.raceLeaderboard(raceId, shown);
     await readRace(Date.now());
-    await ownRow(me.get(), Date.now());
+    await ownRow(myRacerId(), Date.now());
     draw();
     if (standings.status !== "open") push.close();
     return standings.status === "open";
@@ -137,7 +137,7 @@ export function racePage(raceId) {
     return { ...standings, items: [...standings.items, ...extra] };
   };
   const showPushed = (merged) => {
-    const mine = me.get();
+    const mine = myRacerId();
     const mineMerged = merged.items.find((item) => item.racerId === mine);
     standings = { ...merged, items: merged.items.filter((item) => item.rank <= shown).slice(0, shown) };
     if (mineMerged && !standings.items.includes(mineMerged)) own.row = mineMerged;
@@ -148,7 +148,7 @@ export function racePage(raceId) {
   const pushedOnly = async () => {
     if (!standings) return true;
     const raceRead = await readRace(Date.now());
-    if ((await ownRow(me.get(), Date.now())) !== null || raceRead) draw();
+    if ((await ownRow(myRacerId(), Date.now())) !== null || raceRead) draw();
     return true;
   };
   const load = async () => {

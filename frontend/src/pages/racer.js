@@ -1,9 +1,9 @@
 // A racer: their races, and the per-second chart of one race (refreshed while it is open).
 import { api } from "../api.js";
+import { auth } from "../auth.js";
 import { className, classNames } from "../classNames.js";
 import { errorBox, h, link, score } from "../dom.js";
 import { OutputChart } from "../chart.js";
-import { me } from "../me.js";
 import { poll } from "../poll.js";
 import { raceHref, raceLabel } from "../races.js";
 
@@ -28,12 +28,14 @@ export function racerPage(racerId, raceId) {
   const chartBox = h("div", { class: "chart" });
   const totals = h("p", { class: "muted" });
   const results = h("div");
-  // "This is me": race boards then show this racer's own row (and mark it) wherever it is.
-  const mine = h("button", { type: "button", class: "mine-toggle", onclick: () => {
-    if (me.get() === racerId) me.clear(); else me.set(racerId);
-    mine.textContent = me.get() === racerId ? "Not me" : "This is me";
-  } }, me.get() === racerId ? "Not me" : "This is me");
-  const element = h("section", {}, title, h("div", { class: "board-more" }, mine), chartTitle, totals, chartBox,
+  // The signed-in racer's own page says so, with the way to their account (their name, their races).
+  const yours = h("p", { class: "yours", hidden: true }, "This is you · ", link("#/me", "Your account →"));
+  const showYours = () => {
+    yours.hidden = auth.identity?.racerId !== racerId;
+  };
+  showYours();
+  const stopYours = auth.onChange(showYours);
+  const element = h("section", {}, title, yours, chartTitle, totals, chartBox,
     h("h2", {}, "Races"), results);
   const chart = new OutputChart(chartBox);
   const raceLink = h("span");
@@ -64,13 +66,13 @@ export function racerPage(racerId, raceId) {
       chart.show(samples);
       return !entry || entry.status === "open";
     } catch (error) {
-      element.replaceChildren(title, errorBox(error));
+      element.replaceChildren(title, yours, errorBox(error));
       return false;
     }
   });
   return {
     element,
-    stop: () => { stop(); chart.destroy(); },
+    stop: () => { stop(); stopYours(); chart.destroy(); },
     crumbs: [link("#/", "Home")],
   };
 }

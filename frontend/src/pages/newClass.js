@@ -1,0 +1,95 @@
+// An admin's "New class" form, on the home page's Classes section (shown to admins only; the API
+// refuses anyone else anyway): a name, a class id (its address, suggested from the name), an
+// optional description -> PUT /classes/{classId}, then the new class's page.
+import { api } from "../api.js";
+import { auth } from "../auth.js";
+import { h } from "../dom.js";
+import { classIdProblem, descriptionProblem, nameProblem, slug } from "../fields.js";
+
+// A class id already taken: PUT would replace that class. Read from the class's leaderboard
+// (limit=1), not from its races list: a miss is kept a second at the edge, and the class page reads
+// the list right after the class is made.
+async function taken(classId) {
+  try {
+    return (await api.classTop(classId)).name;
+  } catch (error) {
+    if (error.status === 404) return null;
+    throw error;
+  }
+}
+
+function newClassForm() {
+  const field = (id, label, control, hint) => {
+    const message = h("p", { id: `${id}-message`, class: "muted field-message" }, hint || "");
+    control.setAttribute("id", id);
+    control.setAttribute("aria-describedby", `${id}-message`);
+    return { row: h("div", { class: "field" }, h("label", { for: id }, label), control, message), message, hint: hint || "" };
+  };
+  const nameInput = h("input", { name: "name", type: "text", maxlength: "200", placeholder: "Hill climb" });
+  const idInput = h("input", { name: "classId", type: "text", maxlength: "200", placeholder: "hill-climb", spellcheck: "false",
+    autocapitalize: "off" });
+  const descriptionInput = h("textarea", { name: "description", rows: "2", maxlength: "1000", placeholder: "Long seated climbs" });
+  const name = field("class-name", "Name", nameInput);
+  const id = field("class-id", "Class id", idInput, "Letters, digits, - and _: the class's address (#/classes/…).");
+  const description = field("class-description", "Description (optional)", descriptionInput);
+  const result = h("p", { class: "form-message", role: "status" });
+  const create = h("button", { type: "submit", class: "primary" }, "Create class");
+  const form = h("form", { class: "new-class", novalidate: "" }, name.row, id.row, description.row, h("div", { class: "inline" }, create), result);
+
+  let idEdited = false;
+  nameInput.addEventListener("input", () => {
+    if (!idEdited) idInput.value = slug(nameInput.value);
+  });
+  idInput.addEventListener("input", () => {
+    idEdited = idInput.value !== "";
+  });
+
+  const show = (entry, problem) => {
+    entry.message.textContent = problem || entry.hint;
+    entry.message.className = problem ? "error field-message" : "muted field-message";
+    return problem;
+  };
+
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    result.textContent = "";
+    const problems = [show(name, nameProblem(nameInput.value, "The name")), show(id, classIdProblem(idInput.value.trim())),
+      show(description, descriptionProblem(descriptionInput.value))];
+    const first = problems.findIndex(Boolean);
+    if (first >= 0) {
+      [nameInput, idInput, descriptionInput][first].focus();
+      return;
+    }
+    const classId = idInput.value.trim();
+    create.disabled = true;
+    try {
+      const existing = await taken(classId);
+      if (existing !== null) {
+        show(id, `The class id “${classId}” is taken (by “${existing}”): choose another.`);
+        idInput.focus();
+        return;
+      }
+      await api.putClass(classId, nameInput.value.trim(), descriptionInput.value.trim());
+      location.hash = `#/classes/${encodeURIComponent(classId)}`;
+    } catch (error) {
+      result.className = "error form-message";
+      result.textContent = `Not created: ${error.message}`;
+    } finally {
+      create.disabled = false;
+    }
+  });
+  return h("details", { class: "card admin new-class-box" }, h("summary", {}, "New class ", h("span", { class: "status admin" }, "admin")), form);
+}
+
+// The form's place on the page: filled while the signed-in user is an admin, empty otherwise.
+// Returns {element, stop}.
+export function adminNewClass() {
+  const element = h("div", { class: "admin-tools" });
+  const draw = () => {
+    const admin = Boolean(auth.identity?.admin);
+    if (admin && !element.firstChild) element.append(newClassForm());
+    if (!admin) element.replaceChildren();
+  };
+  draw();
+  return { element, stop: auth.onChange(draw) };
+}
