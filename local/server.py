@@ -5,8 +5,10 @@ same definition the stack deploys; every contract route is served by building
 the HTTP API event (payload format 2.0) the deployed API would send and calling the same handler module;
 the table's stream drives the same stream handler (``streams``), which pushes race boards to a
 stand-in AppSync Event API on loopback (``eventapi``: AWS's protocol, its own two ports) as the
-deployed one does; ``GET /config.json`` tells the browser where it is. ``POST /local/token``
-stands in for Cognito. The frontend is served from the same origin, as CloudFront serves
+deployed one does; ``GET /config.json`` tells the browser where it is and where to sign in: a
+stand-in for the Cognito user pool (``userpool``, ``managed_login``: managed login, OAuth 2.0 and
+the user pool API, on a port of its own). ``POST /local/token`` gives tools and tests a token for
+any racer. The frontend is served from the same origin, as CloudFront serves
 both in AWS, so no answer carries CORS headers.
 """
 
@@ -23,24 +25,27 @@ from urllib.parse import urlsplit
 
 from . import handlers  # puts the layer on sys.path
 from . import openapi
-from .auth import TokenIssuer, authorizer_claims
+from .auth import authorizer_claims
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .clock import WallClock
 from .eventapi import EventApi
 from .lambda_api import LambdaApi
+from .managed_login import UserPoolServer
 from .scheduler import SchedulerApi
 from .runtime import Runtime
 from .events import http_event, match
 from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
+from .userpool import UserPool
 
 from alleycat import dynamo, ending, push  # noqa: E402
-from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR  # noqa: E402
+from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS  # noqa: E402
 
 TABLE_NAME = "alleycat-local"
 FINISH_GROUP = "alleycat-race-finishes"
 FINISHER_WORKERS = 8  # started as needed: races ending within the same ~2 minutes, each finisher waiting for its end
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
+USER_POOL_ENDPOINT = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"  # boto3's cognito-idp client: the stand-in
 
 
 def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> None:
@@ -63,7 +68,7 @@ def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> No
 
 class ApiHandler(BaseHTTPRequestHandler):
     server_version = "AlleycatLocal/1"
-    issuer: TokenIssuer
+    users: UserPool  # the user pool stand-in: its tokens are the ones the API's authorizer accepts
     runtime: Runtime
     clock: WallClock  # or a clock the tests move (local.clock)
     site_config: dict  # GET /config.json: what the frontend needs besides its own origin
@@ -136,7 +141,7 @@ class ApiHandler(BaseHTTPRequestHandler):
 
     def _claims(self) -> dict | None:
         scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
-        claims = self.issuer.verify(token.strip()) if scheme.lower() == "bearer" and token else None
+        claims = self.users.authorize(token.strip()) if scheme.lower() == "bearer" and token else None
         return authorizer_claims(claims) if claims else None
 
     def _token(self, body: str | None) -> None:
@@ -146,7 +151,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             assert isinstance(sub, str) and sub and isinstance(groups, list)
         except (ValueError, KeyError, TypeError, AssertionError):
             return self._json(400, {"message": 'body must be {"sub": "<racerId>", "groups": [..]}'})
-        self._json(200, {"token": self.issuer.issue(sub, [str(g) for g in groups])})
+        self._json(200, {"token": self.users.tool_token(sub, [str(g) for g in groups])})
 
     def _json(self, status: int, body: dict) -> None:
         self._send(status, json.dumps(body).encode(), {"Content-Type": "application/json"})
@@ -184,7 +189,7 @@ class LocalStack:
         # EmbeddedDynamoDB); ALLEYCAT_DYNAMODB=memory is faster and grows with every stream record.
         # A given engine (the tests', with other JVM options) is the stack's from then on; start() starts it.
         self.dynamodb = dynamodb or EmbeddedDynamoDB(in_memory=os.environ.get("ALLEYCAT_DYNAMODB") == "memory")
-        self.issuer = TokenIssuer()
+        self.users: UserPoolServer | None = None
         self.stream: StreamPoller | None = None
         self.runtime: Runtime | None = None
         self.stream_runtime: Runtime | None = None
@@ -207,6 +212,7 @@ class LocalStack:
                                    region=os.environ["AWS_DEFAULT_REGION"]).start()
             os.environ[push.URL_VARIABLE] = self.events.http_url
         self._start_race_finishes()
+        self._start_user_pool()
         dynamo.client.cache_clear()  # a client made earlier in this process may point elsewhere
         self.dynamodb.create_table(TABLE_NAME)
         tail = StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS)
@@ -214,11 +220,13 @@ class LocalStack:
         self.stream_runtime = Runtime(workers=1, clock=self.clock, functions=(STREAM_PROCESSOR,))
         self.stream = StreamPoller(tail, invoke=lambda event: self.stream_runtime.invoke(STREAM_PROCESSOR, event)).start()
         # After configure_environment: the workers inherit it.
-        self.runtime = Runtime(clock=self.clock, functions=tuple(route.function for route in ROUTES))
-        handler = type("BoundApiHandler", (ApiHandler,), {"issuer": self.issuer, "runtime": self.runtime,
-                                                          "clock": self.clock, "site_config": self.site_config})
+        self.runtime = Runtime(clock=self.clock, functions=(*(route.function for route in ROUTES), TOKEN_GROUPS))
+        handler = type("BoundApiHandler", (ApiHandler,), {"users": self.users.pool, "runtime": self.runtime,
+                                                          "clock": self.clock})
         self._http = ApiServer((self.host, self.port), handler)
         self.port = self._http.server_address[1]
+        self.users.allow_app(f"{self.url}/")  # the app client's callback and sign-out URL: the site's root
+        handler.site_config = self.site_config
         threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
         return self
 
@@ -240,10 +248,19 @@ class LocalStack:
             ending.DEAD_LETTERS_VARIABLE: f"arn:aws:sqs:{region}:{account}:{FINISH_GROUP}"}
         os.environ.update(self._finish_environment)
 
+    def _start_user_pool(self) -> None:
+        """Sign-up and sign-in as in AWS (stacks/users.py): the pool's tokens pass through the same
+        pre-token-generation trigger, run by the API's runtime, which asks the pool as it would Cognito."""
+        self.users = UserPoolServer(UserPool(self.clock, region=os.environ["AWS_DEFAULT_REGION"],
+                                             pre_token=lambda event: self.runtime.invoke(TOKEN_GROUPS, event)),
+                                    host=self.host, access_key=os.environ["AWS_ACCESS_KEY_ID"],
+                                    secret_key=os.environ["AWS_SECRET_ACCESS_KEY"]).start()
+        os.environ[USER_POOL_ENDPOINT] = self.users.url
+
     @property
     def site_config(self) -> dict:
         """``/config.json``: in AWS the site's deployment writes the same shape (stacks/site.py)."""
-        return {"events": self.events.config if self.events else None}
+        return {"events": self.events.config if self.events else None, "auth": self.users.config if self.users else None}
 
     def memory(self) -> str:
         """The stack's resident memory: its Python processes (server, function workers) and DynamoDB Local's JVM."""
@@ -258,9 +275,11 @@ class LocalStack:
             self._http.server_close()
         if self.stream:
             self.stream.stop()
-        for api in (self.scheduler, self.functions_api):
+        for api in (self.scheduler, self.functions_api, self.users):
             if api:
                 api.stop()
+        if self.users and os.environ.get(USER_POOL_ENDPOINT) == self.users.url:
+            del os.environ[USER_POOL_ENDPOINT]
         for name, value in self._finish_environment.items():
             if os.environ.get(name) == value:
                 del os.environ[name]

@@ -17,13 +17,13 @@ from . import caching, clock
 from .observability import METRICS_ENABLED, finish, logger, metrics
 from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from .resolver import APPLICATION_JSON, Resolver, Response
-from .routes import ROUTES
+from .routes import ADMIN_GROUP, ROUTES
 
 MAX_BODY_BYTES = 256 * 1024
 MAX_BODY_DEPTH = 32  # arrays and objects within each other; the contract's deepest body has 3
 TOO_DEEP = f"the body nests arrays or objects more than {MAX_BODY_DEPTH} levels deep"
 NOT_UNICODE = "holds text that is not valid Unicode (a lone surrogate such as \\ud800)"
-ADMIN = "admin"
+ADMIN = ADMIN_GROUP
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _RACE_ID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 

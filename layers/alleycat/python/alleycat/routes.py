@@ -75,12 +75,15 @@ STREAM_RETRIES = 5
 
 # The function that finishes a race at its end, invoked by the race's one-time schedule (``ending``).
 FINISHER = "finish_due_race"
+TOKEN_GROUPS = "token_groups"  # the user pool's pre-token-generation trigger (functions/token_groups)
+ADMIN_GROUP = "admin"  # members may act on others' resources; their tokens need TOTP (functions/token_groups)
 
 # Memory of each function, read by the stack and by the bench's pricing. Telemetry is sized
 # from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs
 # ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
 DEFAULT_MEMORY_MB = 256
-MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128}  # the finisher mostly waits
+MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128,  # the finisher mostly waits
+             TOKEN_GROUPS: 128}  # one AdminGetUser at an admin's sign-in
 
 
 def memory_mb(function: str) -> int:

@@ -1,0 +1,30 @@
+"""Cognito's pre-token-generation trigger: a token carries ``admin`` only for a user who enabled TOTP.
+
+Cognito asks every user who enabled TOTP for a code at each sign-in, so a token with ``admin`` was
+earned with a password and a second factor (docs/security.md). Racers need no second factor:
+their tokens pass through as Cognito made them, without a call.
+"""
+
+from alleycat.routes import ADMIN_GROUP
+
+TOTP = "SOFTWARE_TOKEN_MFA"
+_users = None  # the user pool API's client, made the first time an admin signs in
+
+
+def handler(event, context):
+    configuration = event["request"]["groupConfiguration"]
+    groups = configuration.get("groupsToOverride") or []
+    if ADMIN_GROUP in groups and not has_totp(event["userPoolId"], event["userName"]):
+        event["response"]["claimsOverrideDetails"] = {"groupOverrideDetails": {
+            **configuration, "groupsToOverride": [group for group in groups if group != ADMIN_GROUP]}}
+    return event
+
+
+def has_totp(pool_id: str, username: str) -> bool:
+    global _users
+    if _users is None:
+        import boto3  # only admins' sign-ins pay for it
+
+        _users = boto3.client("cognito-idp")
+    user = _users.admin_get_user(UserPoolId=pool_id, Username=username)
+    return TOTP in (user.get("UserMFASettingList") or [])

@@ -1,0 +1,386 @@
+"""The local user pool (``local.userpool``) over HTTP on a port of its own: what Cognito serves on a
+user pool domain (managed login's pages and the OAuth 2.0 endpoints) and on the ``cognito-idp``
+endpoint (the user pool API, AWS JSON 1.1), both at one origin here.
+
+==============================  ===============================================================
+``GET /oauth2/authorize``       checks client, redirect URI, response type and PKCE method; with a
+                                session cookie, straight back with a code; else the sign-in page
+``/login`` ``/signup``          managed login's pages: sign in, sign up, the emailed code, a new
+``/confirm`` ``/login/...``     password after a temporary one, the TOTP code of a user who enabled it
+``POST /oauth2/token``          ``authorization_code`` (with ``code_verifier``) and ``refresh_token``
+``POST /oauth2/revoke``         ends a refresh token and the access tokens it issued
+``GET /logout``                 ends the session cookie, back to ``logout_uri``
+``GET /oauth2/userInfo``        the caller's attributes
+``POST /``                      the user pool API: ``X-Amz-Target: AWSCognitoIdentityProviderService.<Op>``
+==============================  ===============================================================
+
+The token, revoke, userInfo and API endpoints answer browsers of other origins (CORS), as Cognito's do.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import secrets
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from .eventapi import SigV4Verifier
+from .userpool import SCOPES, CognitoError, User, UserPool
+
+TARGET_PREFIX = "AWSCognitoIdentityProviderService."
+SESSION_COOKIE = "cognito"
+STYLE = """body{font:16px system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1c1e21}
+main{max-width:22rem;margin:3rem auto;padding:1.5rem;background:#fff;border-radius:.5rem;box-shadow:0 1px 3px #0002}
+h1{font-size:1.3rem;margin:0 0 1rem}label{display:block;margin:.8rem 0 .2rem}
+input{box-sizing:border-box;width:100%;padding:.6rem;font-size:1rem;border:1px solid #bbb;border-radius:.3rem}
+button{margin-top:1.2rem;width:100%;padding:.7rem;font-size:1rem;background:#c2410c;color:#fff;border:0;border-radius:.3rem}
+.error{color:#b00020}.note{color:#555;font-size:.9rem}a{color:#c2410c}"""
+
+
+def flat(query: str) -> dict[str, str]:
+    return {key: values[0] for key, values in parse_qs(query, keep_blank_values=True).items()}
+
+
+class ManagedLoginHandler(BaseHTTPRequestHandler):
+    server_version = "CognitoLocal/1"
+    protocol_version = "HTTP/1.1"
+    service: "UserPoolServer"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    # --- dispatch -------------------------------------------------------------------------------
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        pages = {"/oauth2/authorize": self._authorize, "/login": self._login_page, "/signup": self._signup_page,
+                 "/confirm": self._confirm_page, "/logout": self._logout, "/oauth2/userInfo": self._user_info,
+                 "/login.css": self._style}
+        page = pages.get(url.path)
+        return page(flat(url.query)) if page else self._text(404, "Not Found")
+
+    def do_POST(self):
+        url = urlsplit(self.path)
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if url.path == "/":
+            return self._api(body)
+        form = flat(body.decode("utf-8", "replace"))
+        posts = {"/oauth2/token": self._token, "/oauth2/revoke": self._revoke, "/login": self._login,
+                 "/signup": self._signup, "/confirm": self._confirm, "/login/password": self._new_password,
+                 "/login/mfa": self._mfa}
+        post = posts.get(url.path)
+        return post(form) if post else self._text(404, "Not Found")
+
+    def do_OPTIONS(self):
+        """CORS preflight for the endpoints a single-page app calls from its own origin."""
+        self._send(204, b"", {"Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+                              "Access-Control-Allow-Headers": self.headers.get("Access-Control-Request-Headers", ""),
+                              "Access-Control-Max-Age": "600"}, cors=True)
+
+    # --- managed login --------------------------------------------------------------------------
+
+    @property
+    def pool(self) -> UserPool:
+        return self.service.pool
+
+    def _authorize(self, query: dict[str, str]) -> None:
+        problem = self.service.request_problem(query)
+        if problem:
+            return self._page(400, "Something went wrong", f'<p class="error">{html.escape(problem)}</p>')
+        if query.get("response_type") != "code":
+            return self._back(query, error="unauthorized_client")
+        if query.get("code_challenge") and query.get("code_challenge_method") != "S256":
+            return self._back(query, error="invalid_request")
+        user = self.service.session_user(self.headers.get("Cookie", ""))
+        if user:
+            return self._signed_in(user, query)
+        self._redirect(f"/login?{urlencode(query)}")
+
+    def _login_page(self, query: dict[str, str], error: str = "", status: int = 200) -> None:
+        q = urlencode(query)
+        self._page(status, "Sign in", self._form("/login", q, error, [("email", "Email", "email", query.get("email", "")),
+                                                                     ("password", "Password", "password", "")],
+                                                 "Sign in")
+                   + f'<p class="note">New here? <a href="/signup?{html.escape(q)}">Sign up</a></p>')
+
+    def _signup_page(self, query: dict[str, str], error: str = "", status: int = 200) -> None:
+        q = urlencode(query)
+        self._page(status, "Sign up", self._form("/signup", q, error, [("email", "Email", "email", ""),
+                                                                      ("password", "Password", "password", "")],
+                                                 "Sign up")
+                   + '<p class="note">At least 12 characters, with upper and lower case, a number and a symbol.</p>'
+                   + f'<p class="note">Have an account? <a href="/login?{html.escape(q)}">Sign in</a></p>')
+
+    def _confirm_page(self, query: dict[str, str], error: str = "", status: int = 200) -> None:
+        email = query.get("email", "")
+        query = {key: value for key, value in query.items() if key != "email"}
+        self._page(status, "Check your email",
+                   f'<p>We sent a code to {html.escape(email)}.</p>'
+                   + self._form("/confirm", urlencode(query), error, [("code", "Code", "text", "")], "Confirm",
+                                hidden={"email": email})
+                   + '<p class="note">The local stack prints the code Cognito would email on its console.</p>')
+
+    def _login(self, form: dict[str, str]) -> None:
+        query = flat(form.get("q", ""))
+        if self.service.request_problem(query):
+            return self._authorize(query)
+        try:
+            user = self.pool.authenticate(form.get("email", ""), form.get("password", ""))
+        except CognitoError as error:
+            if error.kind == "UserNotConfirmedException":
+                return self._redirect(f"/confirm?{urlencode({**query, 'email': form.get('email', '')})}")
+            return self._login_page({**query, "email": form.get("email", "")}, error.message, 400)
+        self._next_step(user, query)
+
+    def _signup(self, form: dict[str, str]) -> None:
+        query = flat(form.get("q", ""))
+        try:
+            user = self.pool.sign_up(form.get("email", ""), form.get("password", ""))
+        except CognitoError as error:
+            return self._signup_page(query, error.message, 400)
+        self._redirect(f"/confirm?{urlencode({**query, 'email': user.email})}")
+
+    def _confirm(self, form: dict[str, str]) -> None:
+        query = flat(form.get("q", ""))
+        try:
+            user = self.pool.confirm(form.get("email", ""), form.get("code", ""))
+        except CognitoError as error:
+            return self._confirm_page({**query, "email": form.get("email", "")}, error.message, 400)
+        self._signed_in(user, query)
+
+    def _next_step(self, user: User, query: dict[str, str]) -> None:
+        """After the password: a new one if it was temporary, the TOTP code if the user enabled it."""
+        q = urlencode(query)
+        if user.status == "FORCE_CHANGE_PASSWORD":
+            return self._page(200, "Choose a new password",
+                              self._form("/login/password", q, "", [("password", "New password", "password", "")],
+                                         "Save and sign in", hidden={"step": self.service.pending(user)}))
+        if user.totp_enabled:
+            return self._page(200, "Two-step sign-in",
+                              self._form("/login/mfa", q, "", [("code", "Code from your authenticator app", "text", "")],
+                                         "Sign in", hidden={"step": self.service.pending(user)}))
+        self._signed_in(user, query)
+
+    def _new_password(self, form: dict[str, str]) -> None:
+        query, user = flat(form.get("q", "")), self.service.resume(form.get("step", ""))
+        if not user:
+            return self._login_page(query, "Your sign-in took too long: sign in again.", 400)
+        try:
+            self.pool.set_password(user, form.get("password", ""))
+        except CognitoError as error:
+            return self._page(400, "Choose a new password",
+                              self._form("/login/password", urlencode(query), error.message,
+                                         [("password", "New password", "password", "")], "Save and sign in",
+                                         hidden={"step": self.service.pending(user)}))
+        self._next_step(user, query)
+
+    def _mfa(self, form: dict[str, str]) -> None:
+        query, user = flat(form.get("q", "")), self.service.resume(form.get("step", ""))
+        if not user:
+            return self._login_page(query, "Your sign-in took too long: sign in again.", 400)
+        try:
+            self.pool.check_totp(user, form.get("code", ""))
+        except CognitoError as error:
+            return self._page(400, "Two-step sign-in",
+                              self._form("/login/mfa", urlencode(query), error.message,
+                                         [("code", "Code from your authenticator app", "text", "")], "Sign in",
+                                         hidden={"step": self.service.pending(user)}))
+        self._signed_in(user, query)
+
+    def _signed_in(self, user: User, query: dict[str, str]) -> None:
+        if self.service.request_problem(query):
+            return self._page(200, "Signed in", "<p>You are signed in. Go back to the app.</p>")
+        scope = " ".join(part for part in query.get("scope", " ".join(SCOPES)).split() if part in SCOPES)
+        code = self.pool.code_for(user, query["redirect_uri"], query.get("code_challenge", ""), scope)
+        cookie = f"{SESSION_COOKIE}={self.service.open_session(user)}; Path=/; HttpOnly; SameSite=Lax"
+        self._back(query, cookie=cookie, code=code)
+
+    def _logout(self, query: dict[str, str]) -> None:
+        if query.get("client_id") != self.pool.client_id or query.get("logout_uri") not in self.service.logout_urls:
+            return self._page(400, "Something went wrong", '<p class="error">Invalid logout request.</p>')
+        self.service.close_session(self.headers.get("Cookie", ""))
+        self._redirect(query["logout_uri"], cookie=f"{SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax")
+
+    # --- OAuth endpoints and the API ------------------------------------------------------------
+
+    def _token(self, form: dict[str, str]) -> None:
+        if "application/x-www-form-urlencoded" not in self.headers.get("Content-Type", ""):
+            return self._json(400, {"error": "invalid_request"}, cors=True)
+        answer = self.pool.exchange(form)
+        self._json(400 if "error" in answer else 200, answer, cors=True)
+
+    def _revoke(self, form: dict[str, str]) -> None:
+        error = self.pool.revoke(form.get("token", ""), form.get("client_id", ""))
+        self._json(400, {"error": error}, cors=True) if error else self._send(200, b"", {}, cors=True)
+
+    def _user_info(self, _query: dict[str, str]) -> None:
+        scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
+        try:
+            self._json(200, self.pool.user_info(token.strip() if scheme.lower() == "bearer" else ""), cors=True)
+        except CognitoError:
+            self._send(401, b"", {"WWW-Authenticate": 'Bearer error="invalid_token"'}, cors=True)
+
+    def _api(self, body: bytes) -> None:
+        target = self.headers.get("X-Amz-Target", "")
+        try:
+            if not target.startswith(TARGET_PREFIX):
+                raise CognitoError("UnknownOperationException", "X-Amz-Target is missing or not the user pool API's")
+            try:
+                request = json.loads(body or b"{}")
+            except ValueError:
+                raise CognitoError("SerializationException", "the body is not JSON") from None
+            signed = False
+            if "Authorization" in self.headers:  # an operator's call: signed by the stack's credentials, or refused
+                why = self.service.verifier.verify(self.command, self.path, dict(self.headers.items()), body)
+                if why == "unknown access key":
+                    raise CognitoError("UnrecognizedClientException", "The security token included in the request is invalid.", 403)
+                if why:
+                    raise CognitoError("InvalidSignatureException", why, 403)
+                signed = True
+            answer, status = self.pool.call(target[len(TARGET_PREFIX):], request, signed), 200
+        except CognitoError as error:
+            answer, status = {"__type": error.kind, "message": error.message}, error.status
+        headers = {"Content-Type": "application/x-amz-json-1.1", "x-amzn-RequestId": str(uuid.uuid4())}
+        if status != 200:
+            headers["x-amzn-ErrorType"] = answer["__type"]
+        self._send(status, json.dumps(answer).encode(), headers, cors=True)
+
+    # --- answers --------------------------------------------------------------------------------
+
+    def _back(self, query: dict[str, str], cookie: str = "", **parameters: str) -> None:
+        """Back to the app's redirect URI with ``parameters`` and its ``state``."""
+        state = {"state": query["state"]} if "state" in query else {}
+        self._redirect(f"{query['redirect_uri']}?{urlencode({**parameters, **state})}", cookie=cookie)
+
+    def _redirect(self, location: str, cookie: str = "") -> None:
+        self._send(302, b"", {"Location": location, "Cache-Control": "no-store", **({"Set-Cookie": cookie} if cookie else {})})
+
+    def _form(self, action: str, q: str, error: str, fields: list[tuple[str, str, str, str]], submit: str,
+              hidden: dict[str, str] | None = None) -> str:
+        inputs = "".join(f'<label for="{name}">{label}</label><input id="{name}" name="{name}" type="{kind}" '
+                         f'value="{html.escape(value)}" required>' for name, label, kind, value in fields)
+        extra = "".join(f'<input type="hidden" name="{name}" value="{html.escape(value)}">'
+                        for name, value in {"q": q, **(hidden or {})}.items())
+        problem = f'<p class="error" role="alert">{html.escape(error)}</p>' if error else ""
+        return f'{problem}<form method="post" action="{action}">{extra}{inputs}<button type="submit">{submit}</button></form>'
+
+    def _page(self, status: int, title: str, content: str) -> None:
+        page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
+                f'content="width=device-width, initial-scale=1"><title>{title} · Alleycat</title>'
+                f'<link rel="stylesheet" href="/login.css"></head><body><main><h1>{title}</h1>{content}</main></body></html>')
+        self._send(status, page.encode(), {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
+                                           "Content-Security-Policy": self.service.page_policy})
+
+    def _style(self, _query: dict[str, str]) -> None:
+        self._send(200, STYLE.encode(), {"Content-Type": "text/css; charset=utf-8"})
+
+    def _text(self, status: int, text: str) -> None:
+        self._send(status, text.encode(), {"Content-Type": "text/plain; charset=utf-8"})
+
+    def _json(self, status: int, body: dict, cors: bool = False) -> None:
+        self._send(status, json.dumps(body).encode(), {"Content-Type": "application/json", "Cache-Control": "no-store"}, cors)
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str], cors: bool = False) -> None:
+        self.send_response(status)
+        if cors and self.headers.get("Origin"):
+            headers = {**headers, "Access-Control-Allow-Origin": self.headers["Origin"], "Vary": "Origin"}
+        for name, value in {**headers, "Content-Length": str(len(payload))}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+class UserPoolServer:
+    """``start()`` serves the pool on a free loopback port. ``callback_urls``: the app client's
+    callback and sign-out URLs (the local site's root)."""
+
+    def __init__(self, pool: UserPool, *, callback_urls: tuple[str, ...] = (), host: str = "127.0.0.1",
+                 access_key: str = "local", secret_key: str = "local"):
+        self.pool, self.host = pool, host
+        self.verifier = SigV4Verifier(access_key, secret_key, pool.region, "cognito-idp")
+        self.allow_app(*callback_urls)
+        self._sessions: dict[str, str] = {}  # session cookie -> sub
+        self._pending: dict[str, tuple[str, float]] = {}  # a sign-in's next step -> (sub, started)
+        self._http: ThreadingHTTPServer | None = None
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def allow_app(self, *urls: str) -> None:
+        """The app client's callback and sign-out URLs."""
+        self.callback_urls = self.logout_urls = urls
+        origins = " ".join(sorted({"{0.scheme}://{0.netloc}".format(urlsplit(url)) for url in urls}))
+        # Chromium checks form-action on the redirect after a form too: back to the app's origin.
+        self.page_policy = (f"default-src 'none'; style-src 'self'; form-action 'self' {origins}; "
+                            "frame-ancestors 'none'; base-uri 'none'")
+
+    @property
+    def client_id(self) -> str:
+        return self.pool.client_id
+
+    @property
+    def outbox(self) -> list[tuple[str, str]]:
+        return self.pool.outbox
+
+    @property
+    def config(self) -> dict:
+        """``auth`` in the site's ``/config.json``, as stacks/users.py writes it for the deployed pool."""
+        return {"domain": self.url, "clientId": self.client_id, "scopes": list(SCOPES),
+                "idpUrl": f"{self.url}/", "userPoolId": self.pool.pool_id}
+
+    def start(self) -> "UserPoolServer":
+        self._http = ThreadingHTTPServer((self.host, self.port), type("BoundManagedLoginHandler", (ManagedLoginHandler,),
+                                                                      {"service": self}))
+        self._http.daemon_threads = True
+        self.port = self._http.server_address[1]
+        self.pool.issuer = f"{self.url}/{self.pool.pool_id}"
+        threading.Thread(target=self._http.serve_forever, args=(0.1,), name="user-pool", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._http:
+            self._http.shutdown()
+            self._http.server_close()
+
+    def request_problem(self, query: dict[str, str]) -> str | None:
+        """Why an authorize request cannot even be sent back to its app (shown, not redirected), or None."""
+        if query.get("client_id") != self.client_id:
+            return "Invalid client id."
+        if query.get("redirect_uri") not in self.callback_urls:
+            return "redirect_mismatch: the redirect URI is not one of the app client's callback URLs."
+        return None
+
+    def open_session(self, user: User) -> str:
+        session = secrets.token_urlsafe(24)
+        self._sessions[session] = user.sub
+        return session
+
+    def session_user(self, cookies: str) -> User | None:
+        sub = self._sessions.get(self._cookie(cookies))
+        return self.pool.find(sub) if sub else None
+
+    def close_session(self, cookies: str) -> None:
+        self._sessions.pop(self._cookie(cookies), None)
+
+    def pending(self, user: User) -> str:
+        step = secrets.token_urlsafe(24)
+        self._pending[step] = (user.sub, self.pool.clock.now())
+        return step
+
+    def resume(self, step: str) -> User | None:
+        """The user of a sign-in's pending step, if it began within three minutes (Cognito's session)."""
+        sub, started = self._pending.pop(step, (None, 0.0))
+        return self.pool.find(sub) if sub and self.pool.clock.now() - started < 180 else None
+
+    @staticmethod
+    def _cookie(cookies: str) -> str:
+        for part in cookies.split(";"):
+            name, _, value = part.strip().partition("=")
+            if name == SESSION_COOKIE:
+                return value
+        return ""

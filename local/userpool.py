@@ -1,0 +1,364 @@
+"""A stand-in for an Amazon Cognito user pool, its app client and its managed login, for `make local`.
+
+What it keeps and decides, on the stack's clock; ``local.managed_login`` serves it over HTTP on a
+port of its own, as Cognito serves a user pool domain and the ``cognito-idp`` endpoint:
+
+- accounts, by email (the pool's username attribute): self sign-up with a code "emailed" to
+  ``outbox`` (and the console), an operator's AdminCreateUser with a temporary password that must
+  be changed at first sign-in, groups, TOTP (AssociateSoftwareToken, VerifySoftwareToken,
+  SetUserMFAPreference), which sign-in then asks for, as Cognito does for a user who enabled it;
+- the OAuth 2.0 authorization code grant with PKCE (codes for one use, five minutes), refresh
+  tokens (revocable) and the tokens themselves, shaped as Cognito's, each issue passing through
+  the pre-token-generation trigger (``pre_token``: the deployed trigger function, locally too);
+- the user pool API's operations the product and its operator use, with Cognito's error types.
+
+Reference: https://docs.aws.amazon.com/cognito/latest/developerguide/federation-endpoints.html
+(authorize, token, revoke, logout, userInfo) and the Amazon Cognito user pools API reference.
+"""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import re
+import secrets
+import sys
+import threading
+import uuid
+from dataclasses import dataclass, field
+from typing import Callable
+
+from . import handlers  # noqa: F401 - puts the layer on sys.path first
+from .auth import TokenSigner, s256, totp_matches
+
+from alleycat.routes import ADMIN_GROUP  # noqa: E402
+
+POOL_ID = "us-east-1_alleycatlocal"
+CLIENT_ID = "alleycatlocalclient"
+ADMIN_SCOPE = "aws.cognito.signin.user.admin"
+SCOPES = ("openid", "email", "profile", ADMIN_SCOPE)
+GROUPS = (ADMIN_GROUP,)
+ACCESS_SECONDS = 3600  # the app client's access and ID token validity (stacks/users.py)
+REFRESH_SECONDS = 30 * 86400
+CODE_SECONDS = 300  # an authorization code is good for five minutes
+TOOL_TOKEN_SECONDS = 12 * 3600  # POST /local/token: a simulator's whole session
+# The pool's password policy (stacks/users.py builds the deployed pool's from the same values).
+PASSWORD_MIN_LENGTH = 12
+PASSWORD_RULES = ((r"[a-z]", "a lowercase letter"), (r"[A-Z]", "an uppercase letter"), (r"[0-9]", "a number"),
+                  (r"[\^$*.\[\]{}()?\"!@#%&/\\,><':;|_~`=+\- ]", "a symbol"))
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+
+
+class CognitoError(Exception):
+    """An error as the user pool API answers it: 400 with ``__type`` and ``message``."""
+
+    def __init__(self, kind: str, message: str, status: int = 400):
+        super().__init__(message)
+        self.kind, self.message, self.status = kind, message, status
+
+
+def password_problem(password: str) -> str | None:
+    """Why the pool's policy refuses ``password``, in Cognito's words, or None."""
+    missing = [name for pattern, name in PASSWORD_RULES if not re.search(pattern, password)]
+    if len(password) < PASSWORD_MIN_LENGTH or missing:
+        return (f"Password does not conform to policy: at least {PASSWORD_MIN_LENGTH} characters"
+                + (f", with {', '.join(missing)}" if missing else "") + ".")
+    return None
+
+
+@dataclass
+class User:
+    sub: str
+    email: str
+    password: str
+    status: str  # UNCONFIRMED, CONFIRMED or FORCE_CHANGE_PASSWORD, as Cognito names them
+    created: float
+    groups: set[str] = field(default_factory=set)
+    confirmation: str | None = None
+    totp_secret: str | None = None  # associated, not yet verified
+    totp: str | None = None  # verified
+    totp_enabled: bool = False
+
+    @property
+    def attributes(self) -> list[dict]:
+        return [{"Name": "sub", "Value": self.sub}, {"Name": "email", "Value": self.email},
+                {"Name": "email_verified", "Value": "true" if self.status != "UNCONFIRMED" else "false"}]
+
+    @property
+    def mfa(self) -> dict:
+        return {"PreferredMfaSetting": "SOFTWARE_TOKEN_MFA", "UserMFASettingList": ["SOFTWARE_TOKEN_MFA"]} if self.totp_enabled else {}
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What an authorization code or a refresh token stands for."""
+    user: str  # sub
+    client_id: str
+    expires: float
+    redirect_uri: str = ""
+    challenge: str = ""
+    scope: str = ""
+    origin: str = ""  # a refresh grant's id: its tokens' origin_jti, what revoking it invalidates
+
+
+class UserPool:
+    def __init__(self, clock, *, pool_id: str = POOL_ID, client_id: str = CLIENT_ID, region: str = "us-east-1",
+                 issuer_url: str = "", pre_token: Callable[[dict], dict] | None = None,
+                 access_seconds: int = ACCESS_SECONDS):
+        self.clock, self.pool_id, self.client_id, self.region = clock, pool_id, client_id, region
+        self.issuer = f"{issuer_url.rstrip('/')}/{pool_id}"
+        self.pre_token = pre_token
+        self.access_seconds = access_seconds
+        self.signer = TokenSigner()
+        self.outbox: list[tuple[str, str]] = []  # (email, code or temporary password) Cognito would send
+        self._users: dict[str, User] = {}  # by sub
+        self._codes: dict[str, Grant] = {}
+        self._refresh: dict[str, Grant] = {}
+        self._revoked: set[str] = set()  # refresh grants whose access tokens Cognito's own API refuses
+        self._lock = threading.RLock()
+
+    # --- accounts -------------------------------------------------------------------------------
+
+    def find(self, username: str) -> User | None:
+        key = username.strip().lower()
+        return self._users.get(username) or next((user for user in self._users.values() if user.email == key), None)
+
+    def user(self, username: str) -> User:
+        found = self.find(username)
+        if not found:
+            raise CognitoError("UserNotFoundException", "User does not exist.")
+        return found
+
+    def sign_up(self, email: str, password: str) -> User:
+        email = email.strip().lower()
+        if not EMAIL.fullmatch(email):
+            raise CognitoError("InvalidParameterException", "Invalid email address format.")
+        problem = password_problem(password)
+        if problem:
+            raise CognitoError("InvalidPasswordException", problem)
+        with self._lock:
+            if self.find(email):
+                raise CognitoError("UsernameExistsException", "An account with the given email already exists.")
+            user = User(str(uuid.uuid4()), email, password, "UNCONFIRMED", self.clock.now(),
+                        confirmation=f"{secrets.randbelow(10**6):06d}")
+            self._users[user.sub] = user
+        self._send(email, user.confirmation)
+        return user
+
+    def confirm(self, email: str, code: str) -> User:
+        user = self.user(email)
+        if user.status == "UNCONFIRMED":
+            if not code or not hmac.compare_digest(code.strip(), user.confirmation or ""):
+                raise CognitoError("CodeMismatchException", "Invalid verification code provided, please try again.")
+            user.status, user.confirmation = "CONFIRMED", None
+        return user
+
+    def create_user(self, email: str, temporary_password: str | None = None, suppress: bool = False) -> User:
+        """AdminCreateUser: a confirmed, verified email and a temporary password to change at first sign-in."""
+        email = email.strip().lower()
+        if not EMAIL.fullmatch(email):
+            raise CognitoError("InvalidParameterException", "Invalid email address format.")
+        password = temporary_password or f"Tmp-{secrets.token_urlsafe(9)}7a"
+        with self._lock:
+            if self.find(email):
+                raise CognitoError("UsernameExistsException", "User account already exists.")
+            user = User(str(uuid.uuid4()), email, password, "FORCE_CHANGE_PASSWORD", self.clock.now())
+            self._users[user.sub] = user
+        if not suppress:
+            self._send(email, password)
+        return user
+
+    def add_to_group(self, username: str, group: str) -> None:
+        if group not in GROUPS:
+            raise CognitoError("ResourceNotFoundException", "Group not found.")
+        self.user(username).groups.add(group)
+
+    def authenticate(self, email: str, password: str) -> User:
+        user = self.find(email)
+        if not user or not hmac.compare_digest(user.password.encode(), password.encode()):
+            raise CognitoError("NotAuthorizedException", "Incorrect username or password.")
+        if user.status == "UNCONFIRMED":
+            raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
+        return user
+
+    def set_password(self, user: User, password: str) -> None:
+        problem = password_problem(password)
+        if problem:
+            raise CognitoError("InvalidPasswordException", problem)
+        user.password, user.status = password, "CONFIRMED"
+
+    def check_totp(self, user: User, code: str) -> None:
+        if not user.totp or not totp_matches(user.totp, code.strip(), self.clock.now()):
+            raise CognitoError("CodeMismatchException", "Invalid code received for user")
+
+    def _send(self, email: str, code: str) -> None:
+        self.outbox.append((email, code))
+        sys.stderr.write(f"(local user pool) the email Cognito would send to {email}: {code}\n")
+
+    # --- the authorization code grant and tokens ------------------------------------------------
+
+    def code_for(self, user: User, redirect_uri: str, challenge: str, scope: str) -> str:
+        code = str(uuid.uuid4())
+        self._codes[code] = Grant(user.sub, self.client_id, self.clock.now() + CODE_SECONDS, redirect_uri, challenge, scope)
+        return code
+
+    def exchange(self, form: dict[str, str]) -> dict:
+        """The token endpoint: ``{"error": ...}`` as OAuth answers a bad request, else the tokens."""
+        if form.get("client_id") != self.client_id:
+            return {"error": "invalid_client"}
+        grant_type = form.get("grant_type")
+        if grant_type == "authorization_code":
+            with self._lock:
+                grant = self._codes.pop(form.get("code", ""), None)  # a code is good once, right or wrong
+            if (not grant or grant.expires <= self.clock.now() or grant.redirect_uri != form.get("redirect_uri")
+                    or (grant.challenge and not hmac.compare_digest(s256(form.get("code_verifier", "")), grant.challenge))):
+                return {"error": "invalid_grant"}
+            refresh = secrets.token_urlsafe(48)
+            session = Grant(grant.user, grant.client_id, self.clock.now() + REFRESH_SECONDS, scope=grant.scope,
+                            origin=str(uuid.uuid4()))
+            self._refresh[refresh] = session
+            return {**self._tokens(self._users[grant.user], session, "TokenGeneration_HostedAuth"), "refresh_token": refresh}
+        if grant_type == "refresh_token":
+            token = form.get("refresh_token", "")
+            grant = self._refresh.get(token)
+            if not grant or grant.expires <= self.clock.now() or grant.user not in self._users:
+                return {"error": "invalid_grant"}
+            return self._tokens(self._users[grant.user], grant, "TokenGeneration_RefreshTokens")
+        return {"error": "unsupported_grant_type"}
+
+    def revoke(self, token: str, client_id: str) -> str | None:
+        """The revoke endpoint: None, or the OAuth error."""
+        if client_id != self.client_id:
+            return "invalid_client"
+        grant = self._refresh.pop(token, None)
+        if grant:
+            self._revoked.add(grant.origin)
+        return None
+
+    def _tokens(self, user: User, session: Grant, source: str) -> dict:
+        groups = self._groups_after_trigger(user, source)
+        now = int(self.clock.now())
+        common = {"sub": user.sub, "iss": self.issuer, "iat": now, "auth_time": now, "exp": now + self.access_seconds,
+                  "origin_jti": session.origin, **({"cognito:groups": groups} if groups else {})}
+        access = {**common, "token_use": "access", "scope": session.scope, "client_id": self.client_id, "username": user.sub,
+                  "jti": str(uuid.uuid4())}
+        identity = {**common, "token_use": "id", "aud": self.client_id, "cognito:username": user.sub,
+                    "email": user.email, "email_verified": True, "jti": str(uuid.uuid4())}
+        return {"access_token": self.signer.sign(access), "id_token": self.signer.sign(identity),
+                "token_type": "Bearer", "expires_in": self.access_seconds}
+
+    def _groups_after_trigger(self, user: User, source: str) -> list[str]:
+        """The user's groups, as the pre-token-generation trigger leaves them (event version 1)."""
+        groups = sorted(user.groups)
+        if not self.pre_token:
+            return groups
+        event = {"version": "1", "triggerSource": source, "region": self.region, "userPoolId": self.pool_id,
+                 "userName": user.sub, "callerContext": {"awsSdkVersion": "local", "clientId": self.client_id},
+                 "request": {"userAttributes": {attribute["Name"]: attribute["Value"] for attribute in user.attributes},
+                             "groupConfiguration": {"groupsToOverride": groups, "iamRolesToOverride": [],
+                                                    "preferredRole": None}},
+                 "response": {"claimsOverrideDetails": None}}
+        details = (self.pre_token(event).get("response") or {}).get("claimsOverrideDetails") or {}
+        override = details.get("groupOverrideDetails")
+        return list(override["groupsToOverride"]) if override else groups
+
+    def tool_token(self, sub: str, groups: list[str]) -> str:
+        """``POST /local/token``: an access token for any racer id, for tools and tests (not in AWS)."""
+        now = int(self.clock.now())
+        return self.signer.sign({"sub": sub, "iss": self.issuer, "token_use": "access", "client_id": self.client_id,
+                                 "scope": ADMIN_SCOPE, "username": sub, "iat": now, "exp": now + TOOL_TOKEN_SECONDS,
+                                 **({"cognito:groups": list(groups)} if groups else {})})
+
+    def authorize(self, token: str) -> dict | None:
+        """What the HTTP API's JWT authorizer accepts: a token of this pool, unexpired, for this client
+        (an access token's ``client_id``, an ID token's ``aud``). Revocation is not its concern, as in AWS."""
+        claims = self.signer.claims(token, self.clock.now())
+        if not claims or claims.get("iss") != self.issuer:
+            return None
+        return claims if self.client_id in (claims.get("client_id"), claims.get("aud")) else None
+
+    # --- the user pool API ----------------------------------------------------------------------
+
+    def _caller(self, request: dict, scope: str = ADMIN_SCOPE) -> User:
+        """The user an ``AccessToken`` stands for, as Cognito's own API checks it (revocation too)."""
+        claims = self.signer.claims(str(request.get("AccessToken", "")), self.clock.now())
+        if not claims or claims.get("token_use") != "access" or claims.get("iss") != self.issuer:
+            raise CognitoError("NotAuthorizedException", "Invalid Access Token")
+        if claims.get("origin_jti") in self._revoked:
+            raise CognitoError("NotAuthorizedException", "Access Token has been revoked")
+        if scope not in claims.get("scope", "").split():
+            raise CognitoError("NotAuthorizedException", "Access Token does not have required scopes")
+        user = self._users.get(claims["sub"])
+        if not user:
+            raise CognitoError("UserNotFoundException", "User does not exist.")
+        return user
+
+    def _pool(self, request: dict) -> None:
+        if request.get("UserPoolId") != self.pool_id:
+            raise CognitoError("ResourceNotFoundException", f"User pool {request.get('UserPoolId')} does not exist.")
+
+    def _described(self, user: User) -> dict:
+        return {"Username": user.sub, "UserCreateDate": user.created, "UserLastModifiedDate": user.created,
+                "Enabled": True, "UserStatus": user.status}
+
+    def call(self, operation: str, request: dict, signed: bool) -> dict:
+        """One user pool API operation. ``signed``: the request carried a valid SigV4 signature."""
+        public = {"GetUser": self._get_user, "AssociateSoftwareToken": self._associate,
+                  "VerifySoftwareToken": self._verify, "SetUserMFAPreference": self._preference}
+        operator = {"AdminCreateUser": self._admin_create, "AdminAddUserToGroup": self._admin_add,
+                    "AdminGetUser": self._admin_get}
+        if operation in public:
+            with self._lock:
+                return public[operation](request)
+        if operation in operator:
+            if not signed:
+                raise CognitoError("MissingAuthenticationTokenException", "Missing Authentication Token", 403)
+            self._pool(request)
+            with self._lock:
+                return operator[operation](request)
+        raise CognitoError("UnknownOperationException", f"{operation} is not served by the local user pool")
+
+    def _get_user(self, request: dict) -> dict:
+        user = self._caller(request)
+        return {"Username": user.sub, "UserAttributes": user.attributes, **user.mfa}
+
+    def _associate(self, request: dict) -> dict:
+        user = self._caller(request)
+        user.totp_secret = base64.b32encode(secrets.token_bytes(20)).decode().rstrip("=")
+        return {"SecretCode": user.totp_secret}
+
+    def _verify(self, request: dict) -> dict:
+        user = self._caller(request)
+        if not user.totp_secret:
+            raise CognitoError("InvalidParameterException", "User has not associated a software token.")
+        if not totp_matches(user.totp_secret, str(request.get("UserCode", "")).strip(), self.clock.now()):
+            raise CognitoError("EnableSoftwareTokenMFAException", "Code mismatch")
+        user.totp, user.totp_secret = user.totp_secret, None
+        return {"Status": "SUCCESS"}
+
+    def _preference(self, request: dict) -> dict:
+        user = self._caller(request)
+        settings = request.get("SoftwareTokenMfaSettings") or {}
+        if settings.get("Enabled") and not user.totp:
+            raise CognitoError("InvalidParameterException", "User has not verified software token mfa")
+        if "Enabled" in settings:
+            user.totp_enabled = bool(settings["Enabled"])
+        return {}
+
+    def _admin_create(self, request: dict) -> dict:
+        attributes = {item["Name"]: item["Value"] for item in request.get("UserAttributes") or []}
+        email = attributes.get("email") or str(request.get("Username", ""))
+        user = self.create_user(email, request.get("TemporaryPassword"), request.get("MessageAction") == "SUPPRESS")
+        return {"User": {**self._described(user), "Attributes": user.attributes}}
+
+    def _admin_add(self, request: dict) -> dict:
+        self.add_to_group(str(request.get("Username", "")), str(request.get("GroupName", "")))
+        return {}
+
+    def _admin_get(self, request: dict) -> dict:
+        user = self.user(str(request.get("Username", "")))
+        return {**self._described(user), "UserAttributes": user.attributes, **user.mfa}
+
+    def user_info(self, token: str) -> dict:
+        user = self._caller({"AccessToken": token}, scope="openid")
+        return {"sub": user.sub, "email": user.email, "email_verified": "true", "username": user.sub}
