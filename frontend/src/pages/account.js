@@ -64,8 +64,9 @@ function nameSection(identity, racer, unread) {
 
 async function racesSection(identity, racer) {
   const section = h("section", { class: "card my-races" }, h("h2", {}, "My races"));
+  const own = racer ? h("p", {}, link(racerHref(identity.racerId), "Your racer page →")) : null; // none before a name
   if (!racer || !racer.items.length) {
-    section.append(h("p", { class: "muted" }, "No races yet. Join one from a race's page; your results show here."));
+    section.append(h("p", { class: "muted" }, "No races yet. Join one from a race's page; your results show here."), ...(own ? [own] : []));
     return section;
   }
   const names = await classNames(racer.items.map((item) => item.classId));
@@ -78,7 +79,7 @@ async function racesSection(identity, racer) {
         h("td", { class: "num" }, score(item.score)),
         h("td", { class: "num" }, item.rank == null ? item.status : String(item.rank)),
         h("td", { class: "num" }, link(racerHref(identity.racerId, item.raceId), "chart")))))),
-    h("p", {}, link(racerHref(identity.racerId), "Your racer page →")));
+    ...(own ? [own] : []));
   return section;
 }
 
@@ -96,11 +97,14 @@ function twoStepSection(identity) {
   function showOn(justNow) {
     state.textContent = "on";
     state.className = "status on";
+    if (!justNow) {
+      body.replaceChildren(h("p", {}, "Signing in asks for your password and a code from your authenticator app."));
+      return;
+    }
     body.replaceChildren(
-      h("p", {}, justNow ? "Two-step sign-in is on. Sign out and sign in again: from now on, signing in asks for a code from your app"
-        + (identity.admin ? ", and your admin tools work with that sign-in." : ".")
-        : "Signing in asks for your password and a code from your authenticator app."),
-      justNow ? h("p", {}, h("button", { type: "button", class: "primary", onclick: () => auth.signOut() }, "Sign out now")) : null);
+      h("p", {}, "Two-step sign-in is on. Sign out and sign in again: from now on, signing in asks for a code from "
+        + `your app${identity.admin ? ", and your admin tools work with that sign-in" : ""}.`),
+      h("p", {}, h("button", { type: "button", class: "primary", onclick: () => auth.signOut() }, "Sign out now")));
   }
 
   function showOff() {
@@ -182,9 +186,10 @@ export function accountPage() {
       element.replaceChildren(title, signedOut());
       return;
     }
-    title.replaceChildren("Your account", " ", h("small", {}, identity.email), identity.admin ? h("span", { class: "status admin" }, "admin") : null);
+    title.replaceChildren("Your account", ...(identity.admin ? [" ", h("span", { class: "status admin" }, "admin")] : []));
+    const who = h("p", { class: "muted signed-in-as" }, "Signed in as ", h("strong", {}, identity.email || identity.username));
     const loading = h("p", { class: "muted" }, "Loading…");
-    element.replaceChildren(title, loading);
+    element.replaceChildren(title, who, loading);
     let racer = null;
     let problem = null;
     try {
@@ -195,7 +200,7 @@ export function accountPage() {
     if (shown !== identity.racerId) return; // signed out (or in as someone else) meanwhile
     const races = problem ? h("p", { class: "error" }, `Could not load your races: ${problem.message}`) : await racesSection(identity, racer);
     if (shown !== identity.racerId) return;
-    element.replaceChildren(title, nameSection(identity, racer, Boolean(problem)), races, twoStepSection(identity));
+    element.replaceChildren(title, who, nameSection(identity, racer, Boolean(problem)), races, twoStepSection(identity));
   }
 
   draw();
