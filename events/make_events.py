@@ -15,7 +15,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "layers" / "alleycat" / "python")]
 
 from alleycat import entities as e  # noqa: E402
-from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR  # noqa: E402
+from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS  # noqa: E402
 from alleycat.views import output  # noqa: E402
 from local.events import http_event  # noqa: E402
 
@@ -74,6 +74,17 @@ def main() -> None:
         (HERE / f"{route.function}.json").write_text(json.dumps(event, indent=2) + "\n")
     (HERE / f"{STREAM_PROCESSOR}.json").write_text(json.dumps(stream_event(), indent=2, default=str) + "\n")
     (HERE / f"{FINISHER}.json").write_text(json.dumps({"raceId": RACE_ID}, indent=2) + "\n")
+    (HERE / f"{TOKEN_GROUPS}.json").write_text(json.dumps(token_event(), indent=2) + "\n")
+
+
+def token_event() -> dict:
+    """Cognito's pre-token-generation event (version 1) for a racer signing in through managed login."""
+    return {"version": "1", "triggerSource": "TokenGeneration_HostedAuth", "region": "us-east-1",
+            "userPoolId": "us-east-1_EXAMPLE", "userName": CLAIMS["sub"],
+            "callerContext": {"awsSdkVersion": "aws-sdk-unknown-unknown", "clientId": "example-client-id"},
+            "request": {"userAttributes": {"sub": CLAIMS["sub"], "email": "rider@example.com", "email_verified": "true"},
+                        "groupConfiguration": {"groupsToOverride": [], "iamRolesToOverride": [], "preferredRole": None}},
+            "response": {"claimsOverrideDetails": None}}
 
 
 if __name__ == "__main__":

@@ -99,9 +99,9 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
             return self._signed_in(user, query)
         self._redirect(f"/login?{urlencode(query)}")
 
-    def _login_page(self, query: dict[str, str], error: str = "", status: int = 200) -> None:
+    def _login_page(self, query: dict[str, str], error: str = "", status: int = 200, email: str = "") -> None:
         q = urlencode(query)
-        self._page(status, "Sign in", self._form("/login", q, error, [("email", "Email", "email", query.get("email", "")),
+        self._page(status, "Sign in", self._form("/login", q, error, [("email", "Email", "email", email),
                                                                      ("password", "Password", "password", "")],
                                                  "Sign in")
                    + f'<p class="note">New here? <a href="/signup?{html.escape(q)}">Sign up</a></p>')
@@ -132,7 +132,7 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         except CognitoError as error:
             if error.kind == "UserNotConfirmedException":
                 return self._redirect(f"/confirm?{urlencode({**query, 'email': form.get('email', '')})}")
-            return self._login_page({**query, "email": form.get("email", "")}, error.message, 400)
+            return self._login_page(query, error.message, 400, email=form.get("email", ""))
         self._next_step(user, query)
 
     def _signup(self, form: dict[str, str]) -> None:

@@ -61,7 +61,7 @@ def document() -> dict:
         "paths": paths,
         "components": {"schemas": {"Error": ERROR},
                        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
-                                                      "description": "Cognito ID token (POST /local/token locally)"}}},
+                                                      "description": "A Cognito access token (the site signs in with the user pool; POST /local/token locally)"}}},
     }
 
 

@@ -320,6 +320,7 @@ def main() -> None:
     port = int(os.environ.get("PORT", "3000"))
     stack = start_or_explain(port)
     print(f"Alleycat local stack ready at {stack.url}  (Ctrl-C stops it)", flush=True)
+    print(f"  sign-in (Cognito user pool stand-in): {stack.users.url}  (codes Cognito would email print here)", flush=True)
     if stack.events:
         print(f"  live boards (AppSync Events stand-in): publish {stack.events.http_url}, "
               f"subscribe {stack.events.realtime_url}", flush=True)

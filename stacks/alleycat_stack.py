@@ -1,4 +1,4 @@
-"""The Alleycat stack: table, functions, user pool, HTTP API and the site (CloudFront in front of the
+"""The Alleycat stack: table, functions, user pool (sign-up, managed login), HTTP API and the site (CloudFront in front of the
 frontend and the API), plus the outputs clients need."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 from aws_cdk import CfnOutput, RemovalPolicy, Stack
 from constructs import Construct
 
-from alleycat.routes import FINISHER, STREAM_PROCESSOR
+from alleycat.routes import FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 
-from .api import Api, UserPool
+from .api import Api
 from .board_events import BoardEvents
 from .functions import Functions
 from .monitoring import Monitoring
@@ -16,6 +16,7 @@ from .race_finishes import RaceFinishes
 from .site import Site
 from .stream import StreamProcessor
 from .table import AlleycatTable
+from .users import Users
 
 
 class AlleycatStack(Stack):
@@ -28,18 +29,23 @@ class AlleycatStack(Stack):
         stream = StreamProcessor(self, "Stream", table=table, functions=functions, removal_policy=removal)
         finishes = RaceFinishes(self, "Finishes", functions=functions, removal_policy=removal)
         finishes.allow_starting(stream.function)
-        users = UserPool(self, "Users", throwaway=throwaway)
+        users = Users(self, "Users", functions=functions, throwaway=throwaway)
         api = Api(self, "Api", functions=functions.by_name, users=users, removal_policy=removal)
         boards = BoardEvents(self, "Boards", publisher=stream.function, removal_policy=removal)
         site = Site(self, "Site", api_domain=api.domain_name, removal_policy=removal,
-                    config=boards.site_config, connect=(f"wss://{boards.api.realtime_dns}",))
+                    config={**boards.site_config, "auth": users.site_config},
+                    connect=(f"wss://{boards.api.realtime_dns}", users.domain_url, users.api_url.rstrip("/")))
+        users.serve(site.url)
         monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes,
-                                functions={**functions.by_name, STREAM_PROCESSOR: stream.function, FINISHER: finishes.function})
+                                functions={**functions.by_name, STREAM_PROCESSOR: stream.function, FINISHER: finishes.function,
+                                           TOKEN_GROUPS: users.trigger})
 
         CfnOutput(self, "ApiUrl", value=api.url,
                   description="The HTTP API's own endpoint, for bikes and scripts (no CloudFront request fee)")
         CfnOutput(self, "UserPoolId", value=users.user_pool.user_pool_id)
         CfnOutput(self, "UserPoolClientId", value=users.client.user_pool_client_id)
+        CfnOutput(self, "SignInUrl", value=users.domain_url,
+                  description="Managed login: where the site sends people to sign up and sign in")
         CfnOutput(self, "TableName", value=table.table_name)
         CfnOutput(self, "StreamFailureQueueUrl", value=stream.failures.queue_url)
         CfnOutput(self, "FinishFailureQueueUrl", value=finishes.failures.queue_url,

@@ -1,4 +1,4 @@
-"""The HTTP API (API Gateway v2), generated from ``alleycat.routes``, and the Cognito user pool guarding it."""
+"""The HTTP API (API Gateway v2), generated from ``alleycat.routes``, guarded by the user pool (stacks/users.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_apigatewayv2 as apigwv2
-from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_xray as xray
@@ -19,8 +18,8 @@ from constructs import Construct
 from alleycat.routes import ACCESS_LOG_FIELDS, ROUTES, Route
 
 from . import acknowledge, pascal
+from .users import Users
 
-ADMIN_GROUP = "admin"  # alleycat.http.ADMIN: members may act on others' resources
 STAGE = "$default"  # served at the API's root: CloudFront forwards /races/... unchanged
 
 
@@ -58,46 +57,6 @@ ACCESS_LOG_FORMAT = json.dumps(ACCESS_LOG_FIELDS)  # alleycat.routes: the bench 
 TELEMETRY_SAMPLING = {"reservoir": 1, "fixed_rate": 0.01, "priority": 100}
 
 
-class UserPool(Construct):
-    """Admin-created accounts only, strong passwords, TOTP required, an ``admin`` group.
-
-    The app client signs in with SRP only: no OAuth flows, no hosted UI, no callback URLs.
-    """
-
-    def __init__(self, scope: Construct, id: str, *, throwaway: bool = False) -> None:
-        super().__init__(scope, id)
-        self.user_pool = cognito.UserPool(
-            self, "UserPool",
-            self_sign_up_enabled=False,
-            sign_in_aliases=cognito.SignInAliases(email=True),
-            auto_verify=cognito.AutoVerifiedAttrs(email=True),
-            password_policy=cognito.PasswordPolicy(
-                min_length=12, require_lowercase=True, require_uppercase=True,
-                require_digits=True, require_symbols=True,
-                temp_password_validity=Duration.days(3)),
-            # Admins may do every write and Cognito cannot require a factor per group:
-            # every account gets TOTP (accounts are admin-created; no SMS cost or SIM swap).
-            mfa=cognito.Mfa.REQUIRED,
-            mfa_second_factor=cognito.MfaSecondFactor(otp=True, sms=False),
-            account_recovery=cognito.AccountRecovery.EMAIL_ONLY,
-            feature_plan=cognito.FeaturePlan.ESSENTIALS,
-            deletion_protection=not throwaway,
-            removal_policy=RemovalPolicy.DESTROY if throwaway else RemovalPolicy.RETAIN,
-        )
-        self.client = self.user_pool.add_client(
-            "AppClient",
-            auth_flows=cognito.AuthFlow(user_srp=True),
-            generate_secret=False,
-            prevent_user_existence_errors=True,
-            disable_o_auth=True,  # CDK's default would allow the implicit grant to https://example.com
-        )
-        cognito.CfnUserPoolGroup(self, "AdminGroup", user_pool_id=self.user_pool.user_pool_id,
-                                 group_name=ADMIN_GROUP, description="Alleycat administrators")
-        acknowledge(self.user_pool, "AwsSolutions-COG8",
-                    "Plus feature plan (threat protection) is a per-MAU cost not justified yet: "
-                    "no self sign-up, strong passwords, TOTP required. Revisit when sign-up opens.")
-
-
 class Api(Construct):
     """One route per table entry, each its own Lambda integration (payload format 2.0), the
     Cognito JWT authorizer on every "user" route, a throttle per route, access logs.
@@ -106,7 +65,7 @@ class Api(Construct):
     """
 
     def __init__(self, scope: Construct, id: str, *, functions: dict[str, lambda_.IFunction],
-                 users: UserPool, routes: tuple[Route, ...] = ROUTES,
+                 users: Users, routes: tuple[Route, ...] = ROUTES,
                  removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
         super().__init__(scope, id)
         self.routes = routes

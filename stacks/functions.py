@@ -94,7 +94,7 @@ class Functions(Construct):
         role = iam.Role(scope, "Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
                         description=f"{description} ({name})")
         log_group.grant_write(role)
-        for statement in table_statements(actions, self._table):
+        for statement in table_statements(actions, self._table) if actions else ():
             role.add_to_policy(statement)
 
         function = lambda_.Function(

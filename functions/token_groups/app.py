@@ -5,9 +5,12 @@ earned with a password and a second factor (docs/security.md). Racers need no se
 their tokens pass through as Cognito made them, without a call.
 """
 
+import logging
+
 from alleycat.routes import ADMIN_GROUP
 
 TOTP = "SOFTWARE_TOKEN_MFA"
+LOG = logging.getLogger(__name__)  # Lambda's JSON log format; no Powertools on every sign-in's path
 _users = None  # the user pool API's client, made the first time an admin signs in
 
 
@@ -15,6 +18,7 @@ def handler(event, context):
     configuration = event["request"]["groupConfiguration"]
     groups = configuration.get("groupsToOverride") or []
     if ADMIN_GROUP in groups and not has_totp(event["userPoolId"], event["userName"]):
+        LOG.warning("admin group left out of a token: the user has not enabled TOTP", extra={"user": event["userName"]})
         event["response"]["claimsOverrideDetails"] = {"groupOverrideDetails": {
             **configuration, "groupsToOverride": [group for group in groups if group != ADMIN_GROUP]}}
     return event

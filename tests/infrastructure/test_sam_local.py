@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR
+from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
 from local import sam_db
 from stacks import python313
 from stacks.app import STACK_NAME
@@ -35,7 +35,7 @@ RUNNER = Path(__file__).with_name("lambda_runtime.py")
 # Lambda's python3.13; without one (synth then needed ALLEYCAT_ALLOW_NO_BYTECODE=1), the tests' own Python.
 PYTHON = python313.find_or_none() or sys.executable
 UNCHECKED_HASH = 0b01  # PEP 552 flags of a .pyc used whatever its source's file time
-FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR, FINISHER]
+FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS]
 # What Lambda's python runtime ships besides the standard library (/var/runtime): boto3 and its closure.
 RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six", "urllib3")
 TABLE = "alleycat-sam"
@@ -156,7 +156,7 @@ def run_in_fresh_interpreter(function, event: dict, environment: dict, runtime: 
 # Run in this order: each sample event finds what the ones before it wrote.
 ORDER = ["put_class", "put_racer", "create_race", "get_race", "join_race", "post_telemetry", STREAM_PROCESSOR,
          "get_race_leaderboard", "get_racer_results", "get_racer_history", "get_class_races", "get_classes", "get_races",
-         FINISHER, "finish_race", "get_class_leaderboard"]
+         FINISHER, "finish_race", "get_class_leaderboard", TOKEN_GROUPS]
 
 
 @pytest.fixture(scope="module")
@@ -202,7 +202,7 @@ EXPECTED = {
 }
 
 
-@pytest.mark.parametrize("function", [name for name in ORDER if name not in (STREAM_PROCESSOR, FINISHER)])
+@pytest.mark.parametrize("function", [name for name in ORDER if name not in (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS)])
 def test_route_function_answers_its_sample_event(invocations, function):
     # Given the function run as SAM runs it, with its events/ file / Then it answers as the contract says
     status, answer = body(invocations, function)
@@ -212,6 +212,11 @@ def test_route_function_answers_its_sample_event(invocations, function):
 def test_the_finisher_finishes_the_sample_race_its_end_long_past(invocations):
     # Given what a race's finish schedule sends / Then the race, open and past its end, is finished at once
     assert invocations[FINISHER]["response"] == {"raceId": RACE_ID, "outcome": "finished"}
+
+
+def test_the_token_trigger_leaves_a_racers_token_as_cognito_made_it(invocations):
+    # Given a racer's sign-in (no admin group) / Then the event comes back without an override (and no call)
+    assert invocations[TOKEN_GROUPS]["response"]["response"] == {"claimsOverrideDetails": None}
 
 
 def test_stream_processor_handles_its_sample_record(invocations):
@@ -259,7 +264,7 @@ NEVER = ("aws_xray_sdk", "aws_lambda_powertools.event_handler", "aws_lambda_powe
 DEFERRED = ("fastjsonschema", "alleycat.tokens")
 
 
-@pytest.mark.parametrize("function", ORDER)
+@pytest.mark.parametrize("function", [name for name in ORDER if name != TOKEN_GROUPS])
 def test_a_handler_imports_neither_the_xray_sdk_nor_what_it_defers(invocations, function):
     # Given the modules the fresh interpreter held once the function's handler module was imported
     modules = set(invocations[function]["cold_start"])
@@ -267,6 +272,14 @@ def test_a_handler_imports_neither_the_xray_sdk_nor_what_it_defers(invocations, 
     assert sorted(m for m in modules if m.startswith(NEVER + DEFERRED)) == []
     # And the observability it keeps is there (the check above cannot pass by importing nothing)
     assert {"aws_lambda_powertools.logging.logger", "aws_lambda_powertools.metrics"} <= modules
+
+
+def test_the_token_trigger_loads_neither_powertools_nor_boto3_for_a_racer(invocations):
+    # Given every sign-in and refresh waits for it / Then its cold start is the standard library and
+    # the route table; boto3 waits for an admin's sign-in
+    modules = set(invocations[TOKEN_GROUPS]["cold_start"])
+    assert not [m for m in modules if m.startswith(("aws_lambda_powertools", "boto3", "botocore", "aws_xray_sdk"))]
+    assert "alleycat.routes" in modules
 
 
 def test_packages_come_from_the_layers_and_the_runtime(provider, runtime_packages, invocations):

