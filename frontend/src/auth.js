@@ -100,7 +100,8 @@ async function refreshNow() {
     return true;
   }
   if (answer && refreshFailure(answer.status, answer.body) === "signed-out") {
-    end("Your sign-in has ended (it expired, or you signed out elsewhere). Sign in again to save changes; races are still open to watch.");
+    end("Your sign-in has ended (it expired, or you signed out elsewhere). "
+      + "Sign in again to save changes; races are still open to watch.");
     return false;
   }
   clearTimeout(timer);
@@ -131,7 +132,8 @@ async function finishSignIn(callback) {
     return;
   }
   if (callback.error) {
-    notice = callback.error === "access_denied" ? "Sign-in was cancelled." : `Sign-in did not complete (${callback.description || callback.error}). Please try again.`;
+    notice = callback.error === "access_denied" ? "Sign-in was cancelled."
+      : `Sign-in did not complete (${callback.description || callback.error}). Please try again.`;
     return;
   }
   const config = await settings();

@@ -17,7 +17,8 @@ function signedOut() {
     h("p", { class: "muted" }, "New here? The sign-in page lets you make an account with your email address."));
   auth.available().then((available) => {
     if (available) return;
-    text.textContent = "Sign-in is not available on this site right now. Races, boards and racers' pages are open to everyone without it.";
+    text.textContent = "Sign-in is not available on this site right now. "
+      + "Races, boards and racers' pages are open to everyone without it.";
     button.parentElement.remove();
     box.lastChild.remove();
   });
@@ -32,7 +33,8 @@ function nameSection(identity, racer, unread) {
   input.value = racer?.name || "";
   const message = h("p", { id: "name-message", class: racer ? "muted" : "hint" },
     racer ? `Racers see you as “${racer.name}”.`
-      : unread ? "Your name could not be read just now: saving one sets it." : "You have not set a name yet: race boards show it next to your score.");
+      : unread ? "Your name could not be read just now: saving one sets it."
+        : "You have not set a name yet: race boards show it next to your score.");
   const save = h("button", { type: "submit", class: "primary" }, "Save");
   const form = h("form", { class: "field-row", novalidate: "" },
     h("label", { for: "display-name" }, "Display name"), h("div", { class: "inline" }, input, save));
@@ -66,7 +68,8 @@ async function racesSection(identity, racer) {
   const section = h("section", { class: "card my-races" }, h("h2", {}, "My races"));
   const own = racer ? h("p", {}, link(racerHref(identity.racerId), "Your racer page →")) : null; // none before a name
   if (!racer || !racer.items.length) {
-    section.append(h("p", { class: "muted" }, "No races yet. Join one from a race's page; your results show here."), ...(own ? [own] : []));
+    section.append(h("p", { class: "muted" }, "No races yet. Join one from a race's page; your results show here."),
+      ...(own ? [own] : []));
     return section;
   }
   const names = await classNames(racer.items.map((item) => item.classId));
@@ -198,7 +201,8 @@ export function accountPage() {
       if (error.status !== 404) problem = error; // 404: no name set yet
     }
     if (shown !== identity.racerId) return; // signed out (or in as someone else) meanwhile
-    const races = problem ? h("p", { class: "error" }, `Could not load your races: ${problem.message}`) : await racesSection(identity, racer);
+    const races = problem ? h("p", { class: "error" }, `Could not load your races: ${problem.message}`)
+      : await racesSection(identity, racer);
     if (shown !== identity.racerId) return;
     element.replaceChildren(title, who, nameSection(identity, racer, Boolean(problem)), races, twoStepSection(identity));
   }
