@@ -94,7 +94,7 @@ function twoStepSection(identity) {
   const section = h("section", { class: "card two-step" }, h("h2", {}, "Two-step sign-in ", state), body);
   const why = h("p", { class: "muted" }, "With two-step sign-in on, signing in asks for your password and a 6-digit code "
     + "from an authenticator app on your phone. Racers don't need it; admin tools do: an admin's rights "
-    + "come only with a sign-in that gave a code.");
+    + "come only once it is on.");
   const failed = (error) => h("p", { class: "error" }, error.message);
 
   function showOn(justNow) {
