@@ -7,7 +7,8 @@ the table's stream drives the same stream handler (``streams``), which pushes ra
 stand-in AppSync Event API on loopback (``eventapi``: AWS's protocol, its own two ports) as the
 deployed one does; ``GET /config.json`` tells the browser where it is. ``POST /local/token``
 stands in for Cognito. The frontend is served from the same origin, as CloudFront serves
-both in AWS, so no answer carries CORS headers.
+both in AWS, so no answer carries CORS headers; every answer carries CloudFront's security headers
+(``alleycat.headers``), the CSP's connect list made from what ``/config.json`` points at.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from .events import http_event, match
 from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
 
-from alleycat import dynamo, ending, push  # noqa: E402
+from alleycat import dynamo, ending, headers, push  # noqa: E402
 from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR  # noqa: E402
 
 TABLE_NAME = "alleycat-local"
@@ -110,12 +111,12 @@ class ApiHandler(BaseHTTPRequestHandler):
             return self._send(200, openapi.text().encode(), {"Content-Type": "application/json"})
         if url.path == "/config.json" and self.command == "GET":
             return self._send(200, json.dumps(self.site_config).encode(),
-                              {"Content-Type": "application/json", "Cache-Control": "no-store"})
+                              {"Content-Type": "application/json", "Cache-Control": headers.REVALIDATE})
         route, parameters, path_known = match(self.command, url.path)
         if route is None and self.command == "GET" and not path_known:
             found = static_file(url.path)
             if found:
-                return self._send(200, found[0], {"Content-Type": found[1]})
+                return self._send(200, *found)
         if route is None:
             return self._json(405 if path_known else 404,
                               {"message": "Method Not Allowed" if path_known else "Not Found"})
@@ -151,9 +152,13 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _json(self, status: int, body: dict) -> None:
         self._send(status, json.dumps(body).encode(), {"Content-Type": "application/json"})
 
-    def _send(self, status: int, payload: bytes, headers: dict, cookies=()) -> None:
+    def _send(self, status: int, payload: bytes, answer_headers: dict, cookies=()) -> None:
+        # As CloudFront's response headers policy does: its security headers override the origin's.
+        security = headers.security_headers(headers.connect_origins(self.site_config))
+        overridden = {name.lower() for name in security}
+        sent = {key: value for key, value in answer_headers.items() if key.lower() not in overridden}
         self.send_response(status)
-        for key, value in headers.items():
+        for key, value in {**sent, **security}.items():
             self.send_header(key, value)
         for cookie in cookies:
             self.send_header("Set-Cookie", cookie)

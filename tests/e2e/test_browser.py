@@ -49,12 +49,44 @@ def race(stack, client):
     thread.join(timeout=10)
 
 
+# Every page runs under the Content-Security-Policy CloudFront sends (the local server sends the same,
+# alleycat.headers): what it blocks is reported by the page (a securitypolicyviolation event) and by
+# Chromium's console; any such report fails the test that caused it. So `page.wait_for_function` takes
+# a function (`() => ...`): Playwright evaluates a bare expression again at each poll, an eval the CSP
+# refuses (no 'unsafe-eval'), and a function once, while it is called from outside the page.
+REPORT_CSP_VIOLATIONS = """document.addEventListener("securitypolicyviolation", (event) =>
+  console.error(`CSP violation: ${event.effectiveDirective} blocked ${event.blockedURI || "inline"}`));"""
+CSP_VIOLATIONS: list[str] = []
+
+
+class CspWatchedBrowser:
+    """The browser, each of whose contexts reports CSP violations into ``CSP_VIOLATIONS``."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        context = self._browser.new_context(**options)
+        context.add_init_script(REPORT_CSP_VIOLATIONS)
+        context.on("console", lambda message: message.type == "error" and (
+            "Content Security Policy" in message.text or message.text.startswith("CSP violation"))
+            and CSP_VIOLATIONS.append(f"{message.page.url if message.page else ''}: {message.text}"))
+        return context
+
+
 @pytest.fixture(scope="module")
 def browser(stack):
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
+        yield CspWatchedBrowser(browser)
         browser.close()
+
+
+@pytest.fixture(autouse=True)
+def no_csp_violation():
+    CSP_VIOLATIONS.clear()
+    yield
+    assert not CSP_VIOLATIONS, CSP_VIOLATIONS
 
 
 @pytest.fixture(scope="module")
@@ -140,8 +172,8 @@ def test_a_viewer_reaches_a_live_board_in_two_clicks_from_home(stack, client, ra
     # When the viewer clicks it (one click: the issue asks for two at most)
     row.locator("a.label").click()
     # Then every racer has a row on the live leaderboard
-    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length === {RACERS}")
-    page.wait_for_function("[...document.querySelectorAll('table.board tbody tr td.num')]"
+    page.wait_for_function(f"() => document.querySelectorAll('table.board tbody tr').length === {RACERS}")
+    page.wait_for_function("() => [...document.querySelectorAll('table.board tbody tr td.num')]"
                            ".some(td => td.textContent !== '0' && td.textContent !== '–')")
     before = board_scores(page)
     # And the scores move on while the race runs, without losing rows
@@ -202,7 +234,7 @@ def test_the_board_shows_a_page_and_the_signed_in_racers_own_row_below_it(stack,
     page.goto(f"{stack.url}/#/races/{race_id}")
     # Then the board shows the top page, and their own row apart below it, marked as theirs
     page.wait_for_selector("table.board tbody tr.mine")
-    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length >= {rows}")
+    page.wait_for_function(f"() => document.querySelectorAll('table.board tbody tr').length >= {rows}")
     shown = page.eval_on_selector_all("table.board tbody tr", "rows => rows.map(r => r.className)")
     assert len(shown) in (rows, rows + 1)
     if len(shown) == rows + 1:
@@ -213,7 +245,7 @@ def test_the_board_shows_a_page_and_the_signed_in_racers_own_row_below_it(stack,
     # When the viewer asks for the next page
     page.click("button.more")
     # Then two pages show (the racer's own row apart only if still below them)
-    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length >= {2 * rows}")
+    page.wait_for_function(f"() => document.querySelectorAll('table.board tbody tr').length >= {2 * rows}")
     assert 2 * rows in {int(url.split("limit=")[1].split("&")[0]) for url in asked}
     page.evaluate("() => { localStorage.removeItem('alleycat.pageRows'); localStorage.removeItem('alleycat.racerId'); }")
 
@@ -248,7 +280,7 @@ def test_pushed_updates_show_on_the_board_without_a_poll(stack, race, fresh_page
     # Given the race page, subscribed to its race's channel
     page.goto(f"{stack.url}/#/races/{race_id}")
     page.wait_for_selector("section[data-feed=push]")
-    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length === {RACERS}")
+    page.wait_for_function(f"() => document.querySelectorAll('table.board tbody tr').length === {RACERS}")
     assert page.text_content(".feed") == "pushed"
     page.wait_for_timeout(500)  # the board read again on subscribing has landed
     # When every read of the board over HTTP fails from now on
@@ -419,7 +451,7 @@ def test_a_race_nobody_joined_yet_says_so_and_one_with_racers_does_not(stack, sc
     assert page.inner_text("section p.empty").startswith("No racer has joined yet")
     # And the live race, one racer in, shows its row and no such message
     page.goto(f"{stack.url}/#/races/{schedule['live']['raceId']}")
-    page.wait_for_function("document.querySelectorAll('table.board tbody tr').length === 1")
+    page.wait_for_function("() => document.querySelectorAll('table.board tbody tr').length === 1")
     assert page.locator("section p.empty").is_hidden()
 
 
