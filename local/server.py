@@ -7,8 +7,7 @@ the table's stream drives the same stream handler (``streams``), which pushes ra
 stand-in AppSync Event API on loopback (``eventapi``: AWS's protocol, its own two ports) as the
 deployed one does; ``GET /config.json`` tells the browser where it is. ``POST /local/token``
 stands in for Cognito. The frontend is served from the same origin, as CloudFront serves
-both in AWS, so no answer carries CORS headers; every answer carries CloudFront's security headers
-(``alleycat.headers``), the CSP's connect list made from what ``/config.json`` points at.
+both in AWS, so no answer carries CORS headers.
 """
 
 from __future__ import annotations
@@ -35,7 +34,8 @@ from .events import http_event, match
 from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
 
-from alleycat import dynamo, ending, headers, push  # noqa: E402
+from alleycat import headers  # noqa: E402  (what every answer carries: CloudFront's security headers)
+from alleycat import dynamo, ending, push  # noqa: E402
 from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR  # noqa: E402
 
 TABLE_NAME = "alleycat-local"
