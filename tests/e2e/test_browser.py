@@ -14,6 +14,8 @@ import pytest
 from local.demo import start_simulator
 from simulator.race import Settings
 
+from .conftest import CspWatchedBrowser
+
 sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
@@ -49,44 +51,14 @@ def race(stack, client):
     thread.join(timeout=10)
 
 
-# Every page runs under the Content-Security-Policy CloudFront sends (the local server sends the same,
-# alleycat.headers): what it blocks is reported by the page (a securitypolicyviolation event) and by
-# Chromium's console; any such report fails the test that caused it. So `page.wait_for_function` takes
-# a function (`() => ...`): Playwright evaluates a bare expression again at each poll, an eval the CSP
-# refuses (no 'unsafe-eval'), and a function once, while it is called from outside the page.
-REPORT_CSP_VIOLATIONS = """document.addEventListener("securitypolicyviolation", (event) =>
-  console.error(`CSP violation: ${event.effectiveDirective} blocked ${event.blockedURI || "inline"}`));"""
-CSP_VIOLATIONS: list[str] = []
-
-
-class CspWatchedBrowser:
-    """The browser, each of whose contexts reports CSP violations into ``CSP_VIOLATIONS``."""
-
-    def __init__(self, browser):
-        self._browser = browser
-
-    def new_context(self, **options):
-        context = self._browser.new_context(**options)
-        context.add_init_script(REPORT_CSP_VIOLATIONS)
-        context.on("console", lambda message: message.type == "error" and (
-            "Content Security Policy" in message.text or message.text.startswith("CSP violation"))
-            and CSP_VIOLATIONS.append(f"{message.page.url if message.page else ''}: {message.text}"))
-        return context
-
-
 @pytest.fixture(scope="module")
 def browser(stack):
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield CspWatchedBrowser(browser)
+        yield CspWatchedBrowser(browser)  # every page under the real CSP, a violation failing its test (conftest)
         browser.close()
 
 
-@pytest.fixture(autouse=True)
-def no_csp_violation():
-    CSP_VIOLATIONS.clear()
-    yield
-    assert not CSP_VIOLATIONS, CSP_VIOLATIONS
 
 
 @pytest.fixture(scope="module")
