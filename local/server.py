@@ -38,6 +38,7 @@ from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
 from .userpool import UserPool
 
+from alleycat import headers  # noqa: E402  (what every answer carries: CloudFront's security headers)
 from alleycat import dynamo, ending, push  # noqa: E402
 from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS  # noqa: E402
 
@@ -115,12 +116,12 @@ class ApiHandler(BaseHTTPRequestHandler):
             return self._send(200, openapi.text().encode(), {"Content-Type": "application/json"})
         if url.path == "/config.json" and self.command == "GET":
             return self._send(200, json.dumps(self.site_config).encode(),
-                              {"Content-Type": "application/json", "Cache-Control": "no-store"})
+                              {"Content-Type": "application/json", "Cache-Control": headers.REVALIDATE})
         route, parameters, path_known = match(self.command, url.path)
         if route is None and self.command == "GET" and not path_known:
             found = static_file(url.path)
             if found:
-                return self._send(200, found[0], {"Content-Type": found[1]})
+                return self._send(200, *found)
         if route is None:
             return self._json(405 if path_known else 404,
                               {"message": "Method Not Allowed" if path_known else "Not Found"})
@@ -156,9 +157,13 @@ class ApiHandler(BaseHTTPRequestHandler):
     def _json(self, status: int, body: dict) -> None:
         self._send(status, json.dumps(body).encode(), {"Content-Type": "application/json"})
 
-    def _send(self, status: int, payload: bytes, headers: dict, cookies=()) -> None:
+    def _send(self, status: int, payload: bytes, answer_headers: dict, cookies=()) -> None:
+        # As CloudFront's response headers policy does: its security headers override the origin's.
+        security = headers.security_headers(headers.connect_origins(self.site_config))
+        overridden = {name.lower() for name in security}
+        sent = {key: value for key, value in answer_headers.items() if key.lower() not in overridden}
         self.send_response(status)
-        for key, value in headers.items():
+        for key, value in {**sent, **security}.items():
             self.send_header(key, value)
         for cookie in cookies:
             self.send_header("Set-Cookie", cookie)

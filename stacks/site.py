@@ -1,6 +1,12 @@
 """One CloudFront distribution for the browser: the frontend from a private S3 bucket (origin
 access control) and the API paths from the HTTP API, so the site and its API share one origin.
 
+Every answer carries the security headers ``alleycat.headers`` defines (the local server sends the
+same). The frontend is deployed in two steps: first its content-named assets (``assets/app-<hash>.js``,
+kept a year by browsers and the edge, never overwritten, left in place by later deploys), then the
+page and ``/config.json`` that name them (revalidated on every load, invalidated at the edge), so a
+page is never served before the files it names.
+
 The API behaviours cache what the handlers' Cache-Control allows (``alleycat.caching``): the
 cache policy's TTLs are 0 unless the origin says otherwise, its key is the path, the route
 table's query parameters and the Authorization header (so a token's answer can only ever be
@@ -10,13 +16,15 @@ caches only GET and HEAD, and every write answers ``no-store``. docs/edge.md has
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import CfnResource, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
+from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct
 
+from alleycat import headers
 from alleycat.routes import ROUTES, Route
 
 from . import ROOT, acknowledge
@@ -24,8 +32,12 @@ from . import ROOT, acknowledge
 DIST_DIR = ROOT / "frontend" / "dist"
 LOG_RETENTION = Duration.days(90)
 DEPLOYMENT_HANDLER_PREFIX = "Custom::CDKBucketDeployment"
+AUTO_DELETE_PROVIDER = "Custom::S3AutoDeleteObjectsCustomResourceProvider"  # CDK's, one per stack
 CONFIG_FILE = "config.json"  # the frontend's runtime settings (local/server.py serves the same shape)
-HSTS_MAX_AGE = Duration.days(730)
+ENTRY_FILES = ("index.html", CONFIG_FILE)  # what names the assets: deployed last, revalidated, invalidated
+# The page is asked for as / (the default root object) as well as /index.html: each its own cache entry.
+INVALIDATED = ("/", *(f"/{name}" for name in ENTRY_FILES))
+HANDLER_LOG_RETENTION = logs.RetentionDays.ONE_MONTH  # CDK's deployment and clean-up handlers
 # The longest any answer may stay at the edge, whatever its Cache-Control (alleycat.caching.FROZEN).
 API_MAX_TTL = Duration.days(1)
 # Request headers a write needs at the origin besides Authorization (which rides in the cache key).
@@ -33,16 +45,6 @@ API_REQUEST_HEADERS = ("Content-Type", "Idempotency-Key")
 # Statuses CloudFront would otherwise cache for 10 s whatever the origin says: cached only as
 # long as their Cache-Control allows (a read's 4xx: 1 s; anything else: not at all).
 UNCACHED_ERRORS = (400, 403, 404, 405, 414, 500, 501, 502, 503, 504)
-
-
-def content_security_policy(connect: tuple[str, ...] = ()) -> str:
-    """Only the site's own script and styles run, and it talks only to its own origin (the API too)
-    and to ``connect`` (the live boards' WebSocket endpoint)."""
-    return "; ".join([
-        "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
-        "font-src 'self'", " ".join(("connect-src 'self'", *connect)), "manifest-src 'self'",
-        "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'", "object-src 'none'",
-    ])
 
 
 def api_path_patterns(routes: tuple[Route, ...] = ROUTES) -> list[str]:
@@ -56,13 +58,15 @@ def api_query_parameters(routes: tuple[Route, ...] = ROUTES) -> list[str]:
 
 
 def private_bucket(scope: Construct, id: str, removal_policy: RemovalPolicy, **kwargs) -> s3.Bucket:
-    """No public access, TLS only, encrypted at rest."""
+    """No public access, TLS only, encrypted at rest. A bucket destroyed with its stack (a throwaway
+    stack's) is emptied first by CDK's auto-delete custom resource: CloudFormation cannot delete a
+    bucket that holds objects."""
     return s3.Bucket(scope, id,
                      block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
                      enforce_ssl=True,
                      encryption=s3.BucketEncryption.S3_MANAGED,
                      removal_policy=removal_policy,
-                     auto_delete_objects=False,
+                     auto_delete_objects=removal_policy == RemovalPolicy.DESTROY,
                      **kwargs)
 
 
@@ -74,6 +78,7 @@ class Site(Construct):
         ``connect`` adds origins the page may connect to (CSP ``connect-src``)."""
         super().__init__(scope, id)
         self._connect = connect
+        self._removal_policy = removal_policy
         self.logs = private_bucket(
             self, "AccessLogs", removal_policy,
             # CloudFront standard logging writes with ACLs, which need object-writer ACLs enabled.
@@ -102,17 +107,45 @@ class Site(Construct):
             log_bucket=self.logs,
             log_file_prefix="cloudfront/",
         )
+        self._deploy(config or {"events": None})
+        self._acknowledge()
+        self._acknowledge_deployment_handler()
+        self._log_auto_delete_handler()
+        self._empty_the_log_bucket_last()
+
+    def _deploy(self, config: dict) -> None:
+        """The assets, then the page and config.json that name them.
+
+        The assets are never pruned: while the new page is being deployed and invalidated, the
+        edge may still serve the previous one (up to the default behaviour's minimum TTL of a second,
+        and until the invalidation completes), and it names the previous assets. A few hundred KB a
+        deploy; a throwaway stack's bucket is emptied with it (docs/edge.md: pruning by hand)."""
+        self.handler_logs = logs.LogGroup(self, "DeploymentLogs", retention=HANDLER_LOG_RETENTION,
+                                          removal_policy=self._removal_policy)
+        self.assets = s3deploy.BucketDeployment(
+            self, "Assets",
+            destination_bucket=self.bucket,
+            sources=[s3deploy.Source.asset(str(DIST_DIR / headers.ASSETS))],
+            destination_key_prefix=f"{headers.ASSETS}/",
+            cache_control=[s3deploy.CacheControl.from_string(headers.IMMUTABLE)],
+            prune=False,
+            log_group=self.handler_logs,
+        )
         self.deployment = s3deploy.BucketDeployment(
             self, "Deployment",
             destination_bucket=self.bucket,
-            sources=[s3deploy.Source.asset(str(DIST_DIR)),
-                     s3deploy.Source.json_data(CONFIG_FILE, config or {"events": None})],
-            distribution=self.distribution,
-            distribution_paths=["/index.html", "/app.js", "/app.css", f"/{CONFIG_FILE}"],
+            sources=[s3deploy.Source.asset(str(DIST_DIR), exclude=[headers.ASSETS]),
+                     s3deploy.Source.json_data(CONFIG_FILE, config)],
+            cache_control=[s3deploy.CacheControl.from_string(headers.REVALIDATE)],
+            # Pruned (files the frontend no longer has, the unhashed app.js of earlier deploys), but
+            # never the assets: the sync of this deployment leaves assets/ alone.
             prune=True,
+            exclude=[f"{headers.ASSETS}/*"],
+            distribution=self.distribution,
+            distribution_paths=list(INVALIDATED),
+            log_group=self.handler_logs,
         )
-        self._acknowledge()
-        self._acknowledge_deployment_handler()
+        self.deployment.node.add_dependency(self.assets)
 
     def _api_behaviors(self, api_domain: str, routes: tuple[Route, ...]) -> dict[str, cloudfront.BehaviorOptions]:
         # Origin Shield: one regional cache in front of the API, so a 1-second answer is fetched
@@ -145,22 +178,32 @@ class Site(Construct):
         return {pattern: behavior for pattern in api_path_patterns(routes)}
 
     def _security_headers(self) -> cloudfront.ResponseHeadersPolicy:
-        """HSTS, CSP, nosniff, no framing, no referrer: the browser may hold Cognito tokens."""
-        csp = content_security_policy(self._connect)
+        """HSTS, CSP, nosniff, no framing, no referrer (``alleycat.headers``, which the local server
+        sends too): the browser holds Cognito tokens. Each overrides whatever the origin says."""
         return cloudfront.ResponseHeadersPolicy(
             self, "SecurityHeaders",
             comment="Alleycat site: HSTS, CSP, nosniff, no framing, no referrer",
             security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
                 strict_transport_security=cloudfront.ResponseHeadersStrictTransportSecurity(
-                    access_control_max_age=HSTS_MAX_AGE, include_subdomains=True, override=True),
+                    access_control_max_age=Duration.seconds(headers.HSTS_MAX_AGE_SECONDS),
+                    include_subdomains=headers.HSTS_INCLUDE_SUBDOMAINS, override=True),
                 content_security_policy=cloudfront.ResponseHeadersContentSecurityPolicy(
-                    content_security_policy=csp, override=True),
+                    content_security_policy=headers.content_security_policy(self._connect), override=True),
                 content_type_options=cloudfront.ResponseHeadersContentTypeOptions(override=True),
                 frame_options=cloudfront.ResponseHeadersFrameOptions(
-                    frame_option=cloudfront.HeadersFrameOption.DENY, override=True),
+                    frame_option=cloudfront.HeadersFrameOption[headers.FRAME_OPTION], override=True),
                 referrer_policy=cloudfront.ResponseHeadersReferrerPolicy(
-                    referrer_policy=cloudfront.HeadersReferrerPolicy.NO_REFERRER, override=True),
+                    referrer_policy=cloudfront.HeadersReferrerPolicy[headers.REFERRER_POLICY.upper().replace("-", "_")],
+                    override=True),
             ))
+
+    def _empty_the_log_bucket_last(self) -> None:
+        """A throwaway stack empties its log bucket after the distribution and the site bucket, which
+        write to it, are deleted: fewer log files can land in it between its emptying and its deletion
+        (CDK's handler also denies new objects meanwhile)."""
+        emptying = self.logs.node.try_find_child("AutoDeleteObjectsCustomResource")
+        if emptying is not None:
+            emptying.node.add_dependency(self.distribution, self.bucket)
 
     @property
     def url(self) -> str:
@@ -201,3 +244,16 @@ class Site(Construct):
                 acknowledge(child, "AwsSolutions-L1",
                             "CDK's BucketDeployment handler runtime is chosen and updated by aws-cdk-lib, "
                             "not by this project; it runs only during deployments.")
+
+    def _log_auto_delete_handler(self) -> None:
+        """CDK's auto-delete handler (a throwaway stack's: it empties the buckets before CloudFormation
+        deletes them) logs into a log group of the stack, destroyed after it, rather than one Lambda
+        would make at the stack's deletion and leave behind."""
+        provider = Stack.of(self).node.try_find_child(AUTO_DELETE_PROVIDER)
+        if provider is None:  # no bucket is destroyed with the stack
+            return
+        group = logs.LogGroup(self, "AutoDeleteLogs", retention=HANDLER_LOG_RETENTION,
+                              removal_policy=RemovalPolicy.DESTROY)
+        handler = provider.node.find_child("Handler")
+        assert isinstance(handler, CfnResource) and handler.cfn_resource_type == "AWS::Lambda::Function"
+        handler.add_property_override("LoggingConfig", {"LogGroup": group.log_group_name})

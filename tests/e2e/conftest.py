@@ -52,3 +52,38 @@ class Client:
 @pytest.fixture(scope="package")
 def client(stack):
     return Client(stack.url, stack.clock)
+
+
+# --- browsers: the site's real CSP ----------------------------------------------------------------
+
+# Every browser page runs under the Content-Security-Policy CloudFront sends (the local server sends the same,
+# alleycat.headers): what it blocks is reported by the page (a securitypolicyviolation event) and by
+# Chromium's console; any such report fails the test that caused it
+# (a test module's browser fixture yields ``CspWatchedBrowser(browser)``). So `page.wait_for_function` takes
+# a function (`() => ...`): Playwright evaluates a bare expression again at each poll, an eval the CSP
+# refuses (no 'unsafe-eval'), and a function once, while it is called from outside the page.
+REPORT_CSP_VIOLATIONS = """document.addEventListener("securitypolicyviolation", (event) =>
+  console.error(`CSP violation: ${event.effectiveDirective} blocked ${event.blockedURI || "inline"}`));"""
+CSP_VIOLATIONS: list[str] = []
+
+
+class CspWatchedBrowser:
+    """The browser, each of whose contexts reports CSP violations into ``CSP_VIOLATIONS``."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        context = self._browser.new_context(**options)
+        context.add_init_script(REPORT_CSP_VIOLATIONS)
+        context.on("console", lambda message: message.type == "error" and (
+            "Content Security Policy" in message.text or message.text.startswith("CSP violation"))
+            and CSP_VIOLATIONS.append(f"{message.page.url if message.page else ''}: {message.text}"))
+        return context
+
+
+@pytest.fixture(autouse=True)
+def no_csp_violation():
+    CSP_VIOLATIONS.clear()
+    yield
+    assert not CSP_VIOLATIONS, CSP_VIOLATIONS

@@ -16,6 +16,8 @@ import pytest
 from local.demo import start_simulator
 from simulator.race import Settings
 
+from .conftest import CspWatchedBrowser
+
 sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
@@ -55,8 +57,10 @@ def race(stack, client):
 def browser(stack):
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
+        yield CspWatchedBrowser(browser)  # every page under the real CSP, a violation failing its test (conftest)
         browser.close()
+
+
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +146,8 @@ def test_a_viewer_reaches_a_live_board_in_two_clicks_from_home(stack, client, ra
     # When the viewer clicks it (one click: the issue asks for two at most)
     row.locator("a.label").click()
     # Then every racer has a row on the live leaderboard
-    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length === {RACERS}")
-    page.wait_for_function("[...document.querySelectorAll('table.board tbody tr td.num')]"
+    page.wait_for_function(f"() => document.querySelectorAll('table.board tbody tr').length === {RACERS}")
+    page.wait_for_function("() => [...document.querySelectorAll('table.board tbody tr td.num')]"
                            ".some(td => td.textContent !== '0' && td.textContent !== '–')")
     before = board_scores(page)
     # And the scores move on while the race runs, without losing rows
@@ -221,7 +225,7 @@ def test_the_board_shows_a_page_and_the_signed_in_racers_own_row_below_it(stack,
     page.goto(f"{stack.url}/#/races/{race_id}")
     # Then the board shows the top page, and their own row apart below it, marked as theirs
     page.wait_for_selector("table.board tbody tr.mine")
-    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length >= {rows}")
+    page.wait_for_function(f"() => document.querySelectorAll('table.board tbody tr').length >= {rows}")
     shown = page.eval_on_selector_all("table.board tbody tr", "rows => rows.map(r => r.className)")
     assert len(shown) in (rows, rows + 1)
     if len(shown) == rows + 1:
@@ -232,7 +236,7 @@ def test_the_board_shows_a_page_and_the_signed_in_racers_own_row_below_it(stack,
     # When the viewer asks for the next page
     page.click("button.more")
     # Then two pages show (the racer's own row apart only if still below them)
-    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length >= {2 * rows}")
+    page.wait_for_function(f"() => document.querySelectorAll('table.board tbody tr').length >= {2 * rows}")
     assert 2 * rows in {int(url.split("limit=")[1].split("&")[0]) for url in asked}
     page.evaluate("() => { localStorage.removeItem('alleycat.pageRows'); localStorage.removeItem('alleycat.session'); }")
 
@@ -267,7 +271,7 @@ def test_pushed_updates_show_on_the_board_without_a_poll(stack, race, fresh_page
     # Given the race page, subscribed to its race's channel
     page.goto(f"{stack.url}/#/races/{race_id}")
     page.wait_for_selector("section[data-feed=push]")
-    page.wait_for_function(f"document.querySelectorAll('table.board tbody tr').length === {RACERS}")
+    page.wait_for_function(f"() => document.querySelectorAll('table.board tbody tr').length === {RACERS}")
     assert page.text_content(".feed") == "pushed"
     page.wait_for_timeout(500)  # the board read again on subscribing has landed
     # When every read of the board over HTTP fails from now on
@@ -438,7 +442,7 @@ def test_a_race_nobody_joined_yet_says_so_and_one_with_racers_does_not(stack, sc
     assert page.inner_text("section p.empty").startswith("No racer has joined yet")
     # And the live race, one racer in, shows its row and no such message
     page.goto(f"{stack.url}/#/races/{schedule['live']['raceId']}")
-    page.wait_for_function("document.querySelectorAll('table.board tbody tr').length === 1")
+    page.wait_for_function("() => document.querySelectorAll('table.board tbody tr').length === 1")
     assert page.locator("section p.empty").is_hidden()
 
 

@@ -45,3 +45,21 @@ def test_no_answer_carries_cors_headers(client):
     # Given the site and the API on one origin / When reading the API / Then no CORS header is sent
     _, headers, _ = client.exchange("GET", "/races/01JD5Z6Q8X0000000000000009")
     assert not [name for name in headers if name.lower().startswith("access-control-")]
+
+
+def test_the_sites_files_are_kept_as_cloudfronts_bucket_says(stack):
+    # Given the page the local stack serves (the built frontend, as the site's bucket holds it)
+    import re
+    import urllib.request
+
+    def get(path):
+        with urllib.request.urlopen(stack.url + path, timeout=30) as response:
+            return response.headers["Cache-Control"], response.read().decode()
+
+    control, page = get("/")
+    assets = re.findall(r'(?:src|href)="(/assets/app-[A-Z0-9]{8}\.(?:js|css))"', page)
+    # Then the page is revalidated on every load, as are /index.html and /config.json
+    assert control == "no-cache" and get("/index.html")[0] == "no-cache" and get("/config.json")[0] == "no-cache"
+    # And the script and stylesheet it names, by their content, may be kept a year
+    assert len(assets) == 2
+    assert [get(path)[0] for path in assets] == ["public, max-age=31536000, immutable"] * 2

@@ -1,4 +1,4 @@
-"""The synthesized app, twice a session and no more:
+"""The synthesized app, twice a session (and once more with ``-c throwaway=true``, test_throwaway.py):
 
 - the template, synthesized in this process as ``cdk synth`` builds it (``app.py``'s ``build``,
   cdk-nag, cdk.json's context and the CLI's), with asset bundling skipped: the template-shape

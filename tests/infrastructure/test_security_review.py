@@ -9,6 +9,7 @@ import json
 from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
 from stacks.functions import logical_id
 from stacks.layers import pinned_packages
+from alleycat import headers
 
 from aws_cdk import App, Stack, assertions
 
@@ -102,20 +103,49 @@ def test_dashboard_shows_race_day_at_a_glance(resources):
 # --- the site ------------------------------------------------------------------------------------
 
 
-def test_site_sends_security_headers(resources):
-    # Given the distribution's default behavior / Then it uses the stack's security headers policy
+def rendered(value) -> str:
+    """A template string, each value resolved at deploy time written as ``<its JSON>``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and "Fn::Join" in value:
+        separator, parts = value["Fn::Join"]
+        return separator.join(rendered(part) for part in parts)
+    return f"<{json.dumps(value, separators=(',', ':'))}>"
+
+
+def sent_headers(config: dict) -> dict[str, str]:
+    """The headers CloudFront adds for a response headers policy's SecurityHeadersConfig."""
+    hsts = config["StrictTransportSecurity"]
+    return {
+        "Strict-Transport-Security": "; ".join([f"max-age={hsts['AccessControlMaxAgeSec']}"]
+                                               + ["includeSubDomains"] * bool(hsts.get("IncludeSubdomains"))
+                                               + ["preload"] * bool(hsts.get("Preload"))),
+        "Content-Security-Policy": rendered(config["ContentSecurityPolicy"]["ContentSecurityPolicy"]),
+        **({"X-Content-Type-Options": "nosniff"} if "ContentTypeOptions" in config else {}),
+        "X-Frame-Options": config["FrameOptions"]["FrameOption"],
+        "Referrer-Policy": config["ReferrerPolicy"]["ReferrerPolicy"],
+    }
+
+
+def test_site_sends_the_security_headers_of_the_one_definition(resources):
+    # Given the distribution's behaviours / Then every one, site and API, uses the stack's one policy
     [(policy_id, policy)] = of_type(resources, "AWS::CloudFront::ResponseHeadersPolicy").items()
     [distribution] = of_type(resources, "AWS::CloudFront::Distribution").values()
-    behavior = distribution["Properties"]["DistributionConfig"]["DefaultCacheBehavior"]
-    assert behavior["ResponseHeadersPolicyId"] == {"Ref": policy_id}
-    headers = policy["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
-    # And the policy sets HSTS, nosniff, no framing, no referrer and a CSP, overriding the origin
-    assert headers["StrictTransportSecurity"]["AccessControlMaxAgeSec"] >= 31_536_000
-    assert headers["StrictTransportSecurity"]["IncludeSubdomains"] is True
-    assert headers["ContentTypeOptions"] == {"Override": True}
-    assert headers["FrameOptions"] == {"FrameOption": "DENY", "Override": True}
-    assert headers["ReferrerPolicy"] == {"ReferrerPolicy": "no-referrer", "Override": True}
-    assert all(header["Override"] for header in headers.values())
+    config = distribution["Properties"]["DistributionConfig"]
+    for behavior in [config["DefaultCacheBehavior"], *config["CacheBehaviors"]]:
+        assert behavior["ResponseHeadersPolicyId"] == {"Ref": policy_id}
+    security = policy["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
+    # And the headers CloudFront sends are alleycat.headers' (the local server sends the same), the
+    # CSP's connect list being the stack's (origins known at deploy time)
+    sent = sent_headers(security)
+    [connect_src] = [d for d in sent["Content-Security-Policy"].split("; ") if d.startswith("connect-src ")]
+    connect = connect_src.split()[2:]
+    assert connect_src.split()[:2] == ["connect-src", "'self'"]
+    assert sent == headers.security_headers(connect)
+    # which are HSTS for two years with subdomains, nosniff, no framing, no referrer, overriding the origin
+    assert headers.HSTS_MAX_AGE_SECONDS >= 31_536_000 and security["StrictTransportSecurity"]["IncludeSubdomains"] is True
+    assert sent["X-Frame-Options"] == "DENY" and sent["Referrer-Policy"] == "no-referrer"
+    assert all(header["Override"] for header in security.values())
 
 
 def rendered(value) -> str:

@@ -18,7 +18,8 @@ from stacks.api import RACERS, THROTTLES
 from alleycat.routes import LOG_SAMPLE_RATE, memory_mb
 from stacks.api import TELEMETRY_SAMPLING
 from stacks.functions import API_TIMEOUT_SECONDS, PASS_THROUGH_TRACING, logical_id
-from stacks.site import UNCACHED_ERRORS
+from alleycat import headers
+from stacks.site import DIST_DIR as DIST, UNCACHED_ERRORS
 
 from aws_cdk import App, Stack, assertions
 
@@ -366,20 +367,59 @@ def test_site_bucket_policy_admits_only_cloudfront(resources):
     assert all(logical in str(s["Condition"]) for s in reads)
 
 
-def test_frontend_is_deployed_to_the_bucket(resources):
-    # Given the BucketDeployment custom resource
-    [deployment] = of_type(resources, "Custom::CDKBucketDeployment").values()
-    props = deployment["Properties"]
-    # Then it fills the site bucket from the built frontend and a config.json naming the live boards'
-    # endpoint and key (the API needs none: it is on the same origin)
-    assert props["DestinationBucketName"] == {"Ref": next(
-        k for k in of_type(resources, "AWS::S3::Bucket") if k.startswith("SiteBucket"))}
-    assert len(props["SourceObjectKeys"]) == 2
-    markers = json.dumps(props["SourceMarkers"])
+def deployments(resources: dict) -> dict[str, tuple[str, dict]]:
+    """The site's BucketDeployments by construct id (Assets, Deployment): (logical id, properties)."""
+    found = {}
+    for logical, resource in of_type(resources, "Custom::CDKBucketDeployment").items():
+        construct = resource["Metadata"]["aws:cdk:path"].split("/")[-3]
+        found[construct] = (logical, resource["Properties"])
+    return found
+
+
+def staged(outdir: Path, props: dict) -> list[set[str]]:
+    """The files of each source of a deployment, as synth staged them (assets unbundled: folders)."""
+    return [{str(path.relative_to(outdir / f"asset.{key.removesuffix('.zip')}"))
+             for path in (outdir / f"asset.{key.removesuffix('.zip')}").rglob("*") if path.is_file()}
+            for key in props["SourceObjectKeys"]]
+
+
+def test_the_frontends_assets_are_deployed_first_kept_a_year_and_never_pruned(resources, outdir):
+    # Given the site's two deployments
+    found = deployments(resources)
+    assert set(found) == {"Assets", "Deployment"}
+    bucket = {"Ref": next(k for k in of_type(resources, "AWS::S3::Bucket") if k.startswith("SiteBucket"))}
+    (assets_id, assets), (entry_id, entry) = found["Assets"], found["Deployment"]
+    # Then the first copies the built assets (named by their content) under assets/, with a year's
+    # immutable Cache-Control, and leaves the assets of earlier deploys in place
+    built = {str(path.relative_to(DIST / headers.ASSETS)) for path in (DIST / headers.ASSETS).rglob("*") if path.is_file()}
+    assert built and all(re.fullmatch(r"app-[A-Z0-9]{8}\.(js|css)(\.map)?", name) for name in built), built
+    assert staged(outdir, assets) == [built]
+    assert assets["DestinationBucketName"] == bucket and assets["DestinationBucketKeyPrefix"] == "assets/"
+    assert assets["SystemMetadata"] == {"cache-control": headers.IMMUTABLE} == {"cache-control": "public, max-age=31536000, immutable"}
+    assert assets["Prune"] is False and "DistributionPaths" not in assets
+    # And the second, only once the first is done, the page that names them and config.json, revalidated on
+    # every load; its pruning leaves assets/ alone
+    assert assets_id in resources[entry_id]["DependsOn"]
+    assert staged(outdir, entry) == [{"index.html"}, {"config.json"}]
+    assert entry["DestinationBucketName"] == bucket and "DestinationBucketKeyPrefix" not in entry
+    assert entry["SystemMetadata"] == {"cache-control": "no-cache"}
+    assert entry["Prune"] is True and entry["Exclude"] == ["assets/*"]
+    # And only the page (as / and /index.html) and config.json are invalidated at the edge
+    assert entry["DistributionId"] == {"Ref": distribution_of(resources)[0]}
+    assert entry["DistributionPaths"] == ["/", "/index.html", "/config.json"]
+    # And config.json names the live boards' endpoint and key (the API needs none: it is on the same origin)
+    markers = json.dumps(entry["SourceMarkers"])
     assert "Dns.Realtime" in markers and "Dns.Http" in markers and '"ApiKey"' in markers
-    assert "/config.json" in props["DistributionPaths"]
-    # And invalidates the distribution
-    assert props["DistributionId"] == {"Ref": distribution_of(resources)[0]}
+
+
+def test_the_page_names_the_built_assets():
+    # Given the built page (frontend/build.mjs, from frontend/index.html)
+    page = (DIST / "index.html").read_text()
+    named = re.findall(r'(?:src|href)="(/assets/[^"]+)"', page)
+    # Then it names the script and the stylesheet by their content-named paths, and they exist
+    assert sorted(Path(name).suffix for name in named) == [".css", ".js"]
+    assert all((DIST / name.lstrip("/")).is_file() for name in named), named
+    assert 'src="app.js"' not in page and 'href="app.css"' not in page
 
 
 # --- the edge: CloudFront in front of the API ---------------------------------------------------
