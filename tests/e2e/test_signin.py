@@ -8,8 +8,11 @@ it (Playwright's ``page.clock``): an hour passes for the tokens, not for the tes
 
 import base64
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -21,14 +24,15 @@ from local.clock import ManualClock
 from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
 from local.server import LocalStack
 
-from .conftest import Client
+from .conftest import Client, CspWatchedBrowser
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 WAIT_MS = 20_000
 PASSWORD = "Pedal-Hard-2026!"
 MINUTE = 60
@@ -54,7 +58,7 @@ def client(stack):
 def browser(stack):
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
+        yield CspWatchedBrowser(browser)  # a CSP violation fails the test
         browser.close()
 
 
@@ -97,17 +101,13 @@ def back_on(page, stack, hash_: str) -> None:
     assert page.url == f"{stack.url}/{hash_}"
 
 
-def make_admin(email: str) -> None:
-    """What the one command for an admin does (docs: `make admin EMAIL=`): AdminCreateUser, the temporary
-    password emailed, then AdminAddUserToGroup(admin) — here with boto3 against the stand-in's operator API,
-    signed with the local stack's credentials (the stack set the endpoint in the environment)."""
-    import boto3
-
-    users = boto3.client("cognito-idp")
-    pool = "us-east-1_alleycatlocal"
-    users.admin_create_user(UserPoolId=pool, Username=email, DesiredDeliveryMediums=["EMAIL"],
-                            UserAttributes=[{"Name": "email", "Value": email}, {"Name": "email_verified", "Value": "true"}])
-    users.admin_add_user_to_group(UserPoolId=pool, Username=email, GroupName="admin")
+def make_admin(stack, email: str) -> str:
+    """The one command an operator runs for an admin (`make admin EMAIL= SITE=`), against this stack:
+    AdminCreateUser (the temporary password emailed: the stand-in's outbox), then AdminAddUserToGroup."""
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "make_admin.py"), email, "--site", stack.url],
+                          capture_output=True, text=True, timeout=60, env=os.environ.copy())
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 # --- a racer ----------------------------------------------------------------------------------------
@@ -169,7 +169,7 @@ def test_the_racer_sets_a_name_checked_in_the_page_and_it_shows_on_their_racer_p
     assert page.inner_text("#name-message") == "Your name cannot be empty."
     page.fill("#display-name", "x" * 81)
     page.click(".name button[type=submit]")
-    page.wait_for_function("document.querySelector('#name-message').textContent.includes('81 characters')")
+    page.wait_for_function("() => document.querySelector('#name-message').textContent.includes('81 characters')")
     # Then nothing was sent; when they save a good one, it is saved and the header shows it
     page.fill("#display-name", "  Zoë Pédale  ")
     page.click(".name button[type=submit]")
@@ -178,7 +178,7 @@ def test_the_racer_sets_a_name_checked_in_the_page_and_it_shows_on_their_racer_p
     signed_in_as(page, "Zoë Pédale")
     # And their racer page has it, and says it is theirs
     page.goto(f"{stack.url}/#/racers/{racer['sub']}")
-    page.wait_for_function("document.querySelector('h1').textContent === 'Zoë Pédale'")
+    page.wait_for_function("() => document.querySelector('h1').textContent === 'Zoë Pédale'")
     assert page.is_visible("p.yours") and "This is you" in page.inner_text("p.yours")
 
 
@@ -316,7 +316,7 @@ def test_a_site_without_sign_in_says_so_and_stays_read_only(stack, browser):
     page = new_page(browser, stack)
     page.route("**/config.json", lambda route: route.fulfill(json={"events": None}))
     page.goto(f"{stack.url}/#/me")
-    page.wait_for_function("document.querySelector('.account-page .card')?.textContent.includes('not available')")
+    page.wait_for_function("() => document.querySelector('.account-page .card')?.textContent.includes('not available')")
     page.click(".top .account button.sign-in")
     page.wait_for_selector(".notice:not([hidden])")
     assert "not available" in page.inner_text(".notice") and page.url == f"{stack.url}/#/me"
@@ -327,7 +327,9 @@ def test_a_site_without_sign_in_says_so_and_stays_read_only(stack, browser):
 
 def test_an_admin_turns_on_two_step_sign_in_and_creates_a_class(stack, browser):
     email = f"admin-{uuid.uuid4().hex[:8]}@example.com"
-    make_admin(email)
+    # Given an operator made them an admin with the one command
+    said = make_admin(stack, email)
+    assert email in said and "admin" in said
     page = new_page(browser, stack)
     # Given the new admin signs in with the emailed temporary password and chooses their own
     page.goto(f"{stack.url}/")
@@ -356,7 +358,7 @@ def test_an_admin_turns_on_two_step_sign_in_and_creates_a_class(stack, browser):
     page.wait_for_selector("#totp-message.error")
     page.fill("#totp-code", "000000" if totp(secret, stack.clock.now()) != "000000" else "111111")
     page.click(".two-step button[type=submit]")
-    page.wait_for_function("document.querySelector('#totp-message').textContent.includes('does not match')")
+    page.wait_for_function("() => document.querySelector('#totp-message').textContent.includes('does not match')")
     page.fill("#totp-code", totp(secret, stack.clock.now()))
     page.click(".two-step button[type=submit]")
     page.wait_for_selector(".two-step .status.on")
@@ -393,12 +395,12 @@ def test_an_admin_turns_on_two_step_sign_in_and_creates_a_class(stack, browser):
     page.click(".new-class button[type=submit]")
     # Then its page shows it
     page.wait_for_function("hash => location.hash === hash", arg=f"#/classes/{class_id}")
-    page.wait_for_function("document.querySelector('h1').textContent === 'Sprint intervals'")
+    page.wait_for_function("() => document.querySelector('h1').textContent === 'Sprint intervals'")
     # And an id already taken is refused in the page (PUT would replace that class)
     page.goto(f"{stack.url}/#/")
     page.click(".new-class-box summary")
     page.fill("#class-name", "Another")
     page.fill("#class-id", class_id)
     page.click(".new-class button[type=submit]")
-    page.wait_for_function("document.querySelector('#class-id-message').textContent.includes('taken')")
+    page.wait_for_function("() => document.querySelector('#class-id-message').textContent.includes('taken')")
     page.context.close()
