@@ -78,13 +78,14 @@ def main() -> None:
 
 
 def token_event() -> dict:
-    """Cognito's pre-token-generation event (version 1) for a racer signing in through managed login."""
-    return {"version": "1", "triggerSource": "TokenGeneration_HostedAuth", "region": "us-east-1",
+    """Cognito's pre-token-generation event (version 2) for a racer signing in through managed login."""
+    return {"version": "2", "triggerSource": "TokenGeneration_HostedAuth", "region": "us-east-1",
             "userPoolId": "us-east-1_EXAMPLE", "userName": CLAIMS["sub"],
             "callerContext": {"awsSdkVersion": "aws-sdk-unknown-unknown", "clientId": "example-client-id"},
             "request": {"userAttributes": {"sub": CLAIMS["sub"], "email": "rider@example.com", "email_verified": "true"},
-                        "groupConfiguration": {"groupsToOverride": [], "iamRolesToOverride": [], "preferredRole": None}},
-            "response": {"claimsOverrideDetails": None}}
+                        "groupConfiguration": {"groupsToOverride": [], "iamRolesToOverride": [], "preferredRole": None},
+                        "scopes": ["openid", "email", "profile", "aws.cognito.signin.user.admin"]},
+            "response": {"claimsAndScopeOverrideDetails": None}}
 
 
 if __name__ == "__main__":

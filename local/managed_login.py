@@ -32,6 +32,9 @@ from .userpool import SCOPES, CognitoError, User, UserPool
 
 TARGET_PREFIX = "AWSCognitoIdentityProviderService."
 SESSION_COOKIE = "cognito"
+STEP_SECONDS = 180  # a sign-in's next step (new password, TOTP code) must follow within Cognito's 3-minute session
+CONFIRM_SECONDS = 24 * 3600  # the emailed code signs in the browser that signed up, while the code is good
+MAX_CODE_TRIES = 5  # wrong TOTP codes before the sign-in starts over
 STYLE = """body{font:16px system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1c1e21}
 main{max-width:22rem;margin:3rem auto;padding:1.5rem;background:#fff;border-radius:.5rem;box-shadow:0 1px 3px #0002}
 h1{font-size:1.3rem;margin:0 0 1rem}label{display:block;margin:.8rem 0 .2rem}
@@ -99,9 +102,11 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
             return self._signed_in(user, query)
         self._redirect(f"/login?{urlencode(query)}")
 
-    def _login_page(self, query: dict[str, str], error: str = "", status: int = 200, email: str = "") -> None:
+    def _login_page(self, query: dict[str, str], error: str = "", status: int = 200, email: str = "",
+                    note: str = "") -> None:
         q = urlencode(query)
-        self._page(status, "Sign in", self._form("/login", q, error, [("email", "Email", "email", email),
+        told = f'<p role="status">{html.escape(note)}</p>' if note else ""
+        self._page(status, "Sign in", told + self._form("/login", q, error, [("email", "Email", "email", email),
                                                                      ("password", "Password", "password", "")],
                                                  "Sign in")
                    + f'<p class="note">New here? <a href="/signup?{html.escape(q)}">Sign up</a></p>')
@@ -115,12 +120,13 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
                    + f'<p class="note">Have an account? <a href="/login?{html.escape(q)}">Sign in</a></p>')
 
     def _confirm_page(self, query: dict[str, str], error: str = "", status: int = 200) -> None:
-        email = query.get("email", "")
-        query = {key: value for key, value in query.items() if key != "email"}
+        """The emailed code; ``step`` (in the query) is the sign-up or sign-in of this browser it completes."""
+        email, step = query.get("email", ""), query.get("step", "")
+        query = {key: value for key, value in query.items() if key not in ("email", "step")}
         self._page(status, "Check your email",
                    f'<p>We sent a code to {html.escape(email)}.</p>'
                    + self._form("/confirm", urlencode(query), error, [("code", "Code", "text", "")], "Confirm",
-                                hidden={"email": email})
+                                hidden={"email": email, "step": step})
                    + '<p class="note">The local stack prints the code Cognito would email on its console.</p>')
 
     def _login(self, form: dict[str, str]) -> None:
@@ -130,8 +136,9 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         try:
             user = self.pool.authenticate(form.get("email", ""), form.get("password", ""))
         except CognitoError as error:
-            if error.kind == "UserNotConfirmedException":
-                return self._redirect(f"/confirm?{urlencode({**query, 'email': form.get('email', '')})}")
+            if error.kind == "UserNotConfirmedException":  # the password was right: confirming signs them in
+                user = self.pool.find(form.get("email", ""))
+                return self._redirect(f"/confirm?{urlencode({**query, 'email': user.email, 'step': self.service.pending(user)})}")
             return self._login_page(query, error.message, 400, email=form.get("email", ""))
         self._next_step(user, query)
 
@@ -141,14 +148,18 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
             user = self.pool.sign_up(form.get("email", ""), form.get("password", ""))
         except CognitoError as error:
             return self._signup_page(query, error.message, 400)
-        self._redirect(f"/confirm?{urlencode({**query, 'email': user.email})}")
+        self._redirect(f"/confirm?{urlencode({**query, 'email': user.email, 'step': self.service.pending(user)})}")
 
     def _confirm(self, form: dict[str, str]) -> None:
-        query = flat(form.get("q", ""))
+        """Confirms the account; signs in only the browser whose sign-up or sign-in gave its password."""
+        query, (started_by, _) = flat(form.get("q", "")), self.service.resume(form.get("step", ""), CONFIRM_SECONDS)
         try:
             user = self.pool.confirm(form.get("email", ""), form.get("code", ""))
         except CognitoError as error:
-            return self._confirm_page({**query, "email": form.get("email", "")}, error.message, 400)
+            step = self.service.pending(started_by) if started_by else ""
+            return self._confirm_page({**query, "email": form.get("email", ""), "step": step}, error.message, 400)
+        if started_by is None or started_by.sub != user.sub:
+            return self._login_page(query, "", 200, email=user.email, note="Your account is confirmed: sign in.")
         self._signed_in(user, query)
 
     def _next_step(self, user: User, query: dict[str, str]) -> None:
@@ -165,7 +176,7 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         self._signed_in(user, query)
 
     def _new_password(self, form: dict[str, str]) -> None:
-        query, user = flat(form.get("q", "")), self.service.resume(form.get("step", ""))
+        query, (user, _) = flat(form.get("q", "")), self.service.resume(form.get("step", ""))
         if not user:
             return self._login_page(query, "Your sign-in took too long: sign in again.", 400)
         try:
@@ -178,16 +189,18 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         self._next_step(user, query)
 
     def _mfa(self, form: dict[str, str]) -> None:
-        query, user = flat(form.get("q", "")), self.service.resume(form.get("step", ""))
+        query, (user, tries) = flat(form.get("q", "")), self.service.resume(form.get("step", ""))
         if not user:
             return self._login_page(query, "Your sign-in took too long: sign in again.", 400)
         try:
             self.pool.check_totp(user, form.get("code", ""))
         except CognitoError as error:
+            if tries + 1 >= MAX_CODE_TRIES:
+                return self._login_page(query, "Too many wrong codes: sign in again.", 400, email=user.email)
             return self._page(400, "Two-step sign-in",
                               self._form("/login/mfa", urlencode(query), error.message,
                                          [("code", "Code from your authenticator app", "text", "")], "Sign in",
-                                         hidden={"step": self.service.pending(user)}))
+                                         hidden={"step": self.service.pending(user, tries + 1)}))
         self._signed_in(user, query)
 
     def _signed_in(self, user: User, query: dict[str, str]) -> None:
@@ -303,7 +316,7 @@ class UserPoolServer:
         self.verifier = SigV4Verifier(access_key, secret_key, pool.region, "cognito-idp")
         self.allow_app(*callback_urls)
         self._sessions: dict[str, str] = {}  # session cookie -> sub
-        self._pending: dict[str, tuple[str, float]] = {}  # a sign-in's next step -> (sub, started)
+        self._pending: dict[str, tuple[str, float, int]] = {}  # a sign-in's next step -> (sub, started, wrong codes)
         self._http: ThreadingHTTPServer | None = None
         self.port = 0
 
@@ -367,15 +380,16 @@ class UserPoolServer:
     def close_session(self, cookies: str) -> None:
         self._sessions.pop(self._cookie(cookies), None)
 
-    def pending(self, user: User) -> str:
+    def pending(self, user: User, tries: int = 0) -> str:
+        """A one-time id for the next step of ``user``'s sign-in in this browser (``tries``: wrong codes so far)."""
         step = secrets.token_urlsafe(24)
-        self._pending[step] = (user.sub, self.pool.clock.now())
+        self._pending[step] = (user.sub, self.pool.clock.now(), tries)
         return step
 
-    def resume(self, step: str) -> User | None:
-        """The user of a sign-in's pending step, if it began within three minutes (Cognito's session)."""
-        sub, started = self._pending.pop(step, (None, 0.0))
-        return self.pool.find(sub) if sub and self.pool.clock.now() - started < 180 else None
+    def resume(self, step: str, within: float = STEP_SECONDS) -> tuple[User | None, int]:
+        """The user of a pending step and its wrong codes so far, if it began ``within`` seconds ago; once."""
+        sub, started, tries = self._pending.pop(step, (None, 0.0, 0))
+        return (self.pool.find(sub), tries) if sub and self.pool.clock.now() - started < within else (None, 0)
 
     @staticmethod
     def _cookie(cookies: str) -> str:

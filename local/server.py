@@ -230,7 +230,8 @@ class LocalStack:
                                                           "clock": self.clock})
         self._http = ApiServer((self.host, self.port), handler)
         self.port = self._http.server_address[1]
-        self.users.allow_app(f"{self.url}/")  # the app client's callback and sign-out URL: the site's root
+        # The app client's callback and sign-out URLs: the site's root, by address or by name.
+        self.users.allow_app(f"{self.url}/", *([f"http://localhost:{self.port}/"] if self.host == "127.0.0.1" else []))
         handler.site_config = self.site_config
         threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
         return self

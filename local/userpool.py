@@ -33,7 +33,7 @@ from .auth import TokenSigner, s256, totp_matches
 
 from alleycat.routes import ADMIN_GROUP  # noqa: E402
 
-POOL_ID = "us-east-1_alleycatlocal"
+POOL_NAME = "alleycatlocal"  # the pool id is "<region>_alleycatlocal", as Cognito prefixes ids with their region
 CLIENT_ID = "alleycatlocalclient"
 ADMIN_SCOPE = "aws.cognito.signin.user.admin"
 SCOPES = ("openid", "email", "profile", ADMIN_SCOPE)
@@ -99,14 +99,16 @@ class Grant:
     challenge: str = ""
     scope: str = ""
     origin: str = ""  # a refresh grant's id: its tokens' origin_jti, what revoking it invalidates
+    auth_time: int = 0  # when the user signed in: every token of the grant says so, refreshed ones too
 
 
 class UserPool:
-    def __init__(self, clock, *, pool_id: str = POOL_ID, client_id: str = CLIENT_ID, region: str = "us-east-1",
+    def __init__(self, clock, *, client_id: str = CLIENT_ID, region: str = "us-east-1",
                  issuer_url: str = "", pre_token: Callable[[dict], dict] | None = None,
                  access_seconds: int = ACCESS_SECONDS):
-        self.clock, self.pool_id, self.client_id, self.region = clock, pool_id, client_id, region
-        self.issuer = f"{issuer_url.rstrip('/')}/{pool_id}"
+        self.clock, self.client_id, self.region = clock, client_id, region
+        self.pool_id = f"{region}_{POOL_NAME}"
+        self.issuer = f"{issuer_url.rstrip('/')}/{self.pool_id}"
         self.pre_token = pre_token
         self.access_seconds = access_seconds
         self.signer = TokenSigner()
@@ -147,10 +149,11 @@ class UserPool:
 
     def confirm(self, email: str, code: str) -> User:
         user = self.user(email)
-        if user.status == "UNCONFIRMED":
-            if not code or not hmac.compare_digest(code.strip(), user.confirmation or ""):
-                raise CognitoError("CodeMismatchException", "Invalid verification code provided, please try again.")
-            user.status, user.confirmation = "CONFIRMED", None
+        if user.status != "UNCONFIRMED":
+            raise CognitoError("NotAuthorizedException", f"User cannot be confirmed. Current status is {user.status}")
+        if not code or not hmac.compare_digest(code.strip(), user.confirmation or ""):
+            raise CognitoError("CodeMismatchException", "Invalid verification code provided, please try again.")
+        user.status, user.confirmation = "CONFIRMED", None
         return user
 
     def create_user(self, email: str, temporary_password: str | None = None, suppress: bool = False) -> User:
@@ -199,7 +202,8 @@ class UserPool:
 
     def code_for(self, user: User, redirect_uri: str, challenge: str, scope: str) -> str:
         code = str(uuid.uuid4())
-        self._codes[code] = Grant(user.sub, self.client_id, self.clock.now() + CODE_SECONDS, redirect_uri, challenge, scope)
+        self._codes[code] = Grant(user.sub, self.client_id, self.clock.now() + CODE_SECONDS, redirect_uri, challenge, scope,
+                                  auth_time=int(self.clock.now()))
         return code
 
     def exchange(self, form: dict[str, str]) -> dict:
@@ -215,7 +219,7 @@ class UserPool:
                 return {"error": "invalid_grant"}
             refresh = secrets.token_urlsafe(48)
             session = Grant(grant.user, grant.client_id, self.clock.now() + REFRESH_SECONDS, scope=grant.scope,
-                            origin=str(uuid.uuid4()))
+                            origin=str(uuid.uuid4()), auth_time=grant.auth_time)
             self._refresh[refresh] = session
             return {**self._tokens(self._users[grant.user], session, "TokenGeneration_HostedAuth"), "refresh_token": refresh}
         if grant_type == "refresh_token":
@@ -238,7 +242,7 @@ class UserPool:
     def _tokens(self, user: User, session: Grant, source: str) -> dict:
         groups = self._groups_after_trigger(user, source)
         now = int(self.clock.now())
-        common = {"sub": user.sub, "iss": self.issuer, "iat": now, "auth_time": now, "exp": now + self.access_seconds,
+        common = {"sub": user.sub, "iss": self.issuer, "iat": now, "auth_time": session.auth_time, "exp": now + self.access_seconds,
                   "origin_jti": session.origin, **({"cognito:groups": groups} if groups else {})}
         access = {**common, "token_use": "access", "scope": session.scope, "client_id": self.client_id, "username": user.sub,
                   "jti": str(uuid.uuid4())}
@@ -248,17 +252,19 @@ class UserPool:
                 "token_type": "Bearer", "expires_in": self.access_seconds}
 
     def _groups_after_trigger(self, user: User, source: str) -> list[str]:
-        """The user's groups, as the pre-token-generation trigger leaves them (event version 1)."""
+        """The user's groups, as the pre-token-generation trigger leaves them (event version 2: its
+        group override applies to the ID and the access token alike)."""
         groups = sorted(user.groups)
         if not self.pre_token:
             return groups
-        event = {"version": "1", "triggerSource": source, "region": self.region, "userPoolId": self.pool_id,
+        event = {"version": "2", "triggerSource": source, "region": self.region, "userPoolId": self.pool_id,
                  "userName": user.sub, "callerContext": {"awsSdkVersion": "local", "clientId": self.client_id},
                  "request": {"userAttributes": {attribute["Name"]: attribute["Value"] for attribute in user.attributes},
                              "groupConfiguration": {"groupsToOverride": groups, "iamRolesToOverride": [],
-                                                    "preferredRole": None}},
-                 "response": {"claimsOverrideDetails": None}}
-        details = (self.pre_token(event).get("response") or {}).get("claimsOverrideDetails") or {}
+                                                    "preferredRole": None},
+                             "scopes": sorted(SCOPES)},
+                 "response": {"claimsAndScopeOverrideDetails": None}}
+        details = (self.pre_token(event).get("response") or {}).get("claimsAndScopeOverrideDetails") or {}
         override = details.get("groupOverrideDetails")
         return list(override["groupsToOverride"]) if override else groups
 

@@ -49,6 +49,7 @@ class Users(Construct):
             self_sign_up_enabled=True,
             sign_in_aliases=cognito.SignInAliases(email=True),
             auto_verify=cognito.AutoVerifiedAttrs(email=True),  # a code by email before the first sign-in
+            keep_original=cognito.KeepOriginalAttrs(email=True),  # a new address counts once it is verified
             standard_attributes=cognito.StandardAttributes(email=cognito.StandardAttribute(required=True, mutable=True)),
             password_policy=cognito.PasswordPolicy(
                 min_length=PASSWORD_MIN_LENGTH, require_lowercase=True, require_uppercase=True,
@@ -98,7 +99,9 @@ class Users(Construct):
         signs in. The grant is a policy of its own: on the function's role it would make a cycle."""
         self.trigger = functions.add(TOKEN_GROUPS, "Keeps admin in a token only for a user with TOTP", (),
                                      memory_size=memory_mb(TOKEN_GROUPS))
-        self.user_pool.add_trigger(cognito.UserPoolOperation.PRE_TOKEN_GENERATION, self.trigger)
+        # Version 2 (Essentials): its group override reaches the access token, the one the API reads.
+        self.user_pool.add_trigger(cognito.UserPoolOperation.PRE_TOKEN_GENERATION_CONFIG, self.trigger,
+                                   lambda_version=cognito.LambdaVersion.V2_0)
         self.trigger.role.attach_inline_policy(iam.Policy(self, "ReadMfaSettings", statements=[iam.PolicyStatement(
             actions=["cognito-idp:AdminGetUser"], resources=[self.user_pool.user_pool_arn])]))
 

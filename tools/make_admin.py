@@ -13,8 +13,8 @@ What it does: AdminCreateUser (the email as username, verified, so it can sign i
 has Cognito email a temporary password, then AdminAddUserToGroup ``admin``. Run again for the same
 email, it finds the account and only adds it to the group: no second email, no password change.
 The new admin then signs in with the temporary password, chooses a password, sets up two-step
-sign-in on the account page and signs in again: the ``admin`` group reaches a token only from a
-sign-in with both factors (docs/security.md).
+sign-in on the account page and signs in again: the ``admin`` group reaches a token only once
+two-step sign-in is on (docs/signin.md).
 """
 
 from __future__ import annotations
@@ -202,14 +202,14 @@ def report(email: str, pool: Pool, created: bool) -> str:
                 f"{ADMIN_GROUP} group. No email was sent and their password is unchanged.")
         first = (f"open {site} and sign in as {email} (a never-used account: with the temporary password "
                  f"first emailed, if it has not expired)")
-        again = ("\nAlready signed in? Sign out and in again: the group reaches a token only at sign-in, and "
-                 "only once two-step sign-in is on.")
+        again = ("\nAlready signed in? Sign out and in again: the group reaches a token only once two-step "
+                 "sign-in is on, and an open session only at its next refresh.")
         if not pool.endpoint:
             again += (f"\nTemporary password expired? Send a new one: aws cognito-idp admin-create-user "
                       f"--region {pool.region} --user-pool-id {pool.id} --username {email} --message-action RESEND")
     steps = [first, "choose a new password when asked",
              "open the account page and set up two-step sign-in (an authenticator app's code)",
-             "sign out and sign in again, now with a code from the app: admin writes need a sign-in with both factors"]
+             "sign out and sign in again, now with a code from the app: admin writes need two-step sign-in on"]
     return "\n".join([done, "", f"Next, as {email}:", *(f"  {n}. {step}" for n, step in enumerate(steps, 1))]) + again
 
 
@@ -234,7 +234,8 @@ def main(argv: list[str] | None = None, session=None, fetch: Callable[[str], byt
             if session is None:
                 import boto3
 
-                session = boto3.session.Session()
+                # The CDK CLI deploys to $AWS_REGION when it is set; botocore reads only AWS_DEFAULT_REGION.
+                session = boto3.session.Session(region_name=os.environ.get("AWS_REGION") or None)
             pool = pool_of_site(arguments.site, fetch) if arguments.site else pool_of_stack(arguments.stack, session)
             created = make_admin(email, pool, user_pool_client(pool, session))
         except NoCredentialsError:

@@ -1,8 +1,9 @@
-"""Cognito's pre-token-generation trigger: a token carries ``admin`` only for a user who enabled TOTP.
+"""Cognito's pre-token-generation trigger (event version 2: the override reaches the ID and the
+access token): a token carries ``admin`` only for a user who has TOTP enabled.
 
-Cognito asks every user who enabled TOTP for a code at each sign-in, so a token with ``admin`` was
-earned with a password and a second factor (docs/security.md). Racers need no second factor:
-their tokens pass through as Cognito made them, without a call.
+Enabling TOTP takes a code from the authenticator, and Cognito then asks for one at every sign-in,
+so a token with ``admin`` comes from a password and a second factor (docs/signin.md). Racers need
+no second factor: their tokens pass through as Cognito made them, without a call.
 """
 
 import logging
@@ -19,7 +20,7 @@ def handler(event, context):
     groups = configuration.get("groupsToOverride") or []
     if ADMIN_GROUP in groups and not has_totp(event["userPoolId"], event["userName"]):
         LOG.warning("admin group left out of a token: the user has not enabled TOTP", extra={"user": event["userName"]})
-        event["response"]["claimsOverrideDetails"] = {"groupOverrideDetails": {
+        event["response"]["claimsAndScopeOverrideDetails"] = {"groupOverrideDetails": {
             **configuration, "groupsToOverride": [group for group in groups if group != ADMIN_GROUP]}}
     return event
 

@@ -236,8 +236,9 @@ def test_an_admin_made_by_the_operator_writes_as_admin_only_after_setting_up_tot
     action, hidden = Browser.form(page)
     status, headers, _ = browser.go(config["domain"] + action, {**hidden, "password": PASSWORD})
     tokens = app.exchange(app.code_from(headers["Location"]))[1]
-    # Without a second factor the token carries no admin group, and admin writes are refused
+    # Without a second factor the token carries no admin group, refreshed or not, and admin writes are refused
     assert "cognito:groups" not in payload(tokens["access_token"])
+    assert "cognito:groups" not in payload(app.refresh(tokens["refresh_token"])[1]["access_token"])
     assert client.call("PUT", "/classes/boss-class", {"name": "Boss"}, token=tokens["access_token"])[0] == 403
     # The admin sets up TOTP with their access token (the account page does the same)
     secret = idp.associate_software_token(AccessToken=tokens["access_token"])["SecretCode"]
@@ -248,6 +249,8 @@ def test_an_admin_made_by_the_operator_writes_as_admin_only_after_setting_up_tot
     idp.set_user_mfa_preference(AccessToken=tokens["access_token"],
                                 SoftwareTokenMfaSettings={"Enabled": True, "PreferredMfa": True})
     assert idp.get_user(AccessToken=tokens["access_token"])["UserMFASettingList"] == ["SOFTWARE_TOKEN_MFA"]
+    # Enabling took a code from the authenticator: the session's next refresh carries admin (docs/signin.md)
+    assert payload(app.refresh(tokens["refresh_token"])[1]["access_token"])["cognito:groups"] == ["admin"]
     # Signed in again, Cognito asks for the code; then the token carries admin and admin writes pass
     browser.go(f"{config['domain']}/logout?{urlencode({'client_id': config['clientId'], 'logout_uri': f'{stack.url}/'})}")
     page = sign_in(browser, app, email, PASSWORD)
@@ -265,3 +268,38 @@ def test_operator_calls_need_the_stacks_credentials(config):
     with pytest.raises(ClientError) as refused:
         stranger.admin_get_user(UserPoolId=config["userPoolId"], Username="nobody@example.com")
     assert refused.value.response["Error"]["Code"] == "UnrecognizedClientException"
+
+
+def test_an_emailed_code_signs_in_only_the_browser_that_gave_the_password(stack, config):
+    app, browser = PublicClient(config, f"{stack.url}/"), Browser()
+    email = f"c-{uuid.uuid4().hex[:6]}@example.com"
+    sign_up(browser, app, stack, email)
+    # Another browser posting to /confirm for a confirmed account, with any code, gets no code back
+    stranger = Browser()
+    q = urlencode({"response_type": "code", "client_id": config["clientId"], "redirect_uri": f"{stack.url}/", "state": "s"})
+    status, headers, page = stranger.go(f"{config['domain']}/confirm", {"q": q, "email": email, "code": "000000"})
+    assert status == 400 and "cannot be confirmed" in page and "Location" not in headers
+    # A sign-up confirmed from elsewhere (its code, no step of this browser's) is confirmed, then signed in as usual
+    other = f"d-{uuid.uuid4().hex[:6]}@example.com"
+    stack.users.pool.sign_up(other, PASSWORD)
+    status, headers, page = stranger.go(f"{config['domain']}/confirm",
+                                        {"q": q, "email": other, "code": stack.users.outbox[-1][1]})
+    assert status == 200 and "Your account is confirmed: sign in." in page and "Location" not in headers
+
+
+def test_wrong_totp_codes_start_the_sign_in_over_after_five(stack, config, idp):
+    app, browser = PublicClient(config, f"{stack.url}/"), Browser()
+    email = f"t-{uuid.uuid4().hex[:6]}@example.com"
+    tokens = app.exchange(app.code_from(sign_up(browser, app, stack, email)))[1]
+    secret = idp.associate_software_token(AccessToken=tokens["access_token"])["SecretCode"]
+    idp.verify_software_token(AccessToken=tokens["access_token"], UserCode=totp(secret, stack.clock.now()))
+    idp.set_user_mfa_preference(AccessToken=tokens["access_token"], SoftwareTokenMfaSettings={"Enabled": True})
+    page = sign_in(Browser(), app, email, PASSWORD)
+    wrong = "000000" if totp(secret, stack.clock.now()) != "000000" else "111111"
+    fresh = Browser()
+    page = sign_in(fresh, app, email, PASSWORD)
+    for attempt in range(5):
+        assert "Two-step sign-in" in page, attempt
+        action, hidden = Browser.form(page)
+        status, _, page = fresh.go(config["domain"] + action, {**hidden, "code": wrong})
+    assert status == 400 and "Too many wrong codes" in page and 'action="/login"' in page

@@ -216,7 +216,7 @@ def test_the_finisher_finishes_the_sample_race_its_end_long_past(invocations):
 
 def test_the_token_trigger_leaves_a_racers_token_as_cognito_made_it(invocations):
     # Given a racer's sign-in (no admin group) / Then the event comes back without an override (and no call)
-    assert invocations[TOKEN_GROUPS]["response"]["response"] == {"claimsOverrideDetails": None}
+    assert invocations[TOKEN_GROUPS]["response"]["response"] == {"claimsAndScopeOverrideDetails": None}
 
 
 def test_stream_processor_handles_its_sample_record(invocations):

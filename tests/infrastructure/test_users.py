@@ -26,13 +26,18 @@ def test_racers_sign_themselves_up_with_a_verified_email_and_the_stand_ins_passw
     policy = pool["Policies"]["PasswordPolicy"]
     assert policy["MinimumLength"] == userpool.PASSWORD_MIN_LENGTH == users.PASSWORD_MIN_LENGTH
     assert all(policy[rule] for rule in ("RequireLowercase", "RequireUppercase", "RequireNumbers", "RequireSymbols"))
-    assert len(userpool.PASSWORD_RULES) == 4  # the stand-in checks the same four kinds of character
+    # And the stand-in refuses a password that lacks any one kind of character the pool requires
+    for lacking in ("LONG-ENOUGH-PW1", "long-enough-pw1", "Long-enough-pw", "Longenoughpw12"):
+        assert userpool.password_problem(lacking)
+    assert userpool.password_problem("Long-enough-pw1") is None
 
 
 def test_a_second_factor_is_optional_for_all_and_tokens_pass_the_admin_trigger(resources):
     _, pool = the(resources, "AWS::Cognito::UserPool")
     assert pool["MfaConfiguration"] == "OPTIONAL" and pool["EnabledMfas"] == ["SOFTWARE_TOKEN_MFA"]
-    assert pool["LambdaConfig"]["PreTokenGeneration"] == {"Fn::GetAtt": [logical_id(TOKEN_GROUPS), "Arn"]}
+    # Version 2: the group override reaches the access token the API's authorizer reads
+    assert pool["LambdaConfig"]["PreTokenGenerationConfig"] == {
+        "LambdaArn": {"Fn::GetAtt": [logical_id(TOKEN_GROUPS), "Arn"]}, "LambdaVersion": "V2_0"}
 
 
 def test_the_trigger_may_read_users_of_this_pool_and_nothing_else(resources):

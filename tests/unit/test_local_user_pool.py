@@ -96,7 +96,7 @@ def test_the_trigger_decides_the_groups_a_token_carries(clock):
 
     def trigger(event):
         seen.append(event)
-        event["response"]["claimsOverrideDetails"] = {"groupOverrideDetails": {"groupsToOverride": []}}
+        event["response"]["claimsAndScopeOverrideDetails"] = {"groupOverrideDetails": {"groupsToOverride": []}}
         return event
 
     pool = UserPool(clock, pre_token=trigger)
@@ -104,5 +104,5 @@ def test_the_trigger_decides_the_groups_a_token_carries(clock):
     pool.add_to_group(user.email, "admin")
     issued = tokens(pool, user)
     assert "cognito:groups" not in pool.authorize(issued["access_token"])
-    assert seen[0]["triggerSource"] == "TokenGeneration_HostedAuth"
+    assert (seen[0]["version"], seen[0]["triggerSource"]) == ("2", "TokenGeneration_HostedAuth")
     assert seen[0]["request"]["groupConfiguration"]["groupsToOverride"] == ["admin"]

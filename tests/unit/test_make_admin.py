@@ -244,3 +244,14 @@ def test_the_admin_group_is_the_one_the_api_checks():
     from alleycat.http import ADMIN
 
     assert make_admin.ADMIN_GROUP == ADMIN
+
+
+def test_the_region_the_cdk_cli_deploys_to_is_the_one_looked_in(monkeypatch):
+    # Given AWS_REGION set as the README says (botocore alone reads only AWS_DEFAULT_REGION)
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    made, fake = [], Session(region=None)
+    monkeypatch.setattr(boto3.session, "Session", lambda **kwargs: made.append(kwargs) or fake)
+    # When make admin runs without a session of the test's / Then its session is made for that region
+    run_status = make_admin.main([EMAIL], session=None, fetch=lambda url: None, out=io.StringIO())
+    assert made == [{"region_name": "eu-west-1"}] and run_status == 1

@@ -83,7 +83,9 @@ ADMIN_GROUP = "admin"  # members may act on others' resources; their tokens need
 # ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
 DEFAULT_MEMORY_MB = 256
 MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128,  # the finisher mostly waits
-             TOKEN_GROUPS: 128}  # one AdminGetUser at an admin's sign-in
+             # An admin's sign-in builds a boto3 client and calls AdminGetUser within Cognito's 5-second
+             # limit, cold: 512 MB's CPU for that (a guess until measured in AWS); racers' pass straight through.
+             TOKEN_GROUPS: 512}
 
 
 def memory_mb(function: str) -> int:
