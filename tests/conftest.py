@@ -33,7 +33,7 @@ LAYERS = ("unit", "integration", "infrastructure", "e2e")
 # Files whose tests are each a work unit of their own (long tests meant to run side by side).
 ALONE = ("tests/integration/test_live_pipeline_model.py",)
 # e2e files with a local stack of their own: a work unit each, beside the shared stack's.
-OWN_STACK = ("tests/e2e/test_race_lifecycle.py",)
+OWN_STACK = ("tests/e2e/test_race_lifecycle.py", "tests/e2e/test_signin.py")  # each on a stack of its own
 # Work `make test` starts first (its two workers take work units in collection order): the
 # longest, so that neither worker is left with a long one at the end. The rest follow as collected.
 FIRST = ("tests/integration/test_live_pipeline_model.py", "tests/e2e/", "tests/infrastructure/")
