@@ -2,7 +2,10 @@
 // named by their content, and index.html, made from frontend/index.html with those names in place of
 // its app.js and app.css. The assets may then be kept a year; only the page is asked for again
 // (alleycat/headers.py: the Cache-Control of each, in AWS and on make local).
-import { build } from "esbuild";
+//
+// `node frontend/build.mjs` builds; imported (tests/integration/test_auth_js.py), it only gives
+// builtAssets.
+import { realpathSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,34 +13,67 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "dist");
 const assets = join(dist, "assets");
+const ENTRY = "src/main.js"; // as esbuild's metafile names it: relative to absWorkingDir (here)
 
-await rm(assets, { recursive: true, force: true }); // the previous build's names
-await mkdir(assets, { recursive: true });
-const { metafile } = await build({
-  entryPoints: { app: join(here, "src", "main.js") },
-  entryNames: "assets/[name]-[hash]",
-  bundle: true,
-  minify: true,
-  sourcemap: true,
-  format: "iife",
-  target: ["es2020"],
-  outdir: dist,
-  absWorkingDir: here, // the names hash paths relative to it: the same build from any directory
-  metafile: true,
-  logLevel: "warning",
-});
-
-// The entry's script and the stylesheet esbuild gathered from its imports, as paths under dist.
-const [[script, output]] = Object.entries(metafile.outputs).filter(([, out]) => out.entryPoint);
-const names = {
-  "app.js": "/" + relative(dist, join(here, script)),
-  "app.css": "/" + relative(dist, join(here, output.cssBundle)),
-};
-
-let page = await readFile(join(here, "index.html"), "utf8");
-for (const [name, built] of Object.entries(names)) {
-  const reference = new RegExp(`(src|href)="${name.replace(".", "\\.")}"`, "g");
-  if (!reference.test(page)) throw new Error(`frontend/index.html does not name ${name}`);
-  page = page.replace(reference, `$1="${built}"`);
+// The entry's script and the stylesheet esbuild gathered from its imports (its cssBundle), as the
+// metafile's `outputs` name them (paths relative to absWorkingDir). Throws, naming what it found,
+// when either is missing or the script is not the one output of the entry that ends in .js.
+export function builtAssets(outputs, entry = ENTRY) {
+  const scripts = Object.keys(outputs).filter((path) => outputs[path].entryPoint === entry && path.endsWith(".js"));
+  if (scripts.length !== 1) {
+    throw new Error(`esbuild built ${scripts.length} scripts for ${entry} (expected one): `
+      + `its outputs are ${Object.keys(outputs).join(", ") || "none"}`);
+  }
+  const [script] = scripts;
+  const stylesheet = outputs[script].cssBundle;
+  if (!stylesheet || !(stylesheet in outputs) || !stylesheet.endsWith(".css")) {
+    throw new Error(`esbuild built no stylesheet for ${entry} (${script} has cssBundle ${JSON.stringify(stylesheet ?? null)}): `
+      + "frontend/index.html needs one; does the app still import style.css?");
+  }
+  return { script, stylesheet };
 }
-await writeFile(join(dist, "index.html"), page);
+
+async function main() {
+  const { build } = await import("esbuild");
+  await rm(assets, { recursive: true, force: true }); // the previous build's names
+  await mkdir(assets, { recursive: true });
+  const { metafile } = await build({
+    entryPoints: { app: join(here, ENTRY) },
+    entryNames: "assets/[name]-[hash]",
+    bundle: true,
+    minify: true,
+    sourcemap: true,
+    format: "iife",
+    target: ["es2020"],
+    outdir: dist,
+    absWorkingDir: here, // the names hash paths relative to it: the same build from any directory
+    metafile: true,
+    logLevel: "warning",
+  });
+
+  // The entry's script and its stylesheet, as paths under dist.
+  const { script, stylesheet } = builtAssets(metafile.outputs);
+  const names = {
+    "app.js": "/" + relative(dist, join(here, script)),
+    "app.css": "/" + relative(dist, join(here, stylesheet)),
+  };
+
+  let page = await readFile(join(here, "index.html"), "utf8");
+  for (const [name, built] of Object.entries(names)) {
+    const reference = new RegExp(`(src|href)="${name.replace(".", "\\.")}"`, "g");
+    if (!reference.test(page)) throw new Error(`frontend/index.html does not name ${name}`);
+    page = page.replace(reference, `$1="${built}"`);
+  }
+  await writeFile(join(dist, "index.html"), page);
+}
+
+// Run as a script (node frontend/build.mjs), not imported: argv[1] is this file, symlinks resolved.
+function invoked() {
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false; // no script path (node -e), or not a file
+  }
+}
+
+if (invoked()) await main();

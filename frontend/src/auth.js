@@ -10,10 +10,14 @@
 // - The access token is refreshed REFRESH_BEFORE_MS before it expires (a timer), before a write
 //   when it expires within WRITE_MARGIN_MS, and once after a 401: an hour-long ride never stops for
 //   a token. A refresh the user pool refuses (invalid_grant: the refresh token expired or was
-//   revoked) signs the user out with a notice; one that gets no answer is tried again.
+//   revoked) signs the user out with a notice; one that gets no answer (offline, no answer within
+//   TOKEN_TIMEOUT_MS, /config.json not to be had) is tried again after RETRY_MS. A refresh whose
+//   session left storage meanwhile (another tab signed out) keeps nothing: storage is the truth.
 import { siteConfig } from "./push.js";
 import { authorizeUrl, callbackParams, challengeFor, landingUrl, logoutUrl, randomToken, returnHash } from "./pkce.js";
-import { identityOf, needsRefresh, parseSession, refreshDelay, refreshFailure, RETRY_MS, sessionFrom } from "./session.js";
+import {
+  identityOf, needsRefresh, parseSession, refreshDelay, refreshOutcome, RETRY_MS, sessionFrom, TOKEN_TIMEOUT_MS,
+} from "./session.js";
 
 const SESSION_KEY = "alleycat.session"; // localStorage: {accessToken, idToken, refreshToken, expiresAt}
 const SIGNIN_KEY = "alleycat.signin"; // sessionStorage, until the callback: {state, verifier, hash}
@@ -50,6 +54,14 @@ function schedule() {
   timer = session ? setTimeout(refresh, refreshDelay(session, Date.now())) : null;
 }
 
+// What storage holds now (another tab refreshed, signed in or signed out): its tokens are ours.
+function adopt() {
+  const before = identity?.racerId;
+  read();
+  schedule();
+  if (identity?.racerId !== before) notify();
+}
+
 function keep(next) {
   const before = identity?.racerId;
   localStorage.setItem(SESSION_KEY, JSON.stringify(next));
@@ -74,32 +86,51 @@ async function settings() {
   return found?.domain && found?.clientId ? found : null;
 }
 
+// The token endpoint's answer ({status, ok, body}); throws when there is none, an AbortError when
+// none came within TOKEN_TIMEOUT_MS (a stalled endpoint never holds up the page).
 async function tokenRequest(config, fields) {
-  const response = await fetch(`${config.domain}/oauth2/token`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ client_id: config.clientId, ...fields }),
-  });
-  return { status: response.status, ok: response.ok, body: await response.json().catch(() => ({})) };
+  const abort = new AbortController();
+  const giveUp = setTimeout(() => abort.abort(), TOKEN_TIMEOUT_MS);
+  try {
+    const response = await fetch(`${config.domain}/oauth2/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ client_id: config.clientId, ...fields }),
+      signal: abort.signal,
+    });
+    const body = await response.json().catch(() => ({}));
+    // A body that stalled is no answer either (json() then gave up, and the catch hid why).
+    if (abort.signal.aborted) throw new DOMException("the token endpoint did not answer in time", "AbortError");
+    return { status: response.status, ok: response.ok, body };
+  } finally {
+    clearTimeout(giveUp);
+  }
 }
 
 async function refreshNow() {
-  const config = await settings();
   const current = session;
-  if (!current || !config) return false;
-  let answer;
-  try {
-    answer = await tokenRequest(config, { grant_type: "refresh_token", refresh_token: current.refreshToken });
-  } catch {
-    answer = null; // no answer (offline): tried again below
+  if (!current) return false;
+  const config = await settings();
+  let answer = null; // none: no config to be had (yet), offline, or no answer in time
+  if (config) {
+    try {
+      answer = await tokenRequest(config, { grant_type: "refresh_token", refresh_token: current.refreshToken });
+    } catch {
+      answer = null;
+    }
   }
-  if (!session) return false; // signed out meanwhile
-  const next = answer?.ok && sessionFrom(answer.body, Date.now(), current);
-  if (next) {
-    keep(next);
+  // Storage, not this tab's copy: another tab's sign-out may have removed the session while the
+  // request was out, before its storage event reached this tab.
+  const outcome = refreshOutcome(current, parseSession(localStorage.getItem(SESSION_KEY)), answer, Date.now());
+  if (outcome.action === "keep") {
+    keep(outcome.session);
     return true;
   }
-  if (answer && refreshFailure(answer.status, answer.body) === "signed-out") {
+  if (outcome.action === "adopt") {
+    adopt();
+    return Boolean(session);
+  }
+  if (outcome.action === "signed-out") {
     end("Your sign-in has ended (it expired, or you signed out elsewhere). "
       + "Sign in again to save changes; races are still open to watch.");
     return false;
@@ -149,7 +180,9 @@ async function finishSignIn(callback) {
     if (!next || !identityOf(next)) throw new Error(answer.body.error || `the user pool answered ${answer.status}`);
     keep(next);
   } catch (error) {
-    notice = `Sign-in did not complete (${error.message}). Please try again.`;
+    notice = error.name === "AbortError"
+      ? "Sign-in did not complete (the sign-in service did not answer). Please try again."
+      : `Sign-in did not complete (${error.message}). Please try again.`;
   }
 }
 
@@ -190,11 +223,12 @@ export const auth = {
   async start() {
     read();
     window.addEventListener("storage", (event) => {
-      if (event.key !== null && event.key !== SESSION_KEY && event.key !== NAME_KEY) return;
-      const before = identity?.racerId;
-      read();
-      if (event.key !== NAME_KEY) schedule(); // another tab refreshed (or signed out): its tokens are ours
-      if (identity?.racerId !== before || event.key === NAME_KEY) notify();
+      if (event.key === NAME_KEY) {
+        read();
+        notify();
+      } else if (event.key === null || event.key === SESSION_KEY) {
+        adopt(); // another tab refreshed (or signed out): its tokens are ours
+      }
     });
     // A tab in the background may have had its timers held back: catch up when it shows again.
     document.addEventListener("visibilitychange", () => {
@@ -225,8 +259,10 @@ export const auth = {
       sessionStorage.setItem(SIGNIN_KEY, JSON.stringify({ state, verifier, hash: returnHash(location.hash) }));
       location.assign(authorizeUrl(config, { state, challenge, redirectUri: redirectUri() }));
     } catch {
-      // crypto.subtle exists only on a secure page: https, or http on localhost / 127.0.0.1
-      notice = "Sign-in needs a secure page: open the site over https (or on localhost).";
+      // crypto.subtle exists only on a secure page: https, or http on localhost / 127.0.0.1 (the
+      // local user pool takes http://127.0.0.1:<port>/ and http://localhost:<port>/ back)
+      notice = "Sign-in needs a secure page: open the site over https, or, on a local stack, "
+        + "at the address “make local” prints (http://127.0.0.1:…/).";
       notify();
     }
   },

@@ -15,10 +15,22 @@ const STALE_REREAD_MS = 5_000; // rows a message left out ("more"): re-read the 
 
 let config = null;
 
+// The site's /config.json, asked for once per page: `{}` while it cannot be had (no answer, an
+// answer that is not OK, or not JSON). A failure is not kept: the next call asks again, so a
+// phone whose first fetch blipped gets its sign-in settings (and live boards) on a later one.
 export function siteConfig() {
-  config ||= fetch("/config.json", { cache: "no-store" })
-    .then((response) => (response.ok ? response.json() : {}))
-    .catch(() => ({}));
+  if (!config) {
+    const asked = fetch("/config.json", { cache: "no-store" })
+      .then((response) => {
+        if (!response.ok) throw new Error(`/config.json answered ${response.status}`);
+        return response.json();
+      })
+      .catch(() => {
+        if (config === asked) config = null;
+        return {};
+      });
+    config = asked;
+  }
   return config;
 }
 

@@ -7,6 +7,7 @@
 export const REFRESH_BEFORE_MS = 5 * 60_000; // the timer refreshes this long before the access token expires
 export const WRITE_MARGIN_MS = 60_000; // a write first refreshes a token that expires within this
 export const RETRY_MS = 30_000; // a refresh that got no answer (offline) is tried again after this
+export const TOKEN_TIMEOUT_MS = 10_000; // a token request unanswered this long is given up (no answer)
 
 // A JWT's payload (its middle part: base64url JSON in UTF-8), or null for anything that is not one.
 export function jwtPayload(token) {
@@ -75,4 +76,22 @@ export function refreshFailure(status, body) {
     if (["invalid_grant", "invalid_client", "unauthorized_client", "invalid_request"].includes(error) || !error) return "signed-out";
   }
   return "retry";
+}
+
+// What a refresh of the session `refreshed` does once it is over: `stored` is the session in storage
+// now (parseSession of it: null when there is none), `answer` the token endpoint's
+// ({status, ok, body}), or null when there was none (offline, timed out, the site's config could not
+// be read); `now` when it came (ms).
+// - {action: "adopt"}: storage no longer holds the session refreshed (another tab signed out, or
+//   signed in as someone else, while the request was out): storage is the truth, whatever the
+//   answer; writing the new tokens would bring a signed-out session back.
+// - {action: "keep", session}: the new tokens, to be stored.
+// - {action: "signed-out"}: the user pool refused the refresh token.
+// - {action: "retry"}: no usable answer; tried again after RETRY_MS.
+export function refreshOutcome(refreshed, stored, answer, now) {
+  if (!stored || stored.refreshToken !== refreshed.refreshToken) return { action: "adopt" };
+  const next = answer?.ok ? sessionFrom(answer.body || {}, now, refreshed) : null;
+  if (next) return { action: "keep", session: next };
+  if (answer && refreshFailure(answer.status, answer.body) === "signed-out") return { action: "signed-out" };
+  return { action: "retry" };
 }

@@ -1,5 +1,8 @@
 """The frontend's sign-in helpers that need no page (frontend/src/pkce.js, session.js, fields.js), run in Node:
-PKCE (RFC 7636), a JWT's payload, when to refresh, where a sign-in comes back to, what forms accept."""
+PKCE (RFC 7636), a JWT's payload, when to refresh, where a sign-in comes back to, what forms accept.
+Then frontend/src/auth.js itself in Node, on a stand-in page (storage, timers and fetch faked): what it
+does when /config.json or the token endpoint does not answer, and when another tab signs out while a
+refresh is out. And which files frontend/build.mjs puts in the page."""
 
 import base64
 import json
@@ -13,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 NODE_PATH = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True).stdout.strip()
 NODE = shutil.which("node", path=NODE_PATH or None)
-MODULES = ("pkce", "session", "fields")
+MODULES = ("pkce", "session", "fields", "push")
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="no Node (make installs one)")
 
@@ -28,7 +31,7 @@ MINUTE = 60_000
 
 @pytest.fixture(scope="module")
 def js(tmp_path_factory):
-    """js(expression) -> the JSON value of an (awaited) expression over the modules pkce, session, fields."""
+    """js(expression) -> the JSON value of an (awaited) expression over the modules pkce, session, fields, push."""
     folder = tmp_path_factory.mktemp("auth_js")
     imports = []
     for name in MODULES:
@@ -153,6 +156,25 @@ def test_a_refused_refresh_signs_out_and_one_without_an_answer_is_retried(js):
     assert js("session.refreshFailure(429, { error: 'slow_down' })") == "retry"
 
 
+def test_a_refresh_keeps_its_tokens_only_while_storage_still_holds_the_session_it_refreshed(js):
+    refreshed = {"accessToken": "a0", "idToken": "i0", "refreshToken": "r1", "expiresAt": 0}
+    fresh = {"status": 200, "ok": True, "body": {"access_token": "a1", "id_token": "i1", "expires_in": 3600}}
+    refused = {"status": 400, "ok": False, "body": {"error": "invalid_grant"}}
+    outcome = lambda stored, answer: js(  # noqa: E731
+        f"session.refreshOutcome({json.dumps(refreshed)}, {json.dumps(stored)}, {json.dumps(answer)}, 1000)")
+    # Storage unchanged (or refreshed by another tab with the same refresh token): the answer decides
+    assert outcome(refreshed, fresh) == {"action": "keep", "session": {
+        "accessToken": "a1", "idToken": "i1", "refreshToken": "r1", "expiresAt": 1000 + 3600_000}}
+    assert outcome({**refreshed, "accessToken": "a9"}, fresh)["action"] == "keep"
+    assert outcome(refreshed, refused) == {"action": "signed-out"}
+    assert outcome(refreshed, None) == {"action": "retry"}  # no answer, or no config to ask with
+    assert outcome(refreshed, {"status": 503, "ok": False, "body": {}}) == {"action": "retry"}
+    # Another tab signed out (or in as someone else) while the request was out: storage wins, whatever the answer
+    for stored in (None, {**refreshed, "refreshToken": "r2"}):
+        for answer in (fresh, refused, None):
+            assert outcome(stored, answer) == {"action": "adopt"}, (stored, answer)
+
+
 # --- forms ----------------------------------------------------------------------------------------
 
 def test_a_display_name_is_1_to_80_characters_once_trimmed(js):
@@ -179,3 +201,252 @@ def test_a_totp_secret_reads_in_groups_of_four_and_its_uri_names_the_account(js)
         "otpauth://totp/Alleycat:zo%C3%AB%40example.com?secret=JBSWY3DP&issuer=Alleycat")
     assert js("fields.totpCode(' 123 456 ')") == "123456"
     assert js("fields.totpCode('12345')") is None and js("fields.totpCode('12345a')") is None
+
+
+# --- auth.js on a stand-in page -------------------------------------------------------------------
+
+# A page for frontend/src/auth.js in Node: localStorage and sessionStorage, window (its storage
+# listeners in `events`), location, history, a fetch answered by `answer(url, options)` (every URL
+# asked in `asked`), and timers that run only when a test fires them (`fire(ms)`; `pending()` are the
+# delays of those waiting): an hour passes at once, and nothing runs behind the test's back.
+STAND_IN = """
+const define = (name, value) => Object.defineProperty(globalThis, name, { value, configurable: true, writable: true });
+class FakeStorage {
+  #items = new Map();
+  getItem(key) { return this.#items.has(key) ? this.#items.get(key) : null; }
+  setItem(key, value) { this.#items.set(key, String(value)); }
+  removeItem(key) { this.#items.delete(key); }
+}
+define("localStorage", new FakeStorage());
+define("sessionStorage", new FakeStorage());
+const events = {};
+define("window", { addEventListener: (type, listener) => (events[type] ||= []).push(listener) });
+define("document", { addEventListener() {}, visibilityState: "visible" });
+const assigned = [];
+define("location", { origin: "https://site.example", search: "", hash: "#/", assign: (url) => assigned.push(url) });
+const replaced = [];
+define("history", { replaceState: (state, title, url) => replaced.push(url) });
+
+const timers = new Map();
+let lastTimer = 0;
+define("setTimeout", (run, ms = 0) => { timers.set(++lastTimer, { run, ms }); return lastTimer; });
+define("clearTimeout", (id) => { timers.delete(id); });
+const settle = async () => { for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve)); };
+const pending = () => [...timers.values()].map((timer) => timer.ms).sort((a, b) => a - b);
+async function fire(ms) {
+  for (const [id, timer] of [...timers]) if (timer.ms === ms) { timers.delete(id); timer.run(); }
+  await settle();
+}
+
+const asked = [];
+let answer = () => { throw new TypeError("Failed to fetch"); };
+define("fetch", (url, options = {}) => {
+  asked.push(String(url));
+  return Promise.resolve().then(() => answer(String(url), options));
+});
+const respond = (status, body) => ({ ok: status >= 200 && status < 300, status, json: async () => body });
+const never = (url, { signal }) => new Promise((resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason)));
+
+const CONFIG = { auth: { domain: "https://pool.example", clientId: "client-1" } };
+const KEY = "alleycat.session";
+const stored = (refreshToken, idToken = ID_TOKEN) =>
+  JSON.stringify({ accessToken: "a0", idToken, refreshToken, expiresAt: Date.now() + 3600_000 });
+const TOKENS = { access_token: "a1", id_token: ID_TOKEN, expires_in: 3600 };
+const kept = () => JSON.parse(localStorage.getItem(KEY));
+"""
+
+
+@pytest.fixture(scope="module")
+def page_js(tmp_path_factory):
+    """page_js(body) -> the JSON value the async function `body` returns, run after STAND_IN with the
+    modules `auth` (auth.js's export), `push` and `session` of frontend/src (fresh for every call)."""
+    folder = tmp_path_factory.mktemp("auth_page")
+    (folder / "package.json").write_text('{"type": "module"}')
+    for source in (ROOT / "frontend" / "src").glob("*.js"):
+        (folder / source.name).write_text(source.read_text())
+
+    def run(body, id_token=None):
+        script = "\n".join([
+            f"const ID_TOKEN = {json.dumps(id_token or jwt({'sub': 'u-1', 'email': 'a@example.com'}))};",
+            STAND_IN,
+            f"const {{ auth }} = await import({json.dumps((folder / 'auth.js').as_uri())});",
+            f"const push = await import({json.dumps((folder / 'push.js').as_uri())});",
+            f"const session = await import({json.dumps((folder / 'session.js').as_uri())});",
+            f"console.log(JSON.stringify(await (async () => {{ {body} }})() ?? null));",
+        ])
+        done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    return run
+
+
+CONFIG = {"auth": {"domain": "https://pool.example", "clientId": "client-1"}}
+
+
+def test_a_config_json_that_could_not_be_had_is_asked_for_again_and_one_that_came_is_kept(page_js):
+    found = page_js("""
+        const seen = [];
+        seen.push(await push.siteConfig());                 // no answer
+        answer = () => respond(503, {});
+        seen.push(await push.siteConfig());                 // an answer that is not OK
+        answer = () => ({ ok: true, status: 200, json: async () => { throw new SyntaxError("not JSON"); } });
+        seen.push(await push.siteConfig());                 // not JSON
+        answer = () => respond(200, CONFIG);
+        seen.push(...await Promise.all([push.siteConfig(), push.siteConfig()]));  // asked for once
+        answer = () => { throw new Error("asked again"); };
+        seen.push(await push.siteConfig());                 // kept
+        return { seen, asked };
+    """)
+    assert found["seen"] == [{}, {}, {}, CONFIG, CONFIG, CONFIG]
+    assert found["asked"] == ["/config.json"] * 4
+
+
+def test_a_refresh_without_config_json_is_tried_again_and_keeps_the_racer_signed_in(page_js):
+    found = page_js("""
+        localStorage.setItem(KEY, stored("r1"));
+        await auth.start();                                 // the timer: 55 minutes on
+        const before = pending();
+        const refreshed = await auth.refresh();             // /config.json gets no answer
+        const waiting = pending();
+        answer = (url) => url === "/config.json" ? respond(200, CONFIG) : respond(200, TOKENS);
+        await fire(session.RETRY_MS);                       // 30 s later: the config, then the tokens
+        return { before, refreshed, waiting, asked, kept: kept(), who: auth.identity?.racerId, after: pending() };
+    """)
+    assert found["refreshed"] is False and len(found["before"]) == 1 and found["before"][0] > 54 * MINUTE
+    assert found["waiting"] == [30_000]  # not left signed in on a token that will expire
+    assert found["asked"] == ["/config.json", "/config.json", "https://pool.example/oauth2/token"]
+    assert found["kept"]["accessToken"] == "a1" and found["kept"]["refreshToken"] == "r1" and found["who"] == "u-1"
+    assert len(found["after"]) == 1 and found["after"][0] > 54 * MINUTE  # the next refresh, on its timer
+
+
+def test_a_refresh_that_ends_after_another_tab_signed_out_brings_nothing_back(page_js):
+    found = page_js("""
+        localStorage.setItem(KEY, stored("r1"));
+        let release;
+        answer = (url) => url === "/config.json" ? respond(200, CONFIG)
+          : new Promise((resolve) => { release = () => resolve(respond(200, TOKENS)); });
+        await auth.start();
+        const refreshing = auth.refresh();
+        await settle();                                     // the token request is out
+        localStorage.removeItem(KEY);                       // another tab signs out; its storage event is still to come
+        release();
+        const refreshed = await refreshing;
+        const now = { refreshed, stored: localStorage.getItem(KEY), who: auth.identity, timers: pending() };
+        for (const listener of events.storage) listener({ key: KEY });  // and then it comes
+        return { ...now, storedLater: localStorage.getItem(KEY), whoLater: auth.identity };
+    """)
+    assert found == {"refreshed": False, "stored": None, "who": None, "timers": [], "storedLater": None, "whoLater": None}
+
+
+def test_a_refresh_that_ends_after_another_tab_signed_in_as_someone_else_takes_their_session(page_js):
+    other = jwt({"sub": "u-2", "email": "b@example.com"})
+    found = page_js(f"""
+        localStorage.setItem(KEY, stored("r1"));
+        let release;
+        answer = (url) => url === "/config.json" ? respond(200, CONFIG)
+          : new Promise((resolve) => {{ release = () => resolve(respond(200, TOKENS)); }});
+        await auth.start();
+        const refreshing = auth.refresh();
+        await settle();
+        localStorage.setItem(KEY, stored("r2", {json.dumps(other)}));  // signed out and in again, elsewhere
+        release();
+        const refreshed = await refreshing;
+        return {{ refreshed, kept: kept().refreshToken, who: auth.identity.racerId }};
+    """)
+    assert found == {"refreshed": True, "kept": "r2", "who": "u-2"}
+
+
+def test_a_sign_in_whose_token_endpoint_stalls_gives_up_after_ten_seconds_and_says_so(page_js):
+    found = page_js("""
+        sessionStorage.setItem("alleycat.signin", JSON.stringify({ state: "s1", verifier: "v1", hash: "#/me" }));
+        location.search = "?code=c1&state=s1";
+        answer = (url, options) => url === "/config.json" ? respond(200, CONFIG) : never(url, options);
+        let started = false;
+        const starting = auth.start().then(() => { started = true; });
+        await settle();
+        const waiting = { started, timers: pending() };     // the first page is not drawn yet
+        await fire(session.TOKEN_TIMEOUT_MS);
+        await starting;
+        return { waiting, started, notice: auth.notice, who: auth.identity, replaced, stored: localStorage.getItem(KEY),
+                 timers: pending() };
+    """)
+    assert found["waiting"] == {"started": False, "timers": [10_000]}
+    assert found["started"] is True and found["who"] is None and found["stored"] is None and found["timers"] == []
+    assert found["notice"] == "Sign-in did not complete (the sign-in service did not answer). Please try again."
+    assert found["replaced"] == ["/#/me"]  # the code and state left the address bar all the same
+
+
+def test_a_token_answer_whose_body_stalls_is_no_answer_either(page_js):
+    found = page_js("""
+        sessionStorage.setItem("alleycat.signin", JSON.stringify({ state: "s1", verifier: "v1", hash: "#/" }));
+        location.search = "?code=c1&state=s1";
+        answer = (url, { signal }) => url === "/config.json" ? respond(200, CONFIG)
+          : { ok: true, status: 200, json: () => never(url, { signal }) };
+        const starting = auth.start();
+        await settle();
+        await fire(session.TOKEN_TIMEOUT_MS);
+        await starting;
+        return auth.notice;
+    """)
+    assert found == "Sign-in did not complete (the sign-in service did not answer). Please try again."
+
+
+def test_a_refresh_whose_token_endpoint_stalls_is_tried_again(page_js):
+    found = page_js("""
+        localStorage.setItem(KEY, stored("r1"));
+        answer = (url, options) => url === "/config.json" ? respond(200, CONFIG) : never(url, options);
+        await auth.start();
+        const refreshing = auth.refresh();
+        await settle();
+        await fire(session.TOKEN_TIMEOUT_MS);
+        return { refreshed: await refreshing, timers: pending(), who: auth.identity?.racerId, kept: kept().refreshToken };
+    """)
+    assert found == {"refreshed": False, "timers": [30_000], "who": "u-1", "kept": "r1"}
+
+
+def test_sign_in_on_a_page_that_is_not_secure_points_at_the_address_make_local_prints(page_js):
+    notice = page_js("""
+        answer = () => respond(200, CONFIG);
+        define("crypto", { getRandomValues: (bytes) => bytes });  // no crypto.subtle: http, not on this computer
+        await auth.start();
+        await auth.signIn();
+        return auth.notice;
+    """)
+    assert "make local" in notice and "https" in notice and "localhost" not in notice
+
+
+# --- the build (frontend/build.mjs) ---------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def built_assets():
+    """built_assets(outputs) -> build.mjs's builtAssets of a metafile's outputs, or {"error": message}."""
+    build = (ROOT / "frontend" / "build.mjs").as_uri()
+
+    def run(outputs):
+        script = (f"const {{ builtAssets }} = await import({json.dumps(build)});\n"
+                  f"let found; try {{ found = builtAssets({json.dumps(outputs)}); }} catch (error) {{ found = {{ error: error.message }}; }}\n"
+                  "console.log(JSON.stringify(found));")
+        done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    return run
+
+
+def test_the_build_puts_the_entrys_script_and_its_stylesheet_in_the_page_whatever_their_order(built_assets):
+    outputs = {  # a stylesheet that names the entry too, listed first (as an esbuild might)
+        "dist/assets/app-C.css.map": {}, "dist/assets/app-C.css": {"entryPoint": "src/main.js"},
+        "dist/assets/app-J.js.map": {},
+        "dist/assets/app-J.js": {"entryPoint": "src/main.js", "cssBundle": "dist/assets/app-C.css"},
+    }
+    assert built_assets(outputs) == {"script": "dist/assets/app-J.js", "stylesheet": "dist/assets/app-C.css"}
+
+
+def test_the_build_stops_and_says_why_when_the_script_or_the_stylesheet_is_missing(built_assets):
+    no_script = built_assets({"dist/assets/app-C.css": {"entryPoint": "src/main.js"}})["error"]
+    assert "0 scripts for src/main.js" in no_script and "dist/assets/app-C.css" in no_script
+    no_css = built_assets({"dist/assets/app-J.js": {"entryPoint": "src/main.js"}})["error"]
+    assert "no stylesheet for src/main.js" in no_css and "style.css" in no_css
+    dangling = built_assets({"dist/assets/app-J.js": {"entryPoint": "src/main.js", "cssBundle": "dist/assets/gone.css"}})
+    assert "no stylesheet" in dangling["error"]
