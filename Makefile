@@ -38,6 +38,7 @@ $(STAMP_PY): requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 $(STAMP_PY): layers/dependencies/requirements.txt  # the dependencies layer's pins, installed by requirements-dev.txt
+$(STAMP_PY): pyproject.toml layers/alleycat/pyproject.toml  # this repository's packages, installed editable by it too
 
 node:
 	@tools/node-path --install >/dev/null

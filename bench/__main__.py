@@ -19,7 +19,7 @@ from . import backtoback, bikes, coldstart, env, pricing, push, raceday, report,
 from .ledger import Ledger
 from .progress import say
 
-from alleycat.routes import memory_mb  # noqa: E402 - the layer is on sys.path once env is imported
+from alleycat.routes import memory_mb
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 ONLY = os.environ.get("BENCH_ONLY")  # "coldstart", or every stage

@@ -102,9 +102,21 @@ def without_bytecode(folder: Path, into: Path) -> Path:
     return into
 
 
+# Lambda's python3.13 as it starts: no site-packages, not the script's folder, no bytecode written
+# (its folders are read-only); the import path is PYTHONPATH's (child_environment).
+CHILD_FLAGS = ["-s", "-S", "-P", "-B"]
+
+
+def child_environment(spec: Path) -> dict[str, str]:
+    """This process's environment without its ``PYTHON*`` variables, and the spec's ``path`` as
+    ``PYTHONPATH``: the import path, set as Lambda's runtime sets it."""
+    return {**{name: value for name, value in os.environ.items() if not name.startswith("PYTHON")},
+            "PYTHONPATH": os.pathsep.join(json.loads(spec.read_text())["path"])}
+
+
 def _child(python: str, spec: Path) -> dict:
-    done = subprocess.run([python, "-I", "-S", "-B", str(CHILD), str(spec)], cwd=spec.parent,
-                          capture_output=True, text=True)
+    done = subprocess.run([python, *CHILD_FLAGS, str(CHILD), str(spec)], cwd=spec.parent,
+                          env=child_environment(spec), capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"cold start of {spec.stem} failed: {done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -225,8 +237,9 @@ def import_time(python: str, spec: Path, top: int = 15, runs: int = 5) -> list[d
     import_only.write_text(json.dumps({**json.loads(spec.read_text()), "request": None}))
     taken: dict[tuple[str, int], list[tuple[float, float]]] = {}
     for _ in range(runs):
-        done = subprocess.run([python, "-X", "importtime", "-I", "-S", "-B", str(CHILD), str(import_only)],
-                              cwd=spec.parent, capture_output=True, text=True, check=True)
+        done = subprocess.run([python, "-X", "importtime", *CHILD_FLAGS, str(CHILD), str(import_only)],
+                              cwd=spec.parent, env=child_environment(import_only), capture_output=True, text=True,
+                              check=True)
         handler = done.stderr.split(HANDLER_MARK, 1)[-1]
         for line in handler.splitlines():
             match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)", line)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 
-from local import handlers  # puts the layer on sys.path
+from local import handlers
 from local.events import sample_event
 from local.dynamodb_local import EmbeddedDynamoDB
 from local.server import configure_environment
 
-from alleycat import store  # noqa: E402
-from alleycat.schema import create_table_request  # noqa: E402
+from alleycat import store
+from alleycat.schema import create_table_request
 
 ROOT = handlers.ROOT
 EVENTS = ROOT / "events"

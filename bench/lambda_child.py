@@ -1,12 +1,14 @@
-"""One cold start as Lambda's python3.13 runs it: ``python3.13 -I -S -B bench/lambda_child.py <spec.json>``.
+"""One cold start as Lambda's python3.13 runs it: ``python3.13 -s -S -P -B bench/lambda_child.py <spec.json>``.
 
 The spec names ``function`` (a synthesized function, or one of ``BASELINES``), ``path`` (the
 import path: the function's asset folder, as ``/var/task``, each layer's ``python/`` folder, as
 ``/opt/python``, then the stand-in for ``/var/runtime``: boto3 and its dependencies, compiled),
 and ``request`` (the event file, or the baseline's DynamoDB request; none: import only, for
-``-X importtime``). ``-I -S`` keeps everything else off the path (no site-packages: no awscrt
-or pyOpenSSL, which Lambda's runtime lacks and botocore would load), ``-B`` writes no
-bytecode (Lambda's folders are read-only), so what has no ``.pyc`` in the assets is compiled
+``-X importtime``). The parent starts the child with ``path`` as its ``PYTHONPATH``, its only
+``PYTHON*`` variable, as Lambda's runtime sets its import path (``bench/coldstart.py``:
+``child_environment``). ``-s -S -P`` keeps everything else off the path (no site-packages: no
+awscrt or pyOpenSSL, which Lambda's runtime lacks and botocore would load; not this file's
+folder), ``-B`` writes no bytecode (Lambda's folders are read-only), so what has no ``.pyc`` in the assets is compiled
 at every start, as in Lambda. Standard library only: nothing of this repository is imported.
 
 Prints one JSON line: milliseconds to import the handler and to serve its first request, as
@@ -106,7 +108,8 @@ def main() -> None:
         __import__(name)
     with open(sys.argv[1]) as source:
         spec = json.load(source)
-    sys.path[:0] = spec["path"]
+    if sys.path[:len(spec["path"])] != spec["path"]:
+        raise SystemExit(f"the import path is not the spec's: {sys.path}")
     name, request = spec["function"], spec.get("request")
     result = baseline(name, request) if name in BASELINES else function(name, request)
     if result is not None:

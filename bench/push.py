@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 from .env import ROOT
 from .progress import say
 
-from alleycat.push import MAX_MESSAGE_BYTES  # noqa: E402 - the layer is on sys.path once env is imported
+from alleycat.push import MAX_MESSAGE_BYTES
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RACERS, VIEWERS, POLLERS, SECONDS = (10, 10, 2, 60) if QUICK else (100, 100, 5, 120)

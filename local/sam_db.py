@@ -13,10 +13,9 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from . import handlers  # noqa: F401 - puts the layer on sys.path first
-from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
+from alleycat import entities as e
 
-from alleycat import entities as e  # noqa: E402
+from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = ROOT / "events" / "env.json"

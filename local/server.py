@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import sys
 import threading
@@ -23,7 +24,9 @@ import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from . import handlers  # puts the layer on sys.path
+from alleycat import dynamo, ending, headers, push, tokens
+from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
+
 from . import openapi
 from .auth import authorizer_claims
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
@@ -37,10 +40,6 @@ from .events import http_event, match
 from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
 from .userpool import UserPool
-
-from alleycat import headers  # noqa: E402  (what every answer carries: CloudFront's security headers)
-from alleycat import dynamo, ending, push  # noqa: E402
-from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS  # noqa: E402
 
 TABLE_NAME = "alleycat-local"
 FINISH_GROUP = "alleycat-race-finishes"
@@ -65,6 +64,10 @@ def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> No
         "POWERTOOLS_TRACE_DISABLED": "true",
         "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
     })
+    # The deployed stack provisions the page-token signing key; the local stack makes its own.
+    os.environ.setdefault(tokens.KEY_VARIABLE, secrets.token_urlsafe(32))
+    # The embedded engine shares a laptop's cores with everything else: no 1.5 s read timeout here.
+    os.environ.setdefault(dynamo.READ_TIMEOUT_VARIABLE, "30")
 
 
 class ApiHandler(BaseHTTPRequestHandler):

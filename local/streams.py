@@ -17,9 +17,10 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from . import handlers  # noqa: I001 - puts the layer on sys.path first
 from alleycat.routes import (STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR,
                              STREAM_PROCESSOR_TYPES, STREAM_RETRIES)
+
+from . import handlers
 
 POLL_SECONDS = 0.1          # between reads of a shard that gave nothing to deliver
 LIST_SHARDS_SECONDS = 1.0   # how often the stream's shards are listed again

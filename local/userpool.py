@@ -28,10 +28,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import handlers  # noqa: F401 - puts the layer on sys.path first
-from .auth import TokenSigner, s256, totp_matches
+from alleycat.routes import ADMIN_GROUP
 
-from alleycat.routes import ADMIN_GROUP  # noqa: E402
+from .auth import TokenSigner, s256, totp_matches
 
 POOL_NAME = "alleycatlocal"  # the pool id is "<region>_alleycatlocal", as Cognito prefixes ids with their region
 CLIENT_ID = "alleycatlocalclient"

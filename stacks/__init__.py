@@ -1,12 +1,12 @@
 """The Alleycat CDK app: one stack, built from the routes and table schema declared in the layer.
 
-``layers/alleycat/python`` goes on ``sys.path`` here, so ``alleycat.routes`` and
-``alleycat.schema`` stay the single source of truth for the API and the table.
+The layer's package (``layers/alleycat``, installed in the venv by ``pip install -e``) is imported
+from here, so ``alleycat.routes`` and ``alleycat.schema`` stay the single source of truth for the
+API and the table.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from aws_cdk import Acknowledgment, Validations
@@ -15,9 +15,6 @@ from constructs import IConstruct
 ROOT = Path(__file__).resolve().parents[1]
 LAYER_DIR = ROOT / "layers" / "alleycat"
 FUNCTIONS_DIR = ROOT / "functions"
-
-if str(LAYER_DIR / "python") not in sys.path:
-    sys.path.insert(0, str(LAYER_DIR / "python"))
 
 
 def pascal(name: str) -> str:

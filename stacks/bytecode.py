@@ -33,6 +33,9 @@ from aws_cdk import aws_lambda as lambda_
 from . import python313
 
 ASSET_EXCLUDES = ["__pycache__", "*.pyc"]
+# The shared layer's folder is also a package installed in the venv (layers/alleycat/pyproject.toml,
+# `pip install -e`): its packaging files, and what setuptools writes beside the code, stay out of the asset.
+PACKAGING_EXCLUDES = ["pyproject.toml", "*.egg-info", "build"]
 TASK_ROOT = "/var/task"  # where Lambda puts a function's code
 LAYERS_ROOT = "/opt"     # where Lambda extracts each layer (its python/ folder is on sys.path)
 BYTECODE = "ALLEYCAT_BYTECODE"  # in the bundling options, so the asset hash says what was built
@@ -80,19 +83,20 @@ def compile_folder(folder: str, lambda_root: str) -> None:
 class CompiledCopy:
     """CDK local bundling: ``source`` as it is (no ``__pycache__``), plus its bytecode."""
 
-    def __init__(self, source: Path, lambda_root: str):
-        self.source, self.lambda_root = source, lambda_root
+    def __init__(self, source: Path, lambda_root: str, exclude: list[str]):
+        self.source, self.lambda_root, self.exclude = source, lambda_root, exclude
 
     def try_bundle(self, output_dir: str, *, image: DockerImage, **_options) -> bool:
-        shutil.copytree(self.source, output_dir, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*ASSET_EXCLUDES))
+        shutil.copytree(self.source, output_dir, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*self.exclude))
         compile_folder(output_dir, self.lambda_root)
         return True
 
 
-def compiled_code(source: Path, lambda_root: str) -> lambda_.Code:
-    """The folder's asset, with bytecode. Hashed by its source (``__pycache__`` left out) and
-    what the bundle holds, so a synth whose ``cdk.out`` already has the bundle reuses it."""
+def compiled_code(source: Path, lambda_root: str, exclude: list[str] = ()) -> lambda_.Code:
+    """The folder's asset, with bytecode. Hashed by its source (``__pycache__`` and ``exclude``
+    left out) and what the bundle holds, so a synth whose ``cdk.out`` already has the bundle reuses it."""
+    excludes = [*ASSET_EXCLUDES, *exclude]
     return lambda_.Code.from_asset(
-        str(source), exclude=ASSET_EXCLUDES, asset_hash_type=AssetHashType.SOURCE,
-        bundling=BundlingOptions(image=bundling_image(), local=CompiledCopy(source, lambda_root),
+        str(source), exclude=excludes, asset_hash_type=AssetHashType.SOURCE,
+        bundling=BundlingOptions(image=bundling_image(), local=CompiledCopy(source, lambda_root, excludes),
                                  environment={BYTECODE: mode()}))

@@ -1,6 +1,7 @@
 """The functions' two layers, both built from this repository by ``cdk synth``, without Docker.
 
-- shared: ``layers/alleycat`` as it is (keys, entities, store, http, ...);
+- shared: ``layers/alleycat``'s ``python/`` folder as it is (keys, entities, store, http, ...), without
+  the packaging that installs it in the venv (``pyproject.toml``, ``*.egg-info``);
 - dependencies: the packages pinned in ``layers/dependencies/requirements.txt``, installed for
   Lambda's python3.13 on arm64 by pip on the host (CDK local bundling).
 
@@ -21,7 +22,7 @@ from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 from . import LAYER_DIR, ROOT
-from .bytecode import BYTECODE, LAYERS_ROOT, compile_folder, compiled_code, bundling_image, mode
+from .bytecode import BYTECODE, LAYERS_ROOT, PACKAGING_EXCLUDES, compile_folder, compiled_code, bundling_image, mode
 
 DEPENDENCIES_DIR = ROOT / "layers" / "dependencies"
 REQUIREMENTS = DEPENDENCIES_DIR / "requirements.txt"
@@ -64,7 +65,7 @@ def layers(scope: Construct, runtime: lambda_.Runtime,
     return [
         lambda_.LayerVersion(
             scope, "SharedLayer",
-            code=compiled_code(LAYER_DIR, LAYERS_ROOT),
+            code=compiled_code(LAYER_DIR, LAYERS_ROOT, PACKAGING_EXCLUDES),
             description="Alleycat shared code: keys, entities, store, http",
             **common),
         lambda_.LayerVersion(

@@ -1,4 +1,4 @@
-"""Shared test setup: the layer on the import path (as in Lambda), no real AWS, each test marked
+"""Shared test setup: no real AWS, the environment the local stack gives the functions, each test marked
 with its layer, the order `make test` hands work to its two workers, and DynamoDB Local.
 
 Layers are folders: ``unit`` (no subprocess, no network, no JVM), ``integration`` (handlers
@@ -8,18 +8,17 @@ test also carries its layer as a marker (``-m "not e2e"``).
 """
 
 import os
-import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-for path in (ROOT, ROOT / "layers" / "alleycat" / "python"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
 
 os.environ.setdefault("PAGE_TOKEN_KEY", "test-page-token-key")
+# As the local stack sets it (local.server.configure_environment): the embedded engine shares the
+# machine with both workers, so no 1.5 s read timeout for handlers invoked directly.
+os.environ.setdefault("DYNAMODB_READ_TIMEOUT_SECONDS", "30")
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")

@@ -1,11 +1,13 @@
-"""What Lambda's python runtime does for one invocation, run as ``python3.13 -I -S -B lambda_runtime.py``.
+"""What Lambda's python runtime does for one invocation, run as ``python3.13 -s -S -P -B lambda_runtime.py``
+with ``PYTHONPATH`` (``import_path``) its only ``PYTHON*`` variable (``environment``).
 
 Reads ``{"task_root", "layers", "runtime", "handler", "event", "function", "result"}`` as JSON
 on stdin.
-The import path is Lambda's: the function's code (``/var/task``), each layer's ``python/``
-folder (``/opt/python``), the runtime's own packages (``/var/runtime``: boto3), then the
-standard library; ``-I -S`` keeps everything else out (no site-packages, no PYTHONPATH,
-not this file's folder), and ``-B`` writes no bytecode, as Lambda's folders are read-only.
+The import path is Lambda's, set as Lambda's runtime sets it, by ``PYTHONPATH``: the function's
+code (``/var/task``), each layer's ``python/`` folder (``/opt/python``), the runtime's own packages
+(``/var/runtime``: boto3), then the standard library; ``-s -S -P`` keeps everything else out (no
+site-packages, not this file's folder), and ``-B`` writes no bytecode, as Lambda's folders are
+read-only.
 Writes ``{"response", "cold_start", "outside", "loaded_from", "python", "compiled", "bytecode"}`` to
 the ``result`` file (stdout is the function's log): the handler's answer, the modules loaded by
 importing the handler (its cold start, before any call), any module imported from
@@ -15,8 +17,20 @@ system had to compile (no ``.pyc`` it accepts), and the ``.pyc`` of each module 
 """
 
 import json
+import os
 import sys
 import uuid
+
+
+def import_path(spec: dict) -> list[str]:
+    """The folders Lambda's runtime puts before the standard library, in its order."""
+    return [spec["task_root"], *(f"{layer}/python" for layer in spec["layers"]), spec["runtime"]]
+
+
+def environment(variables: dict, spec: dict) -> dict:
+    """The child's environment: the function's variables, no ``PYTHON*`` but ``PYTHONPATH``."""
+    return {**{name: value for name, value in variables.items() if not name.startswith("PYTHON")},
+            "PYTHONPATH": os.pathsep.join(import_path(spec))}
 
 
 class LambdaContext:
@@ -53,9 +67,10 @@ def watch_source_compiles() -> list[str]:
 def main() -> None:
     compiled = watch_source_compiles()
     spec = json.load(sys.stdin)
-    stdlib = list(sys.path)
-    roots = [spec["task_root"], *(f"{layer}/python" for layer in spec["layers"]), spec["runtime"]]
-    sys.path[:] = roots + stdlib
+    roots = import_path(spec)
+    if sys.path[:len(roots)] != roots:
+        raise SystemExit(f"the import path is not Lambda's: {sys.path} (PYTHONPATH={os.environ.get('PYTHONPATH')!r})")
+    stdlib = sys.path[len(roots):]
     module_name, function_name = spec["handler"].rsplit(".", 1)
     module = __import__(module_name)
     cold_start = sorted(sys.modules)

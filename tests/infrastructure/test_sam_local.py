@@ -29,6 +29,8 @@ from stacks.app import STACK_NAME
 from stacks.functions import ENDPOINT_VARIABLE, logical_id
 from stacks.layers import REQUIREMENTS, pinned_packages
 
+from . import lambda_runtime
+
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
 RUNNER = Path(__file__).with_name("lambda_runtime.py")
@@ -147,8 +149,8 @@ def run_in_fresh_interpreter(function, event: dict, environment: dict, runtime: 
     spec = {"task_root": function.codeuri, "layers": [layer.codeuri for layer in function.layers],
             "runtime": str(runtime), "handler": function.handler, "event": event,
             "function": function.name, "result": str(result)}
-    completed = subprocess.run([PYTHON, "-I", "-S", "-B", str(RUNNER)], input=json.dumps(spec), text=True,
-                               env=environment, capture_output=True, timeout=120)
+    completed = subprocess.run([PYTHON, "-s", "-S", "-P", "-B", str(RUNNER)], input=json.dumps(spec), text=True,
+                               env=lambda_runtime.environment(environment, spec), capture_output=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     return json.loads(result.read_text())
 

@@ -12,10 +12,8 @@ import pytest
 from local import dynamodb_local
 from local.dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
 
-ROOT = Path(__file__).resolve().parents[2]
 CHILD = """
-import sys, time
-sys.path.insert(0, {root!r})
+import time
 from local.dynamodb_local import EmbeddedDynamoDB
 engine = EmbeddedDynamoDB().start()
 print(engine.process.pid, flush=True)
@@ -65,7 +63,7 @@ def _gone(pid: int, within: float = 15) -> bool:
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL])
 def test_the_engine_stops_with_the_process_that_started_it(how):
     # Given a Python process that started an engine
-    child = subprocess.Popen([sys.executable, "-c", CHILD.format(root=str(ROOT))], stdout=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_as_in_a_terminal)
     engine_pid = int(child.stdout.readline())
     # When that process is interrupted (Ctrl-C) or killed outright
