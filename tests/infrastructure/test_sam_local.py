@@ -24,7 +24,7 @@ import pytest
 
 from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
 from local import sam_db
-from stacks import python313
+from stacks import LAYER_DIR, python313
 from stacks.app import STACK_NAME
 from stacks.functions import ENDPOINT_VARIABLE, logical_id
 from stacks.layers import REQUIREMENTS, pinned_packages
@@ -112,6 +112,16 @@ def test_dependencies_layer_holds_exactly_the_pinned_packages_for_lambda(provide
     assert tags and all(tag.endswith("-none-any") or (tag.startswith("cp313-") and "aarch64" in tag) for tag in tags), tags
     extensions = [path.name for path in folder.rglob("*.so")]
     assert all("cpython-313-aarch64-linux-gnu" in name for name in extensions)
+
+
+def test_shared_layer_is_its_python_folder_without_the_packaging_that_installs_it_in_the_venv(provider):
+    # Given the shared layer SAM mounts, from layers/alleycat (also a package: pyproject.toml, `pip install -e`)
+    folder = layer_named(provider, "SharedLayer")
+    # Then it holds python/alleycat, every module of it, and nothing of the packaging (pyproject.toml, egg-info)
+    assert [path.name for path in folder.parent.iterdir()] == ["python"]
+    assert [path.name for path in folder.iterdir()] == ["alleycat"]
+    source = LAYER_DIR / "python"
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*.py")) == sorted(p.relative_to(source) for p in source.rglob("*.py"))
 
 
 # --- each function run as SAM would run it ---------------------------------------------------
