@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from alleycat import entities as e
 from alleycat import ids
+from alleycat.board import ClassBoard, ClassStanding, Standing
 
 from . import env
 from .coldstart import CLASS_ID, RACE_ID, RACER_ID
@@ -26,7 +27,8 @@ def _race_items(race_id: str, class_id: str, racer_ids: list[str]) -> list[dict]
     created = e.new_race_items(race)
     boards = [item for item in created if isinstance(item, e.RaceBoard)]
     for n, racer_id in enumerate(racer_ids):
-        boards[e.RaceBoard.shard_of(racer_id)].standings[racer_id] = [Decimal(n * 311) / 7, 59, f"Racer {n}"]
+        boards[e.RaceBoard.shard_of(racer_id)].standings[racer_id] = \
+            Standing(racer_id, Decimal(n * 311) / 7, 59, f"Racer {n}").item()
     entries = [e.Entry(race_id, r, f"Racer {n}", class_id, race.startsAt, chunks={"0": [Decimal("5200.1234"), 59]})
                for n, r in enumerate(racer_ids)]
     return [x.to_item() for x in (*created, *entries)]
@@ -49,7 +51,8 @@ def seed(dynamo: env.Dynamo, table: str, scale: int) -> tuple[int, int]:
     for n in range(2 * scale):
         for _ in range(4):
             items += _race_items(ids.new_race_id(), f"class-{n}", field)
-    board = e.ClassBoard(CLASS_ID, {f"racer-{n}": [Decimal(n * 97) / 3, RACE_ID, f"Racer {n}"] for n in range(2, 10 * scale + 12)})
+    board = e.ClassBoard(CLASS_ID, ClassBoard(ClassStanding(f"racer-{n}", Decimal(n * 97) / 3, RACE_ID, f"Racer {n}")
+                                               for n in range(2, 10 * scale + 12)).item())
     items.append({**board.to_item(), "version": {"N": "1"}})
     dynamo.put_all(items, table)
     return dynamo.table_stats(table)

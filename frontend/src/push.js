@@ -119,7 +119,9 @@ export function subscribe(events, channel, { onEvent, onLive = () => {}, onDown 
   };
 }
 
-const byBoardOrder = (a, b) => b.score - a.score || (a.racerId < b.racerId ? -1 : a.racerId > b.racerId ? 1 : 0);
+// The boards' order: score descending, then racerId by code unit (no locale). The twin of `order` in
+// layers/alleycat/python/alleycat/board.py; tests/integration/test_push_js.py holds the two together.
+export const byBoardOrder = (a, b) => b.score - a.score || (a.racerId < b.racerId ? -1 : a.racerId > b.racerId ? 1 : 0);
 
 // A pushed board message merged into the board's items (as GET /races/{raceId}/leaderboard gives
 // them): a racer's row only moves forwards (a late or repeated message never rewinds it), and the

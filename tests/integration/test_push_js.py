@@ -1,11 +1,17 @@
-"""The race page's merge of a pushed message into its board (frontend/src/push.js), run in Node."""
+"""The race page's merge of a pushed message into its board (frontend/src/push.js), run in Node, and
+its order, the twin of alleycat.board's."""
 
 import json
+import random
 import shutil
 import subprocess
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
+
+from alleycat.board import Board, Standing
+from alleycat.views import number
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_PATH = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True).stdout.strip()
@@ -62,3 +68,36 @@ def test_a_row_held_beyond_the_top_block_keeps_its_servers_rank(tmp_path):
     result = apply(tmp_path, items, {"rows": [[1, "a", 31, 3, "A"], [41, "me", 8, 3]]})
     # Then the top is ranked by position, and the own row takes the message's rank
     assert [(row["racerId"], row["rank"]) for row in result["items"]] == [("a", 1), ("b", 2), ("me", 41)]
+
+
+def board_rows(seed: int, racers: int = 300) -> list:
+    """A race board with many ties (few distinct scores, four decimals) and racer ids that sort
+    differently by locale than by code point."""
+    rng = random.Random(seed)
+    scores = [Decimal(rng.randrange(0, 4000)) / 10000 * rng.choice([1, 10, 1000]) for _ in range(12)]
+    ids = {rng.choice(["", "A", "a", "Z", "_", "-", "0"]) + f"{rng.randrange(1000):x}" + rng.choice(["", "b", "B"])
+           for _ in range(racers)}
+    return [Standing(racer_id, rng.choice(scores), rng.randrange(60), racer_id.upper()) for racer_id in ids]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
+    # Given a board with ties, ranked by alleycat.board
+    standings = board_rows(seed)
+    ranked = Board(standings).ranked()
+    shuffled = random.Random(seed).sample(standings, len(standings))
+    rows = [{"racerId": s.racer_id, "score": number(s.score)} for s in shuffled]
+    # When the frontend sorts the same rows (its order) and merges them as one message into an empty board
+    module = tmp_path / "push.mjs"
+    module.write_text((ROOT / "frontend" / "src" / "push.js").read_text())
+    message = {"rows": [[n, s.racer_id, number(s.score), s.last_second, s.name] for n, s in enumerate(shuffled, 1)]}
+    script = (f"import {{ applyBoardMessage, byBoardOrder }} from {json.dumps(module.as_uri())};\n"
+              f"const sorted = {json.dumps(rows)}.sort(byBoardOrder).map((row) => row.racerId);\n"
+              f"const merged = applyBoardMessage([], {json.dumps(message)}).items.map((row) => row.racerId);\n"
+              "console.log(JSON.stringify({ sorted, merged }));")
+    done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
+    orders = json.loads(done.stdout)
+    # Then both are the board module's order, ties included
+    expected = [s.racer_id for s in ranked]
+    assert len({s.score for s in standings}) < len(standings) / 10  # ties, many
+    assert orders["sorted"] == expected and orders["merged"] == expected

@@ -12,6 +12,7 @@ from decimal import Decimal
 from . import entities as e
 from . import keys
 from .attributes import to_attr
+from .board import NAME_INDEX, Standing
 from .dynamo import batch, call, conditional, get, key_from, key_of, query_all, send, table_name, values
 from .errors import error_code, translate
 from .schema import INVERTED_INDEX
@@ -47,14 +48,14 @@ def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list],
 STANDINGS_PER_WRITE = 100
 
 
-def set_standings(race_id: str, shard: int, standings: dict[str, list]) -> None:
-    """Sets racers' [score, lastSecond, name] on one board shard (one write per 100 racers)."""
+def set_standings(race_id: str, shard: int, standings: dict[str, Standing]) -> None:
+    """Sets racers' standings on one board shard (one write per 100 racers)."""
     racers = list(standings.items())
     for start in range(0, len(racers), STANDINGS_PER_WRITE):
         names, expression_values, sets = {}, {}, []
         for n, (racer_id, standing) in enumerate(racers[start:start + STANDINGS_PER_WRITE]):
             names[f"#r{n}"] = racer_id
-            expression_values[f":r{n}"] = to_attr(standing)
+            expression_values[f":r{n}"] = to_attr(standing.item())
             sets.append(f"standings.#r{n} = :r{n}")
         call("update_item", Key=key_of(e.RaceBoard(race_id, shard)), UpdateExpression="SET " + ", ".join(sets),
              ConditionExpression="attribute_exists(PK)", ExpressionAttributeNames=names,
@@ -171,12 +172,12 @@ def set_name(entity: e.Entity, name: str) -> None:
 
 
 def set_standing_name(board: e.RaceBoard | e.ClassBoard, racer_id: str, name: str) -> None:
-    """Sets the name in a racer's board standing ([.., .., name]) if the racer is on the board.
+    """Sets the name in a racer's board standing (in place) if the racer is on the board.
 
     A class board's version goes up too, so a merge that read it before fails and retries.
     """
     bump = " ADD version :one" if isinstance(board, e.ClassBoard) else ""
-    conditional("update_item", Key=key_of(board), UpdateExpression="SET standings.#racer[2] = :name" + bump,
+    conditional("update_item", Key=key_of(board), UpdateExpression=f"SET standings.#racer[{NAME_INDEX}] = :name" + bump,
                 ConditionExpression="attribute_exists(standings.#racer)",
                 ExpressionAttributeNames={"#racer": racer_id},
                 ExpressionAttributeValues=values(name=name, **({"one": 1} if bump else {})))

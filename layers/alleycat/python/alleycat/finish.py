@@ -16,10 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
 from . import entities as e
-from . import derived, sizing, store
+from . import board, derived, sizing, store
 from .views import output
 
-CLASS_BOARD_SIZE = 1000
 CLASS_BOARD_MAX_BYTES = 350 * 1024  # under DynamoDB's 400 KB item limit
 PARALLEL_WRITES = 16
 # Best items of one class share one inverted-index partition (BEST#classId): keep their
@@ -69,7 +68,7 @@ def finish(race_id: str) -> None:
     race, boards = store.race_with_boards(race_id, consistent=True)
     if race is None or race.status != e.FINISHED:
         return
-    roster = [racer_id for board in boards for racer_id in board.standings]
+    roster = [racer_id for shard in boards for racer_id in shard.standings]
     entries = store.get_entries(race_id, roster)
     # Entries hold only the chunks that were done: packing the history first makes every
     # total exact (from the stored samples) before anything is ranked or published.
@@ -96,10 +95,9 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
     changed = [entry for entry in store.get_entries(race_id, racer_ids) if compact(race, entry)]
     if not changed:
         return
-    standings = {racer_id: standing for board in boards for racer_id, standing in board.standings.items()}
-    before = _places(standings)
-    standings.update({entry.racerId: [entry.score, entry.lastSecond, entry.name] for entry in changed})
-    after = _places(standings)
+    stored = board.Board.from_shards(boards)
+    before = stored.places()
+    after = stored.updated(board.Standing.of_entry(entry) for entry in changed).places()
     merge_into_class_board(race, changed)
     for shard, moved in _final_standings(changed).items():
         derived.set_standings(race.raceId, shard, moved)
@@ -112,15 +110,9 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
         derived.raise_best(e.Best(entry.racerId, race.classId, entry.score, race.raceId, entry.name))
 
 
-def _places(standings: dict[str, list]) -> dict[str, int]:
-    """racerId -> final place, in publish's order (score descending, then racerId)."""
-    ordered = sorted(standings, key=lambda racer_id: (-Decimal(standings[racer_id][0]), racer_id))
-    return {racer_id: place for place, racer_id in enumerate(ordered, start=1)}
-
-
 def publish(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:
     """Class board first (the class leaderboard shows the race soonest), then ranks, bests, board."""
-    entries = sorted(entries, key=lambda entry: (-entry.score, entry.racerId))
+    entries = board.in_order(entries)
     merge_into_class_board(race, entries)
     pacer = ClassPacer(race.classId, len(entries))
 
@@ -138,19 +130,16 @@ def publish(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:
 
 
 def merge_into_class_board(race: e.Race, entries: list[e.Entry]) -> None:
-    """Raises racers' bests on the class board (top ``CLASS_BOARD_SIZE``); retried on a concurrent write."""
+    """Raises racers' bests on the class board (``board.ClassBoard.merged``); retried on a concurrent write."""
+    def fits(standings: dict) -> bool:  # long names: keep the board an item DynamoDB accepts
+        return sizing.item_size(e.ClassBoard(race.classId, standings).to_item()) <= CLASS_BOARD_MAX_BYTES
+
+    bests = [board.ClassStanding(entry.racerId, entry.score, race.raceId, entry.name) for entry in entries]
     while True:
         stored = derived.get_class_board(race.classId)
         version = getattr(stored, "version", None) if stored else None
-        standings = dict(stored.standings) if stored else {}
-        for entry in entries:
-            best = standings.get(entry.racerId)
-            if best is None or Decimal(best[0]) < entry.score:
-                standings[entry.racerId] = [entry.score, race.raceId, entry.name]
-        top = sorted(standings.items(), key=lambda kv: (-Decimal(kv[1][0]), kv[0]))[:CLASS_BOARD_SIZE]
-        while sizing.item_size(e.ClassBoard(race.classId, dict(top)).to_item()) > CLASS_BOARD_MAX_BYTES:
-            top = top[:-10]  # long names: keep the board an item DynamoDB accepts
-        if derived.put_class_board(e.ClassBoard(race.classId, dict(top)), version):
+        merged = board.ClassBoard.from_item(stored).merged(bests, fits)
+        if derived.put_class_board(e.ClassBoard(race.classId, merged.item()), version):
             return
 
 
@@ -190,9 +179,5 @@ def compact(race: e.Race, entry: e.Entry) -> bool:
     raise RuntimeError(f"racer {entry.racerId} kept receiving samples while race {race.raceId} was compacted")
 
 
-def _final_standings(entries: list[e.Entry]) -> dict[int, dict]:
-    shards: dict[int, dict] = {}
-    for entry in entries:
-        shards.setdefault(e.RaceBoard.shard_of(entry.racerId), {})[entry.racerId] = \
-            [entry.score, entry.lastSecond, entry.name]
-    return shards
+def _final_standings(entries: list[e.Entry]) -> dict[int, dict[str, board.Standing]]:
+    return board.shards(map(board.Standing.of_entry, entries), e.RaceBoard.shard_of)

@@ -28,6 +28,7 @@ from decimal import Decimal
 from . import entities as e
 from . import finish as finishing
 from . import catalog, derived, ending, push, store
+from .board import Standing
 from .observability import count, logger
 from .routes import STREAM_PROCESSOR_TYPES
 
@@ -114,7 +115,7 @@ class Batch:
                 late[entry.raceId].setdefault(entry.racerId, self.first_seen[key])
                 continue
             board = (entry.raceId, e.RaceBoard.shard_of(entry.racerId))
-            standings[board][entry.racerId] = [entry.score, entry.lastSecond, entry.name]
+            standings[board][entry.racerId] = Standing.of_entry(entry)
             feeders[board].append(self.first_seen[key])
 
         written: dict[str, set[str]] = defaultdict(set)  # raceId -> racers whose standing was written

@@ -27,7 +27,7 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from . import views
+from . import board
 
 URL_VARIABLE = "EVENT_API_URL"
 NAMESPACE = "races"
@@ -59,28 +59,14 @@ def _dumps(value) -> str:
 def board_message(race, boards, changed, max_bytes: int = MAX_MESSAGE_BYTES, now: float | None = None) -> dict:
     """The message for ``race``'s board (``RaceBoard`` shards as stored) after ``changed`` racers' writes.
 
-    ``rows`` are ``[rank, racerId, score, lastSecond]`` in rank order (the board's order: score,
-    then racerId), the name appended for the top rows: the top ``TOP_ROWS`` always, then the
+    ``rows`` are the board's delta (``board.Board.delta``): the top ``TOP_ROWS`` always, then the
     changed racers ranked below them, while the message stays within ``max_bytes``.
     """
-    from decimal import Decimal
-
-    standings = [(Decimal(score), racer_id, last, name)
-                 for board in boards for racer_id, (score, last, name) in board.standings.items()]
-    standings.sort(key=lambda row: (-row[0], row[1]))
-    changed = set(changed)
-    message = {"v": MESSAGE_VERSION, "raceId": race.raceId, "status": race.status, "racers": len(standings),
+    ranked = board.Board.from_shards(boards)
+    message = {"v": MESSAGE_VERSION, "raceId": race.raceId, "status": race.status, "racers": len(ranked),
                "at": round((time.time() if now is None else now) * 1000), "rows": [], "more": 0}
-    size = len(_dumps(message).encode())
-    wanted = [(rank, row) for rank, row in enumerate(standings, start=1) if rank <= TOP_ROWS or row[1] in changed]
-    for index, (rank, (score, racer_id, last, name)) in enumerate(wanted):
-        row = [rank, racer_id, views.number(score), last] + ([name] if rank <= TOP_ROWS else [])
-        cost = len(_dumps(row).encode()) + 1  # and its comma
-        if size + cost > max_bytes - SLACK_BYTES:
-            message["more"] = sum(1 for _, left in wanted[index:] if left[1] in changed)
-            break
-        message["rows"].append(row)
-        size += cost
+    budget = max_bytes - SLACK_BYTES - len(_dumps(message).encode())
+    message["rows"], message["more"] = ranked.delta(changed, budget, TOP_ROWS)
     return message
 
 

@@ -13,6 +13,7 @@ from . import catalog
 from . import entities as e
 from . import keys
 from .attributes import to_attr
+from .board import Standing
 from .dynamo import batch, call, call_raw, client, get, key_from, key_of, send, table_name, values  # noqa: F401 - client: fixtures reset it
 from .errors import Conflict, cancellation_codes, error_code, first_condition_failed, translate
 from .paging import Page, next_token as _next_token, query as _query
@@ -245,7 +246,7 @@ def join_race(race: e.Race, racer: e.Racer) -> e.Entry:
         {"Update": {"TableName": name, "Key": key_of(board),
                     "UpdateExpression": "SET standings.#racer = if_not_exists(standings.#racer, :standing)",
                     "ExpressionAttributeNames": {"#racer": racer.racerId},
-                    "ExpressionAttributeValues": values(standing=[0, None, racer.name])}},
+                    "ExpressionAttributeValues": values(standing=Standing.joined(racer.racerId, racer.name).item())}},
     ]
     try:
         send("transact_write_items", TransactItems=actions)

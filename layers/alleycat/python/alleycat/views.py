@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
+from . import board
 from . import entities as e
 
 
@@ -57,21 +58,14 @@ def joined(entry: e.Entry) -> dict:
 
 
 def race_leaderboard(r: e.Race, boards: list[e.RaceBoard], limit: int) -> dict:
-    rows = [(Decimal(score), last, racer_id, name)
-            for board in boards for racer_id, (score, last, name) in board.standings.items()]
-    rows.sort(key=lambda row: (-row[0], row[2]))
-    items = [{"rank": rank, "racerId": racer_id, "name": name, "score": number(score), "lastSecond": last}
-             for rank, (score, last, racer_id, name) in enumerate(rows[:limit], start=1)]
+    items = [{"rank": rank, "racerId": row.racer_id, "name": row.name, "score": number(row.score),
+              "lastSecond": row.last_second} for rank, row in board.Board.from_shards(boards).page(limit)]
     return {"raceId": r.raceId, "classId": r.classId, "status": r.status, "items": items}
 
 
-def class_leaderboard(c: e.Class, board: e.ClassBoard | None, limit: int) -> dict:
-    standings = board.standings if board else {}
-    rows = sorted(((Decimal(best), racer_id, race_id, name)
-                   for racer_id, (best, race_id, name) in standings.items()),
-                  key=lambda row: (-row[0], row[1]))
-    items = [{"rank": rank, "racerId": racer_id, "name": name, "bestScore": number(best), "raceId": race_id}
-             for rank, (best, racer_id, race_id, name) in enumerate(rows[:limit], start=1)]
+def class_leaderboard(c: e.Class, stored: e.ClassBoard | None, limit: int) -> dict:
+    items = [{"rank": rank, "racerId": row.racer_id, "name": row.name, "bestScore": number(row.best),
+              "raceId": row.race_id} for rank, row in board.ClassBoard.from_item(stored).page(limit)]
     return {"classId": c.classId, "name": c.name, "items": items}
 
 

@@ -1,0 +1,199 @@
+"""The race board and the class board: the one place standings are ranked and ordered.
+
+A race's live board is stored in shards (``RaceBoard`` items), each a map racerId ->
+``[score, lastSecond, name]``; a class's all-time board is one ``ClassBoard`` item, a map
+racerId -> ``[bestScore, raceId, name]``. Here those lists become records (``Standing``,
+``ClassStanding``), converted at the storage edge by ``stored``/``item`` so the stored
+attributes stay exactly what they were.
+
+Both boards rank the same way: score descending, then racerId ascending (``order``). The
+frontend's twin is ``byBoardOrder`` in ``frontend/src/push.js``; a test holds them together.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Callable, Iterable
+
+CLASS_BOARD_SIZE = 1000
+NAME_INDEX = 2  # the name's place in a stored standing, either board's (a rename sets it in place)
+TRIM_STEP = 10  # rows dropped at a time from a class board too big to store
+
+
+def order(score, racer_id: str) -> tuple:
+    """The boards' order as a sort key: score descending, then racerId."""
+    return -score, racer_id
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A racer's row on a race's board."""
+
+    racer_id: str
+    score: Decimal
+    last_second: int | None
+    name: str
+
+    @classmethod
+    def stored(cls, racer_id: str, value: list) -> Standing:
+        score, last_second, name = value
+        return cls(racer_id, Decimal(score), last_second, name)
+
+    @classmethod
+    def of_entry(cls, entry) -> Standing:
+        return cls(entry.racerId, entry.score, entry.lastSecond, entry.name)
+
+    @classmethod
+    def joined(cls, racer_id: str, name: str) -> Standing:
+        """A racer who joined and has no second yet."""
+        return cls(racer_id, 0, None, name)
+
+    def item(self) -> list:
+        """As stored: ``[score, lastSecond, name]``."""
+        return [self.score, self.last_second, self.name]
+
+    def key(self) -> tuple:
+        return order(self.score, self.racer_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ClassStanding:
+    """A racer's row on a class's board: their best score and the race it was set in."""
+
+    racer_id: str
+    best: Decimal
+    race_id: str
+    name: str
+
+    @classmethod
+    def stored(cls, racer_id: str, value: list) -> ClassStanding:
+        best, race_id, name = value
+        return cls(racer_id, Decimal(best), race_id, name)
+
+    def item(self) -> list:
+        """As stored: ``[bestScore, raceId, name]``."""
+        return [self.best, self.race_id, self.name]
+
+    def key(self) -> tuple:
+        return order(self.best, self.racer_id)
+
+
+def in_order(entries: Iterable) -> list:
+    """Entries (anything with ``score`` and ``racerId``) in the boards' order."""
+    return sorted(entries, key=lambda entry: order(entry.score, entry.racerId))
+
+
+def _ranked(standings: Iterable) -> list:
+    return sorted(standings, key=lambda standing: standing.key())
+
+
+def _wire_bytes(value) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+class Board:
+    """A race's board: every racer's ``Standing``, ranked on demand."""
+
+    def __init__(self, standings: Iterable[Standing] = ()):
+        self.standings: dict[str, Standing] = {standing.racer_id: standing for standing in standings}
+        self._ranked: list[Standing] | None = None
+
+    @classmethod
+    def from_shards(cls, shards: Iterable) -> Board:
+        """From the race's ``RaceBoard`` items as stored."""
+        return cls(Standing.stored(racer_id, value) for shard in shards for racer_id, value in shard.standings.items())
+
+    @classmethod
+    def of_entries(cls, entries: Iterable) -> Board:
+        return cls(Standing.of_entry(entry) for entry in entries)
+
+    def __len__(self) -> int:
+        return len(self.standings)
+
+    def updated(self, standings: Iterable[Standing]) -> Board:
+        """This board with ``standings`` set (added or replaced)."""
+        board = Board(self.standings.values())
+        board.standings.update((standing.racer_id, standing) for standing in standings)
+        return board
+
+    def ranked(self) -> list[Standing]:
+        """Every standing in rank order (score descending, then racerId)."""
+        if self._ranked is None:
+            self._ranked = _ranked(self.standings.values())
+        return self._ranked
+
+    def places(self) -> dict[str, int]:
+        """racerId -> rank (1 = first)."""
+        return {standing.racer_id: place for place, standing in enumerate(self.ranked(), start=1)}
+
+    def page(self, limit: int) -> list[tuple[int, Standing]]:
+        """The first ``limit`` (rank, standing)."""
+        return list(enumerate(self.ranked()[:limit], start=1))
+
+    def delta(self, changed: Iterable[str], max_bytes: int, top: int) -> tuple[list[list], int]:
+        """Rows ``[rank, racerId, score, lastSecond]`` in rank order, the name appended for the top
+        ``top`` rows: the top rows always, then the ``changed`` racers ranked below them, while the rows
+        (as compact JSON, a comma each) take at most ``max_bytes``; and how many changed racers were
+        left out (all ranked below every row given)."""
+        from .views import number
+
+        changed = set(changed)
+        wanted = [(rank, standing) for rank, standing in enumerate(self.ranked(), start=1)
+                  if rank <= top or standing.racer_id in changed]
+        rows, size = [], 0
+        for index, (rank, standing) in enumerate(wanted):
+            row = [rank, standing.racer_id, number(standing.score), standing.last_second] + \
+                ([standing.name] if rank <= top else [])
+            cost = _wire_bytes(row) + 1  # and its comma
+            if size + cost > max_bytes:
+                return rows, sum(1 for _, left in wanted[index:] if left.racer_id in changed)
+            rows.append(row)
+            size += cost
+        return rows, 0
+
+
+def shards(standings: Iterable[Standing], shard_of: Callable[[str], int]) -> dict[int, dict[str, Standing]]:
+    """shard -> {racerId: standing}, in the order given."""
+    by_shard: dict[int, dict[str, Standing]] = {}
+    for standing in standings:
+        by_shard.setdefault(shard_of(standing.racer_id), {})[standing.racer_id] = standing
+    return by_shard
+
+
+class ClassBoard:
+    """A class's all-time board: each racer's best ``ClassStanding``, the top ``CLASS_BOARD_SIZE`` kept."""
+
+    def __init__(self, standings: Iterable[ClassStanding] = ()):
+        self.standings: dict[str, ClassStanding] = {standing.racer_id: standing for standing in standings}
+
+    @classmethod
+    def from_item(cls, board) -> ClassBoard:
+        """From the ``ClassBoard`` item as stored (None: an empty board)."""
+        return cls(ClassStanding.stored(racer_id, value)
+                   for racer_id, value in (board.standings if board is not None else {}).items())
+
+    def ranked(self) -> list[ClassStanding]:
+        return _ranked(self.standings.values())
+
+    def page(self, limit: int) -> list[tuple[int, ClassStanding]]:
+        return list(enumerate(self.ranked()[:limit], start=1))
+
+    def item(self) -> dict[str, list]:
+        """The standings as stored (a merged board holds them in rank order)."""
+        return {standing.racer_id: standing.item() for standing in self.standings.values()}
+
+    def merged(self, bests: Iterable[ClassStanding], fits: Callable[[dict], bool] = lambda item: True,
+               size: int = CLASS_BOARD_SIZE) -> ClassBoard:
+        """This board with each best that beats the racer's (or is their first), cut to the top ``size``
+        and then, ``TRIM_STEP`` rows at a time, until ``fits`` accepts its stored standings."""
+        standings = dict(self.standings)
+        for best in bests:
+            held = standings.get(best.racer_id)
+            if held is None or held.best < best.best:
+                standings[best.racer_id] = best
+        top = _ranked(standings.values())[:size]
+        while not fits(ClassBoard(top).item()):
+            top = top[:-TRIM_STEP]  # long names: keep the board an item DynamoDB accepts
+        return ClassBoard(top)

@@ -1,0 +1,89 @@
+"""The race and class boards (``alleycat.board``): order, ties, pages, the pushed delta, the class merge."""
+
+import json
+from decimal import Decimal
+
+from alleycat import board
+from alleycat import entities as e
+from alleycat.attributes import from_item, to_attr
+from alleycat.board import Board, ClassBoard, ClassStanding, Standing
+
+RACE = "01JD5Z6Q8X0000000000000000"
+
+
+def standing(racer_id, score, last=5, name=None):
+    return Standing(racer_id, Decimal(str(score)), last, name or racer_id.upper())
+
+
+def test_ranks_by_score_descending_then_racer_id_by_code_point():
+    rows = [standing("b", 10), standing("a", 9), standing("c", 10), standing("B", 10), standing("d", "10.0001")]
+    assert [s.racer_id for s in Board(rows).ranked()] == ["d", "B", "b", "c", "a"]
+    assert Board(rows).places() == {"d": 1, "B": 2, "b": 3, "c": 4, "a": 5}
+
+
+def test_builds_from_shards_as_stored_and_converts_back_byte_identical():
+    shards = [e.RaceBoard(RACE, 0, {"a": [Decimal("5.1"), 1, "A"], "b": [0, None, "B"]}),
+              e.RaceBoard(RACE, 3, {"c": [7, 3, "C"]})]
+    stored = [from_item(shard.to_item()) for shard in shards]  # as DynamoDB gives them back
+    built = Board.from_shards(e.RaceBoard(RACE, s["shard"], s["standings"]) for s in stored)
+    assert len(built) == 3 and [s.racer_id for s in built.ranked()] == ["c", "a", "b"]
+    assert {s.racer_id: to_attr(s.item()) for s in built.ranked()} == {
+        racer_id: to_attr(value) for shard in shards for racer_id, value in shard.standings.items()}
+    assert Standing.joined("z", "Zed").item() == [0, None, "Zed"]
+
+
+def test_a_page_is_the_first_rows_with_their_ranks():
+    built = Board(standing(f"r{n}", n % 3) for n in range(7))
+    assert [(rank, s.racer_id) for rank, s in built.page(3)] == [(1, "r2"), (2, "r5"), (3, "r1")]
+    assert len(built.page(100)) == 7 and built.page(0) == []
+
+
+def test_updated_replaces_and_adds_without_changing_the_board():
+    before = Board([standing("a", 1), standing("b", 2)])
+    after = before.updated([standing("a", 3), standing("c", 0)])
+    assert before.places() == {"b": 1, "a": 2}
+    assert after.places() == {"a": 1, "b": 2, "c": 3}
+
+
+def test_delta_sends_the_top_with_names_then_changed_racers_below_within_the_budget():
+    built = Board(standing(f"r{n:02d}", 100 - n, name=f"Rider {n}") for n in range(40))
+    rows, more = built.delta({"r30", "r12", "r03"}, 10_000, top=5)
+    assert [row[0] for row in rows] == [1, 2, 3, 4, 5, 13, 31] and more == 0
+    assert rows[0] == [1, "r00", 100, 5, "Rider 0"] and rows[5] == [13, "r12", 88, 5]
+    # A budget that holds the top and one more row leaves the last changed racer out, counted
+    budget = sum(len(json.dumps(row, separators=(",", ":"))) + 1 for row in rows[:6])
+    assert built.delta({"r30", "r12", "r03"}, budget, top=5) == (rows[:6], 1)
+    assert built.delta({"r30", "r12", "r03"}, budget - 1, top=5) == (rows[:5], 2)
+
+
+def test_delta_rows_are_rounded_and_ties_keep_the_board_order():
+    built = Board([standing("b", "1.00005"), standing("a", "1.00005"), standing("c", 2)])
+    rows, _ = built.delta(set(), 1000, top=10)
+    assert rows == [[1, "c", 2, 5, "C"], [2, "a", 1.0001, 5, "A"], [3, "b", 1.0001, 5, "B"]]
+
+
+def test_class_merge_raises_bests_keeps_the_top_and_never_lowers_one():
+    stored = e.ClassBoard("hill", {"a": [Decimal("50"), "old", "A"], "b": [Decimal("40"), "old", "B"]})
+    merged = ClassBoard.from_item(stored).merged(
+        [ClassStanding("a", Decimal("45"), RACE, "A"), ClassStanding("b", Decimal("60"), RACE, "B"),
+         ClassStanding("c", Decimal("50"), RACE, "C")])
+    assert merged.item() == {"b": [Decimal("60"), RACE, "B"], "a": [Decimal("50"), "old", "A"],
+                             "c": [Decimal("50"), RACE, "C"]}
+    assert [(rank, s.racer_id) for rank, s in merged.page(2)] == [(1, "b"), (2, "a")]
+
+
+def test_class_merge_cuts_to_the_board_size_then_trims_until_it_fits():
+    bests = [ClassStanding(f"r{n:04d}", Decimal(n), RACE, "x" * 10) for n in range(1500)]
+    top = ClassBoard.from_item(None).merged(bests)
+    assert len(top.standings) == board.CLASS_BOARD_SIZE and next(iter(top.item())) == "r1499"
+    trimmed = ClassBoard().merged(bests, fits=lambda item: len(item) <= 995)
+    assert len(trimmed.standings) == 990 and list(trimmed.item())[-1] == "r0510"
+
+
+def test_entries_in_board_order_and_by_shard():
+    entries = [e.Entry(RACE, racer, racer, "hill", "2026-11-22T10:00:00Z", chunks={"0": [Decimal(points), 1]})
+               for racer, points in (("b", 3), ("a", 3), ("c", 9))]
+    assert [entry.racerId for entry in board.in_order(entries)] == ["c", "a", "b"]
+    by_shard = board.shards(map(Standing.of_entry, entries), e.RaceBoard.shard_of)
+    assert {racer for shard in by_shard.values() for racer in shard} == {"a", "b", "c"}
+    assert all(e.RaceBoard.shard_of(racer) == shard for shard, held in by_shard.items() for racer in held)
