@@ -29,16 +29,22 @@ metrics = Metrics()
 warnings.filterwarnings("ignore", message="No application metrics to publish", category=UserWarning)
 
 # Disabled metrics are still buffered by Powertools (and printed every 100 values): skip them.
-METRICS_ENABLED = os.environ.get("POWERTOOLS_METRICS_DISABLED", "false").lower() != "true"
+# Read at each call: a process that sets its environment after importing this (the bench, the
+# local stack's workers) must see the setting it made.
+def metrics_enabled() -> bool:
+    return os.environ.get("POWERTOOLS_METRICS_DISABLED", "false").lower() != "true"
+
+
+METRICS_ENABLED = metrics_enabled()  # at import: whether a cold start is counted
 
 
 def count(name: str, value: int) -> None:
-    if METRICS_ENABLED:
+    if metrics_enabled():
         metrics.add_metric(name=name, unit="Count", value=value)
 
 
 def seconds(name: str, value: float) -> None:
-    if METRICS_ENABLED:
+    if metrics_enabled():
         metrics.add_metric(name=name, unit="Seconds", value=value)
 
 
