@@ -164,16 +164,22 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
 
     def _next_step(self, user: User, query: dict[str, str]) -> None:
         """After the password: a new one if it was temporary, the TOTP code if the user enabled it."""
-        q = urlencode(query)
         if user.status == "FORCE_CHANGE_PASSWORD":
-            return self._page(200, "Choose a new password",
-                              self._form("/login/password", q, "", [("password", "New password", "password", "")],
-                                         "Save and sign in", hidden={"step": self.service.pending(user)}))
+            return self._password_step(user, query)
         if user.totp_enabled:
-            return self._page(200, "Two-step sign-in",
-                              self._form("/login/mfa", q, "", [("code", "Code from your authenticator app", "text", "")],
-                                         "Sign in", hidden={"step": self.service.pending(user)}))
+            return self._code_step(user, query)
         self._signed_in(user, query)
+
+    def _password_step(self, user: User, query: dict[str, str], error: str = "") -> None:
+        self._page(400 if error else 200, "Choose a new password",
+                   self._form("/login/password", urlencode(query), error, [("password", "New password", "password", "")],
+                              "Save and sign in", hidden={"step": self.service.pending(user)}))
+
+    def _code_step(self, user: User, query: dict[str, str], error: str = "", tries: int = 0) -> None:
+        self._page(400 if error else 200, "Two-step sign-in",
+                   self._form("/login/mfa", urlencode(query), error,
+                              [("code", "Code from your authenticator app", "text", "")], "Sign in",
+                              hidden={"step": self.service.pending(user, tries)}))
 
     def _new_password(self, form: dict[str, str]) -> None:
         query, (user, _) = flat(form.get("q", "")), self.service.resume(form.get("step", ""))
@@ -182,10 +188,7 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         try:
             self.pool.set_password(user, form.get("password", ""))
         except CognitoError as error:
-            return self._page(400, "Choose a new password",
-                              self._form("/login/password", urlencode(query), error.message,
-                                         [("password", "New password", "password", "")], "Save and sign in",
-                                         hidden={"step": self.service.pending(user)}))
+            return self._password_step(user, query, error.message)
         self._next_step(user, query)
 
     def _mfa(self, form: dict[str, str]) -> None:
@@ -197,10 +200,7 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         except CognitoError as error:
             if tries + 1 >= MAX_CODE_TRIES:
                 return self._login_page(query, "Too many wrong codes: sign in again.", 400, email=user.email)
-            return self._page(400, "Two-step sign-in",
-                              self._form("/login/mfa", urlencode(query), error.message,
-                                         [("code", "Code from your authenticator app", "text", "")], "Sign in",
-                                         hidden={"step": self.service.pending(user, tries + 1)}))
+            return self._code_step(user, query, error.message, tries + 1)
         self._signed_in(user, query)
 
     def _signed_in(self, user: User, query: dict[str, str]) -> None:

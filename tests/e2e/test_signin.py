@@ -91,6 +91,23 @@ def mailed(stack, email: str) -> str:
     return next(code for to, code in reversed(stack.users.outbox) if to == email)
 
 
+def sign_up_on_the_pools_page(page, stack, email: str) -> None:
+    """From the user pool's sign-in page: Sign up, then the code it emailed."""
+    page.click("text=Sign up")
+    page.fill("#email", email)
+    page.fill("#password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/confirm?**")
+    page.fill("#code", mailed(stack, email))
+    page.click("button[type=submit]")
+
+
+def sign_in_on_the_pools_page(page, email: str, password: str) -> None:
+    page.fill("#email", email)
+    page.fill("#password", password)
+    page.click("button[type=submit]")
+
+
 def signed_in_as(page, text: str) -> None:
     page.wait_for_function("text => document.querySelector('.top .account a.who')?.textContent === text", arg=text)
 
@@ -126,13 +143,7 @@ def racer(browser, stack):
     page.wait_for_url(f"{stack.users.url}/login?**")
     asked = dict(re.findall(r"[?&]([^=&]+)=([^&]*)", page.url))
     assert asked["code_challenge_method"] == "S256" and len(asked["code_challenge"]) == 43 and asked["state"]
-    page.click("text=Sign up")
-    page.fill("#email", email)
-    page.fill("#password", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_url("**/confirm?**")
-    page.fill("#code", mailed(stack, email))
-    page.click("button[type=submit]")
+    sign_up_on_the_pools_page(page, stack, email)
     # Then they are back on their account page, signed in (their email in the header until they set a name)
     back_on(page, stack, "#/me")
     signed_in_as(page, email)
@@ -290,12 +301,7 @@ def test_a_refresh_the_user_pool_refuses_signs_out_with_a_message(stack, browser
     email = f"gone-{uuid.uuid4().hex[:8]}@example.com"
     page.goto(f"{stack.url}/#/races/none")
     page.click(".top .account button.sign-in")
-    page.click("text=Sign up")
-    page.fill("#email", email)
-    page.fill("#password", PASSWORD)
-    page.click("button[type=submit]")
-    page.fill("#code", mailed(stack, email))
-    page.click("button[type=submit]")
+    sign_up_on_the_pools_page(page, stack, email)
     back_on(page, stack, "#/races/none")
     signed_in_as(page, email)
     # Given its refresh token revoked elsewhere (another device signed out)
@@ -334,9 +340,7 @@ def test_an_admin_turns_on_two_step_sign_in_and_creates_a_class(stack, browser):
     # Given the new admin signs in with the emailed temporary password and chooses their own
     page.goto(f"{stack.url}/")
     page.click(".top .account button.sign-in")
-    page.fill("#email", email)
-    page.fill("#password", mailed(stack, email))
-    page.click("button[type=submit]")
+    sign_in_on_the_pools_page(page, email, mailed(stack, email))
     page.fill("#password", PASSWORD)
     page.click("button[type=submit]")
     back_on(page, stack, "#/")
@@ -368,9 +372,7 @@ def test_an_admin_turns_on_two_step_sign_in_and_creates_a_class(stack, browser):
     page.wait_for_url(f"{stack.url}/")
     page.wait_for_selector(".top .account button.sign-in")
     page.click(".top .account button.sign-in")
-    page.fill("#email", email)
-    page.fill("#password", PASSWORD)
-    page.click("button[type=submit]")
+    sign_in_on_the_pools_page(page, email, PASSWORD)
     stack.clock.advance(30)  # the app's next code
     page.fill("#code", totp(secret, stack.clock.now()))
     page.click("button[type=submit]")
