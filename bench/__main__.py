@@ -19,7 +19,7 @@ from . import backtoback, bikes, coldstart, env, pricing, push, raceday, report,
 from .ledger import Ledger
 from .progress import say
 
-from alleycat.routes import memory_mb
+from stacks.settings import memory_mb
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 ONLY = os.environ.get("BENCH_ONLY")  # "coldstart", or every stage

@@ -224,7 +224,7 @@ def _invoke(function: str, event: dict, label) -> dict:
 def deployed_settings() -> dict:
     """The environment the stack gives a function, as far as what it writes goes: metrics on,
     Lambda's advanced logging controls (which set AWS_LAMBDA_LOG_*), Powertools' log sampling."""
-    from alleycat.routes import APPLICATION_LOG_LEVEL, LOG_FORMAT, LOG_SAMPLE_RATE
+    from stacks.settings import APPLICATION_LOG_LEVEL, LOG_FORMAT, LOG_SAMPLE_RATE
 
     return {"POWERTOOLS_METRICS_DISABLED": "false", "POWERTOOLS_LOG_LEVEL": "", "LOG_LEVEL": "",
             "AWS_LAMBDA_LOG_FORMAT": LOG_FORMAT, "AWS_LAMBDA_LOG_LEVEL": APPLICATION_LOG_LEVEL,

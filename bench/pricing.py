@@ -26,7 +26,8 @@ import json
 import math
 from dataclasses import asdict, dataclass
 
-from alleycat.routes import ACCESS_LOG_FIELDS, FINISHER, ROUTES, STREAM_PROCESSOR
+from alleycat.routes import ROUTES
+from stacks.settings import ACCESS_LOG_FIELDS, FINISHER, STREAM_PROCESSOR
 
 SEEN = "2026-11-25"
 P_API = "https://aws.amazon.com/api-gateway/pricing/"

@@ -11,7 +11,7 @@ from collections import defaultdict
 from decimal import Decimal
 
 from alleycat import entities as e
-from alleycat.routes import STREAM_BATCH_SIZE
+from stacks.settings import STREAM_BATCH_SIZE
 from alleycat.views import output
 from local.streams import StreamTail, passes_filter
 

@@ -1,7 +1,8 @@
 """Regenerates the sample events in this folder: `.venv/bin/python events/make_events.py` (the venv
 has the layer and the local stack installed: requirements-dev.txt).
 
-One per route, shaped as the HTTP API sends them (payload format 2.0, the JWT authorizer's
+One per route, its record's sample (``alleycat.routes``: query and body, the path naming
+``SAMPLE_IDS``) shaped as the HTTP API sends it (payload format 2.0, the JWT authorizer's
 Cognito claims on the protected routes), and one for the stream processor: the record the table's stream
 delivers after `post_telemetry.json` (its samples, in racer-1's first chunk), and one for the finisher
 (what a race's finish schedule sends it). Used by the
@@ -12,23 +13,15 @@ import json
 from pathlib import Path
 
 from alleycat import entities as e
-from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
+from alleycat.routes import ROUTES, SAMPLE_IDS, by_function
 from alleycat.views import output
 from local.events import http_event
+from stacks.settings import FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 
 HERE = Path(__file__).resolve().parent
 
-RACE_ID = "01JD5Z6Q8X0000000000000000"
-PARAMETERS = {"racerId": "racer-1", "classId": "hill-climb", "raceId": RACE_ID}
-BODIES = {
-    "put_racer": {"name": "Racer One"},
-    "put_class": {"name": "Hill climb", "description": "Steady climb, high resistance"},
-    "create_race": {"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 300},
-    "post_telemetry": {"samples": [{"racerId": "racer-1", "second": 0, "cadence": 82, "resistance": 47},
-                                   {"racerId": "racer-1", "second": 1, "cadence": 84.5, "resistance": 47}]},
-}
-QUERIES = {"get_classes": "limit=10", "get_races": "state=upcoming&limit=10", "get_racer_results": "limit=10", "get_class_races": "limit=10", "get_class_leaderboard": "limit=10",
-           "get_race_leaderboard": "limit=10", "get_racer_history": f"raceId={RACE_ID}"}
+RACE_ID = SAMPLE_IDS["raceId"]
+TELEMETRY = by_function("post_telemetry")  # the stream processor's sample is the record its sample writes
 # A Cognito ID token's claims as the JWT authorizer passes them: every value a string.
 CLAIMS = {"sub": "racer-1", "cognito:groups": "[admin]", "token_use": "id", "email_verified": "true",
           "iss": "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example", "aud": "exampleclientid",
@@ -40,8 +33,8 @@ STREAM_ARN = ("arn:aws:dynamodb:eu-west-1:123456789012:table/Alleycat-DataTable/
 
 def stream_event() -> dict:
     """The telemetry sample's stream record: racer-1's chunk 0 before and after it."""
-    samples = {s["second"]: [s["cadence"], s["resistance"]] for s in BODIES["post_telemetry"]["samples"]}
-    chunk = dict(raceId=RACE_ID, racerId="racer-1", chunk=0, classId=PARAMETERS["classId"])
+    samples = {s["second"]: [s["cadence"], s["resistance"]] for s in TELEMETRY.sample.body["samples"]}
+    chunk = dict(raceId=RACE_ID, racerId=SAMPLE_IDS["racerId"], chunk=0, classId=SAMPLE_IDS["classId"])
     old = e.Chunk(**chunk).to_item()
     new = e.Chunk(**chunk, points=sum(output(*pair) for pair in samples.values()), samples=samples).to_item()
     return {"Records": [{
@@ -54,18 +47,17 @@ def stream_event() -> dict:
 
 def main() -> None:
     for route in ROUTES:
-        names = [part.strip("{}") for part in route.path.split("/") if part.startswith("{")]
         path = route.path
-        for name in names:
-            path = path.replace("{%s}" % name, PARAMETERS[name])
-        body = json.dumps(BODIES[route.function]) if route.function in BODIES else None
+        for name in route.parameters:
+            path = path.replace("{%s}" % name, SAMPLE_IDS[name])
+        body = json.dumps(route.sample.body) if route.sample.body is not None else None
         headers = {"Accept": "application/json", "Host": HOST, "User-Agent": "curl/8.5.0", "X-Forwarded-For": "203.0.113.10",
                    "X-Forwarded-Port": "443", "X-Forwarded-Proto": "https"}
         if body:
             headers["Content-Type"] = "application/json"
         if route.protected:
             headers["Authorization"] = "eyJraWQiOi...example"
-        event = http_event(route, path, {name: PARAMETERS[name] for name in names}, QUERIES.get(route.function, ""),
+        event = http_event(route, path, {name: SAMPLE_IDS[name] for name in route.parameters}, route.sample.query,
                            headers.items(), body, CLAIMS if route.protected else None, "203.0.113.10")
         event["requestContext"].update({"accountId": "123456789012", "apiId": "abc123",
                                         "requestId": "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",

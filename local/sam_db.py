@@ -14,13 +14,14 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from alleycat import entities as e
+from alleycat.routes import SAMPLE_IDS
 
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = ROOT / "events" / "env.json"
-RACE_ID = "01JD5Z6Q8X0000000000000000"  # the race the sample events name (events/make_events.py)
-SAMPLE_RACE = e.Race(RACE_ID, "hill-climb", "Hill climb", "2026-11-22T10:00:00Z", 300)
+RACE_ID = SAMPLE_IDS["raceId"]  # the race the sample events name (the routes' samples)
+SAMPLE_RACE = e.Race(RACE_ID, SAMPLE_IDS["classId"], "Hill climb", "2026-11-22T10:00:00Z", 300)
 
 
 def settings() -> tuple[str, int]:

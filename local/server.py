@@ -24,8 +24,10 @@ import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from alleycat import dynamo, ending, headers, push, tokens
-from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
+from alleycat import dynamo, ending, push, tokens
+from alleycat.routes import ROUTES
+from stacks import headers
+from stacks.settings import FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 
 from . import openapi
 from .auth import authorizer_claims

@@ -1,5 +1,5 @@
 """The built frontend (``frontend/dist``), served by the local stack for GETs no API route matches,
-with the Cache-Control CloudFront's bucket gives each file (``alleycat.headers``): the content-named
+with the Cache-Control CloudFront's bucket gives each file (``stacks/headers.py``): the content-named
 assets a year, the page and the rest revalidated."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import mimetypes
 from pathlib import Path
 
-from alleycat.headers import file_cache_control
+from stacks.headers import file_cache_control
 
 DIST = Path(__file__).resolve().parents[1] / "frontend" / "dist"
 TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",

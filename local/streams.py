@@ -17,8 +17,8 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from alleycat.routes import (STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR,
-                             STREAM_PROCESSOR_TYPES, STREAM_RETRIES)
+from alleycat.schema import STREAM_PROCESSOR_TYPES
+from stacks.settings import STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR, STREAM_RETRIES
 
 from . import handlers
 

@@ -3,14 +3,19 @@
 The layer's package (``layers/alleycat``, installed in the venv by ``pip install -e``) is imported
 from here, so ``alleycat.routes`` and ``alleycat.schema`` stay the single source of truth for the
 API and the table.
+
+This package, ``stacks.settings`` and ``stacks.headers`` import no ``aws_cdk`` (the helpers below
+load it when called): the local stack and the bench read those two modules, and the CDK's jsii
+runtime takes seconds to start.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from aws_cdk import Acknowledgment, Validations
-from constructs import IConstruct
+if TYPE_CHECKING:
+    from constructs import IConstruct
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYER_DIR = ROOT / "layers" / "alleycat"
@@ -27,6 +32,8 @@ def acknowledge(construct: IConstruct, rule: str, reason: str) -> None:
 
     cdk-nag 3 wants each finding acknowledged by its exact id, e.g. ``AwsSolutions-IAM5[Resource::*]``.
     """
+    from aws_cdk import Acknowledgment, Validations
+
     Validations.of(construct).acknowledge(Acknowledgment(id=rule, reason=reason))
 
 

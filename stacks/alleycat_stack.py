@@ -6,13 +6,12 @@ from __future__ import annotations
 from aws_cdk import CfnOutput, RemovalPolicy, Stack
 from constructs import Construct
 
-from alleycat.routes import FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
-
 from .api import Api
 from .board_events import BoardEvents
 from .functions import Functions
 from .monitoring import Monitoring
 from .race_finishes import RaceFinishes
+from .settings import FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 from .site import Site
 from .stream import StreamProcessor
 from .table import AlleycatTable

@@ -15,9 +15,10 @@ from aws_cdk.aws_apigatewayv2_authorizers import HttpUserPoolAuthorizer
 from aws_cdk.aws_apigatewayv2_integrations import HttpLambdaIntegration
 from constructs import Construct
 
-from alleycat.routes import ACCESS_LOG_FIELDS, ROUTES, Route
+from alleycat.routes import ROUTES, Route
 
 from . import acknowledge, pascal
+from .settings import ACCESS_LOG_FIELDS
 from .users import Users
 
 STAGE = "$default"  # served at the API's root: CloudFront forwards /races/... unchanged
@@ -36,18 +37,21 @@ HEADROOM = 2
 # answer; 100/s leaves room for dozens of races and caps a cache-busting caller at
 # 100 x 9.5 RCU = 950 RCU/s on a race partition (a third of its 3,000).
 EDGE_MISSES = 100
-ADMIN_WRITES = Throttle(5, 10)  # also the stage's default, for a route without settings of its own
-THROTTLES: dict[str, Throttle] = {
+PUBLIC_READS = Throttle(EDGE_MISSES, EDGE_MISSES * 2)  # every public route's
+ADMIN_WRITES = Throttle(5, 10)  # every other user route's; also the stage's default, for a route without settings
+THROTTLES: dict[str, Throttle] = {  # the user routes racers call
     "post_telemetry": Throttle(RACERS * HEADROOM, RACERS * HEADROOM),  # every bike in the same tick
     "join_race": Throttle(RACERS // 10 * HEADROOM, RACERS // 5 * HEADROOM),  # a race filling in 10 s
     "put_racer": Throttle(20, 40),  # a rename fans out to every entry and best of the racer
-    "put_class": ADMIN_WRITES,
-    "create_race": ADMIN_WRITES,
-    "finish_race": ADMIN_WRITES,
-    **{route.function: Throttle(EDGE_MISSES, EDGE_MISSES * 2) for route in ROUTES if not route.protected},
 }
+
+
+def throttle(route: Route) -> Throttle:
+    return THROTTLES.get(route.function) or (ADMIN_WRITES if route.protected else PUBLIC_READS)
+
+
 PUBLIC_READ = "Public read route: race data, leaderboards and results are public per the API contract."
-ACCESS_LOG_FORMAT = json.dumps(ACCESS_LOG_FIELDS)  # alleycat.routes: the bench prices its size
+ACCESS_LOG_FORMAT = json.dumps(ACCESS_LOG_FIELDS)  # stacks.settings: the bench prices its size
 
 
 # X-Ray sampling for the telemetry route (1,000 posts a second in a full race): one trace a second
@@ -101,9 +105,9 @@ class Api(Construct):
         cfn: apigwv2.CfnStage = stage.node.default_child
         cfn.access_log_settings = apigwv2.CfnStage.AccessLogSettingsProperty(
             destination_arn=access_logs.log_group_arn, format=ACCESS_LOG_FORMAT)
-        cfn.route_settings = {route.key: {"ThrottlingRateLimit": THROTTLES[route.function].rate,
-                                                 "ThrottlingBurstLimit": THROTTLES[route.function].burst,
-                                                 "DetailedMetricsEnabled": True}
+        cfn.route_settings = {route.key: {"ThrottlingRateLimit": throttle(route).rate,
+                                          "ThrottlingBurstLimit": throttle(route).burst,
+                                          "DetailedMetricsEnabled": True}
                               for route in self.routes}
         return stage
 

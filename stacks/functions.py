@@ -14,14 +14,14 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
-from alleycat.routes import (APPLICATION_LOG_LEVEL, LOG_FORMAT, LOG_SAMPLE_RATE, QUERY, ROUTES, SYSTEM_LOG_LEVEL,
-                             Route, memory_mb)
+from alleycat.routes import QUERY, ROUTES, Route
 from alleycat.tokens import KEY_VARIABLE
 from alleycat.schema import INVERTED_INDEX
 
 from . import FUNCTIONS_DIR, acknowledge, acknowledge_lint, pascal
 from .bytecode import TASK_ROOT, compiled_code
 from .layers import layers
+from .settings import APPLICATION_LOG_LEVEL, LOG_FORMAT, LOG_SAMPLE_RATE, SYSTEM_LOG_LEVEL, memory_mb
 
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64

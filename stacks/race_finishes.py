@@ -12,11 +12,12 @@ from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
 from alleycat import ending
-from alleycat.routes import FINISH_ACTIONS, FINISHER, memory_mb
+from alleycat.routes import FINISH_ACTIONS
 
 from . import acknowledge
 from .failures import failure_queue, first_message_alarm
 from .functions import Functions
+from .settings import FINISHER, memory_mb
 
 # The finisher waits for the race's end: at most LONGEST_WAIT seconds, then one transaction.
 FINISHER_TIMEOUT = Duration.seconds(ending.LONGEST_WAIT + 30)

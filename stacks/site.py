@@ -1,7 +1,7 @@
 """One CloudFront distribution for the browser: the frontend from a private S3 bucket (origin
 access control) and the API paths from the HTTP API, so the site and its API share one origin.
 
-Every answer carries the security headers ``alleycat.headers`` defines (the local server sends the
+Every answer carries the security headers ``stacks/headers.py`` defines (the local server sends the
 same). The frontend is deployed in two steps: first its content-named assets (``assets/app-<hash>.js``,
 kept a year by browsers and the edge, never overwritten, left in place by later deploys), then the
 page and ``/config.json`` that name them (revalidated on every load, invalidated at the edge), so a
@@ -24,10 +24,9 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct
 
-from alleycat import headers
 from alleycat.routes import ROUTES, Route
 
-from . import ROOT, acknowledge
+from . import ROOT, acknowledge, headers
 
 DIST_DIR = ROOT / "frontend" / "dist"
 LOG_RETENTION = Duration.days(90)
@@ -40,8 +39,6 @@ INVALIDATED = ("/", *(f"/{name}" for name in ENTRY_FILES))
 HANDLER_LOG_RETENTION = logs.RetentionDays.ONE_MONTH  # CDK's deployment and clean-up handlers
 # The longest any answer may stay at the edge, whatever its Cache-Control (alleycat.caching.FROZEN).
 API_MAX_TTL = Duration.days(1)
-# Request headers a write needs at the origin besides Authorization (which rides in the cache key).
-API_REQUEST_HEADERS = ("Content-Type", "Idempotency-Key")
 # Statuses CloudFront would otherwise cache for 10 s whatever the origin says: cached only as
 # long as their Cache-Control allows (a read's 4xx: 1 s; anything else: not at all).
 UNCACHED_ERRORS = (400, 403, 404, 405, 414, 500, 501, 502, 503, 504)
@@ -55,6 +52,12 @@ def api_path_patterns(routes: tuple[Route, ...] = ROUTES) -> list[str]:
 
 def api_query_parameters(routes: tuple[Route, ...] = ROUTES) -> list[str]:
     return sorted({name for route in routes for name in route.query})
+
+
+def api_request_headers(routes: tuple[Route, ...] = ROUTES) -> list[str]:
+    """Request headers the writes need at the origin besides Authorization (which rides in the cache
+    key): their body's type, and the headers the routes read."""
+    return ["Content-Type", *sorted({name for route in routes for name in route.headers})]
 
 
 def private_bucket(scope: Construct, id: str, removal_policy: RemovalPolicy, **kwargs) -> s3.Bucket:
@@ -163,7 +166,7 @@ class Site(Construct):
             enable_accept_encoding_gzip=True, enable_accept_encoding_brotli=True)
         self.api_request = cloudfront.OriginRequestPolicy(
             self, "ApiRequest", comment="Alleycat API writes: body type and idempotency key",
-            header_behavior=cloudfront.OriginRequestHeaderBehavior.allow_list(*API_REQUEST_HEADERS),
+            header_behavior=cloudfront.OriginRequestHeaderBehavior.allow_list(*api_request_headers(routes)),
             query_string_behavior=cloudfront.OriginRequestQueryStringBehavior.none(),
             cookie_behavior=cloudfront.OriginRequestCookieBehavior.none())
         behavior = cloudfront.BehaviorOptions(
@@ -178,7 +181,7 @@ class Site(Construct):
         return {pattern: behavior for pattern in api_path_patterns(routes)}
 
     def _security_headers(self) -> cloudfront.ResponseHeadersPolicy:
-        """HSTS, CSP, nosniff, no framing, no referrer (``alleycat.headers``, which the local server
+        """HSTS, CSP, nosniff, no framing, no referrer (``stacks/headers.py``, which the local server
         sends too): the browser holds Cognito tokens. Each overrides whatever the origin says."""
         return cloudfront.ResponseHeadersPolicy(
             self, "SecurityHeaders",

@@ -14,10 +14,11 @@ from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from alleycat.routes import ADMIN_GROUP, TOKEN_GROUPS, memory_mb
+from alleycat.contract import ADMIN_GROUP
 
 from . import acknowledge
 from .functions import Functions
+from .settings import TOKEN_GROUPS, memory_mb
 
 PASSWORD_MIN_LENGTH = 12
 ACCESS_TOKEN_VALIDITY = Duration.hours(1)  # a ride refreshes it (frontend/src/auth.js)

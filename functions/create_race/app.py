@@ -3,12 +3,12 @@
 import re
 from datetime import datetime, timezone
 
-from alleycat import clock, contract, http, ids, store, views
+from alleycat import clock, http, ids, routes, store, views
 from alleycat.entities import Race
 from alleycat.errors import BadRequest, NotFound
 
 app = http.create_app()
-SCHEMA = contract.REQUESTS["create_race"]
+SCHEMA = routes.by_function("create_race").request
 
 
 # Exactly what the contract shows (fromisoformat alone lets a NUL or other odd characters through).

@@ -1,16 +1,17 @@
 """POST /races/{raceId}/telemetry: samples counted exactly once (a racer for themself, admin for any)."""
 
-from alleycat import http, telemetry
+from alleycat import http, routes, telemetry
 from alleycat.observability import count
 
 app = http.create_app()
+SCHEMA = routes.by_function("post_telemetry").request
 
 
 @http.route(app, "post_telemetry")
 def post_telemetry(raceId: str):
     race_id = http.race_id(raceId)
     caller = http.identity(app)
-    samples = http.body(app, telemetry.SCHEMA)["samples"]
+    samples = http.body(app, SCHEMA)["samples"]
     outcome = telemetry.ingest(race_id, samples, caller.sub, caller.is_admin, http.idempotency_key(app))
     # Accepted samples are counted by the stream processor, once per batch (SamplesAccepted): a
     # bike's healthy one-sample request writes no line at all. What is not plain is counted here.

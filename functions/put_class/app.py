@@ -1,10 +1,10 @@
 """PUT /classes/{classId}: create or update a class (admin)."""
 
-from alleycat import contract, http, store, views
+from alleycat import http, routes, store, views
 from alleycat.entities import Class
 
 app = http.create_app()
-SCHEMA = contract.REQUESTS["put_class"]
+SCHEMA = routes.by_function("put_class").request
 
 
 @http.route(app, "put_class")

@@ -1,10 +1,10 @@
 """PUT /racers/{racerId}: create or rename a racer (that racer or an admin)."""
 
-from alleycat import contract, http, store, views
+from alleycat import http, routes, store, views
 from alleycat.entities import Racer
 
 app = http.create_app()
-SCHEMA = contract.REQUESTS["put_racer"]
+SCHEMA = routes.by_function("put_racer").request
 
 
 @http.route(app, "put_racer")

@@ -8,7 +8,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
-from alleycat import headers
+from stacks import headers
 
 
 def test_a_burst_of_simultaneous_connections_is_answered_not_reset(stack):

@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 from aws_cdk import App
 
-from alleycat.routes import ROUTES, STREAM_PROCESSOR
+from alleycat.routes import ROUTES
 from bench import assets
 from stacks import bytecode, python313
 from stacks.app import build
 from stacks.functions import logical_id
+from stacks.settings import STREAM_PROCESSOR
 
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ def test_paged_functions_get_the_generated_key_by_dynamic_reference_and_no_other
 
 
 def test_the_telemetry_function_has_the_memory_its_measured_batch_needs(resources):
-    from alleycat.routes import memory_mb
+    from stacks.settings import memory_mb
     assert resources[logical_id("post_telemetry")]["Properties"]["MemorySize"] == memory_mb("post_telemetry") > 256
 
 

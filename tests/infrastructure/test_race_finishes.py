@@ -1,8 +1,9 @@
 """Races finish by themselves: the finisher, its schedules' role and who may make schedules, in the template."""
 
 from alleycat import ending
-from alleycat.routes import FINISH_ACTIONS, FINISHER, STREAM_PROCESSOR
+from alleycat.routes import FINISH_ACTIONS
 from stacks.functions import logical_id
+from stacks.settings import FINISHER, STREAM_PROCESSOR
 
 from .conftest import of_type
 from .test_stack import as_list, role_of, statements

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 
-from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
+from alleycat.routes import ROUTES
+from stacks import headers
 from stacks.functions import logical_id
 from stacks.layers import pinned_packages
-from alleycat import headers
+from stacks.settings import FUNCTIONS, STREAM_PROCESSOR
 
 from aws_cdk import App, Stack, assertions
 
@@ -19,7 +20,6 @@ from .conftest import of_type
 from stacks.app import STACK_NAME
 
 ALARM = "AWS::CloudWatch::Alarm"
-FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS]
 
 
 def alarms(resources: dict) -> list[dict]:

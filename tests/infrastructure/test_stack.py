@@ -12,13 +12,12 @@ import pytest
 from aws_cdk.assertions import Match
 
 from alleycat import schema
-from alleycat.routes import FINISHER, QUERY, ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, STREAM_PROCESSOR_TYPES, TOKEN_GROUPS
-from stacks import LINT_REASONS
-from stacks.api import RACERS, THROTTLES
-from alleycat.routes import LOG_SAMPLE_RATE, memory_mb
-from stacks.api import TELEMETRY_SAMPLING
+from alleycat.routes import QUERY, ROUTES
+from alleycat.schema import STREAM_PROCESSOR_TYPES
+from stacks import LINT_REASONS, headers
+from stacks.api import ADMIN_WRITES, RACERS, TELEMETRY_SAMPLING, throttle
 from stacks.functions import API_TIMEOUT_SECONDS, PASS_THROUGH_TRACING, logical_id
-from alleycat import headers
+from stacks.settings import LOG_SAMPLE_RATE, NOT_ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, memory_mb
 from stacks.site import DIST_DIR as DIST, UNCACHED_ERRORS
 
 from aws_cdk import App, Stack, assertions
@@ -118,8 +117,7 @@ def test_throwaway_context_relaxes_table_protection():
 
 def test_one_function_per_route_plus_the_stream_processor_the_finisher_and_the_token_trigger(resources):
     # Given the routes / When listing Lambda functions / Then each route has exactly one, named after it
-    expected = {logical_id(route.function) for route in ROUTES} | {
-        logical_id(STREAM_PROCESSOR), logical_id(FINISHER), logical_id(TOKEN_GROUPS)}
+    expected = {logical_id(route.function) for route in ROUTES} | {logical_id(name) for name in NOT_ROUTES}
     # (besides the handler CDK adds for the site's BucketDeployment)
     ours = {key for key in of_type(resources, FUNCTION) if not key.startswith("CustomCDKBucketDeployment")}
     assert ours == expected
@@ -279,7 +277,7 @@ def test_stage_is_the_default_one_deployed_logged_and_measured_per_route(resourc
     assert set(props["RouteSettings"]) == {route.key for route in ROUTES}
     assert all(setting["DetailedMetricsEnabled"] for setting in props["RouteSettings"].values())
     # And a route without settings of its own would get the lowest throttle, not the account's
-    assert props["DefaultRouteSettings"]["ThrottlingRateLimit"] == min(t.rate for t in THROTTLES.values())
+    assert props["DefaultRouteSettings"]["ThrottlingRateLimit"] == min(throttle(r).rate for r in ROUTES) == ADMIN_WRITES.rate
     assert set(of_type(resources, "AWS::ApiGatewayV2::Route")) <= set(stage["DependsOn"])
 
 
@@ -288,7 +286,7 @@ def test_each_route_has_the_throttle_the_capacity_arithmetic_gives(resources, ro
     # Given the route's settings on the stage / Then its throttle is the one docs/capacity.md derives
     setting = stage_of(resources)["Properties"]["RouteSettings"][route.key]
     assert (setting["ThrottlingRateLimit"], setting["ThrottlingBurstLimit"]) == (
-        THROTTLES[route.function].rate, THROTTLES[route.function].burst)
+        throttle(route).rate, throttle(route).burst)
     assert setting["ThrottlingBurstLimit"] >= setting["ThrottlingRateLimit"] > 0
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from alleycat.routes import TOKEN_GROUPS
 from local import userpool
 from stacks import users
 from stacks.functions import logical_id
+from stacks.settings import TOKEN_GROUPS
 
 from .conftest import of_type
 

@@ -8,7 +8,7 @@ import pytest
 from alleycat import clock as function_clock
 from alleycat import ending
 from alleycat.clock import epoch, iso
-from alleycat.routes import FINISHER
+from stacks.settings import FINISHER
 from local import handlers
 from local.clock import ManualClock
 from local.lambda_api import LambdaApi

@@ -3,7 +3,7 @@ make local, the CSP's connect list read from /config.json, and the Cache-Control
 
 import pytest
 
-from alleycat import headers
+from stacks import headers
 from local.static import static_file
 
 CONFIG = {"events": {"realtime": "wss://abc.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime",

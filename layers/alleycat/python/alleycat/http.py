@@ -17,7 +17,8 @@ from . import caching, clock
 from .observability import METRICS_ENABLED, finish, logger, metrics
 from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from .resolver import APPLICATION_JSON, Resolver, Response
-from .routes import ADMIN_GROUP, ROUTES
+from .contract import ADMIN_GROUP
+from .routes import by_function
 
 MAX_BODY_BYTES = 256 * 1024
 MAX_BODY_DEPTH = 32  # arrays and objects within each other; the contract's deepest body has 3
@@ -69,7 +70,7 @@ def lambda_handler(app: Resolver):
 
 def route(app: Resolver, function: str):
     """Registers a view for the route the route table gives this function."""
-    declared = next(r for r in ROUTES if r.function == function)
+    declared = by_function(function)
     return app.route(declared.path, method=declared.method)
 
 

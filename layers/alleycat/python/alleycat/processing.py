@@ -30,7 +30,7 @@ from . import finish as finishing
 from . import catalog, derived, ending, push, store
 from .board import Standing
 from .observability import count, logger
-from .routes import STREAM_PROCESSOR_TYPES
+from .schema import STREAM_PROCESSOR_TYPES
 
 PARALLEL_WRITES = 16
 WATCHED = set(STREAM_PROCESSOR_TYPES)

@@ -1,15 +1,50 @@
-"""The API's routes, declared once: the CDK stack and the local stack both read this table.
+"""The API's routes, one record each, declared once: the CDK stack, the local stack, the handlers,
+docs/openapi.json (``local.openapi``) and the sample events (events/make_events.py) all read them.
 
 ``auth`` is "public" or "user" (a signed-in identity; the handler then checks who).
 ``actions`` are the only DynamoDB actions the route's function is granted.
 ``paged`` routes sign and check page tokens: only their functions get the signing key.
 ``query`` names the query parameters the route reads: the edge cache keys on exactly these;
-``required`` those of them it cannot do without.
+``required`` those of them it cannot do without. ``headers`` names the request headers it reads
+besides Authorization: the edge forwards them to the API.
+``request`` is the JSON schema of its body (None: it takes none), checked by its handler;
+``status`` and ``response`` its success answer and that answer's JSON schema.
+``errors`` are the error statuses it may answer beyond every route's and every user route's
+(``ANY_ROUTE``, ``USER_ROUTE``); ``contract.ERRORS`` says what each means.
+``sample`` is its sample request and what it answers (``Sample``).
+
+Adding a route: its record here, its function in ``functions/<function>/app.py``, and its test.
+The records are in the order their samples run: each finds what the ones before it wrote.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from .contract import (COUNT, ERRORS, ID, NAME, NUMBER, RACE_ID, SECOND_OR_NULL, STATUS, TEXT, TEXT_OR_NULL, TIME,
+                       TOKEN, array, obj)
+
+# The error statuses every route may answer (bad input, nothing there, DynamoDB busy), and those a
+# user route adds (no valid token, not this caller's to do, a body over 256 KiB).
+ANY_ROUTE = (400, 404, 503)
+USER_ROUTE = (401, 403, 413)
+
+# What the sample requests name: the racer, the class, and the race ``make sam-db`` puts in the table
+# (create_race picks a new id, so it cannot make that one).
+SAMPLE_IDS = {"racerId": "racer-1", "classId": "hill-climb", "raceId": "01JD5Z6Q8X0000000000000000"}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A route's sample request (its path names ``SAMPLE_IDS``; a user route's caller is an admin):
+    events/<function>.json, for `sam local invoke -e` and as the tests' base event. ``answer`` is
+    what its function answers when the samples run in the table's order against `make sam-db`'s
+    table (tests/infrastructure/test_sam_local.py): the answer has these fields with these values,
+    and a list that ends in ``...`` holds these items among others (else exactly these, in order)."""
+
+    query: str = ""
+    body: dict | None = None
+    answer: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -22,6 +57,12 @@ class Route:
     paged: bool = False
     query: tuple[str, ...] = ()
     required: tuple[str, ...] = ()
+    headers: tuple[str, ...] = ()
+    request: dict | None = None
+    status: int = 200
+    response: dict = field(default_factory=dict)
+    errors: tuple[int, ...] = ()
+    sample: Sample = Sample()
 
     @property
     def protected(self) -> bool:
@@ -32,6 +73,17 @@ class Route:
         """``PUT /racers/{racerId}``: the HTTP API's route key (events, stage route settings)."""
         return f"{self.method} {self.path}"
 
+    @property
+    def parameters(self) -> list[str]:
+        """The path's parameters, in order: ``["raceId", "racerId"]``."""
+        return [part[1:-1] for part in self.path.split("/") if part.startswith("{")]
+
+    @property
+    def error_statuses(self) -> dict[int, str]:
+        """Every error status the route may answer, lowest first, with what it means."""
+        statuses = {*ANY_ROUTE, *(USER_ROUTE if self.protected else ()), *self.errors}
+        return {status: ERRORS[status] for status in sorted(statuses)}
+
 
 PAGE, LIMIT = ("limit", "nextToken"), ("limit",)
 QUERY, GET, PUT, UPDATE = "dynamodb:Query", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"
@@ -40,79 +92,95 @@ CONDITION_CHECK = "dynamodb:ConditionCheckItem"
 # Finishing a race (an admin's call, or the finisher at the race's end): read it, then one transaction
 # marks it and its gates finished and moves its catalog card.
 FINISH_ACTIONS = (QUERY, UPDATE, DELETE, PUT)
+CONFLICT = 409  # the race is finished
+IDEMPOTENCY_KEY = "Idempotency-Key"  # a retry with the same key gets the first answer
+
+_RACE_FIELDS = {"raceId": RACE_ID, "classId": ID, "startsAt": TIME, "durationSeconds": COUNT, "status": STATUS}
+_RACER, _CLASS, _RACE = SAMPLE_IDS["racerId"], SAMPLE_IDS["classId"], SAMPLE_IDS["raceId"]
 
 ROUTES: tuple[Route, ...] = (
-    Route("PUT", "/racers/{racerId}", "put_racer", "user", (PUT,)),
-    Route("GET", "/racers/{racerId}/results", "get_racer_results", "public", (QUERY,), paged=True, query=PAGE),
+    Route("PUT", "/classes/{classId}", "put_class", "user", (PUT,),
+          request=obj({"name": NAME, "description": {"type": "string", "maxLength": 500}}, ["name"]),
+          response=obj({"classId": ID, "name": NAME, "description": TEXT}),
+          sample=Sample(body={"name": "Hill climb", "description": "Steady climb, high resistance"},
+                        answer={"classId": _CLASS, "name": "Hill climb"})),
+    Route("PUT", "/racers/{racerId}", "put_racer", "user", (PUT,),
+          request=obj({"name": NAME}),
+          response=obj({"racerId": ID, "name": NAME}),
+          sample=Sample(body={"name": "Racer One"}, answer={"racerId": _RACER, "name": "Racer One"})),
+    Route("POST", "/classes/{classId}/races", "create_race", "user", (GET, PUT, QUERY), headers=(IDEMPOTENCY_KEY,),
+          request=obj({"startsAt": {"type": "string", "minLength": 1},
+                       "durationSeconds": {"type": "integer", "minimum": 60, "maximum": 3600}}, ["startsAt"]),
+          status=201, response=obj(dict(_RACE_FIELDS)),
+          sample=Sample(body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 300},
+                        answer={"classId": _CLASS, "startsAt": "2026-11-22T10:00:00Z", "status": "open"})),
+    Route("GET", "/races/{raceId}", "get_race", "public", (QUERY,),
+          response=obj({**_RACE_FIELDS, "racerCount": COUNT}),
+          sample=Sample(answer={"raceId": _RACE})),
+    Route("PUT", "/races/{raceId}/racers/{racerId}", "join_race", "user", (QUERY, GET, PUT, UPDATE),
+          response=obj({"raceId": RACE_ID, "racerId": ID, "name": TEXT, "score": NUMBER, "lastSecond": SECOND_OR_NULL}),
+          errors=(CONFLICT,),
+          sample=Sample(answer={"raceId": _RACE, "racerId": _RACER})),
+    Route("POST", "/races/{raceId}/telemetry", "post_telemetry", "user", (GET, UPDATE, BATCH_GET),
+          headers=(IDEMPOTENCY_KEY,),
+          request=obj({"samples": {
+              "type": "array", "minItems": 1, "maxItems": 1000,
+              "items": obj({"racerId": ID, "second": {"type": "integer", "minimum": 0},
+                            "cadence": {"type": "number", "minimum": 0, "maximum": 300},
+                            "resistance": {"type": "number", "minimum": 0, "maximum": 100}}),
+          }}),
+          response=obj({"accepted": COUNT, "duplicates": COUNT,
+                        "rejected": array(obj({"racerId": ID, "second": COUNT, "reason": TEXT}))}),
+          errors=(CONFLICT,),
+          sample=Sample(body={"samples": [{"racerId": _RACER, "second": 0, "cadence": 82, "resistance": 47},
+                                          {"racerId": _RACER, "second": 1, "cadence": 84.5, "resistance": 47}]},
+                        answer={"accepted": 2, "duplicates": 0})),
+    Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,), query=LIMIT,
+          response=obj({"raceId": RACE_ID, "classId": ID, "status": STATUS,
+                        "items": array(obj({"rank": COUNT, "racerId": ID, "name": TEXT_OR_NULL,
+                                            "score": NUMBER, "lastSecond": SECOND_OR_NULL}))}),
+          # The telemetry sample's two seconds: (82 + 35) * (47 + 65) / 100 + (84.5 + 35) * (47 + 65) / 100
+          sample=Sample(query="limit=10", answer={"items": [{"racerId": _RACER, "score": 264.88}]})),
+    Route("GET", "/racers/{racerId}/results", "get_racer_results", "public", (QUERY,), paged=True, query=PAGE,
+          response=obj({"racerId": ID, "name": TEXT_OR_NULL, "nextToken": TOKEN,
+                        "items": array(obj({"raceId": RACE_ID, "classId": ID, "status": STATUS, "startsAt": TIME,
+                                            "score": NUMBER, "lastSecond": SECOND_OR_NULL,
+                                            "rank": {"type": ["integer", "null"], "minimum": 1}}))}),
+          sample=Sample(query="limit=10", answer={"items": [{"raceId": _RACE}]})),
     Route("GET", "/racers/{racerId}/history", "get_racer_history", "public", (QUERY, GET), paged=True,
-          query=("raceId", "nextToken")),
-    Route("PUT", "/classes/{classId}", "put_class", "user", (PUT,)),
-    Route("GET", "/classes", "get_classes", "public", (QUERY,), paged=True, query=PAGE),
-    Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,), paged=True, query=PAGE),
-    Route("GET", "/classes/{classId}/leaderboard", "get_class_leaderboard", "public", (QUERY,), query=LIMIT),
-    Route("POST", "/classes/{classId}/races", "create_race", "user", (GET, PUT, QUERY)),
+          query=("raceId", "nextToken"),
+          response=obj({"racerId": ID, "nextToken": TOKEN, "races": array(obj({
+              "raceId": RACE_ID, "classId": ID, "samples": array({
+                  "type": "array", "prefixItems": [COUNT, NUMBER, NUMBER, NUMBER], "minItems": 4, "maxItems": 4})}))}),
+          # Each accepted second: [second, cadence, resistance, output]
+          sample=Sample(query=f"raceId={_RACE}", answer={"races": [
+              {"raceId": _RACE, "samples": [[0, 82, 47, 131.04], [1, 84.5, 47, 133.84]]}]})),
+    Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,), paged=True, query=PAGE,
+          response=obj({"classId": ID, "name": TEXT_OR_NULL, "nextToken": TOKEN,
+                        "items": array(obj({"raceId": RACE_ID, "startsAt": TIME, "durationSeconds": COUNT,
+                                            "status": STATUS, "racerCount": COUNT}))}),
+          sample=Sample(query="limit=10", answer={"items": [{"raceId": _RACE}, ...]})),
+    Route("GET", "/classes", "get_classes", "public", (QUERY,), paged=True, query=PAGE,
+          response=obj({"nextToken": TOKEN, "items": array(obj({"classId": ID, "name": NAME, "description": TEXT}))}),
+          sample=Sample(query="limit=10", answer={"items": [{"classId": _CLASS}]})),
     Route("GET", "/races", "get_races", "public", (QUERY,), paged=True, query=("state", "limit", "nextToken"),
-          required=("state",)),
-    Route("GET", "/races/{raceId}", "get_race", "public", (QUERY,)),
-    Route("PUT", "/races/{raceId}/racers/{racerId}", "join_race", "user", (QUERY, GET, PUT, UPDATE)),
-    Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,), query=LIMIT),
-    Route("POST", "/races/{raceId}/telemetry", "post_telemetry", "user", (GET, UPDATE, BATCH_GET)),
-    Route("POST", "/races/{raceId}/finish", "finish_race", "user", FINISH_ACTIONS),
+          required=("state",),
+          response=obj({"state": {"type": "string", "enum": ["upcoming", "live", "finished"]}, "nextToken": TOKEN,
+                        "items": array(obj({**_RACE_FIELDS, "className": TEXT, "racerCount": COUNT}))}),
+          sample=Sample(query="state=upcoming&limit=10",
+                        answer={"items": [{"raceId": _RACE, "className": "Hill climb"}, ...]})),
+    Route("POST", "/races/{raceId}/finish", "finish_race", "user", FINISH_ACTIONS,
+          response=obj({"raceId": RACE_ID, "status": {"const": "finished"}}),
+          sample=Sample(answer={"raceId": _RACE, "status": "finished"})),
+    Route("GET", "/classes/{classId}/leaderboard", "get_class_leaderboard", "public", (QUERY,), query=LIMIT,
+          response=obj({"classId": ID, "name": TEXT, "items": array(obj({
+              "rank": COUNT, "racerId": ID, "name": TEXT, "bestScore": NUMBER, "raceId": RACE_ID}))}),
+          sample=Sample(query="limit=10", answer={"classId": _CLASS})),
 )
 
-
-# The function on the table's stream (not a route): its table actions, declared here too.
-STREAM_PROCESSOR = "stream_processor"
-STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WRITE, CONDITION_CHECK)
-# Item types whose changes it acts on: the event source filters out every other record.
-STREAM_PROCESSOR_TYPES = ("Chunk", "Race", "Class", "Racer")
-# Its event source mapping, read by the stack and by the local stream poller alike. One
-# invocation a second per shard at most: board writes are coalesced per invocation, so the
-# window bounds the writes a race's partition sees (docs/capacity.md).
-STREAM_BATCH_SIZE = 1000
-STREAM_BATCHING_WINDOW_SECONDS = 1
-STREAM_RETRIES = 5
-
-# The function that finishes a race at its end, invoked by the race's one-time schedule (``ending``).
-FINISHER = "finish_due_race"
-TOKEN_GROUPS = "token_groups"  # the user pool's pre-token-generation trigger (functions/token_groups)
-ADMIN_GROUP = "admin"  # members may act on others' resources; their tokens need TOTP (functions/token_groups)
-
-# Memory of each function, read by the stack and by the bench's pricing. Telemetry is sized
-# from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs
-# ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
-DEFAULT_MEMORY_MB = 256
-MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128,  # the finisher mostly waits
-             # An admin's sign-in builds a boto3 client and calls AdminGetUser within Cognito's 5-second
-             # limit, cold: 512 MB's CPU for that (a guess until measured in AWS); racers' pass straight through.
-             TOKEN_GROUPS: 512}
+_BY_FUNCTION = {route.function: route for route in ROUTES}
 
 
-def memory_mb(function: str) -> int:
-    return MEMORY_MB.get(function, DEFAULT_MEMORY_MB)
-
-
-# Lambda's advanced logging controls (stacks/functions.py) and Powertools' log sampling, read by the
-# stack and by the bench that measures what a request writes (docs/performance.md). A healthy
-# request writes its metrics line only; one in LOG_SAMPLE_RATE⁻¹ also writes its request line
-# (Powertools' sampling); a request that fails (4xx, 5xx, an uncaught error) writes everything it
-# buffered (Powertools' log buffer, flushed on an error). Lambda's own START/END/REPORT lines are
-# INFO system logs: WARN keeps its errors (timeouts, crashes) and drops them.
-LOG_FORMAT = "JSON"
-APPLICATION_LOG_LEVEL = "INFO"
-SYSTEM_LOG_LEVEL = "WARN"
-LOG_SAMPLE_RATE = 0.01
-
-# The HTTP API's access log: one JSON line per request (stacks/api.py), read by the bench too, which
-# prices its size (about 350 bytes a bike's post: docs/performance.md). What an operator needs of a
-# request API Gateway may have answered alone (401, 403, 429): who, what, when, how it ended, how
-# long; the path names the race (the route is the path's shape), the time is epoch milliseconds.
-# The caller's sub is the JWT authorizer's claim (empty on public routes).
-ACCESS_LOG_FIELDS = {
-    "requestId": "$context.requestId", "ip": "$context.identity.sourceIp", "time": "$context.requestTimeEpoch",
-    "method": "$context.httpMethod", "path": "$context.path", "status": "$context.status",
-    "responseLength": "$context.responseLength", "latency": "$context.responseLatency",
-    "integrationLatency": "$context.integrationLatency", "integrationError": "$context.integrationErrorMessage",
-    "authorizerError": "$context.authorizer.error", "sub": "$context.authorizer.claims.sub",
-    "userAgent": "$context.identity.userAgent",
-}
+def by_function(function: str) -> Route:
+    """The route the function in ``functions/<function>`` serves."""
+    return _BY_FUNCTION[function]

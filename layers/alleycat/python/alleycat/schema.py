@@ -1,4 +1,5 @@
-"""The table's definition, read by the CDK stack and by the local stack alike."""
+"""The table's definition, read by the CDK stack and by the local stack alike, and what of its
+stream the stream processor acts on."""
 
 PARTITION_KEY = "PK"
 SORT_KEY = "SK"
@@ -14,6 +15,10 @@ INVERTED_PROJECTION = (
     "type", "racerId", "classId", "raceId", "name", "className",
     "startsAt", "durationSeconds", "status", "racerCount", "bestScore",
 )
+
+# Item types whose changes the stream processor acts on: the stack's event source (and the local
+# stream poller) filters out every other record, and the processor reads only these.
+STREAM_PROCESSOR_TYPES = ("Chunk", "Race", "Class", "Racer")
 
 
 def create_table_request(table_name: str) -> dict:

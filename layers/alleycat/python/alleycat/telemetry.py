@@ -15,15 +15,12 @@ from decimal import Decimal
 
 from . import entities as e
 from . import store
-from .contract import REQUESTS
 from .errors import BadRequest, Conflict, Forbidden, NotFound
 from .views import output, round4
 
 NOT_JOINED = "racer has not joined this race"
 TOO_LATE = "the race was finished before this sample arrived"
 PARALLEL_WRITES = 16
-
-SCHEMA = REQUESTS["post_telemetry"]
 
 
 @dataclass

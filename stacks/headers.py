@@ -8,7 +8,8 @@
   (``frontend/build.mjs``: ``assets/app-<hash>.js``) and may be kept a year; the page and
   ``/config.json`` name them and are revalidated on every load.
 
-No ``aws_cdk`` here (nor anything the functions need): the local server imports it on every start.
+No ``aws_cdk`` here (nor in ``stacks/__init__``): the local server imports it on every start. No
+function needs it: it is not in the layer.
 The API's own Cache-Control is ``alleycat.caching``'s.
 """
 

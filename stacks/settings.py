@@ -1,0 +1,68 @@
+"""The deployment's settings: the functions that serve no route, each function's memory, what the
+functions log, the HTTP API's access log, the stream's event source mapping.
+
+Read by the stack, and by the local stack (the stream poller as the mapping) and the bench (which
+prices memory, logs and access logs) without the CDK: nothing here, nor in ``stacks/__init__``,
+imports ``aws_cdk``. What the functions read at runtime is in the layer: the routes
+(``alleycat.routes``), the admin group (``alleycat.contract``), the stream's item types
+(``alleycat.schema``).
+"""
+
+from __future__ import annotations
+
+from alleycat.routes import BATCH_GET, BATCH_WRITE, CONDITION_CHECK, DELETE, GET, PUT, QUERY, ROUTES, UPDATE
+
+# The functions that serve no route (functions/<name>), besides one per route.
+STREAM_PROCESSOR = "stream_processor"  # on the table's stream
+FINISHER = "finish_due_race"  # finishes a race at its end, invoked by the race's one-time schedule (``ending``)
+TOKEN_GROUPS = "token_groups"  # the user pool's pre-token-generation trigger
+NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS)
+FUNCTIONS = (*(route.function for route in ROUTES), *NOT_ROUTES)
+
+# The stream processor's table actions (the finisher's are a route's: routes.FINISH_ACTIONS).
+STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WRITE, CONDITION_CHECK)
+# Its event source mapping, read by the stack and by the local stream poller alike. One
+# invocation a second per shard at most: board writes are coalesced per invocation, so the
+# window bounds the writes a race's partition sees (docs/capacity.md).
+STREAM_BATCH_SIZE = 1000
+STREAM_BATCHING_WINDOW_SECONDS = 1
+STREAM_RETRIES = 5
+
+# Memory of each function, read by the stack and by the bench's pricing. Telemetry is sized
+# from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs
+# ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
+DEFAULT_MEMORY_MB = 256
+MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128,  # the finisher mostly waits
+             # An admin's sign-in builds a boto3 client and calls AdminGetUser within Cognito's 5-second
+             # limit, cold: 512 MB's CPU for that (a guess until measured in AWS); racers' pass straight through.
+             TOKEN_GROUPS: 512}
+
+
+def memory_mb(function: str) -> int:
+    return MEMORY_MB.get(function, DEFAULT_MEMORY_MB)
+
+
+# Lambda's advanced logging controls (stacks/functions.py) and Powertools' log sampling, read by the
+# stack and by the bench that measures what a request writes (docs/performance.md). A healthy
+# request writes its metrics line only; one in LOG_SAMPLE_RATE⁻¹ also writes its request line
+# (Powertools' sampling); a request that fails (4xx, 5xx, an uncaught error) writes everything it
+# buffered (Powertools' log buffer, flushed on an error). Lambda's own START/END/REPORT lines are
+# INFO system logs: WARN keeps its errors (timeouts, crashes) and drops them.
+LOG_FORMAT = "JSON"
+APPLICATION_LOG_LEVEL = "INFO"
+SYSTEM_LOG_LEVEL = "WARN"
+LOG_SAMPLE_RATE = 0.01
+
+# The HTTP API's access log: one JSON line per request (stacks/api.py), read by the bench too, which
+# prices its size (about 350 bytes a bike's post: docs/performance.md). What an operator needs of a
+# request API Gateway may have answered alone (401, 403, 429): who, what, when, how it ended, how
+# long; the path names the race (the route is the path's shape), the time is epoch milliseconds.
+# The caller's sub is the JWT authorizer's claim (empty on public routes).
+ACCESS_LOG_FIELDS = {
+    "requestId": "$context.requestId", "ip": "$context.identity.sourceIp", "time": "$context.requestTimeEpoch",
+    "method": "$context.httpMethod", "path": "$context.path", "status": "$context.status",
+    "responseLength": "$context.responseLength", "latency": "$context.responseLatency",
+    "integrationLatency": "$context.integrationLatency", "integrationError": "$context.integrationErrorMessage",
+    "authorizerError": "$context.authorizer.error", "sub": "$context.authorizer.claims.sub",
+    "userAgent": "$context.identity.userAgent",
+}
