@@ -1,7 +1,7 @@
 // Bundles the frontend into frontend/dist: assets/app-<hash>.js (with uPlot) and assets/app-<hash>.css,
 // named by their content, and index.html, made from frontend/index.html with those names in place of
 // its app.js and app.css. The assets may then be kept a year; only the page is asked for again
-// (alleycat/headers.py: the Cache-Control of each, in AWS and on make local).
+// (stacks/headers.py: the Cache-Control of each, in AWS and on make local).
 //
 // `node frontend/build.mjs` builds; imported (tests/integration/test_auth_js.py), it only gives
 // builtAssets.

@@ -57,7 +57,7 @@ def client(stack):
 # --- browsers: the site's real CSP ----------------------------------------------------------------
 
 # Every browser page runs under the Content-Security-Policy CloudFront sends (the local server sends the same,
-# alleycat.headers): what it blocks is reported by the page (a securitypolicyviolation event) and by
+# stacks.headers): what it blocks is reported by the page (a securitypolicyviolation event) and by
 # Chromium's console; any such report fails the test that caused it
 # (a test module's browser fixture yields ``CspWatchedBrowser(browser)``). So `page.wait_for_function` takes
 # a function (`() => ...`): Playwright evaluates a bare expression again at each poll, an eval the CSP

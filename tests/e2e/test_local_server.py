@@ -58,7 +58,7 @@ def answers(stack) -> dict[str, tuple[int, "http.client.HTTPMessage"]]:
 
 
 def test_every_answer_carries_cloudfronts_security_headers_from_the_one_definition(stack):
-    # Given the headers CloudFront sends in AWS (alleycat.headers), the CSP's connect list made from what
+    # Given the headers CloudFront sends in AWS (stacks.headers), the CSP's connect list made from what
     # the local stack's /config.json points at: the live boards' socket (and sign-in, where it serves one)
     expected = headers.security_headers(headers.connect_origins(stack.site_config))
     realtime = stack.site_config["events"]["realtime"]

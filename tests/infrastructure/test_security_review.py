@@ -135,7 +135,7 @@ def test_site_sends_the_security_headers_of_the_one_definition(resources):
     for behavior in [config["DefaultCacheBehavior"], *config["CacheBehaviors"]]:
         assert behavior["ResponseHeadersPolicyId"] == {"Ref": policy_id}
     security = policy["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
-    # And the headers CloudFront sends are alleycat.headers' (the local server sends the same), the
+    # And the headers CloudFront sends are stacks.headers' (the local server sends the same), the
     # CSP's connect list being the stack's (origins known at deploy time)
     sent = sent_headers(security)
     [connect_src] = [d for d in sent["Content-Security-Policy"].split("; ") if d.startswith("connect-src ")]

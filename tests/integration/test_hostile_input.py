@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from alleycat.routes import ROUTES
+from alleycat import routes
 
 from .conftest import ADMIN, racer_claims
 
@@ -103,7 +103,7 @@ def test_every_results_page_carries_the_racers_name(api, race):
 
 
 # Each write route with a body, and the body it takes in its sample (the deep value goes beside it, then in place of it).
-WRITES = {route.function: route for route in ROUTES if route.request is not None}
+WRITES = {route.function: route for route in routes.ROUTES if route.request is not None}
 
 
 def nested(depth: int, shape: str) -> str:

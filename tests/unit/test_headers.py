@@ -1,4 +1,4 @@
-"""The site's headers (alleycat.headers): the security headers every answer carries, in AWS and on
+"""The site's headers (stacks.headers): the security headers every answer carries, in AWS and on
 make local, the CSP's connect list read from /config.json, and the Cache-Control of the site's files."""
 
 import pytest

@@ -3,7 +3,7 @@
 No tracer: Lambda's active tracing (CDK ``Tracing.ACTIVE``) records each invocation's
 segment without an SDK, and the X-Ray SDK alone cost ~300 ms of cold start.
 
-What an invocation writes (``alleycat.routes``: LOG_SAMPLE_RATE and Lambda's log levels):
+What an invocation writes (``stacks/settings.py``: LOG_SAMPLE_RATE and Lambda's log levels):
 INFO and DEBUG lines go to Powertools' log buffer, not to the log; ``finish`` writes the
 buffer when the invocation failed (or always, in a sampled invocation: Powertools' log
 sampling sets DEBUG for that share of invocations) and drops it otherwise. A healthy
@@ -17,7 +17,7 @@ import warnings
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging.buffer import LoggerBufferConfig
 
-# Sampling from POWERTOOLS_LOGGER_SAMPLE_RATE (the stack sets routes.LOG_SAMPLE_RATE); the
+# Sampling from POWERTOOLS_LOGGER_SAMPLE_RATE (the stack sets settings.LOG_SAMPLE_RATE); the
 # buffer holds INFO and DEBUG lines of the current invocation (keyed by its X-Ray trace id,
 # which Lambda sets for every invocation) and is written on the first error line.
 logger = Logger(buffer_config=LoggerBufferConfig(max_bytes=20480, buffer_at_verbosity="INFO",

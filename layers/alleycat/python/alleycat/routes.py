@@ -60,9 +60,9 @@ class Route:
     headers: tuple[str, ...] = ()
     request: dict | None = None
     status: int = 200
-    response: dict = field(default_factory=dict)
+    response: dict = field(kw_only=True)
     errors: tuple[int, ...] = ()
-    sample: Sample = Sample()
+    sample: Sample = field(kw_only=True)
 
     @property
     def protected(self) -> bool:
