@@ -45,7 +45,9 @@ def stream_event() -> dict:
                      "SizeBytes": 180, "StreamViewType": "NEW_AND_OLD_IMAGES"}}]}
 
 
-def main() -> None:
+def texts() -> dict[str, str]:
+    """Each sample event's file name in this folder, and its text."""
+    files = {}
     for route in ROUTES:
         path = route.path
         for name in route.parameters:
@@ -62,10 +64,16 @@ def main() -> None:
         event["requestContext"].update({"accountId": "123456789012", "apiId": "abc123",
                                         "requestId": "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
                                         "time": "22/Nov/2025:10:00:00 +0000", "timeEpoch": 1763805600000})
-        (HERE / f"{route.function}.json").write_text(json.dumps(event, indent=2) + "\n")
-    (HERE / f"{STREAM_PROCESSOR}.json").write_text(json.dumps(stream_event(), indent=2, default=str) + "\n")
-    (HERE / f"{FINISHER}.json").write_text(json.dumps({"raceId": RACE_ID}, indent=2) + "\n")
-    (HERE / f"{TOKEN_GROUPS}.json").write_text(json.dumps(token_event(), indent=2) + "\n")
+        files[f"{route.function}.json"] = json.dumps(event, indent=2) + "\n"
+    files[f"{STREAM_PROCESSOR}.json"] = json.dumps(stream_event(), indent=2, default=str) + "\n"
+    files[f"{FINISHER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"
+    files[f"{TOKEN_GROUPS}.json"] = json.dumps(token_event(), indent=2) + "\n"
+    return files
+
+
+def main() -> None:
+    for name, text in texts().items():
+        (HERE / name).write_text(text)
 
 
 def token_event() -> dict:

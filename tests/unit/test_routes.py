@@ -1,6 +1,7 @@
 """The route records (alleycat.routes) hold together, and the deployment's settings load without the CDK."""
 
 import ast
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,18 @@ def test_a_records_error_statuses_are_the_contracts(route: Route):
     statuses = route.error_statuses
     assert set(statuses) <= set(contract.ERRORS) and list(statuses) == sorted(statuses)
     assert {400, 404, 503} <= set(statuses) and ({401, 403} <= set(statuses)) == route.protected
+
+
+def test_the_committed_sample_events_are_the_records_samples():
+    # Given events/make_events.py, loaded as `python events/make_events.py` runs it
+    spec = importlib.util.spec_from_file_location("make_events", ROOT / "events" / "make_events.py")
+    make_events = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_events)
+    # Then events/ holds exactly what it makes (and sam's --env-vars file)
+    made = make_events.texts()
+    committed = {path.name: path.read_text() for path in (ROOT / "events").glob("*.json") if path.name != "env.json"}
+    assert committed == made, "run: .venv/bin/python events/make_events.py"
+    assert set(made) == {f"{name}.json" for name in FUNCTIONS}
 
 
 def top_level_imports(path: Path) -> set[str]:
