@@ -14,7 +14,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from alleycat import entities as e
-from alleycat.routes import SAMPLE_IDS
+from alleycat.routes import ROUTES, SAMPLE_IDS
+from stacks import logical_id
+from stacks.settings import FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
 
@@ -22,6 +24,21 @@ ROOT = Path(__file__).resolve().parent.parent
 ENV = ROOT / "events" / "env.json"
 RACE_ID = SAMPLE_IDS["raceId"]  # the race the sample events name (the routes' samples)
 SAMPLE_RACE = e.Race(RACE_ID, SAMPLE_IDS["classId"], "Hill climb", "2026-11-22T10:00:00Z", 300)
+
+
+def run_order() -> list[str]:
+    """The functions in the order their sample events run against this table, each finding what the
+    ones before it wrote: the routes' samples in the route table's order; the stream processor right
+    after the telemetry its record carries (events/make_events.py), the finisher right before an
+    admin's finish (the sample race is long past its end: the finisher finishes it, the route then
+    finds it finished), the token trigger last (it reads no table)."""
+    order = [route.function for route in ROUTES]
+    order.insert(order.index("post_telemetry") + 1, STREAM_PROCESSOR)
+    order.insert(order.index("finish_race"), FINISHER)
+    return [*order, TOKEN_GROUPS]
+
+
+ORDER = run_order()
 
 
 def settings() -> tuple[str, int]:
@@ -51,13 +68,13 @@ def prepare(engine: EmbeddedDynamoDB, table: str) -> None:
 
 
 NEXT = """DynamoDB Local for `sam local invoke` is ready on {url}: table {table}, sample race {race}.
-In another terminal (Docker running){synth}, run the functions in the README's order:
+In another terminal (Docker running){synth}, run the functions in this order:
 
   SAM="sam local invoke -t cdk.out/Alleycat.template.json --env-vars events/env.json --docker-network host"
-  $SAM PutClassFunction -e events/put_class.json
-  ...
+{commands}
 
 Ctrl-C stops it (the data goes with it)."""
+COMMANDS = "\n".join(f"  $SAM {logical_id(name):<27} -e events/{name}.json" for name in ORDER)
 
 
 def main() -> None:
@@ -74,7 +91,7 @@ def main() -> None:
     try:
         prepare(engine, table)
         synthesized = (ROOT / "cdk.out" / "Alleycat.template.json").is_file()
-        print(NEXT.format(url=engine.url, table=table, race=RACE_ID,
+        print(NEXT.format(url=engine.url, table=table, race=RACE_ID, commands=COMMANDS,
                           synth="" if synthesized else ", once `make synth` has made cdk.out"), flush=True)
         wait_for_ctrl_c()
     finally:

@@ -27,6 +27,11 @@ def pascal(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
 
 
+def logical_id(function: str) -> str:
+    """The Lambda function's CloudFormation logical id, e.g. ``GetRaceLeaderboardFunction``."""
+    return f"{pascal(function)}Function"
+
+
 def acknowledge(construct: IConstruct, rule: str, reason: str) -> None:
     """Acknowledge one cdk-nag finding on ``construct`` (and its children), with a reason.
 

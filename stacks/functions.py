@@ -18,7 +18,7 @@ from alleycat.routes import QUERY, ROUTES, Route
 from alleycat.tokens import KEY_VARIABLE
 from alleycat.schema import INVERTED_INDEX
 
-from . import FUNCTIONS_DIR, acknowledge, acknowledge_lint, pascal
+from . import FUNCTIONS_DIR, acknowledge, acknowledge_lint, logical_id, pascal
 from .bytecode import TASK_ROOT, compiled_code
 from .layers import layers
 from .settings import APPLICATION_LOG_LEVEL, LOG_FORMAT, LOG_SAMPLE_RATE, SYSTEM_LOG_LEVEL, memory_mb
@@ -43,11 +43,6 @@ PASS_THROUGH_REASON = ("Traced when its caller's request was sampled (the teleme
 NO_ROTATION = ("The page-token signing key reaches the functions as a CloudFormation dynamic reference "
                "(resolved at deploy, no read per cold start); rotating it means a redeploy and only "
                "invalidates next-page tokens in flight (clients start again from page 1).")
-
-
-def logical_id(function: str) -> str:
-    """The Lambda function's CloudFormation logical id, e.g. ``GetRaceLeaderboardFunction``."""
-    return f"{pascal(function)}Function"
 
 
 def table_statements(actions: tuple[str, ...], table: dynamodb.ITable) -> list[iam.PolicyStatement]:

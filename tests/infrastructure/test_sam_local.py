@@ -164,18 +164,7 @@ def run_in_fresh_interpreter(function, event: dict, environment: dict, runtime: 
     return json.loads(result.read_text())
 
 
-def run_order() -> list[str]:
-    """Each sample event finds what the ones before it wrote: the routes' samples in the table's order;
-    the stream processor right after the telemetry its record carries (events/make_events.py), the
-    finisher right before an admin's finish (the sample race is long past its end: the finisher
-    finishes it, the route then finds it finished), the token trigger last (it reads no table)."""
-    order = [route.function for route in ROUTES]
-    order.insert(order.index("post_telemetry") + 1, STREAM_PROCESSOR)
-    order.insert(order.index("finish_race"), FINISHER)
-    return [*order, TOKEN_GROUPS]
-
-
-ORDER = run_order()
+ORDER = sam_db.ORDER  # each sample event finds what the ones before it wrote
 
 
 @pytest.fixture(scope="module")

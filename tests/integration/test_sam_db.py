@@ -28,5 +28,6 @@ def test_it_serves_the_table_and_the_sample_race_the_events_name_and_says_what_t
     assert seen == {"items": len(e.new_race_items(sam_db.SAMPLE_RACE)), "port taken": True}
     said = capsys.readouterr().out
     assert sam_db.RACE_ID in said and "sam local invoke -t cdk.out/Alleycat.template.json" in said
+    assert sam_db.COMMANDS in said and said.count("$SAM ") == len(sam_db.ORDER)
     # And once stopped, the port is free again
     assert sam_db.port_free(port)
