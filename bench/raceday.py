@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from alleycat import entities as e
 from alleycat.routes import STREAM_BATCH_SIZE
-from alleycat.views import output
+from alleycat.scores import output
 from local.streams import StreamTail, passes_filter
 
 from . import bikes, env, pricing

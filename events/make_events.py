@@ -13,7 +13,7 @@ from pathlib import Path
 
 from alleycat import entities as e
 from alleycat.routes import FINISHER, ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
-from alleycat.views import output
+from alleycat.scores import output
 from local.events import http_event
 
 HERE = Path(__file__).resolve().parent
