@@ -3,7 +3,7 @@
 from collections import defaultdict
 from decimal import Decimal
 
-from alleycat.scores import output
+from alleycat.scores import number, output
 
 from .conftest import ADMIN, Api, process
 from .faults import Throttle
@@ -75,7 +75,7 @@ def test_a_race_on_a_throttled_table_ends_exactly_as_an_independent_ledger_says(
     scores = defaultdict(Decimal)
     for (racer_id, _), (cadence, resistance) in ledger.items():
         scores[racer_id] += output(cadence, resistance)
-    expected = sorted(((scores.number(score), racer_id) for racer_id, score in scores.items()), key=lambda r: (-r[0], r[1]))
+    expected = sorted(((number(score), racer_id) for racer_id, score in scores.items()), key=lambda r: (-r[0], r[1]))
     board = api("get_race_leaderboard", {"raceId": race_id}, query={"limit": "10"})[1]
     assert [(row["racerId"], row["score"], row["lastSecond"], row["rank"]) for row in board["items"]] == \
         [(racer_id, score, DURATION - 1, rank) for rank, (score, racer_id) in enumerate(expected, start=1)]
