@@ -3,7 +3,7 @@
 Each race: a fresh class, racers and race over HTTP, every racer joined, then one
 telemetry request per race-second carrying every racer's sample, posted from ``threads``
 threads; then the race leaderboard is polled until it equals the sums computed here
-from the samples sent (``views.output``), or ``timeout`` passes.
+from the samples sent (``scores.output``), or ``timeout`` passes.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
 from alleycat.clock import iso
-from alleycat.views import number, output
+from alleycat.scores import number, output
 from simulator.client import ApiClient
 
 from .progress import say

@@ -146,7 +146,7 @@ def _init(url: str, table: str, settings: dict) -> None:
     from local.dynamodb_local import EmbeddedDynamoDB  # noqa: F401 - the client's settings
     import boto3
 
-    from alleycat import store
+    from alleycat import dynamo
     from local import handlers
 
     from .ledger import Ledger
@@ -164,8 +164,8 @@ def _init(url: str, table: str, settings: dict) -> None:
                 pending = response.get("UnprocessedKeys") or {}
         return [found.get((k["PK"]["S"], k["SK"]["S"])) for k in keys]
 
-    store.client.cache_clear()
-    _LEDGER = Ledger(store.client(), lookup).__enter__()
+    dynamo.client.cache_clear()
+    _LEDGER = Ledger(dynamo.client(), lookup).__enter__()
     for function in ("post_telemetry", "stream_processor", "join_race", "get_race_leaderboard"):
         handlers.handler(function)
     # A first request warms botocore (its models, endpoint rules, the connection): a race of no

@@ -27,7 +27,7 @@ from importlib import import_module
 from pathlib import Path
 
 from alleycat import entities as e
-from alleycat import keys, store
+from alleycat import classes, keys, racers, races
 
 from . import assets, env
 from .progress import say
@@ -45,10 +45,10 @@ def seed_event_fixtures(dynamo: env.Dynamo, table: str) -> dict:
     """The class, racer and race the events/ files name, so every first request finds its data; returns a stream event."""
     dynamo.create(table)
     dynamo.use(table)
-    store.put_class(e.Class(CLASS_ID, "Hill climb"))
-    store.put_racer(e.Racer(RACER_ID, "Racer One"))
-    race = store.create_race(e.Race(RACE_ID, CLASS_ID, "Hill climb", "2026-11-22T10:00:00Z", 300))
-    store.join_race(race, e.Racer(RACER_ID, "Racer One"))
+    classes.put(e.Class(CLASS_ID, "Hill climb"))
+    racers.put(e.Racer(RACER_ID, "Racer One"))
+    race = races.create(e.Race(RACE_ID, CLASS_ID, "Hill climb", "2026-11-22T10:00:00Z", 300))
+    races.join(race, e.Racer(RACER_ID, "Racer One"))
     env.invoke("post_telemetry", env.event("post_telemetry"))
     return {"Records": _stream_records(dynamo, table)}
 

@@ -9,7 +9,7 @@ from local.events import sample_event
 from local.dynamodb_local import EmbeddedDynamoDB
 from local.server import configure_environment
 
-from alleycat import store
+from alleycat import dynamo
 from alleycat.schema import create_table_request
 
 ROOT = handlers.ROOT
@@ -30,7 +30,7 @@ class Dynamo:
         # A race's stream records stay in the JVM's heap: room for them.
         self.server = EmbeddedDynamoDB(heap_mb=1024).start()
         configure_environment(self.server.url)
-        store.client.cache_clear()  # the layer's client pointed at the engine before
+        dynamo.client.cache_clear()  # the layer's client pointed at the engine before
         self.raw = self.server.client()
 
     def create(self, table: str) -> None:
@@ -87,4 +87,4 @@ def functions() -> list[str]:
     return sorted(p.parent.name for p in (ROOT / "functions").glob("*/app.py"))
 
 def client():
-    return store.client()
+    return dynamo.client()

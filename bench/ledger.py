@@ -1,6 +1,6 @@
-"""Every DynamoDB request the store's client makes, with its time and capacity units.
+"""Every DynamoDB request the layer's client makes, with its time and capacity units.
 
-botocore's ``before-call``/``after-call`` events on ``alleycat.store.client()`` see each
+botocore's ``before-call``/``after-call`` events on ``alleycat.dynamo.client()`` see each
 request. A single-item write asks the engine for its consumed capacity (DynamoDB Local
 accounts as DynamoDB does, index writes included) and lands on its key's partition. A
 transaction or batch write reports only totals, so the items it touches are looked up

@@ -11,8 +11,8 @@ from collections import defaultdict
 from decimal import Decimal
 
 from alleycat import entities as e
+from alleycat.scores import output
 from stacks.settings import STREAM_BATCH_SIZE
-from alleycat.views import output
 from local.streams import StreamTail, passes_filter
 
 from . import bikes, env, pricing

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from alleycat import entities as e
 from alleycat.routes import ROUTES, SAMPLE_IDS, by_function
-from alleycat.views import output
+from alleycat.scores import output
 from local.events import http_event
 from stacks.settings import FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 

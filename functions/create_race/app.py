@@ -3,7 +3,7 @@
 import re
 from datetime import datetime, timezone
 
-from alleycat import clock, http, ids, routes, store, views
+from alleycat import classes, clock, http, ids, races, routes, views
 from alleycat.entities import Race
 from alleycat.errors import BadRequest, NotFound
 
@@ -32,11 +32,11 @@ def create_race(classId: str):
     body = http.body(app, SCHEMA)
     starts_at = _utc(body["startsAt"])
     request_key = http.idempotency_key(app)
-    klass = store.get_class(class_id, consistent=True)
+    klass = classes.get(class_id, consistent=True)
     if klass is None:
         raise NotFound(f"class {class_id} does not exist")
     race = Race(ids.new_race_id(), class_id, klass.name, starts_at, int(body.get("durationSeconds", 300)))
-    race = store.create_race(race, request_key)
+    race = races.create(race, request_key)
     return http.respond(views.race_created(race), status=201)
 
 

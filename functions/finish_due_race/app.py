@@ -3,12 +3,12 @@
 to finish the race at its end as ``POST /races/{raceId}/finish`` does (``alleycat.ending``)."""
 
 from alleycat import ending
-from alleycat.observability import finish, logger, metrics
+from alleycat.observability import end_invocation, logger, metrics
 
 
 @metrics.log_metrics
 @logger.inject_lambda_context(flush_buffer_on_uncaught_error=True)
 def handler(event, context):
     outcome = ending.finish_when_due(event["raceId"], context.invoked_function_arn)
-    finish("finish", failed=False, raceId=event["raceId"], outcome=outcome)
+    end_invocation("finish", failed=False, raceId=event["raceId"], outcome=outcome)
     return {"raceId": event["raceId"], "outcome": outcome}

@@ -1,6 +1,6 @@
 """POST /races/{raceId}/finish: close a race (admin, idempotent); the stream processor ranks it."""
 
-from alleycat import http, store
+from alleycat import http, races
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -10,10 +10,10 @@ app = http.create_app()
 def finish_race(raceId: str):
     race_id = http.race_id(raceId)
     http.require_admin(app)
-    race = store.get_race(race_id, consistent=True)
+    race = races.get(race_id, consistent=True)
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
-    store.finish_race(race)
+    races.finish(race)
     return http.respond({"raceId": race_id, "status": "finished"})
 
 

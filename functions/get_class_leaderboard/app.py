@@ -1,6 +1,6 @@
 """GET /classes/{classId}/leaderboard: each racer's best score in the class, best first."""
 
-from alleycat import caching, http, store, views
+from alleycat import caching, classes, http, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -10,7 +10,7 @@ app = http.create_app()
 def get_class_leaderboard(classId: str):
     class_id = http.entity_id("classId", classId)
     limit = http.limit(app, 10, 1000)
-    klass, board = store.class_leaderboard(class_id)
+    klass, board = classes.leaderboard(class_id)
     if klass is None:
         raise NotFound(f"class {class_id} does not exist")
     return http.respond(views.class_leaderboard(klass, board, limit), cache=caching.LIVE)

@@ -1,6 +1,6 @@
 """GET /classes/{classId}/races: the class's races, newest first."""
 
-from alleycat import caching, http, store, views
+from alleycat import caching, classes, http, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -10,7 +10,7 @@ app = http.create_app()
 def get_class_races(classId: str):
     class_id = http.entity_id("classId", classId)
     token = http.next_token(app)
-    klass, page = store.class_races(class_id, http.limit(app, 20, 100), token)
+    klass, page = classes.races(class_id, http.limit(app, 20, 100), token)
     if klass is None and not page.items and token is None:
         raise NotFound(f"class {class_id} does not exist")
     name = klass.name if klass else page.items[0].className if page.items else None

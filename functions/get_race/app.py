@@ -1,6 +1,6 @@
 """GET /races/{raceId}: one race."""
 
-from alleycat import caching, http, store, views
+from alleycat import caching, http, races, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -8,7 +8,7 @@ app = http.create_app()
 
 @http.route(app, "get_race")
 def get_race(raceId: str):
-    race = store.get_race(http.race_id(raceId))
+    race = races.get(http.race_id(raceId))
     if race is None:
         raise NotFound(f"race {raceId} does not exist")
     return http.respond(views.race(race), cache=caching.race(race.status))

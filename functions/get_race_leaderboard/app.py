@@ -1,6 +1,6 @@
 """GET /races/{raceId}/leaderboard: the race's racers, highest score first."""
 
-from alleycat import caching, http, store, views
+from alleycat import caching, http, races, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -10,7 +10,7 @@ app = http.create_app()
 def get_race_leaderboard(raceId: str):
     race_id = http.race_id(raceId)
     limit = http.limit(app, 10, 1000)
-    race, boards = store.race_with_boards(race_id)
+    race, boards = races.with_boards(race_id)
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
     return http.respond(views.race_leaderboard(race, boards, limit),

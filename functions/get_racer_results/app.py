@@ -1,6 +1,6 @@
 """GET /racers/{racerId}/results: the racer's races, newest first."""
 
-from alleycat import caching, http, store, views
+from alleycat import caching, http, racers, views
 from alleycat.errors import NotFound
 
 app = http.create_app()
@@ -10,7 +10,7 @@ app = http.create_app()
 def get_racer_results(racerId: str):
     racer_id = http.entity_id("racerId", racerId)
     token = http.next_token(app)
-    racer, page = store.racer_results(racer_id, http.limit(app, 20, 100), token)
+    racer, page = racers.results(racer_id, http.limit(app, 20, 100), token)
     if racer is None and token is None:
         raise NotFound(f"racer {racer_id} does not exist")
     name = racer.name if racer else next((entry.name for entry in page.items), None)

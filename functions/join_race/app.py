@@ -1,6 +1,6 @@
 """PUT /races/{raceId}/racers/{racerId}: join a racer to an open race (that racer or an admin)."""
 
-from alleycat import http, store, views
+from alleycat import http, racers, races, views
 from alleycat.entities import FINISHED
 from alleycat.errors import Conflict, NotFound
 
@@ -12,15 +12,15 @@ def join_race(raceId: str, racerId: str):
     racer_id = http.entity_id("racerId", racerId)
     race_id = http.race_id(raceId)
     http.require_self_or_admin(app, racer_id)
-    race = store.get_race(race_id, consistent=True)
+    race = races.get(race_id, consistent=True)
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
-    racer = store.get_racer(racer_id, consistent=True)
+    racer = racers.get(racer_id, consistent=True)
     if racer is None:
         raise NotFound(f"racer {racer_id} does not exist")
     if race.status == FINISHED:
         raise Conflict(f"race {race_id} is finished")
-    return http.respond(views.joined(store.join_race(race, racer)))
+    return http.respond(views.joined(races.join(race, racer)))
 
 
 handler = http.lambda_handler(app)

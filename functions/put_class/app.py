@@ -1,6 +1,6 @@
 """PUT /classes/{classId}: create or update a class (admin)."""
 
-from alleycat import http, routes, store, views
+from alleycat import classes, http, routes, views
 from alleycat.entities import Class
 
 app = http.create_app()
@@ -13,7 +13,7 @@ def put_class(classId: str):
     http.require_admin(app)
     body = http.body(app, SCHEMA)
     klass = Class(class_id, body["name"], body.get("description", ""))
-    store.put_class(klass)
+    classes.put(klass)
     return http.respond(views.klass(klass))
 
 

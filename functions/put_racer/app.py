@@ -1,6 +1,6 @@
 """PUT /racers/{racerId}: create or rename a racer (that racer or an admin)."""
 
-from alleycat import http, routes, store, views
+from alleycat import http, racers, routes, views
 from alleycat.entities import Racer
 
 app = http.create_app()
@@ -12,7 +12,7 @@ def put_racer(racerId: str):
     racer_id = http.entity_id("racerId", racerId)
     http.require_self_or_admin(app, racer_id)
     racer = Racer(racer_id, http.body(app, SCHEMA)["name"])
-    store.put_racer(racer)
+    racers.put(racer)
     return http.respond(views.racer(racer))
 
 

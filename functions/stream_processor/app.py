@@ -1,12 +1,14 @@
-"""The table's stream: updates entries and boards after telemetry, freezes finished races.
+"""The table's stream: live boards after telemetry, settled races, names after renames.
 
 Records are planned one by one (a record that cannot be read is reported alone); the
-writes they ask for are then done per batch, and any that fail report the first record
-behind them, so Lambda retries from there (``ReportBatchItemFailures``).
+work they ask for is then done per batch (``alleycat.stream``), and any that fails reports
+the first record behind it, so Lambda retries from there (``ReportBatchItemFailures``).
 """
 
-from alleycat.observability import count, finish, logger, metrics
-from alleycat.processing import Batch
+from alleycat import push
+from alleycat.observability import count, end_invocation, logger, metrics
+from alleycat.stream.plan import Plan
+from alleycat.stream.reactions import react
 
 
 def samples_accepted(records: list[dict]) -> int:
@@ -27,11 +29,10 @@ def handler(event, context):
     accepted = samples_accepted(event["Records"])
     if accepted:
         count("SamplesAccepted", accepted)
-    batch = Batch()
-    unreadable = batch.add_all(event["Records"])
-    failed = batch.apply()
+    plan, unreadable = Plan.of(event["Records"])
+    failed = react(plan, push.publisher())
     if failed:
         count("StreamWorkFailed", len(failed))
-    finish("batch", failed=bool(unreadable or failed), error=bool(unreadable or failed), records=len(event["Records"]),
-           failed_records=len(set(unreadable) | set(failed)))
+    end_invocation("batch", failed=bool(unreadable or failed), error=bool(unreadable or failed),
+                   records=len(event["Records"]), failed_records=len(set(unreadable) | set(failed)))
     return {"batchItemFailures": [{"itemIdentifier": seq} for seq in unreadable + [s for s in failed if s not in unreadable]]}

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from alleycat import store
+from alleycat import dynamo
 from alleycat.clock import epoch
 from local import handlers
 from local.events import sample_event, with_header
@@ -18,11 +18,11 @@ TABLE = "alleycat-test"
 def table(dynamodb_local):
     """An empty table for the test, as the functions see it (TABLE_NAME, endpoint)."""
     os.environ.update(TABLE_NAME=TABLE, AWS_ENDPOINT_URL_DYNAMODB=dynamodb_local.url)
-    store.client.cache_clear()
+    dynamo.client.cache_clear()
     dynamodb_local.create_table(TABLE)
     yield dynamodb_local.client()
     dynamodb_local.client().delete_table(TableName=TABLE)
-    store.client.cache_clear()
+    dynamo.client.cache_clear()
 
 
 class Api:

@@ -1,6 +1,6 @@
 """Best writes of a class are paced across invocations, not per invocation."""
 
-from alleycat.finish import BEST_WRITES_PER_SECOND, ClassPacer
+from alleycat.stream.pacing import BEST_WRITES_PER_SECOND, ClassPacer
 
 
 class FakeTime:

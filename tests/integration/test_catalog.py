@@ -3,7 +3,7 @@ that create and finish and by the stream."""
 
 import pytest
 
-from alleycat import catalog, store
+from alleycat import catalog, dynamo, races
 
 from .conftest import ADMIN, process
 
@@ -116,11 +116,11 @@ def test_a_join_racing_the_finish_still_counts_on_the_finished_card(classes, ser
     # Given a race read by the finish before a racer joined it
     api = classes
     race_id = new_race(api)
-    stale = store.get_race(race_id, consistent=True)
+    stale = races.get(race_id, consistent=True)
     api("put_racer", {"racerId": "a"}, body={"name": "A"}, claims=ADMIN)
     api("join_race", {"raceId": race_id, "racerId": "a"}, claims=ADMIN)
     # When it is finished with what it read
-    assert store.finish_race(stale)
+    assert races.finish(stale)
     process(server.read())
     # Then the finished card has the count the race has
     assert listed(api, "finished", AFTER)["items"][0]["racerCount"] == 1
@@ -130,7 +130,7 @@ def test_a_race_without_a_card_gets_one_from_the_stream(classes, server, table):
     # Given a race whose card is missing (created before the catalog existed)
     api = classes
     race_id = new_race(api)
-    race = store.get_race(race_id, consistent=True)
+    race = races.get(race_id, consistent=True)
     table.delete_item(TableName="alleycat-test", Key={k: {"S": v} for k, v in
                                                       catalog.e.RaceCard.of(race).key.items()})
     server.read()
@@ -180,7 +180,7 @@ def test_each_list_page_is_one_query(classes, monkeypatch):
     api = classes
     for n in range(5):
         new_race(api, f"2026-11-22T1{n}:00:00Z")
-    real = store.client()
+    real = dynamo.client()
     calls = []
     original = real.query
     monkeypatch.setattr(real, "query", lambda **request: calls.append(request) or original(**request))

@@ -8,15 +8,16 @@ from .conftest import ADMIN, racer_claims
 @pytest.fixture
 def request_counter():
     """Counts DynamoDB requests made through botocore while the test runs."""
+    from alleycat import dynamo
+
     calls = []
 
     def count(event_name, **kwargs):
         calls.append(event_name.rsplit(".", 1)[-1])
 
-    from alleycat import store
-    store.client().meta.events.register("before-call.dynamodb", count)
+    dynamo.client().meta.events.register("before-call.dynamodb", count)
     yield calls
-    store.client().meta.events.unregister("before-call.dynamodb", count)
+    dynamo.client().meta.events.unregister("before-call.dynamodb", count)
 
 
 def test_put_racer_creates_then_renames(api):

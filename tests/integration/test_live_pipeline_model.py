@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from alleycat import dynamo, entities as e, store
-from alleycat.views import number, output
+from alleycat import dynamo, entities as e
+from alleycat.scores import number, output
 from local import handlers
 from local.events import sample_event, with_header
 from local.runtime import Runtime
@@ -343,7 +343,7 @@ def pipeline(dynamodb_local):
     from concurrent.futures import ThreadPoolExecutor
 
     os.environ.update(TABLE_NAME=TABLE, AWS_ENDPOINT_URL_DYNAMODB=dynamodb_local.url)
-    store.client.cache_clear()
+    dynamo.client.cache_clear()
     dynamodb_local.create_table(TABLE)
     runtime = Runtime(workers=2)
     threads = ThreadPoolExecutor(max_workers=3)
@@ -354,7 +354,7 @@ def pipeline(dynamodb_local):
     threads.shutdown()
     runtime.stop()
     dynamodb_local.client().delete_table(TableName=TABLE)
-    store.client.cache_clear()
+    dynamo.client.cache_clear()
 
 
 @pytest.mark.parametrize("part", range(PARTS))

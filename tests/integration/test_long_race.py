@@ -3,7 +3,8 @@
 import random
 
 from alleycat import entities as e
-from alleycat import finish, keys, sizing, store
+from alleycat import keys, racers, races, sizing
+from alleycat.stream import history
 
 from .conftest import ADMIN, TABLE
 
@@ -45,10 +46,10 @@ def test_hour_long_race_history_round_trips_in_small_items(api, table):
     assert max(sizing.item_size(i) for i in live) <= 1024
 
     # When the race is compacted
-    race_entity = store.get_race(race_id)
-    entry = store.get_entry(race_id, "racer-1")
-    assert finish.compact(race_entity, entry) is True  # no stream ran here: totals come from the samples
-    assert store.get_entry(race_id, "racer-1").lastSecond == 3599
+    race_entity = races.get(race_id)
+    entry = racers.get_entry(race_id, "racer-1")
+    assert history.compact(race_entity, entry) is True  # no stream ran here: totals come from the samples
+    assert racers.get_entry(race_id, "racer-1").lastSecond == 3599
 
     # Then history is identical, from six packed parts far under the item limit
     after = api("get_racer_history", {"racerId": "racer-1"}, query={"raceId": race_id})[1]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from alleycat.board import Board, Standing
-from alleycat.views import number
+from alleycat.scores import number
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_PATH = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True).stdout.strip()

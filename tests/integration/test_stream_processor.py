@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from alleycat import derived, store
+from alleycat import classes, racers, races
 
 from .conftest import ADMIN, Api, process
 
@@ -78,7 +78,7 @@ def test_finish_ranks_records_bests_and_compacts_idempotently(server, race):
         assert [(row["racerId"], row["rank"], row["bestScore"]) for row in leaderboard] == \
             [("a", 1, 70 * 143.75), ("c", 2, 70 * 126.5), ("b", 3, 70 * 109.25)]
         assert api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1] == history_before
-    chunks = derived.chunks_of(race_id, "a")
+    chunks = racers.chunks_of(race_id, "a")
     assert {type(chunk).__name__ for chunk in chunks} == {"PackedChunk", "Chunk"}
     assert all(not chunk.samples and chunk.sealed for chunk in chunks if type(chunk).__name__ == "Chunk")
 
@@ -88,7 +88,7 @@ def test_class_rename_reaches_its_races(server, race):
     process(server.read())
     api("put_class", body={"name": "Mountain"}, claims=ADMIN)
     assert process(server.read()) == {"batchItemFailures": []}
-    assert all(r.className == "Mountain" for r in derived.races_of_class("hill-climb"))
+    assert all(r.className == "Mountain" for r in classes.all_races("hill-climb"))
 
 
 def finish_and_settle(server, api, race_id):
@@ -119,7 +119,7 @@ def test_racer_rename_reaches_entries_boards_and_class_board(server, race):
     assert next(r["name"] for r in rows if r["racerId"] == "a") == "Alice"
     rows = api("get_class_leaderboard", query={})[1]["items"]
     assert next(r["name"] for r in rows if r["racerId"] == "a") == "Alice"
-    assert derived.entries_of("a")[0].name == "Alice"
+    assert racers.entries_of("a")[0].name == "Alice"
 
 
 def test_an_old_rename_delivered_again_leaves_the_newest_name(server, race):
@@ -136,7 +136,7 @@ def test_an_old_rename_delivered_again_leaves_the_newest_name(server, race):
     # Then the board and the entry keep the newest name
     rows = api("get_race_leaderboard", {"raceId": race_id}, query={})[1]["items"]
     assert next(r["name"] for r in rows if r["racerId"] == "a") == "Ada"
-    assert derived.entries_of("a")[0].name == "Ada"
+    assert racers.entries_of("a")[0].name == "Ada"
 
 
 def test_a_sample_landing_after_the_freeze_is_counted(server, race):
@@ -147,7 +147,7 @@ def test_a_sample_landing_after_the_freeze_is_counted(server, race):
     finish_and_settle(server, api, race_id)
     # When a request that passed the open check writes a new second after the freeze
     from alleycat import entities as e
-    written = store.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
+    written = racers.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
     assert written.accepted == 1
     for _ in range(3):
         assert process(server.read()) == {"batchItemFailures": []}
@@ -164,8 +164,8 @@ def test_after_compaction_a_packed_second_is_a_duplicate_and_a_new_one_too_late(
     finish_and_settle(server, api, race_id)
     from alleycat import entities as e
     # When a stalled request re-sends second 5 of racer a and a new second 85 into the sealed chunks
-    first = store.add_samples(e.Chunk(race_id, "a", 0, "hill-climb", samples={5: [1, 1]}), {5: 36.36})
-    second = store.add_samples(e.Chunk(race_id, "a", 2, "hill-climb", samples={65: [1, 1], 85: [1, 1]}),
+    first = racers.add_samples(e.Chunk(race_id, "a", 0, "hill-climb", samples={5: [1, 1]}), {5: 36.36})
+    second = racers.add_samples(e.Chunk(race_id, "a", 2, "hill-climb", samples={65: [1, 1], 85: [1, 1]}),
                                {65: 36.36, 85: 36.36})
     # Then the packed second counts as a duplicate, the new one is refused, and nothing changed
     assert (first.accepted, first.duplicates, first.too_late) == (0, 1, [])
@@ -182,12 +182,12 @@ def test_a_finish_lost_after_the_processors_retries_is_recovered_by_finishing_ag
     process(server.read())
     assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
     finish_records = server.read()
-    from alleycat import finish
+    from alleycat.stream import settlement
 
     def outage(*_):
         raise RuntimeError("DynamoDB unreachable")
 
-    monkeypatch.setattr(finish, "publish", outage)
+    monkeypatch.setattr(settlement, "publish_ranks", outage)
     for _ in range(6):
         assert process(finish_records)["batchItemFailures"], "the settlement should have failed"
     monkeypatch.undo()
@@ -235,8 +235,8 @@ def test_a_class_rename_reaches_a_race_the_index_does_not_show_yet(server, race,
         faults.clear()
     # Then both races carry the new name
     assert "Query" in faults.injected
-    assert store.get_race(new_race, consistent=True).className == "Mountain"
-    assert store.get_race(race_id, consistent=True).className == "Mountain"
+    assert races.get(new_race, consistent=True).className == "Mountain"
+    assert races.get(race_id, consistent=True).className == "Mountain"
     assert dynamo.client() is not engine
 
 
@@ -284,7 +284,7 @@ def test_a_late_sample_re_ranks_only_the_entries_whose_place_moved(server, race)
     # When a sample of d lands after the freeze in a minute d never wrote (enough to pass b, not c)
     from alleycat import entities as e
     from .faults import Writes
-    store.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
+    racers.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
     writes = Writes()
     try:
         for _ in range(3):
@@ -450,10 +450,97 @@ def test_a_publish_that_fails_never_fails_the_batch(server, race, monkeypatch):
 
 def test_without_the_endpoint_nothing_is_published_nor_read(server, race, monkeypatch):
     api, race_id = race
-    from alleycat import push, store as store_module
+    from alleycat import push, races
 
     monkeypatch.delenv(push.URL_VARIABLE, raising=False)
     reads = []
-    monkeypatch.setattr(store_module, "race_with_boards", lambda *a, **k: reads.append(a))
+    monkeypatch.setattr(races, "with_boards", lambda *a, **k: reads.append(a))
     assert process(server.read()) == {"batchItemFailures": []}
     assert reads == []
+
+
+class Recorder:
+    """The push port as a test sees it: what would be published, per channel, with no socket."""
+
+    def __init__(self):
+        self.sent: list[tuple[str, dict]] = []
+
+    def publish(self, channel, events):
+        self.sent += [(channel, event) for event in events]
+
+
+def react(records, publisher):
+    """The stream's work for ``records``, done in this process, while counting its DynamoDB requests."""
+    from alleycat.stream.plan import Plan
+    from alleycat.stream.reactions import react as react_to
+
+    from .faults import Writes
+
+    plan, unreadable = Plan.of(records)
+    requests = Writes(operations=None)
+    try:
+        assert unreadable == [] and react_to(plan, publisher) == []
+    finally:
+        requests.close()
+    return requests.calls
+
+
+def board_reads(requests, race_id) -> int:
+    """Queries of the race's whole partition (the race and its board shards)."""
+    return sum(1 for operation, params in requests if operation == "Query"
+               and params["KeyConditionExpression"] == "PK = :partition"
+               and params["ExpressionAttributeValues"][":partition"] == {"S": f"RACE#{race_id}"})
+
+
+def http_rows(api, race_id) -> list[list]:
+    return [[row["rank"], row["racerId"], row["score"], row["lastSecond"], row["name"]]
+            for row in api("get_race_leaderboard", {"raceId": race_id}, query={"limit": "1000"})[1]["items"]]
+
+
+def test_a_race_with_every_shard_written_is_pushed_as_written_without_reading_its_board(server):
+    from alleycat.entities import BOARD_SHARDS, RaceBoard
+
+    # Given a race with a racer on every board shard, each sending samples
+    api = Api()
+    api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
+    race_id = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 120}, claims=ADMIN)[1]["raceId"]
+    by_shard = {}
+    for n in range(400):
+        by_shard.setdefault(RaceBoard.shard_of(f"r{n}"), f"r{n}")
+    assert len(by_shard) == BOARD_SHARDS
+    for racer_id in by_shard.values():
+        api("put_racer", {"racerId": racer_id}, body={"name": racer_id.upper()}, claims=ADMIN)
+        api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=ADMIN)
+    process(server.read())
+    samples = [{"racerId": racer_id, "second": s, "cadence": 40 + shard, "resistance": 50}
+               for shard, racer_id in by_shard.items() for s in range(3)]
+    api("post_telemetry", {"raceId": race_id}, body={"samples": samples}, claims=ADMIN)
+    # When the batch is handled with a publisher the test holds
+    recorder = Recorder()
+    requests = react(server.read(), recorder)
+    # Then one message went to the race's channel: the whole board as the leaderboard route reads it
+    [(channel, message)] = recorder.sent
+    assert channel == f"/races/{race_id}"
+    assert message["rows"][:10] == http_rows(api, race_id)[:10]
+    assert (message["racers"], message["status"], message["more"]) == (BOARD_SHARDS, "open", 0)
+    # and the board was built from the shards as written: the race's partition was not read back
+    assert board_reads(requests, race_id) == 0
+    assert sum(1 for operation, _ in requests if operation == "UpdateItem") >= BOARD_SHARDS
+
+
+def test_a_small_race_is_pushed_after_one_read_of_its_board(server, race):
+    api, race_id = race
+    recorder = Recorder()
+    requests = react(server.read(), recorder)
+    [(_, message)] = recorder.sent
+    assert message["rows"] == http_rows(api, race_id)
+    assert board_reads(requests, race_id) == 1  # for the shards this batch did not write
+
+
+def test_a_settled_race_is_pushed_as_finished(server, race):
+    api, race_id = race
+    process(server.read())
+    api("finish_race", {"raceId": race_id}, claims=ADMIN)
+    recorder = Recorder()
+    react(server.read(), recorder)
+    assert [(channel, message["status"]) for channel, message in recorder.sent] == [(f"/races/{race_id}", "finished")]

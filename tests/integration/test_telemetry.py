@@ -8,9 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alleycat import derived
 from alleycat import entities as e
-from alleycat import views
+from alleycat import racers, scores
 
 from .conftest import ADMIN, racer_claims
 
@@ -34,7 +33,7 @@ def sample(racer_id, second, cadence=80, resistance=50):
 
 
 def stored_points(race_id, racer_id):
-    return sum((chunk.points for chunk in derived.chunks_of(race_id, racer_id) if isinstance(chunk, e.Chunk)),
+    return sum((chunk.points for chunk in racers.chunks_of(race_id, racer_id) if isinstance(chunk, e.Chunk)),
                Decimal(0))
 
 
@@ -115,7 +114,7 @@ def test_every_sample_counts_exactly_once(api, race_with_racers, batches):
         # Then each response counts as an independent first-value-wins ledger does
         assert (status, body) == (200, {"accepted": counts["accepted"], "duplicates": counts["duplicates"],
                                         "rejected": []})
-    expected = {r: sum((views.output(Decimal(str(c)), Decimal(str(res))) for (who, _), (c, res) in first_value.items()
+    expected = {r: sum((scores.output(Decimal(str(c)), Decimal(str(res))) for (who, _), (c, res) in first_value.items()
                         if who == r), Decimal(0)) for r in RACERS}
     for racer_id in RACERS:
         assert stored_points(race_id, racer_id) == expected[racer_id]
@@ -132,7 +131,7 @@ def test_response_counts_follow_the_ledger(api, race_with_racers):
     second = post(api, race_id, [sample("r1", 6, cadence=2), sample("r1", 7)])[1]
     assert (first["accepted"], first["duplicates"]) == (2, 1)
     assert (second["accepted"], second["duplicates"]) == (1, 1)
-    assert stored_points(race_id, "r1") == 3 * views.output(80, 50)
+    assert stored_points(race_id, "r1") == 3 * scores.output(80, 50)
 
 
 def test_telemetry_right_after_finish_is_409_while_eventual_reads_still_say_open(api, race_with_racers, faults):
@@ -172,7 +171,7 @@ def test_a_retry_of_a_batch_with_its_idempotency_key_answers_what_the_first_atte
     # When the client retries it with the same Idempotency-Key
     # Then it gets the same answer, and nothing is stored twice
     assert post_with_key("tick-42") == first
-    assert stored_points(race_id, "r1") == 2 * views.output(80, 50)
+    assert stored_points(race_id, "r1") == 2 * scores.output(80, 50)
     # while the same samples sent as another request (or without a key) are duplicates, as the contract says
     assert post_with_key("tick-43")[1] == {"accepted": 0, "duplicates": 5, "rejected": []}
     assert post(api, race_id, batch)[1] == {"accepted": 0, "duplicates": 5, "rejected": []}

@@ -3,7 +3,7 @@
 from collections import defaultdict
 from decimal import Decimal
 
-from alleycat import views
+from alleycat.scores import number, output
 
 from .conftest import ADMIN, Api, process
 from .faults import Throttle
@@ -74,8 +74,8 @@ def test_a_race_on_a_throttled_table_ends_exactly_as_an_independent_ledger_says(
     # Then every score, rank, best and class-board row equals the ledger's
     scores = defaultdict(Decimal)
     for (racer_id, _), (cadence, resistance) in ledger.items():
-        scores[racer_id] += views.output(cadence, resistance)
-    expected = sorted(((views.number(score), racer_id) for racer_id, score in scores.items()), key=lambda r: (-r[0], r[1]))
+        scores[racer_id] += output(cadence, resistance)
+    expected = sorted(((number(score), racer_id) for racer_id, score in scores.items()), key=lambda r: (-r[0], r[1]))
     board = api("get_race_leaderboard", {"raceId": race_id}, query={"limit": "10"})[1]
     assert [(row["racerId"], row["score"], row["lastSecond"], row["rank"]) for row in board["items"]] == \
         [(racer_id, score, DURATION - 1, rank) for rank, (score, racer_id) in enumerate(expected, start=1)]

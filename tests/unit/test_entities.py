@@ -3,7 +3,7 @@ from decimal import Decimal
 import pytest
 
 from alleycat import entities as e
-from alleycat import views
+from alleycat import scores, views
 
 RACE_ID = "01JD5Z6Q8X0000000000000000"
 
@@ -52,8 +52,8 @@ def test_entry_score_and_last_second_come_from_its_chunks():
 
 
 def test_output_follows_the_contract_formula():
-    assert views.output(90, 50) == Decimal("143.75")
-    assert views.output(0, 0) == Decimal("22.75")
+    assert scores.output(90, 50) == Decimal("143.75")
+    assert scores.output(0, 0) == Decimal("22.75")
 
 
 def test_race_leaderboard_ranks_highest_score_first_and_limits():

@@ -9,15 +9,13 @@ from local.eventapi import SigV4Verifier
 RACE = "01JD5Z6Q8X0000000000000000"
 
 
-def board(standings: dict[str, tuple]) -> tuple[e.Race, list[e.RaceBoard]]:
-    """A race and its board shards holding ``racerId -> (score, lastSecond, name)``."""
-    race = e.Race(raceId=RACE, classId="hill", className="Hill", startsAt="2026-11-22T10:00:00Z",
-                  durationSeconds=300, status=e.OPEN)
+def board(standings: dict[str, tuple]) -> tuple[str, list[e.RaceBoard]]:
+    """A race's id and its board shards holding ``racerId -> (score, lastSecond, name)``."""
     shards: dict[int, e.RaceBoard] = {}
     for racer_id, (score, last, name) in standings.items():
         shard = e.RaceBoard.shard_of(racer_id)
         shards.setdefault(shard, e.RaceBoard(RACE, shard)).standings[racer_id] = [Decimal(str(score)), last, name]
-    return race, list(shards.values())
+    return RACE, list(shards.values())
 
 
 def size(message: dict) -> int:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable, Iterable
 
+from .scores import number
+
 CLASS_BOARD_SIZE = 1000
 NAME_INDEX = 2  # the name's place in a stored standing, either board's (a rename sets it in place)
 TRIM_STEP = 10  # rows dropped at a time from a class board too big to store
@@ -137,8 +139,6 @@ class Board:
         ``top`` rows: the top rows always, then the ``changed`` racers ranked below them, while the rows
         (as compact JSON, a comma each) take at most ``max_bytes``; and how many changed racers were
         left out (all ranked below every row given)."""
-        from .views import number
-
         changed = set(changed)
         wanted = [(rank, standing) for rank, standing in enumerate(self.ranked(), start=1)
                   if rank <= top or standing.racer_id in changed]

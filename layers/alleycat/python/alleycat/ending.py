@@ -20,7 +20,7 @@ import math
 import os
 from functools import lru_cache
 
-from . import clock, store
+from . import clock, races
 from . import entities as e
 from .observability import seconds
 
@@ -66,7 +66,7 @@ def start(race_id: str) -> None:
 def finish_when_due(race_id: str, finisher_arn: str) -> str:
     """The finisher: "scheduled" (far from the end: it will be invoked again near it), "finished",
     or "left" (gone, or finished already: by an admin, or by another invocation)."""
-    race = store.get_race(race_id, consistent=True)
+    race = races.get(race_id, consistent=True)
     if race is None or race.status != e.OPEN:
         return "left"
     end = ends_at(race)
@@ -77,7 +77,7 @@ def finish_when_due(race_id: str, finisher_arn: str) -> str:
     wait = end + GRACE - clock.now()
     if wait > 0:
         clock.sleep(wait)
-    if not store.finish_race(race, only_if_open=True):
+    if not races.finish(race, only_if_open=True):
         return "left"
     seconds("FinishedAfterEnd", clock.now() - end)  # the promise, measured: FINISH_WITHIN at most
     return "finished"

@@ -14,7 +14,7 @@ from functools import lru_cache
 from aws_lambda_powertools.logging import correlation_paths
 
 from . import caching, clock
-from .observability import METRICS_ENABLED, finish, logger, metrics
+from .observability import METRICS_ENABLED, end_invocation, logger, metrics
 from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from .resolver import APPLICATION_JSON, Resolver, Response
 from .contract import ADMIN_GROUP
@@ -62,7 +62,7 @@ def lambda_handler(app: Resolver):
     def handler(event, context):
         response = app.resolve(event, context)
         status = response.get("statusCode", 500)
-        finish("request", failed=status >= 400, error=status >= 500, route=event.get("routeKey"), status=status)
+        end_invocation("request", failed=status >= 400, error=status >= 500, route=event.get("routeKey"), status=status)
         return response
 
     return handler

@@ -4,7 +4,7 @@ No tracer: Lambda's active tracing (CDK ``Tracing.ACTIVE``) records each invocat
 segment without an SDK, and the X-Ray SDK alone cost ~300 ms of cold start.
 
 What an invocation writes (``stacks/settings.py``: LOG_SAMPLE_RATE and Lambda's log levels):
-INFO and DEBUG lines go to Powertools' log buffer, not to the log; ``finish`` writes the
+INFO and DEBUG lines go to Powertools' log buffer, not to the log; ``end_invocation`` writes the
 buffer when the invocation failed (or always, in a sampled invocation: Powertools' log
 sampling sets DEBUG for that share of invocations) and drops it otherwise. A healthy
 request's log is then its metrics line alone; a failed one keeps every line it logged.
@@ -53,7 +53,7 @@ def sampled() -> bool:
     return logger.log_level <= logging.DEBUG
 
 
-def finish(message: str, failed: bool, error: bool = False, **details) -> None:
+def end_invocation(message: str, failed: bool, error: bool = False, **details) -> None:
     """The invocation's closing line: buffered, then written with the whole buffer if the
     invocation failed — a caller's error (4xx) as a warning, the service's (5xx, a stream batch
     with failed work) as an error — or was sampled; dropped otherwise."""

@@ -1,8 +1,7 @@
 """Live race boards pushed to viewers over AppSync Events: one message per race per invocation.
 
-After the stream processor writes a race's board shards it reads the board back (one
-strongly consistent Query of the race's partition: the race and its shards) and publishes,
-on the race's channel ``/races/<raceId>``, what changed: the top rows and every racer whose
+After the stream processor writes a race's board shards it publishes, on the race's channel
+``/races/<raceId>``, what changed (``stream.pushing``, from the shards as written): the top rows and every racer whose
 standing this invocation wrote, with their ranks, as many as fit in ``MAX_MESSAGE_BYTES``
 (``more`` counts the changed racers left out, all ranked below every row sent). Viewers
 merge a message into the board they read over HTTP (a racer's row only moves forwards:
@@ -56,14 +55,14 @@ def _dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def board_message(race, boards, changed, max_bytes: int = MAX_MESSAGE_BYTES, now: float | None = None) -> dict:
-    """The message for ``race``'s board (``RaceBoard`` shards as stored) after ``changed`` racers' writes.
+def board_message(race_id: str, boards, changed, max_bytes: int = MAX_MESSAGE_BYTES, now: float | None = None) -> dict:
+    """The live message for the race's board (``RaceBoard`` shards as stored) after ``changed`` racers' writes.
 
     ``rows`` are the board's delta (``board.Board.delta``): the top ``TOP_ROWS`` always, then the
     changed racers ranked below them, while the message stays within ``max_bytes``.
     """
     ranked = board.Board.from_shards(boards)
-    message = {"v": MESSAGE_VERSION, "raceId": race.raceId, "status": race.status, "racers": len(ranked),
+    message = {"v": MESSAGE_VERSION, "raceId": race_id, "status": "open", "racers": len(ranked),
                "at": round((time.time() if now is None else now) * 1000), "rows": [], "more": 0}
     budget = max_bytes - SLACK_BYTES - len(_dumps(message).encode())
     message["rows"], message["more"] = ranked.delta(changed, budget, TOP_ROWS)
@@ -158,28 +157,3 @@ def publisher(environ=os.environ) -> Publisher | None:
     if url not in _publishers:
         _publishers[url] = Publisher(url)
     return _publishers[url]
-
-
-def publish_board(race_id: str, changed) -> dict | None:
-    """Reads the race's board as stored now and publishes what ``changed``; the message sent, or
-    None when publishing is off. Raises when reading or publishing failed (the caller logs it)."""
-    from . import store
-
-    sender = publisher()
-    if sender is None:
-        return None
-    race, boards = store.race_with_boards(race_id, consistent=True)
-    if race is None:
-        return None
-    message = board_message(race, boards, changed)
-    sender.publish(channel(race_id), [message])
-    return message
-
-
-def publish_finished(race_id: str) -> dict | None:
-    sender = publisher()
-    if sender is None:
-        return None
-    message = finished_message(race_id)
-    sender.publish(channel(race_id), [message])
-    return message

@@ -9,18 +9,16 @@ a duplicate. ``points`` of a chunk is added in the same write, so scores follow 
 from __future__ import annotations
 
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from . import entities as e
-from . import store
+from . import parallel, racers, races
 from .errors import BadRequest, Conflict, Forbidden, NotFound
-from .views import output, round4
+from .scores import output, round4
 
 NOT_JOINED = "racer has not joined this race"
 TOO_LATE = "the race was finished before this sample arrived"
-PARALLEL_WRITES = 16
 
 
 @dataclass
@@ -70,9 +68,9 @@ def plan(joined: set[str], samples: list[dict]):
 def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: bool,
            request_key: str | None = None) -> Outcome:
     """Applies a checked batch. With a ``request_key`` (Idempotency-Key) a retry of the same
-    request answers the counts the first attempt did (see ``store.add_samples``)."""
+    request answers the counts the first attempt did (see ``racers.add_samples``)."""
     # consistent: an eventual read could miss a finish just done
-    race, entries = store.gate_and_entries(race_id, sorted({s["racerId"] for s in samples}))
+    race, entries = races.gate_and_entries(race_id, sorted({s["racerId"] for s in samples}))
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
     if race.status == e.FINISHED:
@@ -84,14 +82,10 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
     def write(item):
         (racer_id, chunk), seconds = item
         points = {second: output(*pair) for second, pair in seconds.items()}
-        return racer_id, store.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds),
+        return racer_id, racers.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds),
                                            points, request_key)
 
-    if len(writes) == 1:  # a bike's own sample: no thread for one write
-        results = [write(next(iter(writes.items())))]
-    else:
-        with ThreadPoolExecutor(max_workers=min(PARALLEL_WRITES, max(1, len(writes)))) as pool:
-            results = list(pool.map(write, writes.items()))
+    results = parallel.map_all(write, writes.items())
     for racer_id, written in results:
         outcome.accepted += written.accepted
         outcome.duplicates += written.duplicates

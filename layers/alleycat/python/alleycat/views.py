@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
-
 from . import board
 from . import entities as e
-
-
-FOUR_PLACES = Decimal("0.0001")
-
-
-def number(value) -> float | int:
-    """A score or output as a JSON number rounded to 4 decimal places."""
-    rounded = round4(value)
-    return int(rounded) if rounded == rounded.to_integral_value() else float(rounded)
+from .scores import number, output
 
 
 def racer(r: e.Racer) -> dict:
@@ -67,15 +57,6 @@ def class_leaderboard(c: e.Class, stored: e.ClassBoard | None, limit: int) -> di
     items = [{"rank": rank, "racerId": row.racer_id, "name": row.name, "bestScore": number(row.best),
               "raceId": row.race_id} for rank, row in board.ClassBoard.from_item(stored).page(limit)]
     return {"classId": c.classId, "name": c.name, "items": items}
-
-
-def output(cadence, resistance) -> Decimal:
-    """Output of one second, as the contract defines it."""
-    return round4((Decimal(cadence) + 35) * (Decimal(resistance) + 65) / 100)
-
-
-def round4(value) -> Decimal:
-    return Decimal(value).quantize(FOUR_PLACES, rounding=ROUND_HALF_UP)
 
 
 def history(chunks: list[e.Chunk | e.PackedChunk]) -> list[dict]:

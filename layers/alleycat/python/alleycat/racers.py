@@ -1,0 +1,264 @@
+"""The racer's partition (``RACER#racerId``): the racer, their entries, bests and history chunks.
+
+Every read and write of these items, for the API and the stream alike. Pattern 1 (results by
+racer) and pattern 5 (second-by-second history) are one Query of it per page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import entities as e
+from . import keys
+from .attributes import to_attr
+from .dynamo import batch, call, conditional, get as _get, get_all, key_from, key_of, query_all, send, table_name, values
+from .errors import error_code, translate
+from .paging import Page, next_token as _next_token, query as _query
+
+HISTORY_CHUNKS_PER_PAGE = 130  # an hour-long race: 120 sealed chunks and 6 packed parts, one page
+
+
+def put(racer: e.Racer) -> None:
+    call("put_item", Item=racer.to_item())
+
+
+def get(racer_id: str, consistent: bool = False) -> e.Racer | None:
+    return _get(keys.RACER, consistent, racerId=racer_id)
+
+
+def results(racer_id: str, limit: int, token: str | None) -> tuple[e.Racer | None, Page]:
+    """Pattern 1, results by racer: the racer's partition, newest race first, profile on top.
+
+    ``RACER#id`` sorts after every ``RACE#...`` key, so in descending order the profile
+    comes first on the first page; one extra item is read for it. The page token carries
+    the racer's name to the next pages (signed, so it is the name page 1 read).
+    """
+    partition = keys.RACER.pk.build({"racerId": racer_id})
+    first_page = token is None
+    page = _query(f"results:{racer_id}", token, [keys.ENTRY, keys.RACER], partition=partition,
+                  condition="SK BETWEEN :first AND :profile", limit=limit + first_page,
+                  first=keys.ENTRY.sk.prefix(), profile=keys.RACER.sk.build({"racerId": racer_id}))
+    racer = next((i for i in page.items if isinstance(i, e.Racer)), None)
+    page.items = [i for i in page.items if isinstance(i, e.Entry)]
+    if racer is None and isinstance(page.carried.get("name"), str):
+        racer = e.Racer(racer_id, page.carried["name"])  # later pages: the name page 1 read
+    if racer is not None:
+        page.next_token = _next_token(page.last_key, f"results:{racer_id}", {"name": racer.name})
+    return racer, page
+
+
+def history(racer_id: str, race_id: str | None, token: str | None) -> Page:
+    """Pattern 5, second-by-second history: the racer's chunks, one race or all, newest race first.
+
+    A page holds whole races: when a page ends inside a race, that race is left for the
+    next page, whose token starts right after the last race kept.
+    """
+    partition = keys.RACER.pk.build({"racerId": racer_id})
+    prefix = keys.CHUNK.sk.prefix(raceId=race_id, racerId=racer_id) if race_id else keys.CHUNK.sk.prefix()
+    scope = f"history:{racer_id}:{race_id or ''}"
+    page = _query(scope, token, [keys.CHUNK, keys.PACKED_CHUNK], partition=partition,
+                  condition="begins_with(SK, :prefix)", limit=HISTORY_CHUNKS_PER_PAGE, prefix=prefix,
+                  sort_prefix=prefix)
+    last_race = page.items[-1].raceId if page.items else None
+    if page.next_token and any(chunk.raceId != last_race for chunk in page.items):
+        page.items = [chunk for chunk in page.items if chunk.raceId != last_race]
+        page.next_token = _next_token(key_of(page.items[-1]), scope)
+    return page
+
+
+# --- entries ---------------------------------------------------------------
+
+def get_entry(race_id: str, racer_id: str, consistent: bool = False) -> e.Entry | None:
+    return _get(keys.ENTRY, consistent, raceId=race_id, racerId=racer_id)
+
+
+def get_entries(race_id: str, racer_ids: list[str]) -> list[e.Entry]:
+    """Strongly consistent entries of the given racers."""
+    return get_all([key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids])
+
+
+def entries_and_chunks(race_id: str, wanted: dict[str, set[int]]) -> list[tuple[e.Entry, dict[int, e.Chunk]]]:
+    """The stream's read of a race: each racer's entry with the chunks named, as stored now
+    (strongly consistent; ``wanted`` is racerId -> chunk numbers)."""
+    found = get_all([key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in wanted] +
+                     [key_from(keys.CHUNK, raceId=race_id, racerId=racer_id, chunk=chunk)
+                      for racer_id, chunks in wanted.items() for chunk in sorted(chunks)])
+    chunks: dict[str, dict[int, e.Chunk]] = {}
+    for item in found:
+        if isinstance(item, e.Chunk):
+            chunks.setdefault(item.racerId, {})[item.chunk] = item
+    return [(item, chunks.get(item.racerId, {})) for item in found if isinstance(item, e.Entry)]
+
+
+def entries_of(racer_id: str) -> list[e.Entry]:
+    return [i for i in _racer_items(racer_id, keys.ENTRY.sk.prefix()) if isinstance(i, e.Entry)]
+
+
+def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list],
+                     ranked_too: bool = False) -> tuple[e.Entry | None, bool]:
+    """Records chunks' [points, lastSecond] on the racer's entry in one write, unless the entry
+    is ranked already and not ``ranked_too`` (compaction owns a ranked entry's totals):
+    (the entry before, whether written)."""
+    from botocore.exceptions import ClientError
+
+    try:
+        response = send(
+            "update_item", TableName=table_name(), Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
+            UpdateExpression="SET " + ", ".join(f"chunks.#c{chunk} = :c{chunk}" for chunk in totals),
+            ConditionExpression="attribute_exists(PK)" + ("" if ranked_too else " AND NOT raceStatus = :finished"),
+            ExpressionAttributeNames={f"#c{chunk}": str(chunk) for chunk in totals},
+            ExpressionAttributeValues={**{f":c{chunk}": to_attr(pair) for chunk, pair in totals.items()},
+                                       **({} if ranked_too else {":finished": to_attr(e.FINISHED)})},
+            ReturnValues="ALL_OLD", ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        return e.from_item(response["Attributes"]), True
+    except ClientError as error:
+        if error_code(error) != "ConditionalCheckFailedException":
+            raise translate(error) from error
+        stored = error.response.get("Item")
+        if stored is None:  # an engine that does not return the item on a failed condition
+            return _get(keys.ENTRY, True, raceId=race_id, racerId=racer_id), False
+        return e.from_item(stored), False
+
+
+def rank_entry(race_id: str, racer_id: str, rank: int) -> None:
+    call("update_item", Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
+         UpdateExpression="SET #rank = :rank, raceStatus = :finished",
+         ExpressionAttributeNames={"#rank": "rank"}, ExpressionAttributeValues=values(rank=rank, finished=e.FINISHED))
+
+
+def set_name(entity: e.Entity, name: str) -> None:
+    """Sets a denormalised racer name on an item that carries one."""
+    call("update_item", Key=key_of(entity), UpdateExpression="SET #name = :name",
+         ConditionExpression="attribute_exists(PK)",
+         ExpressionAttributeNames={"#name": "name"}, ExpressionAttributeValues=values(name=name))
+
+
+def bests_of(racer_id: str) -> list[e.Best]:
+    return _racer_items(racer_id, keys.BEST.sk.prefix())
+
+
+def raise_best(best: e.Best) -> bool:
+    """Stores the best score only if it beats the stored one; True when it did."""
+    return conditional("put_item", Item=best.to_item(),
+                       ConditionExpression="attribute_not_exists(bestScore) OR bestScore < :score",
+                       ExpressionAttributeValues=values(score=best.bestScore)) is not None
+
+
+# --- history chunks --------------------------------------------------------
+
+@dataclass
+class ChunkWrite:
+    """What one chunk write did with its seconds."""
+
+    accepted: int = 0
+    duplicates: int = 0
+    too_late: list = field(default_factory=list)  # seconds for a chunk sealed by the race's finish
+
+
+def add_samples(chunk: e.Chunk, points: dict[int, Any], request_key: str | None = None) -> ChunkWrite:
+    """Writes the chunk's seconds that are not stored yet.
+
+    One conditional UpdateItem sets every new second and adds their points; if any of
+    them was stored meanwhile, the write is refused, the stored ones become duplicates
+    and the rest is tried again. A chunk sealed by compaction takes nothing: a second it
+    held is a duplicate, any other is too late.
+
+    With a ``request_key`` (the client's Idempotency-Key) the write also records, in
+    ``lastWrite``, a digest of the key and samples and what became of them; the client's
+    retry of that request (its first answer lost) finds its digest there and gets the same
+    counts, not "all duplicates". That holds while no other batch wrote the same
+    racer-minute in between. Without a key a re-sent sample is a duplicate, as the
+    contract says.
+    """
+    from botocore.exceptions import ClientError
+
+    pending = dict(chunk.samples)
+    outcome = ChunkWrite()
+    key = key_of(chunk)
+    digest = _digest(request_key, chunk.samples) if request_key else None
+    while pending:
+        names = {"#type": e.TYPE, "#raceId": "raceId", "#racerId": "racerId", "#chunk": "chunk", "#classId": "classId"}
+        expression_values = values(type=chunk.KEYS.entity, raceId=chunk.raceId, racerId=chunk.racerId, chunk=chunk.chunk,
+                         classId=chunk.classId, points=sum(points[s] for s in pending))
+        recording = ""
+        if digest:
+            expression_values[":lastWrite"] = to_attr(f"{digest}:{len(pending)}:{outcome.duplicates}")
+            recording = "lastWrite = :lastWrite, "
+        sets, absent = [], ["attribute_not_exists(sealed)"]
+        for second, pair in pending.items():
+            attribute = e.sample_attribute(second)
+            expression_values[f":{attribute}"] = to_attr(pair)
+            sets.append(f"{attribute} = :{attribute}")
+            absent.append(f"attribute_not_exists({attribute})")
+        try:
+            send(
+                "update_item", TableName=table_name(), Key=key,
+                UpdateExpression="SET #type = :type, #raceId = :raceId, #racerId = :racerId, #chunk = :chunk, "
+                                 "#classId = :classId, " + recording + ", ".join(sets) + " ADD points :points",
+                ConditionExpression=" AND ".join(absent),
+                ExpressionAttributeNames=names, ExpressionAttributeValues=expression_values,
+                ReturnValuesOnConditionCheckFailure="ALL_OLD")
+            outcome.accepted = len(pending)
+            return outcome
+        except ClientError as error:
+            if error_code(error) != "ConditionalCheckFailedException":
+                raise translate(error) from error
+            stored = error.response.get("Item")
+            if stored is None:  # an older SDK or emulator without the item: read it
+                stored = call("get_item", Key=key, ConsistentRead=True).get("Item", {})
+            recorded = stored.get("lastWrite", {}).get("S", "").split(":")
+            if digest and recorded[0] == digest and not outcome.duplicates:  # this very request, sent again
+                outcome.accepted, outcome.duplicates = int(recorded[1]), int(recorded[2])
+                return outcome
+            if "sealed" in stored:
+                sealed = e.from_item(stored)
+                for second in pending:
+                    if sealed.was_sealed_with(second):
+                        outcome.duplicates += 1
+                    else:
+                        outcome.too_late.append(second)
+                return outcome
+            present = [s for s in pending if e.sample_attribute(s) in stored]
+            if not present:
+                raise RuntimeError(f"chunk write refused with no stored second: {key}")
+            for second in present:
+                del pending[second]
+            outcome.duplicates += len(present)
+    return outcome
+
+
+def _digest(request_key: str, samples: dict[int, list]) -> str:
+    """Names one chunk write of one request: the same key and samples give the same digest."""
+    import hashlib
+
+    text = request_key + "|" + ";".join(
+        f"{second},{cadence},{resistance}" for second, (cadence, resistance) in sorted(samples.items()))
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+def chunks_of(race_id: str, racer_id: str) -> list[e.Chunk | e.PackedChunk]:
+    return _racer_items(racer_id, keys.CHUNK.sk.prefix(raceId=race_id, racerId=racer_id))
+
+
+def replace_chunks(packed: list[e.PackedChunk], live: list[e.Chunk]) -> bool:
+    """Writes the packed chunks, then seals the live ones they replace (samples removed, the
+    seconds they held kept as bits), each only if no sample reached it since it was read;
+    False when one did (compact again)."""
+    for start in range(0, len(packed), 25):
+        puts = [{"PutRequest": {"Item": p.to_item()}} for p in packed[start:start + 25]]
+        batch("batch_write_item", {table_name(): puts}, "UnprocessedItems")
+    return all([_seal(chunk) for chunk in live])
+
+
+def _seal(chunk: e.Chunk) -> bool:
+    removed = ", ".join(e.sample_attribute(second) for second in chunk.samples)
+    return conditional("update_item", Key=key_of(chunk),
+                       UpdateExpression="SET sealed = :mask, points = :zero" + (f" REMOVE {removed}" if removed else ""),
+                       ConditionExpression="points = :points",
+                       ExpressionAttributeValues=values(mask=chunk.seal_mask(), zero=0, points=chunk.points)) is not None
+
+
+def _racer_items(racer_id: str, prefix: str) -> list:
+    return query_all(KeyConditionExpression="PK = :pk AND begins_with(SK, :prefix)", ConsistentRead=True,
+                     ExpressionAttributeValues=values(pk=keys.RACER.pk.build({"racerId": racer_id}), prefix=prefix))

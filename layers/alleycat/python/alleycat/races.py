@@ -1,0 +1,168 @@
+"""The race's partition (``RACE#raceId``): the race and its board shards; and the race's gate copies.
+
+Every read and write of these items, for the API and the stream alike. Pattern 4 (top scores by
+race) is one Query of the race's partition.
+"""
+
+from __future__ import annotations
+
+from . import catalog, racers
+from . import entities as e
+from . import keys
+from .attributes import to_attr
+from .board import NAME_INDEX, Standing
+from .dynamo import call, conditional, get as _get, get_all, key_from, key_of, send, table_name, values
+from .errors import Conflict, cancellation_codes, error_code, first_condition_failed, translate
+from .paging import query as _query
+
+
+def create(race: e.Race, request_key: str | None = None) -> e.Race:
+    """The race, its empty board shards and its gate copies, all or nothing.
+
+    With a ``request_key`` (the caller's Idempotency-Key) a marker is written in the
+    same transaction; a retry finds it and gets the race it created the first time.
+    """
+    from botocore.exceptions import ClientError
+
+    marker = [e.RaceRequest(race.classId, request_key, race.raceId)] if request_key else []
+    puts = [{"Put": {"TableName": table_name(), "Item": item.to_item(),
+                     "ConditionExpression": "attribute_not_exists(PK)"}}
+            for item in (*marker, *e.new_race_items(race))]
+    try:
+        send("transact_write_items", TransactItems=puts)
+    except ClientError as error:
+        if not marker or not first_condition_failed(error):
+            raise translate(error) from error
+        done = _get(keys.RACE_REQUEST, True, classId=race.classId, requestKey=request_key)
+        return get(done.raceId, consistent=True)
+    return race
+
+
+def get(race_id: str, consistent: bool = False) -> e.Race | None:
+    partition = keys.RACE.pk.build({"raceId": race_id})
+    page = _query(f"race:{race_id}", None, [], partition=partition, condition="begins_with(SK, :prefix)",
+                  limit=1, prefix=keys.RACE.sk.prefix(), consistent=consistent)
+    return page.items[0] if page.items else None
+
+
+def with_boards(race_id: str, consistent: bool = False) -> tuple[e.Race | None, list[e.RaceBoard]]:
+    """Pattern 4, top scores by race: the race's partition holds the race and its board shards."""
+    partition = keys.RACE.pk.build({"raceId": race_id})
+    page = _query(f"raceboard:{race_id}", None, [], partition=partition, limit=1 + e.BOARD_SHARDS,
+                  consistent=consistent)
+    race = next((i for i in page.items if isinstance(i, e.Race)), None)
+    return race, [i for i in page.items if isinstance(i, e.RaceBoard)]
+
+
+def gate_and_entries(race_id: str, racer_ids: list[str]) -> tuple[e.RaceGate | None, list[e.Entry]]:
+    """Telemetry's one read: the race's gate copy for the first racer and the racers' entries,
+    strongly consistent (a bike's sample: one request of two keys)."""
+    gate_key = key_from(keys.RACE_GATE, raceId=race_id, copy=e.RaceGate.copy_for(racer_ids[0]))
+    found = get_all([gate_key] + [key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids])
+    gate = next((item for item in found if isinstance(item, e.RaceGate)), None)
+    return gate, [item for item in found if isinstance(item, e.Entry)]
+
+
+def join(race: e.Race, racer: e.Racer) -> e.Entry:
+    """Adds the racer to the race, its count, its board and its history in one transaction.
+
+    Idempotent: when the entry exists already the transaction is cancelled and the
+    existing entry is returned unchanged.
+    """
+    from botocore.exceptions import ClientError
+
+    entry = e.Entry(race.raceId, racer.racerId, racer.name, race.classId, race.startsAt)
+    board = e.RaceBoard(race.raceId, e.RaceBoard.shard_of(racer.racerId))
+    first_chunk = e.Chunk(race.raceId, racer.racerId, 0, race.classId)
+    name = table_name()
+    actions = [
+        {"Put": {"TableName": name, "Item": entry.to_item(), "ConditionExpression": "attribute_not_exists(PK)"}},
+        {"Put": {"TableName": name, "Item": first_chunk.to_item(), "ConditionExpression": "attribute_not_exists(PK)"}},
+        {"Update": {"TableName": name, "Key": key_of(race),
+                    "UpdateExpression": "ADD racerCount :one",
+                    "ConditionExpression": "#status = :open",
+                    "ExpressionAttributeNames": {"#status": "status"},
+                    "ExpressionAttributeValues": values(one=1, open=e.OPEN)}},
+        {"Update": {"TableName": name, "Key": key_of(board),
+                    "UpdateExpression": "SET standings.#racer = if_not_exists(standings.#racer, :standing)",
+                    "ExpressionAttributeNames": {"#racer": racer.racerId},
+                    "ExpressionAttributeValues": values(standing=Standing.joined(racer.racerId, racer.name).item())}},
+    ]
+    try:
+        send("transact_write_items", TransactItems=actions)
+    except ClientError as error:
+        codes = cancellation_codes(error)
+        if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in codes:
+            raise translate(error) from error
+        if codes[0] == "ConditionalCheckFailed":  # joined before: change nothing
+            existing = racers.get_entry(race.raceId, racer.racerId, consistent=True)
+            if existing:
+                return existing
+        raise Conflict("the race is finished") from error
+    return entry
+
+
+def finish(race: e.Race, only_if_open: bool = False) -> bool:
+    """Marks the race and its gate copies finished and moves its card to the finished list, in one
+    transaction; finishing it again before it is settled asks for the settlement again (a stream
+    record), so a settlement that failed for good is re-run. A settled race changes nothing, nor
+    does a finished one ``only_if_open`` (the finisher at the race's end). True when it wrote."""
+    from botocore.exceptions import ClientError
+
+    def finished(item: e.Entity, also: str = "", **extra) -> dict:
+        return {"Update": {"TableName": table_name(), "Key": key_of(item), "UpdateExpression": "SET #status = :finished" + also,
+                           "ExpressionAttributeNames": {"#status": "status"},
+                           "ExpressionAttributeValues": values(finished=e.FINISHED, **extra)}}
+
+    race_update = finished(race, " ADD finishRequests :one", one=1, **({"open": e.OPEN} if only_if_open else {}))
+    race_update["Update"]["ConditionExpression"] = (
+        "#status = :open" if only_if_open else "attribute_exists(PK) AND attribute_not_exists(settled)")
+    actions = [race_update, *catalog.finish_actions(race)] + [finished(gate) for gate in e.RaceGate.copies_of(race)]
+    try:
+        send("transact_write_items", TransactItems=actions)
+    except ClientError as error:
+        if not first_condition_failed(error):
+            raise translate(error) from error
+        return False
+    return True
+
+
+def mark_settled(race: e.Race) -> None:
+    """Ranks, bests, class board and history of the race are final."""
+    call("update_item", Key=key_of(race), UpdateExpression="SET settled = :true",
+         ConditionExpression="attribute_exists(PK)", ExpressionAttributeValues=values(true=True))
+
+
+def set_class_name(race: e.Race, name: str, was: str | None = None) -> None:
+    """Sets the race's class name; with ``was``, only if the race still carries that name."""
+    condition, named = ("className = :was", {"was": was}) if was is not None else ("attribute_exists(PK)", {})
+    conditional("update_item", Key=key_of(race), UpdateExpression="SET className = :name",
+                ConditionExpression=condition, ExpressionAttributeValues=values(name=name, **named))
+
+
+# An update expression may not pass 4 KB: ~25 bytes a racer keeps 100 well under it.
+STANDINGS_PER_WRITE = 100
+
+
+def set_standings(race_id: str, shard: int, standings: dict[str, Standing]) -> e.RaceBoard:
+    """Sets racers' standings on one board shard (one write per 100 racers); the shard as written."""
+    rows = list(standings.items())
+    written = None
+    for start in range(0, len(rows), STANDINGS_PER_WRITE):
+        names, expression_values, sets = {}, {}, []
+        for n, (racer_id, standing) in enumerate(rows[start:start + STANDINGS_PER_WRITE]):
+            names[f"#r{n}"] = racer_id
+            expression_values[f":r{n}"] = to_attr(standing.item())
+            sets.append(f"standings.#r{n} = :r{n}")
+        written = call("update_item", Key=key_of(e.RaceBoard(race_id, shard)), UpdateExpression="SET " + ", ".join(sets),
+                       ConditionExpression="attribute_exists(PK)", ExpressionAttributeNames=names,
+                       ExpressionAttributeValues=expression_values, ReturnValues="ALL_NEW")["Attributes"]
+    return e.from_item(written) if written else e.RaceBoard(race_id, shard)
+
+
+def set_standing_name(race_id: str, racer_id: str, name: str) -> None:
+    """Sets the name in a racer's standing (in place) if the racer is on the race's board."""
+    conditional("update_item", Key=key_of(e.RaceBoard(race_id, e.RaceBoard.shard_of(racer_id))),
+                UpdateExpression=f"SET standings.#racer[{NAME_INDEX}] = :name",
+                ConditionExpression="attribute_exists(standings.#racer)",
+                ExpressionAttributeNames={"#racer": racer_id}, ExpressionAttributeValues=values(name=name))

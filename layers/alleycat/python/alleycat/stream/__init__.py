@@ -1,0 +1,8 @@
+"""The work that belongs after a write, done by the stream processor: each reaction one module.
+
+``plan`` reads a batch's records into the work they ask for; ``reactions`` does it: ``scoring``
+(live totals and boards), ``pushing`` (the board to viewers), ``settlement`` (a finished race's
+ranks, bests and class board, with ``history`` packed and ``pacing`` of Best writes), ``renames``
+and a new race's own work. Every write sets absolute values read now, so a redelivered or old
+record changes nothing.
+"""

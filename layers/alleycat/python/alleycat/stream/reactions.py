@@ -1,0 +1,62 @@
+"""A batch's plan done, reaction by reaction; the sequence numbers of records whose work failed
+(the event source mapping retries from the first)."""
+
+from __future__ import annotations
+
+from .. import catalog, ending, parallel, races
+from .. import entities as e
+from ..observability import logger
+from . import pushing, renames, scoring, settlement
+from .plan import Plan
+
+
+def react(plan: Plan, publisher: pushing.Publisher | None) -> list[str]:
+    scored = scoring.score(plan.chunks, plan.first_seen)
+    failed = scored.failed
+    pushing.push_boards(publisher, scored.boards, scored.changed)
+    for race_id, sequence in plan.finished.items():
+        if _failed(settlement.settle, race_id):
+            failed.append(sequence)
+        else:
+            pushing.push_settled(publisher, race_id)
+    for race_id, late in scored.late.items():
+        if race_id not in plan.finished and _failed(settlement.amend, race_id, sorted(late)):
+            failed.append(min(late.values(), key=int))
+    for class_id, sequence in plan.renamed_classes.items():
+        if _failed(renames.rename_class, class_id):
+            failed.append(sequence)
+    for race_id, outcome in parallel.outcomes(lambda _, created: start_race(created[0]), plan.created).items():
+        if parallel.failed(outcome):
+            logger.error("new race's work failed", exc_info=outcome, extra={"raceId": race_id})
+            failed.append(plan.created[race_id][1])
+    for race_id, outcome in parallel.outcomes(lambda race_id, _: sync_card(race_id), plan.carded).items():
+        if parallel.failed(outcome):
+            logger.error("race card sync failed", exc_info=outcome, extra={"raceId": race_id})
+            failed.append(plan.carded[race_id])
+    for racer_id, sequence in plan.renamed_racers.items():
+        if _failed(renames.rename_racer, racer_id):
+            failed.append(sequence)
+    return failed
+
+
+def start_race(race: e.Race) -> None:
+    """A new race takes its class's name as it is now, and its finisher is started (``ending``)."""
+    renames.follow_class_name(race)
+    if ending.enabled():
+        ending.start(race.raceId)
+
+
+def sync_card(race_id: str) -> None:
+    """The race's catalog card takes the race's racer count and class name as they are now."""
+    race = races.get(race_id, consistent=True)
+    if race is not None:
+        catalog.sync_race_card(race)
+
+
+def _failed(work, *arguments) -> bool:
+    try:
+        work(*arguments)
+        return False
+    except Exception:  # reported to the event source mapping, which retries from this record
+        logger.exception("stream work failed")
+        return True

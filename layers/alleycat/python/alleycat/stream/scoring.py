@@ -1,0 +1,119 @@
+"""Live scores: chunks that gained samples give their racers' totals, entries and board standings.
+
+A record says which chunk changed, never what it holds (a batch may carry an old chunk's
+record, or an old batch come again): the totals are those of the chunks as stored now. The
+entry keeps the chunks that are done, written once a chunk; board writes are coalesced, one
+per board shard per batch, so a race's partition sees a few writes a second, not one per racer.
+A ranked entry (a late record, or a sample that landed after the freeze) is left to
+``settlement.amend``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from .. import entities as e
+from .. import parallel, racers, races
+from ..board import Standing
+from ..observability import logger
+
+Racer = tuple[str, str]  # (raceId, racerId)
+
+
+@dataclass
+class Scored:
+    """What scoring wrote, what it left to settlement, and the records behind work that failed."""
+
+    boards: dict[str, list[e.RaceBoard]] = field(default_factory=lambda: defaultdict(list))  # raceId -> shards as written
+    changed: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # raceId -> racers written
+    late: dict[str, dict[str, str]] = field(default_factory=lambda: defaultdict(dict))  # raceId -> {racerId: sequence}
+    failed: list[str] = field(default_factory=list)
+
+
+def score(chunks: dict[Racer, set[int]], first_seen: dict[Racer, str]) -> Scored:
+    """Writes the live totals of the racers whose ``chunks`` changed; ``first_seen`` names the record behind each."""
+    scored = Scored()
+    stored: dict[Racer, tuple[e.Entry, dict[int, e.Chunk]]] = {}
+    for race_id, wanted in _by_race(chunks).items():
+        try:
+            stored.update({(race_id, entry.racerId): (entry, found)
+                           for entry, found in racers.entries_and_chunks(race_id, wanted)})
+        except Exception:  # noqa: BLE001 - every record of the race is retried
+            logger.exception("reading entries and chunks failed")
+            scored.failed += [first_seen[(race_id, racer_id)] for racer_id in wanted]
+
+    standings: dict[tuple[str, int], dict[str, Standing]] = defaultdict(dict)
+    feeders: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for key, entry in parallel.outcomes(lambda _, item: live_totals(*item), stored).items():
+        if parallel.failed(entry):
+            scored.failed.append(first_seen[key])
+        elif entry is None:  # gone, or its race being settled (settlement owns it)
+            continue
+        elif entry.raceStatus == e.FINISHED:  # ranked: a late record, amended from what is stored
+            scored.late[entry.raceId].setdefault(entry.racerId, first_seen[key])
+        else:
+            board = (entry.raceId, e.RaceBoard.shard_of(entry.racerId))
+            standings[board][entry.racerId] = Standing.of_entry(entry)
+            feeders[board].append(first_seen[key])
+
+    for (race_id, shard), written in parallel.outcomes(lambda board, rows: races.set_standings(*board, rows),
+                                                       standings).items():
+        if parallel.failed(written):
+            scored.failed.append(min(feeders[(race_id, shard)], key=int))
+        else:
+            scored.boards[race_id].append(written)
+            scored.changed[race_id].update(standings[(race_id, shard)])
+    return scored
+
+
+def live_totals(entry: e.Entry, chunks: dict[int, e.Chunk]) -> e.Entry | None:
+    """The racer's live totals from the stored chunks: ``chunks`` (read now) on the entry's.
+
+    The entry stores every chunk but the racer's newest (the one still filling): it is
+    written when a chunk is done, not every second, so its chunks 0..n-1 say that chunk n
+    is the newest. When the newest is not among ``chunks`` (a batch of late seconds only),
+    or a chunk below it is in neither, the racer's chunks are read. Returns the entry with
+    every chunk known (its ``raceStatus`` finished when the race was ranked before the
+    entry could be written), or None when the race is being settled (settlement owns it).
+    """
+    if entry.raceStatus == e.FINISHED:
+        return entry
+    if any(not chunk.live for chunk in chunks.values()):
+        return None  # sealed by the race's settlement
+    known = {int(chunk): _pair(pair) for chunk, pair in entry.chunks.items()}
+    known.update({number: _totals(chunk) for number, chunk in chunks.items()})
+    newest = max(max(map(int, entry.chunks), default=-1) + 1, max(chunks, default=0))
+    if newest not in known or any(chunk not in known for chunk in range(newest)):
+        every = racers.chunks_of(entry.raceId, entry.racerId)
+        if any(not isinstance(chunk, e.Chunk) or not chunk.live for chunk in every):
+            return None
+        known.update({chunk.chunk: _totals(chunk) for chunk in every})
+        newest = max(known)
+    done = {chunk: known.get(chunk, [Decimal(0), None]) for chunk in range(newest)}
+    changed = {chunk: pair for chunk, pair in done.items()
+               if _pair(entry.chunks.get(str(chunk), [None, None])) != pair}
+    if changed:
+        stored, written = racers.set_entry_chunks(entry.raceId, entry.racerId, changed)
+        if not written:  # ranked meanwhile (or gone)
+            return stored
+    entry.chunks = {str(chunk): pair for chunk, pair in {**done, newest: known.get(newest, [Decimal(0), None])}.items()}
+    return entry
+
+
+def _totals(chunk: e.Chunk) -> list:
+    return [Decimal(chunk.points), max(chunk.samples, default=None)]
+
+
+def _pair(pair) -> list:
+    points, second = pair
+    return [Decimal(points) if points is not None else None, None if second is None else int(second)]
+
+
+def _by_race(chunks: dict[Racer, set[int]]) -> dict[str, dict[str, set[int]]]:
+    """raceId -> {racerId: chunk numbers}."""
+    by_race: dict[str, dict[str, set[int]]] = defaultdict(dict)
+    for (race_id, racer_id), numbers in chunks.items():
+        by_race[race_id][racer_id] = numbers
+    return by_race
