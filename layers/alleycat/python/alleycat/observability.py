@@ -17,7 +17,7 @@ import warnings
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging.buffer import LoggerBufferConfig
 
-# Sampling from POWERTOOLS_LOGGER_SAMPLE_RATE (the stack sets settings.LOG_SAMPLE_RATE); the
+# Sampling from POWERTOOLS_LOGGER_SAMPLE_RATE (the stack sets stacks.settings.LOG_SAMPLE_RATE); the
 # buffer holds INFO and DEBUG lines of the current invocation (keyed by its X-Ray trace id,
 # which Lambda sets for every invocation) and is written on the first error line.
 logger = Logger(buffer_config=LoggerBufferConfig(max_bytes=20480, buffer_at_verbosity="INFO",
