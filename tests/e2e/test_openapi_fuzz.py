@@ -29,7 +29,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_
 
 
 def from_schema(schema: dict):
-    """Values the schema accepts, for the keywords contract.py uses."""
+    """Values the schema accepts, for the keywords the routes' request schemas use (alleycat.routes)."""
     kind = schema.get("type")
     if kind == "object":
         required = set(schema.get("required", []))
