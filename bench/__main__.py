@@ -1,9 +1,8 @@
-"""`make bench`: cold start, requests per route, handler overhead, race-day capacity and cost.
+"""`make bench`: cold start, requests per route, handler overhead, race-day capacity and cost, push.
 
-Prints a progress line per stage; writes docs/performance.md and docs/performance.json.
-``BENCH_QUICK=1`` shrinks every stage (a smoke run, not figures to publish). ``BENCH_ONLY=coldstart``
-or ``BENCH_ONLY=push`` runs that stage alone, prices the race again and keeps every other
-measurement of docs/performance.json; ``BENCH_ONLY=price`` only prices it again.
+Writes docs/performance.md and docs/performance.json. ``BENCH_QUICK=1`` shrinks every stage (a smoke
+run, not figures to publish). ``BENCH_ONLY=coldstart`` or ``push`` measures that stage alone and keeps
+every other measurement of docs/performance.json; ``BENCH_ONLY=price`` only prices the race again.
 """
 
 from __future__ import annotations
@@ -16,16 +15,12 @@ import warnings
 from datetime import datetime, timezone
 
 from . import backtoback, bikes, coldstart, env, pricing, push, raceday, report, routes
+from .env import say
 from .ledger import Ledger
-from .progress import say
-
-from alleycat.routes import memory_mb
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
-ONLY = os.environ.get("BENCH_ONLY")  # "coldstart", or every stage
-COLD_RUNS = 1 if QUICK else 9
-OVERHEAD_RUNS = 10 if QUICK else 30
-LEADERBOARD_RUNS = 20 if QUICK else 200
+ONLY = os.environ.get("BENCH_ONLY")
+COLD_RUNS, OVERHEAD_RUNS, LEADERBOARD_RUNS = (1, 10, 20) if QUICK else (9, 30, 200)
 RACERS = 1000
 # every racer posting its own samples for the first seconds: 10,000 one-sample requests at full size
 FULL_RACERS, FULL_SECONDS = (50, 3) if QUICK else (RACERS, 10)
@@ -34,25 +29,12 @@ MODEL_SAMPLED_RACERS = 20 if QUICK else 100
 
 
 def cold_start(dynamo: env.Dynamo) -> dict:
-    """Stage 1: ``cold_start``, ``import_time`` and when, where and on which python3.13 they were measured."""
     say(f"cold starts: {COLD_RUNS} fresh python3.13 interpreters per function, with and without bytecode")
     figures = coldstart.measure(dynamo, COLD_RUNS)
     figures["cold_start_run"] = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                                  "machine": report.machine(), "python": figures.pop("cold_start_python"),
                                  "quick": QUICK, "alone": ONLY == "coldstart"}
     return figures
-
-
-def stage_alone(name: str, measure) -> None:
-    """``BENCH_ONLY=<name>``: one stage measured again and the race priced again; every other
-    measurement as docs/performance.json has it."""
-    started = time.perf_counter()
-    figures = json.loads((env.ROOT / "docs" / "performance.json").read_text())
-    figures.update(measure())
-    price(figures)
-    report.write(figures, header=False)
-    say(f"wrote docs/performance.md and docs/performance.json ({name} measured again) in "
-        f"{time.perf_counter() - started:.0f} s")
 
 
 def cold_start_only() -> dict:
@@ -63,79 +45,76 @@ def cold_start_only() -> dict:
         dynamo.stop()
 
 
-ALONE = {"coldstart": cold_start_only, "push": lambda: {"push": push.stage()},
-         "price": lambda: {}}  # nothing measured: the race priced again (pricing.py changed)
+ALONE = {"coldstart": cold_start_only, "push": lambda: {"push": push.stage()}, "price": dict}
 
 
 def price(figures: dict) -> None:
     """The race's bill, the fixed costs, the levers and push beside polling, from the measured figures."""
-    memory = {function: memory_mb(function) for function in env.functions()}
-    figures["memory_mb"] = memory
-    figures["cost"] = pricing.race_cost(figures, memory)
-    figures["fixed_monthly"] = pricing.fixed_monthly(figures, env.functions())
-    figures["levers"] = pricing.levers(figures, memory, figures["cost"]["total"])
-    figures["prices"] = pricing.PRICES
-    figures["assumed"] = {name: {"value": value, "why": why} for name, (value, why) in pricing.ASSUMED.items()}
+    figures["stack"] = {k: v for k, v in env.stack().items() if k != "settings"}
+    figures["cost"] = pricing.race_cost(figures)
+    figures["fixed_monthly"] = pricing.fixed_monthly(figures)
+    figures["levers"] = pricing.levers(figures, figures["cost"]["total"])
+    figures["prices"], figures["assumed"] = pricing.PRICES, pricing.ASSUMED
     if "push" in figures:
         figures["push"].update(push.priced(figures))
 
 
+def measure(dynamo: env.Dynamo) -> dict:
+    figures = cold_start(dynamo)
+    figures["tables"], figures["requests"] = {}, {}
+    for name, scale in (("small", 1), ("large", 10)):
+        dynamo.restart()  # DynamoDB Local slows for good once it has held many items
+        figures["tables"][name] = routes.seed(dynamo, f"bench-{name}", scale)
+        with Ledger() as ledger:
+            figures["requests"][name] = routes.per_route(ledger)
+        say(f"requests per route on the {name} table ({figures['tables'][name]['items']} items): "
+            + ", ".join(f"{r} {f['requests']}" for r, f in figures["requests"][name].items()))
+    dynamo.restart()
+    routes.seed_event_fixtures(dynamo, "bench-warm")
+    with Ledger() as ledger:
+        figures["overhead"] = routes.overheads(ledger, OVERHEAD_RUNS)
+        small_board = env.event("get_race_leaderboard", query={"limit": "10"})
+        figures["leaderboard_10"] = routes.overhead(ledger, "get_race_leaderboard", small_board, LEADERBOARD_RUNS)
+    dynamo.restart()
+    with Ledger() as ledger:
+        say(f"race day: {LONG_RACERS} racers for the whole {LONG_SECONDS} s, then finished")
+        long = raceday.replay(dynamo, ledger, "bench-long", LONG_RACERS, LONG_SECONDS, bikes_post=False)
+    dynamo.restart()
+    with Ledger() as ledger:
+        say(f"race day: {FULL_RACERS:,} racers for the first {FULL_SECONDS} s, each bike posting its own samples "
+            f"({bikes.WORKERS} worker processes as execution environments), then finished")
+        full = raceday.replay(dynamo, ledger, "bench-race", FULL_RACERS, FULL_SECONDS, bikes_post=True)
+        race = raceday.summarise(full)
+        race["long"] = raceday.summarise(long)
+        race["late_race_extra_wcu"] = raceday.growth(long, FULL_SECONDS)
+        race["wcu_per_racer_second"] = race["wcu_per_racer_second_replayed"] + race["late_race_extra_wcu"]
+        big_board = env.event("get_race_leaderboard", {"raceId": full["race_id"]}, query={"limit": "1000"})
+        figures["leaderboard_1000"] = routes.overhead(ledger, "get_race_leaderboard", big_board, LEADERBOARD_RUNS // 4)
+        items = env.dynamo.client().query(TableName="bench-race", KeyConditionExpression="PK = :pk",
+                                          ExpressionAttributeValues={":pk": {"S": f"RACE#{full['race_id']}"}})["Items"]
+        figures["mapping"] = routes.mapping(items)
+    say(f"leaderboard p50 outside DynamoDB: 10 rows {figures['leaderboard_10']['p50_ms']:.2f} ms, "
+        f"1,000 rows {figures['leaderboard_1000']['p50_ms']:.2f} ms")
+    figures["model"] = raceday.whole_race(long, full, RACERS, MODEL_SAMPLED_RACERS)
+    figures["race_day"] = race
+    figures["interpreter_start"] = bikes.interpreter_start_cpu_ms()
+    return figures
+
+
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
-    if ONLY in ALONE:
-        return stage_alone(ONLY, ALONE[ONLY])
+    started = time.perf_counter()
+    if ONLY in ALONE:  # one stage again; every other measurement as docs/performance.json has it
+        figures = json.loads((env.ROOT / "docs" / "performance.json").read_text())
+        figures.update(ALONE[ONLY]())
+        price(figures)
+        report.write(figures, header=False)
+        return say(f"wrote docs/performance.md and .json ({ONLY} again) in {time.perf_counter() - started:.0f} s")
     if ONLY:
         sys.exit(f"BENCH_ONLY={ONLY}: one of {', '.join(ALONE)} (or unset for every stage)")
-    started = time.perf_counter()
     dynamo = env.Dynamo()
-    figures: dict = {}
     try:
-        figures.update(cold_start(dynamo))
-        dynamo.restart()
-        with Ledger(env.client(), dynamo.lookup) as ledger:
-            figures["tables"], figures["requests"] = {}, {}
-            for name, scale in (("small", 1), ("large", 10)):
-                figures["tables"][name] = dict(zip(("items", "bytes"), routes.seed(dynamo, f"bench-{name}", scale)))
-                figures["requests"][name] = routes.per_route(ledger)
-                say(f"requests per route on the {name} table ({figures['tables'][name]['items']} items): "
-                    + ", ".join(f"{r} {f['requests']}" for r, f in figures["requests"][name].items()))
-        dynamo.restart()
-        with Ledger(env.client(), dynamo.lookup) as ledger:
-            coldstart.seed_event_fixtures(dynamo, "bench-warm")
-            figures["overhead"] = routes.overheads(ledger, OVERHEAD_RUNS)
-            small_board = env.event("get_race_leaderboard", query={"limit": "10"})
-            figures["leaderboard_10"] = routes.overhead(ledger, "get_race_leaderboard", small_board, LEADERBOARD_RUNS)
-            say(f"leaderboard 10 rows: p50 {figures['leaderboard_10']['p50_ms']:.2f} ms outside DynamoDB")
-        dynamo.restart()
-        with Ledger(env.client(), dynamo.lookup) as ledger:
-            say(f"race day: {LONG_RACERS} racers for the whole {LONG_SECONDS} s, then finished")
-            long = raceday.replay(dynamo, ledger, "bench-long", LONG_RACERS, LONG_SECONDS, finish=True)
-        dynamo.restart()
-        with Ledger(env.client(), dynamo.lookup) as ledger:
-            say(f"race day: {FULL_RACERS:,} racers for the first {FULL_SECONDS} s, then finished")
-            say(f"race day: bikes post their own samples, {bikes.WORKERS} worker processes as execution environments")
-            result = raceday.replay(dynamo, ledger, "bench-race", FULL_RACERS, FULL_SECONDS, finish=True,
-                                    settings=bikes.deployed_settings())
-            race = raceday.summarise(result, FULL_RACERS)
-            race["long"] = raceday.summarise(long, LONG_RACERS)
-            race["late_race_extra_wcu"] = raceday.growth(long, FULL_SECONDS)
-            race["wcu_per_racer_second"] = race["wcu_per_racer_second_replayed"] + race["late_race_extra_wcu"]
-            big_board = env.event("get_race_leaderboard", {"raceId": result["race_id"]}, query={"limit": "1000"})
-            figures["leaderboard_1000"] = routes.overhead(ledger, "get_race_leaderboard", big_board, LEADERBOARD_RUNS // 4)
-            race["leaderboard_1000_ms"] = figures["leaderboard_1000"]["p50_ms"]
-            say(f"leaderboard 1,000 rows: p50 {figures['leaderboard_1000']['p50_ms']:.2f} ms outside DynamoDB")
-            items = env.client().query(TableName="bench-race", KeyConditionExpression="PK = :pk",
-                                       ExpressionAttributeValues={":pk": {"S": f"RACE#{result['race_id']}"}})["Items"]
-            figures["mapping"] = routes.mapping(items)
-        say(f"model: {DURATION_TEXT} for {MODEL_SAMPLED_RACERS} sampled racers, chosen and naive designs")
-        figures["model"] = raceday.model(RACERS, MODEL_SAMPLED_RACERS)
-        figures["race_day"] = race
-        figures["interpreter_start"] = bikes.interpreter_start_cpu_ms()
-        if os.environ.get("BENCH_SAVE"):  # the measurements alone, to price and report again while developing
-            import pickle
-
-            with open(os.environ["BENCH_SAVE"], "wb") as saved:
-                pickle.dump(figures, saved)
+        figures = measure(dynamo)
     finally:
         dynamo.stop()
     figures["local_stack"] = backtoback.measure()
@@ -143,16 +122,11 @@ def main() -> None:
     price(figures)
     for row in figures["cost"]["lines"]:
         say(f"cost: {row['item']}: {row['quantity']:,.2f} {row['unit']} = ${row['usd']:.3f}")
-    say(f"push: the race ${figures['push']['dollars_per_race']:.2f} pushed, "
-        f"${figures['push']['polling_dollars_per_race']:.2f} polled")
-    figures["elapsed_seconds"] = time.perf_counter() - started
-    figures["quick"] = QUICK
+    figures["elapsed_seconds"], figures["quick"] = time.perf_counter() - started, QUICK
     report.write(figures)
-    say(f"cost of one race ≈ ${figures['cost']['total']:.2f}; wrote docs/performance.md and docs/performance.json "
-        f"in {figures['elapsed_seconds']:.0f} s")
+    say(f"a race ≈ ${figures['cost']['total']:.2f} polled, ${figures['push']['dollars_per_race']:.2f} pushed; "
+        f"wrote docs/performance.md and docs/performance.json in {figures['elapsed_seconds']:.0f} s")
 
-
-DURATION_TEXT = f"{raceday.DURATION} s"
 
 if __name__ == "__main__":
     main()

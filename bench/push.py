@@ -1,25 +1,12 @@
-"""Live boards pushed over AppSync Events: measured on `make local`, priced for 1,000 viewers.
+"""Live boards pushed over AppSync Events: measured on `make local` (``python -m local`` in a process of
+its own; bikes, subscribed viewers and pollers from the simulator), priced in the race's bill.
 
-**Measured** (``measure``): `python -m local` (what `make local` runs: DynamoDB Local on disk, the
-stand-in Event API) in a process of its own; ``RACERS`` bikes each posting their own sample every
-second (``simulator --bikes``) for ``SECONDS``; ``VIEWERS`` viewers subscribed to the race's channel
-and ``POLLERS`` viewers polling the board every second as the page did before push, in a process of
-their own (``simulator.audience``). Freshness is the time from the telemetry answer that accepted a
-sample to the viewer's board showing it, for every sample and every viewer. The machine's load is
-recorded beside the figures (it shares its 2 cores with other work).
-
-**Priced** (``priced``): the race's bill (``bench.pricing``: 1,000 racers, 300 s, 1,000 viewers) with
-the measured messages per second and bytes per message, beside the same race polled through CloudFront.
-
-``BENCH_ONLY=push make bench`` (``make bench-push``) measures push alone and prices the race again,
-leaving the other stages' measurements in docs/performance.json as they are; ``make bench`` runs it
-as one of its stages.
+Freshness is the time from the telemetry answer that accepted a sample to a viewer's board showing
+it, for every sample and viewer. The machine's load is recorded beside the figures.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import platform
 import signal
@@ -29,12 +16,11 @@ import sys
 import threading
 import time
 import uuid
+from collections import defaultdict
 from datetime import datetime, timezone
 
-from .env import ROOT
-from .progress import say
-
-from alleycat.push import MAX_MESSAGE_BYTES
+from .env import ROOT, say
+from .pricing import race_cost
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RACERS, VIEWERS, POLLERS, SECONDS = (10, 10, 2, 60) if QUICK else (100, 100, 5, 120)
@@ -43,10 +29,6 @@ RACERS, VIEWERS, POLLERS, SECONDS = (10, 10, 2, 60) if QUICK else (100, 100, 5, 
 LIGHTER_RACERS = RACERS // 2
 LIGHTER_KEYS = ("racers", "late_ticks", "freshness_p50_s", "freshness_p95_s", "freshness_max_s", "polling_p50_s",
                 "polling_p95_s", "polling_max_s", "load_average", "bytes_per_message", "messages_per_second")
-PRICED_VIEWERS, PRICED_SECONDS = 1000, 300  # the race-day scenario (bench/pricing.py)
-CONNECTED_BEFORE_START_SECONDS = 60  # assumed: viewers open the page a minute before the start
-PUBLISH_MS = 15  # assumed Lambda time per publish in AWS (one Query + one HTTPS POST, in parallel per race)
-STREAM_MEMORY_MB = 1024
 
 
 def free_port() -> int:
@@ -143,15 +125,14 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
 
 
 def priced(figures: dict) -> dict:
-    """The race's bill with boards pushed (``pricing.race_cost``'s push lever, from the measured messages)
-    beside the bill as polled (``figures["cost"]``), and the lines where they differ."""
-    from .pricing import race_cost
+    """The race's bill with boards pushed beside the bill as polled (``figures["cost"]``), and the lines
+    where they differ."""
+    pushed, polled = race_cost(figures, {"push": True}), figures["cost"]
 
-    pushed, polled = race_cost(figures, figures["memory_mb"], {"push": True}), figures["cost"]
     def by_kind(lines: list[dict]) -> dict:  # "CloudFront requests (viewers' polls)" -> "CloudFront requests"
-        kinds: dict = {}
+        kinds: dict = defaultdict(float)
         for line in lines:
-            kinds[line["item"].split(" (")[0]] = kinds.get(line["item"].split(" (")[0], 0.0) + line["usd"]
+            kinds[line["item"].split(" (")[0]] += line["usd"]
         return kinds
 
     before, after = by_kind(polled["lines"]), by_kind(pushed["lines"])
@@ -173,66 +154,3 @@ def stage() -> dict:
         f"(polling every second: p95 {figures['polling_p95_s']:.2f} s); {figures['messages_per_second']:.2f} "
         f"messages/s of {figures['bytes_per_message']:,.0f} bytes; load {figures['load_average']['during_mean']:.1f}")
     return figures
-
-
-def markdown(f: dict) -> list[str]:
-    """docs/performance.md's section on push (from the figures under ``push``)."""
-    p = f["push"]
-    load, shards, lighter = p["load_average"], f["assumed"]["stream_shards"]["value"], p.get("lighter")
-    return [
-        "## 7. Live boards pushed (AppSync Events)",
-        ("**Quick run (BENCH_QUICK=1): not figures to publish.** " if p.get("quick") else "") + f"Measured {p['measured']} on `make local` ({p['machine']}; 1-minute load average {load['before']:.1f} before, "
-        f"{load['during_mean']:.1f} on average during (max {load['during_max']:.1f}), {load['after']:.1f} after, on "
-        f"{load['cores']} cores shared with other work): {p['racers']} bikes each posting its own sample every second "
-        f"for {p['race_seconds']} s ({p['late_ticks']} late ticks of {p['race_seconds']}), {p['viewers']} viewers subscribed to the race's "
-        f"channel over the stand-in Event API (AppSync Events' WebSocket protocol) and {p['pollers']} viewers polling "
-        "the board every second as the page did before, in one run (`bench/push.py`, `simulator/audience.py`). "
-        "Freshness: from the telemetry answer that accepted a sample to the viewer's board showing it, for every "
-        f"sample and every viewer ({p['freshness_samples']:,} pushed, {p['polling_samples']:,} polled). The local "
-        "polling figure has no CloudFront in front: in AWS a polled answer may also be up to a second old (`max-age=1`).",
-        *([f"**At that load the stack did not keep real time** ({p['late_ticks']} of {p['race_seconds']} ticks late: "
-            "the bikes' seconds came slower than one a second, and every stage queued behind the others' work), so the "
-            "figures hold queueing a machine to itself would not have. What a pushed sample waits for: the stream's "
-            "batching window (up to 1 s, the same in AWS), the stream processor's invocation (its reads and writes on "
-            "DynamoDB Local, then one board read and one publish), and the fan-out (milliseconds); a polled one waits "
-            "for the same window and invocation, then for the next poll."]
-          if p["late_ticks"] > p["race_seconds"] / 10 else []),
-        _table(["", "p50 s", "p95 s", "max s"],
-               [["**pushed** (subscribed viewers)", f"**{p['freshness_p50_s']:.2f}**", f"**{p['freshness_p95_s']:.2f}**",
-                 f"{p['freshness_max_s']:.2f}"],
-                ["polled every second (before)", f"{p['polling_p50_s']:.2f}", f"{p['polling_p95_s']:.2f}",
-                 f"{p['polling_max_s']:.2f}"]]
-               + ([[f"pushed, {lighter['racers']} bikes ({lighter['late_ticks']} late ticks)", f"{lighter['freshness_p50_s']:.2f}",
-                    f"{lighter['freshness_p95_s']:.2f}", f"{lighter['freshness_max_s']:.2f}"],
-                   [f"polled, {lighter['racers']} bikes", f"{lighter['polling_p50_s']:.2f}", f"{lighter['polling_p95_s']:.2f}",
-                    f"{lighter['polling_max_s']:.2f}"]] if lighter else [])),
-        *([f"The last two rows: the same run again with {lighter['racers']} bikes and the same {p['viewers']} viewers "
-           f"right after (load {lighter['load_average']['during_mean']:.1f} on average), where the stack keeps close to "
-           "real time: what the pipeline itself takes when the machine is not the queue."] if lighter else []),
-        f"Messages per second per race: **{p['messages_per_second']:.2f}** (one per stream invocation that wrote the "
-        f"race's board: the local stream has one shard; in AWS up to one per shard carrying the race). Bytes per "
-        f"message: **{p['bytes_per_message']:,.0f}** on average (p95 {p['bytes_per_message_p95']:,.0f}, max "
-        f"{p['bytes_per_message_max']:,.0f}; {p['rows_per_message']:.0f} rows): the top 10 rows and the racers whose "
-        "standing changed, at most 4 KB (`alleycat.push.MAX_MESSAGE_BYTES`), so a 1,000-racer board's message also stays "
-        f"one metered operation. Samples never shown to a viewer by the end: {p['never_shown']:,}.",
-        f"**Priced** in the race's bill (section 5, `bench/pricing.py`: 1,000 racers, a 300-second race, 1,000 "
-        f"viewers), from those messages: each of the S = {shards} stream shards' invocations publishes its own "
-        "message for the race, and AppSync delivers each to every viewer; every assumption is labelled in "
-        "docs/performance.json (`cost` of the push lever: `push.pushed_lines`). The lines that change:",
-        _table(["line of the race's bill", "polled every second, US$", "pushed, US$"],
-               [[d["item"], f"{d['polled']:.3f}", f"{d['pushed']:.3f}"] for d in p["differ"]]
-               + [["**the race**", f"**{p['polling_dollars_per_race']:.2f}**", f"**{p['dollars_per_race']:.2f}**"]]),
-        f"Pushed as built, a race costs **${p['dollars_per_race']:.2f}**; polled every second, "
-        f"**${p['polling_dollars_per_race']:.2f}**. AppSync bills every delivery, and each of the S shards' "
-        f"invocations sends every viewer a message: {p['messages_per_second'] * shards:.1f} a second where a "
-        "viewer polled once"
-        + "".join(f". Coalesced to one message a second per race (a lever, not built: section 5), a race would cost "
-                  f"${l['total']:.2f}" for l in f.get("levers", []) if "coalesced" in l["lever"])
-        + ". Besides dollars, pushed viewers no longer reach CloudFront or the API every second (two board reads "
-        "each: the first paint and the read on subscribing), and they see a sample sooner by the figures above.",
-    ]
-
-
-def _table(header: list[str], rows: list[list]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
-    return "\n".join(lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows])

@@ -7,18 +7,27 @@ from collections import Counter
 from decimal import Decimal
 
 from alleycat import entities as e
-from alleycat import ids
+from alleycat import ids, store
 from alleycat.board import ClassBoard, ClassStanding, Standing
 
 from . import env
-from .coldstart import CLASS_ID, RACE_ID, RACER_ID
-from .ledger import Ledger, busy_seconds
-from .progress import say
+from .ledger import Ledger, busy_seconds, size
+from .env import percentile, say
 
 ROUTE_ORDER = ("put_racer", "put_class", "create_race", "join_race", "post_telemetry", "get_race",
                "get_race_leaderboard", "get_racer_results", "get_racer_history", "get_class_races",
                "get_class_leaderboard", "finish_race")
-READ_ROUTES = {r for r in ROUTE_ORDER if r.startswith("get_")}
+RACE_ID, CLASS_ID, RACER_ID = "01JD5Z6Q8X0000000000000000", "hill-climb", "racer-1"  # what the events/ files name
+
+
+def seed_event_fixtures(dynamo: env.Dynamo, table: str) -> None:
+    """The class, racer and race the events/ files name, so every first request finds its data."""
+    dynamo.create(table)
+    store.put_class(e.Class(CLASS_ID, "Hill climb"))
+    store.put_racer(e.Racer(RACER_ID, "Racer One"))
+    race = store.create_race(e.Race(RACE_ID, CLASS_ID, "Hill climb", "2026-11-22T10:00:00Z", 300))
+    store.join_race(race, e.Racer(RACER_ID, "Racer One"))
+    env.invoke("post_telemetry", env.event("post_telemetry"))
 
 
 def _race_items(race_id: str, class_id: str, racer_ids: list[str]) -> list[dict]:
@@ -34,10 +43,10 @@ def _race_items(race_id: str, class_id: str, racer_ids: list[str]) -> list[dict]
     return [x.to_item() for x in (*created, *entries)]
 
 
-def seed(dynamo: env.Dynamo, table: str, scale: int) -> tuple[int, int]:
-    """A table whose partitions read by the events hold `scale` x 12 races, results and history chunks."""
+def seed(dynamo: env.Dynamo, table: str, scale: int) -> dict:
+    """A table whose partitions read by the events hold `scale` x 12 races, results and history chunks:
+    its items and bytes."""
     dynamo.create(table)
-    dynamo.use(table)
     field = [f"racer-{n}" for n in range(2, 12)]
     items = [e.Racer(f"racer-{n}", f"Racer {n}").to_item() for n in range(1, 10 * scale + 12)]
     items += [e.Class(CLASS_ID, "Hill climb").to_item()] + [e.Class(f"class-{n}", f"Class {n}").to_item() for n in range(2 * scale)]
@@ -54,8 +63,10 @@ def seed(dynamo: env.Dynamo, table: str, scale: int) -> tuple[int, int]:
     board = e.ClassBoard(CLASS_ID, ClassBoard(ClassStanding(f"racer-{n}", Decimal(n * 97) / 3, RACE_ID, f"Racer {n}")
                                                for n in range(2, 10 * scale + 12)).item())
     items.append({**board.to_item(), "version": {"N": "1"}})
-    dynamo.put_all(items, table)
-    return dynamo.table_stats(table)
+    dynamo.put_all(items)
+    pages = store.client().get_paginator("scan").paginate(TableName=table)
+    stored = [item for page in pages for item in page["Items"]]
+    return {"items": len(stored), "bytes": sum(map(size, stored))}
 
 
 def per_route(ledger: Ledger) -> dict:
@@ -83,11 +94,10 @@ def overhead(ledger: Ledger, route: str, payload: dict, runs: int) -> dict:
         start = time.perf_counter()
         env.invoke(route, payload)
         elapsed = time.perf_counter() - start
-        dynamo = busy_seconds([(c.start, c.stop) for c in ledger.take()])
-        outside.append((elapsed - dynamo) * 1000)
+        outside.append((elapsed - busy_seconds([(c.start, c.stop) for c in ledger.take()])) * 1000)
         total.append(elapsed * 1000)
-    return {"runs": runs, "p50_ms": _percentile(outside, 50), "p99_ms": _percentile(outside, 99),
-            "total_p50_ms": _percentile(total, 50)}
+    return {"runs": runs, "p50_ms": percentile(outside, 50), "p99_ms": percentile(outside, 99),
+            "total_p50_ms": percentile(total, 50)}
 
 
 def overheads(ledger: Ledger, runs: int) -> dict:
@@ -98,16 +108,11 @@ def overheads(ledger: Ledger, runs: int) -> dict:
     return out
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
-
-
 def mapping(items: list[dict], repeat: int = 30) -> dict:
-    """Items -> Python values: alleycat.attributes and entities against boto3's TypeDeserializer."""
+    """Items -> Python values: alleycat.attributes and entities against boto3's TypeDeserializer, best of ``repeat``."""
     from boto3.dynamodb.types import TypeDeserializer
 
-    from alleycat import attributes, entities
+    from alleycat import attributes
 
     deserializer = TypeDeserializer()
 
@@ -119,9 +124,9 @@ def mapping(items: list[dict], repeat: int = 30) -> dict:
             best = min(best, time.perf_counter() - start)
         return best * 1000
 
-    alleycat_values = timed(lambda: [attributes.from_item(i) for i in items])
-    alleycat_entities = timed(lambda: entities.from_items(items))
+    values = timed(lambda: [attributes.from_item(i) for i in items])
+    entities = timed(lambda: e.from_items(items))
     boto3_values = timed(lambda: [{k: deserializer.deserialize(v) for k, v in i.items()} for i in items])
-    return {"items": len(items), "alleycat_attributes_ms": alleycat_values, "alleycat_entities_ms": alleycat_entities,
-            "boto3_typedeserializer_ms": boto3_values, "typedeserializer_vs_attributes": boto3_values / alleycat_values,
-            "typedeserializer_vs_entities": boto3_values / alleycat_entities}
+    return {"items": len(items), "alleycat_attributes_ms": values, "alleycat_entities_ms": entities,
+            "boto3_typedeserializer_ms": boto3_values, "typedeserializer_vs_attributes": boto3_values / values,
+            "typedeserializer_vs_entities": boto3_values / entities}

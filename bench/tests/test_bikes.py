@@ -1,8 +1,6 @@
-"""What the bikes' replay counts: log lines as Lambda's level filter passes them, DynamoDB round trips."""
+"""What the bikes' replay counts of a handler's output: lines as Lambda's level filter passes them, metrics."""
 
-from types import SimpleNamespace
-
-from bench.bikes import delivered, emf_metrics, waves
+from bench.bikes import delivered, emf_metrics
 
 EMF = ('{"_aws":{"Timestamp":1,"CloudWatchMetrics":[{"Namespace":"Alleycat","Dimensions":[["service"]],'
        '"Metrics":[{"Name":"SamplesAccepted","Unit":"Count"}]}]},"service":"alleycat","SamplesAccepted":[3.0]}')
@@ -21,10 +19,3 @@ def test_lines_below_the_application_level_never_reach_cloudwatch():
 def test_each_distinct_metric_of_an_emf_line_is_a_custom_metric():
     assert emf_metrics(EMF) == ["Alleycat/SamplesAccepted [service]"]
     assert emf_metrics('{"level":"INFO"}') == []
-
-
-def test_requests_in_flight_together_are_one_round_trip():
-    call = lambda start, stop: SimpleNamespace(start=start, stop=stop)  # noqa: E731
-    assert waves([]) == 0
-    assert waves([call(0, 1), call(2, 3)]) == 2  # one after the other
-    assert waves([call(0, 2), call(0.5, 1), call(1.5, 3), call(4, 5)]) == 2  # three overlapping, then one
