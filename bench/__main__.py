@@ -1,8 +1,8 @@
 """`make bench`: cold start, requests per route, handler overhead, race-day capacity and cost, push.
 
-Writes docs/performance.md and docs/performance.json. ``BENCH_QUICK=1`` shrinks every stage (a smoke
-run, not figures to publish). ``BENCH_ONLY=coldstart`` or ``push`` measures that stage alone and keeps
-every other measurement of docs/performance.json; ``BENCH_ONLY=price`` only prices the race again.
+Writes docs/performance.md and .json. ``BENCH_QUICK=1`` shrinks every stage (a smoke run, not figures to
+publish). ``BENCH_ONLY=coldstart`` or ``push`` measures that stage alone and keeps every other measurement
+of docs/performance.json; ``BENCH_ONLY=price`` only prices the race again.
 """
 
 from __future__ import annotations
@@ -14,18 +14,18 @@ import time
 import warnings
 from datetime import datetime, timezone
 
-from . import backtoback, bikes, coldstart, env, pricing, push, raceday, report, routes
+from local.server import LocalStack
+from simulator.backtoback import post_race
+
+from . import bikes, coldstart, env, pricing, push, raceday, report, routes
 from .env import say
 from .ledger import Ledger
 
-QUICK = os.environ.get("BENCH_QUICK") == "1"
-ONLY = os.environ.get("BENCH_ONLY")
+QUICK, ONLY = os.environ.get("BENCH_QUICK") == "1", os.environ.get("BENCH_ONLY")
 COLD_RUNS, OVERHEAD_RUNS, LEADERBOARD_RUNS = (1, 10, 20) if QUICK else (9, 30, 200)
-RACERS = 1000
-# every racer posting its own samples for the first seconds: 10,000 one-sample requests at full size
-FULL_RACERS, FULL_SECONDS = (50, 3) if QUICK else (RACERS, 10)
+RACERS, MODEL_SAMPLED_RACERS = 1000, 20 if QUICK else 100
+FULL_RACERS, FULL_SECONDS = (50, 3) if QUICK else (RACERS, 10)  # every bike posting its own samples: 10,000 posts
 LONG_RACERS, LONG_SECONDS = (10, 60) if QUICK else (100, raceday.DURATION)  # the whole race, fewer racers
-MODEL_SAMPLED_RACERS = 20 if QUICK else 100
 
 
 def cold_start(dynamo: env.Dynamo) -> dict:
@@ -37,15 +37,50 @@ def cold_start(dynamo: env.Dynamo) -> dict:
     return figures
 
 
-def cold_start_only() -> dict:
-    dynamo = env.Dynamo()
+def measure(dynamo: env.Dynamo) -> dict:
+    figures = {**cold_start(dynamo), "tables": {}, "requests": {}}
+    for name, scale in (("small", 1), ("large", 10)):
+        dynamo.restart()  # DynamoDB Local slows for good once it has held many items
+        figures["tables"][name] = routes.seed(dynamo, f"bench-{name}", scale)
+        with Ledger() as ledger:
+            figures["requests"][name] = routes.per_route(ledger)
+        say(f"requests per route on the {name} table ({figures['tables'][name]['items']} items): "
+            + ", ".join(f"{r} {f['requests']}" for r, f in figures["requests"][name].items()))
+    dynamo.restart()
+    routes.seed_event_fixtures(dynamo, "bench-warm")
+    with Ledger() as ledger:
+        figures["overhead"] = routes.overheads(ledger, OVERHEAD_RUNS)
+        figures["leaderboard_10"] = routes.overhead(ledger, "get_race_leaderboard", env.event(
+            "get_race_leaderboard", query={"limit": "10"}), LEADERBOARD_RUNS)
+    for ordinal, (table, racers, seconds) in enumerate((("bench-long", LONG_RACERS, LONG_SECONDS),
+                                                        ("bench-race", FULL_RACERS, FULL_SECONDS))):
+        dynamo.restart()
+        with Ledger() as ledger:
+            say(f"race day: {racers:,} racers for {seconds} s, then finished"
+                + (f"; each bike posting its own samples, {bikes.WORKERS} workers as execution environments" if ordinal else ""))
+            figures[table] = raceday.replay(dynamo, ledger, table, racers, seconds, bikes_post=bool(ordinal))
+    long, full = figures.pop("bench-long"), figures.pop("bench-race")
+    with Ledger() as ledger:  # on the full race's engine
+        figures["leaderboard_1000"] = routes.overhead(ledger, "get_race_leaderboard", env.event(
+            "get_race_leaderboard", {"raceId": full["race_id"]}, query={"limit": "1000"}), LEADERBOARD_RUNS // 4)
+    race = {**raceday.summarise(full), "long": raceday.summarise(long), "late_race_extra_wcu": raceday.growth(long, FULL_SECONDS)}
+    race["wcu_per_racer_second"] = race["wcu_per_racer_second_replayed"] + race["late_race_extra_wcu"]
+    return {**figures, "race_day": race, "model": raceday.whole_race(long, full, RACERS, MODEL_SAMPLED_RACERS),
+            "interpreter_start": bikes.interpreter_start_cpu_ms()}
+
+
+def local_stack(races: int = 2) -> list[dict]:
+    """Races posted back to back into a fresh local stack (``simulator.backtoback``): times, memory after each."""
+    stack, out = LocalStack(port=0).start(), []
     try:
-        return cold_start(dynamo)
+        for race in (post_race(stack.url) for _ in range(races)):
+            out.append({**{k: v for k, v in race.items() if k not in ("board", "expected")}, "memory": stack.memory()})
+            say(f"local stack: {race['racers']} racers x {race['seconds']} s posted in {race['post_seconds']:.1f} s, "
+                f"settled {race['settle_seconds']:.1f} s after ({'equal to' if race['settled'] else 'NOT'} the "
+                f"independent sums); {out[-1]['memory']}")
+        return out
     finally:
-        dynamo.stop()
-
-
-ALONE = {"coldstart": cold_start_only, "push": lambda: {"push": push.stage()}, "price": dict}
+        stack.stop()
 
 
 def price(figures: dict) -> None:
@@ -59,66 +94,32 @@ def price(figures: dict) -> None:
         figures["push"].update(push.priced(figures))
 
 
-def measure(dynamo: env.Dynamo) -> dict:
-    figures = cold_start(dynamo)
-    figures["tables"], figures["requests"] = {}, {}
-    for name, scale in (("small", 1), ("large", 10)):
-        dynamo.restart()  # DynamoDB Local slows for good once it has held many items
-        figures["tables"][name] = routes.seed(dynamo, f"bench-{name}", scale)
-        with Ledger() as ledger:
-            figures["requests"][name] = routes.per_route(ledger)
-        say(f"requests per route on the {name} table ({figures['tables'][name]['items']} items): "
-            + ", ".join(f"{r} {f['requests']}" for r, f in figures["requests"][name].items()))
-    dynamo.restart()
-    routes.seed_event_fixtures(dynamo, "bench-warm")
-    with Ledger() as ledger:
-        figures["overhead"] = routes.overheads(ledger, OVERHEAD_RUNS)
-        small_board = env.event("get_race_leaderboard", query={"limit": "10"})
-        figures["leaderboard_10"] = routes.overhead(ledger, "get_race_leaderboard", small_board, LEADERBOARD_RUNS)
-    dynamo.restart()
-    with Ledger() as ledger:
-        say(f"race day: {LONG_RACERS} racers for the whole {LONG_SECONDS} s, then finished")
-        long = raceday.replay(dynamo, ledger, "bench-long", LONG_RACERS, LONG_SECONDS, bikes_post=False)
-    dynamo.restart()
-    with Ledger() as ledger:
-        say(f"race day: {FULL_RACERS:,} racers for the first {FULL_SECONDS} s, each bike posting its own samples "
-            f"({bikes.WORKERS} worker processes as execution environments), then finished")
-        full = raceday.replay(dynamo, ledger, "bench-race", FULL_RACERS, FULL_SECONDS, bikes_post=True)
-        race = raceday.summarise(full)
-        race["long"] = raceday.summarise(long)
-        race["late_race_extra_wcu"] = raceday.growth(long, FULL_SECONDS)
-        race["wcu_per_racer_second"] = race["wcu_per_racer_second_replayed"] + race["late_race_extra_wcu"]
-        big_board = env.event("get_race_leaderboard", {"raceId": full["race_id"]}, query={"limit": "1000"})
-        figures["leaderboard_1000"] = routes.overhead(ledger, "get_race_leaderboard", big_board, LEADERBOARD_RUNS // 4)
-        items = env.dynamo.client().query(TableName="bench-race", KeyConditionExpression="PK = :pk",
-                                          ExpressionAttributeValues={":pk": {"S": f"RACE#{full['race_id']}"}})["Items"]
-        figures["mapping"] = routes.mapping(items)
-    say(f"leaderboard p50 outside DynamoDB: 10 rows {figures['leaderboard_10']['p50_ms']:.2f} ms, "
-        f"1,000 rows {figures['leaderboard_1000']['p50_ms']:.2f} ms")
-    figures["model"] = raceday.whole_race(long, full, RACERS, MODEL_SAMPLED_RACERS)
-    figures["race_day"] = race
-    figures["interpreter_start"] = bikes.interpreter_start_cpu_ms()
-    return figures
+def alone(stage: str) -> dict:
+    if stage == "coldstart":
+        dynamo = env.Dynamo()
+        try:
+            return cold_start(dynamo)
+        finally:
+            dynamo.stop()
+    return {"push": push.stage()} if stage == "push" else {}
 
 
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
     started = time.perf_counter()
-    if ONLY in ALONE:  # one stage again; every other measurement as docs/performance.json has it
-        figures = json.loads((env.ROOT / "docs" / "performance.json").read_text())
-        figures.update(ALONE[ONLY]())
+    if ONLY:  # one stage again; every other measurement as docs/performance.json has it
+        if ONLY not in ("coldstart", "push", "price"):
+            sys.exit(f"BENCH_ONLY={ONLY}: one of coldstart, push, price (or unset for every stage)")
+        figures = {**json.loads((env.ROOT / "docs" / "performance.json").read_text()), **alone(ONLY)}
         price(figures)
         report.write(figures, header=False)
         return say(f"wrote docs/performance.md and .json ({ONLY} again) in {time.perf_counter() - started:.0f} s")
-    if ONLY:
-        sys.exit(f"BENCH_ONLY={ONLY}: one of {', '.join(ALONE)} (or unset for every stage)")
     dynamo = env.Dynamo()
     try:
         figures = measure(dynamo)
     finally:
         dynamo.stop()
-    figures["local_stack"] = backtoback.measure()
-    figures["push"] = push.stage()
+    figures.update(local_stack=local_stack(), push=push.stage())
     price(figures)
     for row in figures["cost"]["lines"]:
         say(f"cost: {row['item']}: {row['quantity']:,.2f} {row['unit']} = ${row['usd']:.3f}")

@@ -1,9 +1,9 @@
 """Requests as they reach Lambda: every invocation in a worker process of its own, measured.
 
 A worker is an execution environment: one event at a time, the deployed function's settings
-(``env.stack``). For each invocation it measures wall and CPU time (the process's, every thread's;
-DynamoDB Local's work is in another process), every DynamoDB request (``ledger``) and its waves, and
-what the handler wrote, line by line, as Lambda's application log-level filter passes it on.
+(``env.stack``). It measures each invocation's wall and CPU time (the process's, every thread's;
+DynamoDB Local's work is in another process), DynamoDB requests (``ledger``) and their waves, and
+what the handler wrote, as Lambda's application log-level filter passes it on.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import uuid
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
-from .env import percentile
 from .ledger import waves
 
 WORKERS = int(os.environ.get("BENCH_BIKE_WORKERS", "4"))
@@ -29,24 +28,21 @@ class Output:
     """A stream that keeps what is written while armed (a handler's output), passes the rest on."""
 
     def __init__(self, stream):
-        self._stream, self._armed, self._text = stream, False, []
+        self._stream, self._text = stream, None
 
     def write(self, text: str) -> int:
-        if self._armed:
-            self._text.append(text)
-            return len(text)
-        return self._stream.write(text)
+        return self._stream.write(text) if self._text is None else self._text.append(text) or len(text)
 
     def flush(self) -> None:
-        if not self._armed:
+        if self._text is None:
             self._stream.flush()
 
     def arm(self) -> None:
-        self._armed, self._text = True, []
+        self._text = []
 
     def disarm(self) -> list[str]:
-        self._armed = False
-        return [line for line in "".join(self._text).split("\n") if line]
+        text, self._text = "".join(self._text), None
+        return [line for line in text.split("\n") if line]
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
@@ -61,13 +57,8 @@ def delivered(lines: list[str], minimum: str) -> list[tuple[str, int]]:
             record = json.loads(line)
         except ValueError:
             record = None
-        if not isinstance(record, dict):
-            what, level = "text", "INFO"
-        elif "_aws" in record:
-            what, level = "metrics (EMF)", "INFO"
-        else:
-            level = str(record.get("level", "INFO")).upper()
-            what = f"log {level}"
+        level = str(record.get("level", "INFO")).upper() if isinstance(record, dict) and "_aws" not in record else "INFO"
+        what = "text" if not isinstance(record, dict) else "metrics (EMF)" if "_aws" in record else f"log {level}"
         if LEVELS.get(level, LEVELS["INFO"]) >= LEVELS[minimum]:
             out.append((what, len(line.encode())))
     return out
@@ -108,17 +99,16 @@ def _init(url: str, table: str, settings: dict) -> None:
     # Before anything imports Powertools: its Logger keeps the stream it finds at creation.
     _OUT, _ERR = Output(sys.stdout), Output(sys.stderr)
     sys.stdout, sys.stderr = _OUT, _ERR
+    from alleycat import dynamo
+    from local import handlers
+    from local.events import sample_event
     from local.server import configure_environment
+
+    from .ledger import Ledger
 
     configure_environment(url, table)
     os.environ.update(settings)
     _LEVEL = settings["AWS_LAMBDA_LOG_LEVEL"]
-    from alleycat import dynamo
-    from local import handlers
-    from local.events import sample_event
-
-    from .ledger import Ledger
-
     dynamo.client.cache_clear()
     _LEDGER = Ledger().__enter__()
     for function in ("post_telemetry", "stream_processor", "join_race", "get_race_leaderboard"):
@@ -143,13 +133,11 @@ def _measure(function: str, event: dict, label=None) -> dict:
     calls = _LEDGER.take()
     for call in calls:
         call.label = label
-    logs = delivered(lines, _LEVEL)
-    status = response.get("statusCode") if isinstance(response, dict) else None
-    return {"function": function, "status": status, "wall_ms": wall * 1000, "cpu_ms": cpu * 1000,
+    logs, status = delivered(lines, _LEVEL), response.get("statusCode")
+    return {"function": function, "label": label, "status": status, "wall_ms": wall * 1000, "cpu_ms": cpu * 1000,
             "calls": calls, "waves": waves(calls), "log_lines": logs, "log_bytes": sum(b for _, b in logs),
-            "body": response.get("body") if function == "get_race_leaderboard" else None,
-            "failures": len(response.get("batchItemFailures", [])) if function == "stream_processor" else 0,
-            "response_bytes": len((response.get("body") or "").encode()) if status else 0,
+            "body": response.get("body"), "failures": len(response.get("batchItemFailures", [])),
+            "response_bytes": len((response.get("body") or "").encode()),
             "metrics": sorted({metric for line in lines for metric in emf_metrics(line)}), "example_lines": lines[:4]}
 
 
@@ -175,8 +163,8 @@ class Runner:
             ready.result()
 
     def posts(self, race_id: str, samples: list[tuple], label) -> list[dict]:
-        """One second of bikes: each (racer, second, cadence, resistance) its own request, all at once, in
-        no fixed order (bikes' clocks are not in step)."""
+        """A second of bikes: each (racer, second, cadence, resistance) its own request, all at once, in no
+        fixed order (bikes' clocks are not in step)."""
         samples = list(samples)
         random.Random(label).shuffle(samples)
         return [f.result() for f in [self._pool.submit(_post, race_id, *sample, label) for sample in samples]]
@@ -191,18 +179,18 @@ class Runner:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))] if ordered else 0.0
+
+
 def figures(results: list[dict]) -> dict:
-    """Per-invocation statistics of measured invocations (without their calls)."""
-    if not results:
+    """Per-invocation statistics of measured invocations."""
+    n, calls = len(results), [c for r in results for c in r["calls"]]
+    if not n:
         return {"invocations": 0}
-    n = len(results)
-    by_kind: dict = {}
-    for what, size in (line for r in results for line in r["log_lines"]):
-        row = by_kind.setdefault(what, [0, 0])
-        row[0], row[1] = row[0] + 1, row[1] + size
     spread = lambda key: {"mean": sum(r[key] for r in results) / n,  # noqa: E731
                           **{f"p{q}": percentile([r[key] for r in results], q) for q in (50, 90, 99)}}
-    calls = [c for r in results for c in r["calls"]]
     return {
         "invocations": n, "statuses": dict(Counter(str(r["status"]) for r in results)),
         "wall_ms": spread("wall_ms"), "cpu_ms": spread("cpu_ms"), "dynamodb_requests": len(calls) / n,
@@ -210,7 +198,5 @@ def figures(results: list[dict]) -> dict:
         "wcu": sum(c.write_units + c.index_units for c in calls) / n,
         "operations": {op: count / n for op, count in Counter(c.operation for c in calls).items()},
         "log_bytes": sum(r["log_bytes"] for r in results) / n, "log_events": sum(len(r["log_lines"]) for r in results) / n,
-        "log_by_kind": {k: {"lines_per_invocation": lines / n, "bytes_per_line": size / lines}
-                        for k, (lines, size) in by_kind.items()},
         "example_lines": next((r["example_lines"] for r in results if r["example_lines"]), []),
     }

@@ -1,11 +1,6 @@
-"""Cold start of every synthesized function, as Lambda's python3.13 runs it, against a bare boto3 client.
-
-Each run is a fresh python3.13 (``lambda_child.py``) whose import path holds only what Lambda's
-would: the function's asset folder from ``cdk.out``, its layers' ``python/`` folders, and a
-stand-in for the runtime's boto3, all compiled. Every function runs from copies of its folders
-without bytecode too. The baseline, ``boto3_request``, imports boto3, creates the client and makes
-a first request, as a function's first request pays botocore's first-call costs.
-"""
+"""Cold start of every synthesized function as Lambda's python3.13 runs it (``lambda_child.py``: only the
+function's asset folder, its layers' ``python/`` and a stand-in for the runtime's boto3 on the import path),
+and from copies of its folders without bytecode, against a bare boto3 client and its first request."""
 
 from __future__ import annotations
 
@@ -24,10 +19,10 @@ from local.streams import StreamTail
 
 from . import env
 from .env import say
+from .lambda_child import HANDLER_MARK
 from .routes import RACE_ID, seed_event_fixtures
 
 CHILD = Path(__file__).with_name("lambda_child.py")
-HANDLER_MARK = "lambda_child: importing the handler"  # lambda_child.py's, which imports nothing of ours
 RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six", "urllib3")  # /var/runtime
 BASELINES = ["boto3_request", "boto3", "botocore_request"]
 SOURCE_ONLY = " (no bytecode)"  # suffix of a function run from its folders without .pyc
@@ -41,11 +36,6 @@ def python313() -> str:
                           text=True, check=True).stdout.strip()
 
 
-def compile_folder(python: str, folder: Path) -> None:
-    subprocess.run([python, "-I", "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash",
-                    str(folder)], check=True, stdout=subprocess.DEVNULL)
-
-
 def runtime_folder(folder: Path, python: str) -> Path:
     """Stands in for /var/runtime: the venv's boto3 and its dependencies, linked, compiled for python3.13."""
     folder.mkdir()
@@ -56,7 +46,8 @@ def runtime_folder(folder: Path, python: str) -> Path:
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
             (folder / source.name).symlink_to(source)
-    compile_folder(python, folder)
+    subprocess.run([python, "-I", "-m", "compileall", "-q", "-j", "0", "--invalidation-mode", "unchecked-hash",
+                    str(folder)], check=True, stdout=subprocess.DEVNULL)
     return folder
 
 
@@ -76,7 +67,7 @@ def import_path(template: dict, function: str, copy_to: Path | None = None) -> l
 
 
 def _child(python: str, spec: Path, *flags: str) -> subprocess.CompletedProcess:
-    """``lambda_child.py`` with the spec's ``path`` as its ``PYTHONPATH``, its only ``PYTHON*`` variable."""
+    """``lambda_child.py``, the spec's ``path`` its ``PYTHONPATH``, as Lambda's runtime sets its import path."""
     environment = {name: value for name, value in os.environ.items() if not name.startswith("PYTHON")}
     environment["PYTHONPATH"] = os.pathsep.join(json.loads(spec.read_text())["path"])
     done = subprocess.run([python, *flags, *CHILD_FLAGS, str(CHILD), str(spec)], cwd=spec.parent, env=environment,
@@ -107,11 +98,9 @@ def _specs(folder: Path, template: dict, runtime: Path, stream_event: dict) -> d
 
 
 def measure(dynamo: env.Dynamo, runs: int) -> dict:
-    """Median cold start of the baselines and every function (``cold_start``), ``-X importtime`` of one
-    handler (``import_time``), the interpreter's version. ``vs_boto3``: CPU time against the baseline's.
-
-    Runs go in rounds, the baseline first in each, so a machine getting busier shifts both sides alike.
-    ``finish_race`` closes the race the other events name: its rounds come last, with their own baseline."""
+    """Median cold starts (``vs_boto3``: CPU time against the baseline's), in rounds, the baseline first in each
+    (a machine getting busier shifts both sides alike); ``finish_race``, which closes the race the other
+    events name, in rounds of its own. ``-X importtime`` of one handler; the interpreter's version."""
     python = python313()
     say(f"cold starts: cdk synth (the assets as deployed, compiled for python3.13 by {python})")
     template = env.synthesize()
@@ -157,8 +146,7 @@ def _summary(samples: list[dict]) -> dict:
 
 
 def import_time(python: str, spec: Path, top: int = 15, runs: int = 5) -> list[dict]:
-    """The costliest imports (cumulative) of one handler, from ``-X importtime``: only what the handler's
-    import loads, each figure the median of ``runs``; the top ``top``, then the layer's own and botocore."""
+    """The costliest imports (cumulative, medians of ``runs``) of a handler, then the layer's own."""
     import_only = spec.with_name(spec.stem + ".import.json")
     import_only.write_text(json.dumps({**json.loads(spec.read_text()), "request": None}))
     taken: dict[tuple[str, int], list[tuple[float, float]]] = {}

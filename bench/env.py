@@ -91,7 +91,3 @@ def stack() -> dict:
                          "AWS_LAMBDA_LOG_FORMAT": telemetry["LoggingConfig"]["LogFormat"],
                          "AWS_LAMBDA_LOG_LEVEL": telemetry["LoggingConfig"]["ApplicationLogLevel"]}}
 
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))] if ordered else 0.0

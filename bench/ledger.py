@@ -1,9 +1,8 @@
 """Every DynamoDB request of the layer's client, with its time and capacity units.
 
-A single-item write asks the engine for its consumed capacity (index writes included). A
-transaction or batch write reports only totals, so the items it touches are read before and
-after it (consistently, on the same client, unrecorded) and sized with ``alleycat.sizing``,
-which sizes the reads too.
+A single-item write asks the engine for its consumed capacity (index writes included). A transaction
+or batch write reports only totals, so the items it touches are read before and after it (consistent,
+unrecorded) and sized with ``alleycat.sizing``, which sizes the reads too.
 """
 
 from __future__ import annotations
@@ -16,10 +15,9 @@ from dataclasses import dataclass, field
 from alleycat import dynamo, sizing
 from alleycat.schema import INVERTED_PROJECTION
 
-TABLE_KEY = ("PK", "SK")
-INVERTED_KEY = ("SK", "PK")  # the inverted index: partition key SK, sort key PK
+TABLE_KEY, INVERTED_KEY = ("PK", "SK"), ("SK", "PK")  # the inverted index: partition key SK, sort key PK
 SINGLE_WRITES = {"PutItem", "UpdateItem", "DeleteItem"}
-WRITES = SINGLE_WRITES | {"TransactWriteItems", "BatchWriteItem"}
+READS = {"Query", "GetItem", "BatchGetItem"}
 
 
 def size(item: dict | None) -> int:
@@ -32,15 +30,15 @@ def write_units(before: dict | None, after: dict | None, transactional: bool = F
 
 
 def _projected(item: dict | None, index_key, projection) -> dict | None:
-    if not item or any(k not in item for k in index_key):
-        return None
-    return {k: v for k, v in item.items() if k in index_key or k in TABLE_KEY or k in projection}
+    if item and all(k in item for k in index_key):
+        return {k: v for k, v in item.items() if k in index_key or k in TABLE_KEY or k in projection}
+    return None
 
 
 def index_writes(before: dict | None, after: dict | None, index_key=INVERTED_KEY,
                  projection=INVERTED_PROJECTION) -> list[tuple[str, int]]:
-    """(index partition, WCU) of the index writes of an item write: none when nothing projected
-    changes, one for an insert, a delete or a projected change, two when the index key changes."""
+    """(index partition, WCU) of an item write's index writes: none when nothing projected changes, one for
+    an insert, a delete or a projected change, two when the index key changes."""
     old, new = _projected(before, index_key, projection), _projected(after, index_key, projection)
     if old == new:
         return []
@@ -65,9 +63,7 @@ def busy_seconds(intervals: list[tuple[float, float]]) -> float:
     """Length of the union of time intervals (parallel requests overlap)."""
     total, end = 0.0, float("-inf")
     for start, stop in sorted(intervals):
-        if stop > end:
-            total += stop - max(start, end)
-            end = stop
+        total, end = total + max(0.0, stop - max(start, end)), max(end, stop)
     return total
 
 
@@ -75,8 +71,7 @@ def waves(calls) -> int:
     """Round trips: requests overlapping in time (parallel writes) are one wave."""
     count, end = 0, float("-inf")
     for call in sorted(calls, key=lambda c: c.start):
-        count += call.start > end
-        end = max(end, call.stop)
+        count, end = count + (call.start > end), max(end, call.stop)
     return count
 
 
@@ -108,39 +103,35 @@ class Call:
 
 def _write_keys(operation: str, params: dict) -> list[dict]:
     """The key of each item a write request touches."""
+    key = lambda item: {k: item[k] for k in TABLE_KEY}  # noqa: E731
     if operation == "PutItem":
-        return [_key(params["Item"])]
+        return [key(params["Item"])]
     if operation in ("UpdateItem", "DeleteItem"):
         return [params["Key"]]
     if operation == "TransactWriteItems":
-        return [_key(body["Item"]) if kind == "Put" else body["Key"]
+        return [key(body["Item"]) if kind == "Put" else body["Key"]
                 for action in params["TransactItems"] for kind, body in action.items() if kind != "ConditionCheck"]
-    return [_key(r["PutRequest"]["Item"]) if "PutRequest" in r else r["DeleteRequest"]["Key"]
-            for requests in params["RequestItems"].values() for r in requests]
-
-
-def _key(item: dict) -> dict:
-    return {k: item[k] for k in TABLE_KEY}
+    if operation == "BatchWriteItem":
+        return [key(r["PutRequest"]["Item"]) if "PutRequest" in r else r["DeleteRequest"]["Key"]
+                for requests in params["RequestItems"].values() for r in requests]
+    return []
 
 
 class Ledger:
     """Records the requests of the layer's client; ``label`` tags them (a route, a simulated second)."""
 
-    EVENTS = ("before-parameter-build.dynamodb", "after-call.dynamodb")
-
     def __init__(self):
-        self.client = dynamo.client()
-        self.calls: list[Call] = []
-        self.label: object = None
+        self.client, self.calls, self.label = dynamo.client(), [], None
         self._lock, self._quiet = threading.Lock(), threading.local()
+        self._hooks = {"before-parameter-build.dynamodb": self._before, "after-call.dynamodb": self._after}
 
     def __enter__(self) -> "Ledger":
-        for event, hook in zip(self.EVENTS, (self._parameters, self._after)):
+        for event, hook in self._hooks.items():
             self.client.meta.events.register(event, hook)
         return self
 
     def __exit__(self, *exc) -> None:
-        for event, hook in zip(self.EVENTS, (self._parameters, self._after)):
+        for event, hook in self._hooks.items():
             self.client.meta.events.unregister(event, hook)
 
     def take(self) -> list[Call]:
@@ -150,8 +141,7 @@ class Ledger:
 
     def lookup(self, keys: list[dict]) -> list[dict | None]:
         """The stored items under distinct keys, in order (consistent reads, not recorded)."""
-        found, table = {}, dynamo.table_name()
-        self._quiet.on = True
+        found, table, self._quiet.on = {}, dynamo.table_name(), True
         try:
             for start in range(0, len(keys), 100):
                 request = {table: {"Keys": keys[start:start + 100], "ConsistentRead": True}}
@@ -161,49 +151,40 @@ class Ledger:
             self._quiet.on = False
         return [found.get((key["PK"]["S"], key["SK"]["S"])) for key in keys]
 
-    def _parameters(self, model, params, context, **_):
-        """Before the request: its start, and the items it will write (the lookups count as DynamoDB time)."""
-        if getattr(self._quiet, "on", False):
-            return
-        context["bench_start"] = time.perf_counter()
-        if model.name in SINGLE_WRITES:
-            params["ReturnConsumedCapacity"] = "INDEXES"
-        keys = _write_keys(model.name, params) if model.name in WRITES - SINGLE_WRITES else []
-        context["bench"] = (params, list(zip(keys, self.lookup(keys))) if keys else [])
+    def _before(self, model, params, context, **_):
+        """The request's start, and the items it will write (their lookups count as DynamoDB time)."""
+        if not getattr(self._quiet, "on", False):
+            context["bench_start"] = time.perf_counter()
+            if model.name in SINGLE_WRITES:
+                params["ReturnConsumedCapacity"] = "INDEXES"
+            keys = [] if model.name in SINGLE_WRITES else _write_keys(model.name, params)
+            context["bench"] = (params, list(zip(keys, self.lookup(keys))) if keys else [])
 
     def _after(self, model, parsed, context, http_response=None, **_):
         if "bench" not in context:
             return
-        params, befores = context.pop("bench")
+        (params, befores), name = context.pop("bench"), model.name
         failed = "Error" in parsed or (http_response is not None and http_response.status_code >= 400)
-        call = Call(model.name, self.label, context.pop("bench_start"))
-        if model.name in SINGLE_WRITES:
-            call.writes.append(_consumed(_write_keys(model.name, params)[0], parsed, failed))
+        call = Call(name, self.label, context.pop("bench_start"))
+        if name in SINGLE_WRITES:  # as the engine accounted it (a refused conditional write costs 1 WCU)
+            consumed, key = parsed.get("ConsumedCapacity", {}), _write_keys(name, params)[0]
+            call.writes.append(Write(_text(key["PK"]), int(consumed.get("Table", {}).get("CapacityUnits", int(failed))),
+                                     [(_text(key["SK"]), int(i["CapacityUnits"])) for i in
+                                      consumed.get("GlobalSecondaryIndexes", {}).values() if i.get("CapacityUnits")]))
         afters = [before for _, before in befores] if failed or not befores else self.lookup([k for k, _ in befores])
         for (key, before), after in zip(befores, afters):
-            call.writes.append(Write(key["PK"]["S"], write_units(before, after, model.name == "TransactWriteItems"),
+            call.writes.append(Write(key["PK"]["S"], write_units(before, after, name == "TransactWriteItems"),
                                      [] if failed else index_writes(before, after)))
-        if model.name in ("Query", "GetItem", "BatchGetItem") and not failed:
-            if model.name == "BatchGetItem":
-                items = [i for found in parsed.get("Responses", {}).values() for i in found]
-                consistent = any(r.get("ConsistentRead") for r in params["RequestItems"].values())
-            else:
-                items = parsed.get("Items", []) if model.name == "Query" else [parsed["Item"]] if "Item" in parsed else []
-                consistent = bool(params.get("ConsistentRead"))
-            call.read_units = read_units(items, consistent, summed=model.name == "Query")
-            call.read_bytes = sum(size(i) for i in items)
+        if name in READS and not failed:
+            batch = name == "BatchGetItem"
+            items = ([i for found in parsed.get("Responses", {}).values() for i in found] if batch
+                     else parsed.get("Items", [parsed["Item"]] if "Item" in parsed else []))
+            consistent = any(r.get("ConsistentRead") for r in params["RequestItems"].values()) if batch \
+                else bool(params.get("ConsistentRead"))
+            call.read_units, call.read_bytes = read_units(items, consistent, name == "Query"), sum(map(size, items))
         call.stop = time.perf_counter()
         with self._lock:
             self.calls.append(call)
-
-
-def _consumed(key: dict, parsed: dict, failed: bool) -> Write:
-    """A single-item write as the engine accounted it (a refused conditional write costs 1 WCU)."""
-    consumed = parsed.get("ConsumedCapacity", {})
-    units = int(consumed.get("Table", {}).get("CapacityUnits", 1 if failed else 0))
-    index = [(_text(key["SK"]), int(gsi["CapacityUnits"]))
-             for gsi in consumed.get("GlobalSecondaryIndexes", {}).values() if gsi.get("CapacityUnits")]
-    return Write(_text(key["PK"]), units, index)
 
 
 def per_partition(calls: list[Call], index: bool = False) -> dict:

@@ -1,11 +1,10 @@
-"""The bill of one race: each line of prices.json a quantity times its price, and the levers beside it.
+"""The bill of one race: each line of prices.json is a quantity (``QUANTITIES``) times its price.
 
-Every quantity is built from inputs of three kinds, each recorded on the line it priced: ``measured``
-(a figure of this run, named by its path in docs/performance.json), ``scenario`` and ``assumed``
-(prices.json, with why). Lambda's billed duration is modelled, since nothing here runs on Lambda:
-``ceil(CPU ms × 1,769 / memory MB + waves × round trip ms)`` per invocation — Lambda gives one full
-vCPU at 1,769 MB — where a wave is DynamoDB requests in flight together (measured) and a round trip
-is assumed.
+A quantity reads three kinds of input, each recorded on the line it priced: ``measured`` (a figure of
+this run, by its path in docs/performance.json), ``scenario`` and ``assumed`` (prices.json, with why).
+Lambda's billed duration is modelled, since nothing here runs on Lambda: ``ceil(CPU ms × 1,769 /
+memory MB + waves × round trip ms)`` an invocation (one full vCPU at 1,769 MB; a wave is DynamoDB
+requests in flight together).
 """
 
 from __future__ import annotations
@@ -17,9 +16,10 @@ from pathlib import Path
 
 DATA = json.loads(Path(__file__).with_name("prices.json").read_text())
 PRICES, SCENARIO, ASSUMED = DATA["prices"], DATA["scenario"], DATA["assumed"]
-FULL_VCPU_MB = 1769  # Lambda developer guide, "memory and computing power"
-B = "race_day.bikes"
-STREAM, FINISHER = "stream_processor", "finish_due_race"
+FULL_VCPU_MB, B = 1769, "race_day.bikes"  # Lambda developer guide, "memory and computing power"
+TELEMETRY, JOIN, BOARD, STREAM, FINISHER = "post_telemetry", "join_race", "get_race_leaderboard", "stream_processor", \
+    "finish_due_race"
+ENVELOPE = len(json.dumps({"type": "data", "id": "00000000-0000-0000-0000-000000000000", "event": ""}))
 
 
 @dataclass
@@ -42,14 +42,72 @@ def resolve(figures: dict, path: str):
     return figures
 
 
+def _sampled(b, per_second: float, seconds: float) -> float:
+    """X-Ray traces at Lambda's own sampling: the reservoir's a second, then 5 % of the rest."""
+    reservoir = b.a("xray_default_reservoir")
+    return seconds * (min(per_second, reservoir) + 0.05 * max(0.0, per_second - reservoir))
+
+
+# Every quantity by name, read as an attribute of the Bill (``b.posts``); prices.json's lines name theirs.
+QUANTITIES = {
+    "posts": lambda b: b.s("racers") * b.s("seconds") // b.s("bike_period"),
+    "api_posts": lambda b: 0 if b.lever("function_url") or b.lever("iot_basic_ingest") else b.posts,
+    "polls": lambda b: b.s("viewers") * b.s("seconds") // b.s("poll_seconds"),
+    "origin": lambda b: 0 if b.lever("push") else b.s("origin_fetches_per_second") * b.s("seconds"),  # board fetches
+    "shards": lambda b: b.a("stream_shards"),
+    "stream_invocations": lambda b: b.shards * b.s("seconds"),  # one a second a shard (the batching window)
+    "per_racer": lambda b: b.s("racers") / b.of(STREAM, "records_per_invocation"),  # a smaller replay scaled up
+    # board messages: one per stream invocation that wrote the race's board, unless coalesced (not built)
+    "publishes": lambda b: b.s("seconds") * (min(b.m("push.messages_per_second") * b.shards, 1.0) if b.lever("push_coalesced")
+                                            else b.m("push.messages_per_second") * b.shards),
+    "api_requests": lambda b: b.api_posts + b.s("racers") + b.origin,
+    "origin_shield": lambda b: b.a("regional_edge_caches") * b.origin,
+    "polled_gb": lambda b: b.polls * (b.page_bytes + b.a("viewer_header_bytes")) / 1e9,
+    "connected": lambda b: b.s("viewers") * (b.s("seconds") + b.a("viewers_connected_before_start_s")),
+    # each message delivered to every viewer, in metered steps; a connect and a subscribe each; keep-alives
+    "appsync_operations": lambda b: (b.publishes * (1 + b.s("viewers")) * max(1, math.ceil(
+        b.m("push.bytes_per_message") / (b.a("appsync_metered_kb") * 1024))) + 2 * b.s("viewers")
+        + b.connected / b.a("appsync_keep_alive_s")),
+    "connection_minutes": lambda b: b.connected / 60,
+    "appsync_gb": lambda b: b.publishes * b.s("viewers") * (b.m("push.bytes_per_message") + ENVELOPE) / 1e9,
+    "first_paints": lambda b: b.s("first_paints") * b.s("viewers"),
+    "first_paint_gb": lambda b: b.first_paints * b.page_bytes / 1e9,
+    "iot_minutes": lambda b: b.s("racers") * (b.s("seconds") / 60 + 1),
+    # + the finisher: started, then scheduled
+    "lambda_requests": lambda b: b.posts + b.s("racers") + b.origin + b.stream_invocations + 2,
+    "schedules": lambda b: b.s("schedules"),
+    # a request of two samples writes its chunk once (a chunk stays under 1 KB); board writes grow with S
+    "wru": lambda b: (b.m("race_day.wcu_per_racer_second") * b.s("racers") * b.s("seconds")
+                      - (b.s("racers") * b.s("seconds") - b.posts) + b.m("race_day.join_wcu_total")
+                      + (b.shards - 1) * b.of(STREAM, "board_wcu_per_invocation") * b.s("seconds")
+                      + b.m("race_day.finish.wcu") + b.m("race_day.finish.index_wcu") + b.a("catalog_card_wru")),
+    # pushed, the publisher reads the whole board, strongly consistent, once a message
+    "rru": lambda b: (b.posts * b.of(TELEMETRY, "rcu") + b.s("seconds") * b.of(STREAM, "rcu") * b.per_racer
+                      + (b.publishes * 2 * b.m("race_day.leaderboard_read_rcu") if b.lever("push")
+                         else b.origin * b.of(BOARD, "rcu"))
+                      + b.s("racers") * b.of(JOIN, "rcu") + b.m("race_day.finish.rcu")),
+    "log_gb": lambda b: (b.posts * b.logged(TELEMETRY) + b.s("racers") * b.logged(JOIN)
+                         + b.stream_invocations * b.logged(STREAM) + (b.origin and b.origin * b.logged(BOARD))
+                         + (b.api_posts + b.s("racers") + b.origin)
+                         * (b.access_log_line + b.a("log_event_overhead_bytes"))) / 1e9,
+    "traces": lambda b: (b.a("telemetry_traces") + _sampled(b, b.shards, b.s("seconds")) + _sampled(b, b.s("racers") / 10, 10)
+                         + (b.origin and _sampled(b, b.s("origin_fetches_per_second"), b.s("seconds")))),
+}
+
+
 class Bill:
-    """The quantities of one race; each method records the inputs it reads on the line being priced."""
+    """One race's quantities; each reads its inputs through ``m``, ``s`` and ``a``, which record them."""
 
     def __init__(self, figures: dict, levers: dict):
-        self.f, self.levers, self.inputs = figures, levers, []
+        self.f, self.lever, self.inputs = figures, levers.get, []
         self.memory = figures["stack"]["memory_mb"]
         pages = resolve(figures, f"{B}.pages")
         self.page = "100" if "100" in pages else min(pages, key=int)  # a quick run's race has fewer racers
+
+    def __getattr__(self, name: str):
+        if name not in QUANTITIES:
+            raise AttributeError(name)
+        return QUANTITIES[name](self)
 
     def _use(self, name: str, value, kind: str, source: str):
         self.inputs.append(In(name, value, kind, source))
@@ -62,145 +120,62 @@ class Bill:
         return self._use(name, ASSUMED[name]["value"], "assumed", ASSUMED[name]["why"])
 
     def s(self, name: str):
-        value, words = SCENARIO[name]
-        value = self.levers.get(name, value)
-        return self._use(name, value, "scenario", words.format(value))
+        value = self.lever(name, SCENARIO[name][0])
+        return self._use(name, value, "scenario", SCENARIO[name][1].format(value))
 
     def of(self, function: str, key: str):
         """A measured per-invocation figure of the bikes' replay (CPU ms: the mean)."""
-        where = f"pages.{self.page}" if function == "get_race_leaderboard" else function
+        where = f"pages.{self.page}" if function == BOARD else function
         return self.m(f"{B}.{where}.{key}" + (".mean" if key == "cpu_ms" else ""))
 
-    # --- the scenario's counts -----------------------------------------------------------------
-    def posts(self) -> int:
-        return self.s("racers") * self.s("seconds") // self.s("bike_period")
+    @property
+    def page_bytes(self) -> int:
+        self.a("brotli_quality")  # the top-100 page as measured, compressed at that quality
+        return self.of(BOARD, "brotli_bytes")
 
-    def polls(self) -> int:
-        return self.s("viewers") * self.s("seconds") // self.s("poll_seconds")
-
-    def origin(self) -> float:
-        """Board fetches reaching the API: none when pushed."""
-        return 0 if self.levers.get("push") else self.s("origin_fetches_per_second") * self.s("seconds")
-
-    def shards(self) -> int:
-        return self.a("stream_shards")
-
-    def per_racer(self) -> float:
-        """The measured stream invocation scaled to the scenario's racers (1.0 at full size)."""
-        return self.s("racers") / self.of(STREAM, "records_per_invocation")
-
-    def publishes(self) -> float:
-        """Board messages a race publishes: one per stream invocation that wrote its board, on each of S
-        shards, unless coalesced to one a second across shards (a lever, not built)."""
-        per_second = self.m("push.messages_per_second") * self.shards()
-        return (min(per_second, 1.0) if self.levers.get("push_coalesced") else per_second) * self.s("seconds")
+    def logged(self, function: str) -> float:
+        return self.of(function, "log_bytes") + self.of(function, "log_events") * self.a("log_event_overhead_bytes")
 
     def billed_ms(self, function: str, cpu_ms: float, waves: float) -> int:
-        cpu_scale = max(1.0, FULL_VCPU_MB / self.memory[function])
-        return math.ceil(cpu_ms * self.a("lambda_vcpu_vs_this_core") * cpu_scale
+        return math.ceil(cpu_ms * self.a("lambda_vcpu_vs_this_core") * max(1.0, FULL_VCPU_MB / self.memory[function])
                          + waves * self.a("dynamodb_round_trip_ms"))
 
     def gbs(self, function: str, count: float, ms: float) -> float:
         return count * ms / 1000 * self.memory[function] / 1024
 
-    def api_posts(self) -> int:
-        return 0 if self.levers.get("function_url") or self.levers.get("iot_basic_ingest") else self.posts()
-
-    # --- the lines' quantities -----------------------------------------------------------------
-    def api_requests(self) -> float:
-        return self.api_posts() + self.s("racers") + self.origin()
-
-    def origin_shield(self) -> float:
-        return self.a("regional_edge_caches") * self.origin()
-
-    def polled_gb(self) -> float:
-        self.a("brotli_quality")  # the page's measured bytes were compressed at it
-        return self.polls() * (self.of("get_race_leaderboard", "brotli_bytes") + self.a("viewer_header_bytes")) / 1e9
-
-    def connected_minutes(self) -> float:
-        return self.s("viewers") * (self.s("seconds") + self.a("viewers_connected_before_start_s"))
-
-    def appsync_operations(self) -> float:
-        sent = self.publishes()
-        steps = max(1, math.ceil(self.m("push.bytes_per_message") / (self.a("appsync_metered_kb") * 1024)))
-        # each message delivered to every viewer; a connect and a subscribe each; a keep-alive a minute
-        return ((sent + sent * self.s("viewers")) * steps + 2 * self.s("viewers")
-                + self.connected_minutes() / self.a("appsync_keep_alive_s"))
-
-    def connection_minutes(self) -> float:
-        return self.connected_minutes() / 60
-
-    def appsync_gb(self) -> float:
-        envelope = len(json.dumps({"type": "data", "id": "00000000-0000-0000-0000-000000000000", "event": ""}))
-        return self.publishes() * self.s("viewers") * (self.m("push.bytes_per_message") + envelope) / 1e9
-
-    def first_paints(self) -> float:
-        return self.s("first_paints") * self.s("viewers")
-
-    def first_paint_gb(self) -> float:
-        return self.first_paints() * self.of("get_race_leaderboard", "brotli_bytes") / 1e9
-
-    def iot_minutes(self) -> float:
-        return self.s("racers") * (self.s("seconds") / 60 + 1)
-
-    def lambda_requests(self) -> float:  # + the finisher: started, then scheduled
-        return self.posts() + self.s("racers") + self.origin() + self.shards() * self.s("seconds") + 2
-
-    def schedules(self) -> int:
-        return self.s("schedules")
-
+    @property
     def duration_gbs(self) -> float:
         """Each function's invocations at their billed duration; the stream's measured invocation (every
         racer's records) split over S shards: the same CPU in total, its waves once per shard."""
-        def gbs(function: str, count: float, extra_cpu: float = 0.0) -> float:
-            ms = self.billed_ms(function, self.of(function, "cpu_ms") + extra_cpu, self.of(function, "waves"))
-            return self.gbs(function, count, ms)
+        def invocations(function: str, count: float, cpu_ms: float = 0.0) -> float:
+            return self.gbs(function, count, self.billed_ms(function, self.of(function, "cpu_ms") + cpu_ms,
+                                                            self.of(function, "waves")))
 
-        shards, seconds = self.shards(), self.s("seconds")
-        stream_ms = self.billed_ms(STREAM, self.of(STREAM, "cpu_ms") * self.per_racer() / shards, self.of(STREAM, "waves"))
-        publishing = self.publishes() * self.a("publish_ms") if self.levers.get("push") else 0
+        stream_ms = self.billed_ms(STREAM, self.of(STREAM, "cpu_ms") * self.per_racer / self.shards, self.of(STREAM, "waves"))
         self.per_function = {
-            "post_telemetry": gbs("post_telemetry", self.posts(),
-                                  self.a("jwt_verify_cpu_ms") if self.levers.get("function_url") else 0.0),
-            "join_race": gbs("join_race", self.s("racers")),
-            "get_race_leaderboard": gbs("get_race_leaderboard", self.origin()) if self.origin() else 0,
-            STREAM: self.gbs(STREAM, seconds * shards, stream_ms) + self.gbs(STREAM, 1, publishing),
+            TELEMETRY: invocations(TELEMETRY, self.posts, self.a("jwt_verify_cpu_ms") if self.lever("function_url") else 0),
+            JOIN: invocations(JOIN, self.s("racers")), BOARD: self.origin and invocations(BOARD, self.origin),
+            STREAM: self.gbs(STREAM, self.stream_invocations, stream_ms)
+            + (self.gbs(STREAM, self.publishes, self.a("publish_ms")) if self.lever("push") else 0),
             FINISHER: self.gbs(FINISHER, 1, self.a("finisher_wait_s") * 1000)}
         return sum(self.per_function.values())
 
+    @property
     def init_gbs(self) -> float:
         """Cold starts: the interpreter's start, the handler's import and first request, at its memory."""
-        counts = {"post_telemetry": lambda: self.a("telemetry_cold_starts"), "join_race": lambda: self.a("join_cold_starts"),
-                  STREAM: self.shards, "get_race_leaderboard": lambda: self.a("leaderboard_cold_starts")}
-        total = 0.0
-        for function, count in counts.items():
-            if function not in self.f["cold_start"] or (self.levers.get("push") and function == "get_race_leaderboard"):
-                continue
+        total, counts = 0.0, {TELEMETRY: "telemetry_cold_starts", JOIN: "join_cold_starts", STREAM: "stream_shards",
+                              BOARD: None if self.lever("push") else "leaderboard_cold_starts"}
+        for function, count in ((f, c) for f, c in counts.items() if c and f in self.f["cold_start"]):
             cpu = sum(self.m(path) for path in ("interpreter_start.cpu_ms", f"cold_start.{function}.import_cpu_ms",
                                                 f"cold_start.{function}.first_request_cpu_ms"))
             ms = cpu * self.a("lambda_vcpu_vs_this_core") * max(1.0, FULL_VCPU_MB / self.memory[function])
-            total += self.gbs(function, count(), math.ceil(ms))
+            total += self.gbs(function, self.a(count), math.ceil(ms))
         return total
 
-    def wru(self) -> float:
-        """A request of two samples writes its chunk once (one unit: a chunk stays under 1 KB); board writes
-        grow with S."""
-        racer_seconds = self.s("racers") * self.s("seconds")
-        return (self.m("race_day.wcu_per_racer_second") * racer_seconds - (racer_seconds - self.posts())
-                + (self.shards() - 1) * self.of(STREAM, "board_wcu_per_invocation") * self.s("seconds")
-                + self.m("race_day.join_wcu_total") + self.m("race_day.finish.wcu") + self.m("race_day.finish.index_wcu")
-                + self.a("catalog_card_wru"))
-
-    def rru(self) -> float:
-        """Pushed, the publisher reads the whole board, strongly consistent, once a message."""
-        viewers = (self.publishes() * 2 * self.m("race_day.leaderboard_read_rcu") if self.levers.get("push")
-                   else self.origin() * self.of("get_race_leaderboard", "rcu"))
-        return (self.posts() * self.of("post_telemetry", "rcu") + self.s("seconds") * self.of(STREAM, "rcu") * self.per_racer()
-                + viewers + self.s("racers") * self.of("join_race", "rcu") + self.m("race_day.finish.rcu"))
-
+    @property
     def access_log_line(self) -> int:
         """The HTTP API's access-log line for a bike's post, rendered from the stack's format."""
-        latency = self.billed_ms("post_telemetry", self.of("post_telemetry", "cpu_ms"), self.of("post_telemetry", "waves"))
+        latency = self.billed_ms(TELEMETRY, self.of(TELEMETRY, "cpu_ms"), self.of(TELEMETRY, "waves"))
         values = {"$context.requestId": self.a("access_log_request_id"), "$context.identity.sourceIp": self.a("access_log_ip"),
                   "$context.requestTimeEpoch": "1795600800000", "$context.httpMethod": "POST",
                   "$context.path": f"/races/{self.m(f'{B}.race_id')}/telemetry", "$context.status": "200",
@@ -209,26 +184,8 @@ class Bill:
                   "$context.integrationErrorMessage": "-", "$context.authorizer.error": "-",
                   "$context.authorizer.claims.sub": self.m(f"{B}.example_racer"),
                   "$context.identity.userAgent": self.a("access_log_user_agent")}
-        return len(json.dumps({k: values[v] for k, v in self.f["stack"]["access_log_fields"].items()}).encode())
-
-    def log_gb(self) -> float:
-        overhead = self.a("log_event_overhead_bytes")
-        per = lambda function: self.of(function, "log_bytes") + self.of(function, "log_events") * overhead  # noqa: E731
-        functions = (self.posts() * per("post_telemetry") + self.s("racers") * per("join_race")
-                     + self.shards() * self.s("seconds") * per(STREAM)
-                     + (self.origin() * per("get_race_leaderboard") if self.origin() else 0))
-        self.access_log_line_bytes = self.access_log_line()
-        access = (self.api_posts() + self.s("racers") + self.origin()) * (self.access_log_line_bytes + overhead)
-        return (functions + access) / 1e9
-
-    def traces(self) -> float:
-        reservoir = self.a("xray_default_reservoir")
-
-        def sampled(per_second: float, seconds: float) -> float:  # Lambda's: 1 a second, then 5 % of the rest
-            return seconds * (min(per_second, reservoir) + 0.05 * max(0.0, per_second - reservoir))
-
-        return (self.a("telemetry_traces") + sampled(self.shards(), self.s("seconds")) + sampled(self.s("racers") / 10, 10)
-                + (sampled(self.s("origin_fetches_per_second"), self.s("seconds")) if self.origin() else 0))
+        self.access_log_line_bytes = len(json.dumps({k: values[v] for k, v in self.f["stack"]["access_log_fields"].items()}))
+        return self.access_log_line_bytes
 
 
 def race_cost(figures: dict, levers: dict | None = None) -> dict:
@@ -239,7 +196,7 @@ def race_cost(figures: dict, levers: dict | None = None) -> dict:
         if when == "polled" and levers.get("push") or when not in (None, "polled") and not levers.get(when):
             continue
         bill.inputs = []
-        quantity = getattr(bill, row["quantity"])()
+        quantity = getattr(bill, row["quantity"])
         lines.append({"item": row["item"], "quantity": quantity, "unit": row["unit"], "price": row["price"],
                       "usd": quantity * PRICES[row["price"]]["usd"],
                       "inputs": [asdict(i) for i in {(i.name, i.source): i for i in bill.inputs}.values()]})
@@ -249,11 +206,10 @@ def race_cost(figures: dict, levers: dict | None = None) -> dict:
 
 def fixed_monthly(figures: dict) -> dict:
     """What the stack costs a month whether or not anyone races, counted in the synthesized template."""
-    stack = figures["stack"]
-    counts = {**stack, "emf_metrics": len(figures["race_day"]["bikes"]["custom_metrics"]),
-              "detailed_metrics": ASSUMED["detailed_metrics_per_route"]["value"] * stack["routes"]}
-    why = {"metrics": ", ".join(figures["race_day"]["bikes"]["custom_metrics"]),
-           "detailed": ASSUMED["detailed_metrics_per_route"]["why"]}
+    metrics, stack = figures["race_day"]["bikes"]["custom_metrics"], figures["stack"]
+    counts = {**stack, "emf_metrics": len(metrics), "detailed_metrics": ASSUMED["detailed_metrics_per_route"]["value"]
+              * stack["routes"]}
+    why = {"metrics": ", ".join(metrics), "detailed": ASSUMED["detailed_metrics_per_route"]["why"]}
     rows = {r["item"]: {"count": counts[r["count"]], "usd": counts[r["count"]] * PRICES[r["price"]]["usd"],
                         "price": r["price"], "from": r["from"].format(**why)} for r in DATA["fixed_monthly"]}
     return {"rows": rows, "total": sum(r["usd"] for r in rows.values())}

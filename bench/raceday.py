@@ -18,6 +18,7 @@ from local.streams import StreamTail, passes_filter
 from . import bikes, env
 from .env import say
 from .ledger import Ledger, index_writes, per_partition, write_units
+from .pricing import ASSUMED
 
 CLASS_ID, DURATION, PAGE_ROWS = "hill-climb", 300, 100  # PAGE_ROWS: the frontend's page (frontend/src/pages/race.js)
 ADMIN = {"sub": "ops", "cognito:groups": "admin"}
@@ -34,35 +35,51 @@ def racer_id(n: int) -> str:
     return str(uuid.UUID(int=random.Random(n).getrandbits(128), version=4))
 
 
-def deliver(stream: StreamTail, runner: bikes.Runner | None, ledger: Ledger, label, runs: list) -> int:
-    """Everything new on the stream that passes the mapping's filter, to the real stream handler in
-    batches of the mapping's size (as the batching window gathers them); invocations made."""
-    records, size = [r for r in stream.read() if passes_filter(r)], env.stack()["stream_batch_size"]
-    for start in range(0, len(records), size):
-        event = {"Records": records[start:start + size]}
-        if runner is None:
-            assert not env.invoke("stream_processor", event)["batchItemFailures"]
-            continue
-        run = runner.invoke("stream_processor", event, label)
-        assert run["status"] is None and not run["failures"], run
-        ledger.calls.extend(run["calls"])
-        runs.append({**run, "records": len(event["Records"])})
-    return -(-len(records) // size)
-
-
-def _ok(function: str, path: dict | None = None, body=...) -> dict:
+def _ok(function: str, path: dict, body=...) -> dict:
     response = env.invoke(function, env.event(function, path, body=body, claims=ADMIN))
     assert response["statusCode"] in (200, 201), (function, response)
     return json.loads(response["body"])
 
 
+class InProcess:
+    """The handlers in this process (the ledger records their requests as they go); telemetry as the
+    simulator sends it: a second's samples of every racer in requests of 1,000."""
+
+    def invoke(self, function: str, event: dict, label=None) -> dict:
+        response = env.invoke(function, event)
+        return {"status": response.get("statusCode"), "body": response.get("body"), "calls": [],
+                "failures": len(response.get("batchItemFailures", []))}
+
+    def invoke_all(self, function: str, events: list[dict], label) -> list[dict]:
+        return [self.invoke(function, event) for event in events]
+
+    def posts(self, race_id: str, samples: list[tuple], label) -> list[dict]:
+        batch = [{"racerId": rid, "second": s, "cadence": c, "resistance": r} for rid, s, c, r in samples]
+        return [self.invoke("post_telemetry", env.event("post_telemetry", {"raceId": race_id}, claims=ADMIN,
+                                                        body={"samples": batch[start:start + 1000]}))
+                for start in range(0, len(batch), 1000)]
+
+    def stop(self) -> None:
+        pass
+
+
+def deliver(stream: StreamTail, runner, ledger: Ledger, label, runs: list) -> int:
+    """Everything new on the stream that passes the mapping's filter, to the stream processor in batches of
+    the mapping's size (as the batching window gathers them); the invocations made."""
+    records, size = [r for r in stream.read() if passes_filter(r)], env.stack()["stream_batch_size"]
+    for start in range(0, len(records), size):
+        run = runner.invoke("stream_processor", {"Records": records[start:start + size]}, label)
+        assert run["status"] is None and not run["failures"], run
+        ledger.calls.extend(run["calls"])
+        runs.append({**run, "records": len(records[start:start + size])})
+    return -(-len(records) // size)
+
+
 def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds: int, bikes_post: bool) -> dict:
     """A race through the real handlers on a fresh table: racers registered and joined, ``seconds`` of
-    telemetry with the stream delivered after each, the viewers' board read, then the finish.
-
-    Without ``bikes_post`` a second's telemetry is one request carrying every racer (the simulator's
-    batches). With it the race runs as bikes post it: every racer joins itself and posts its own
-    one-sample request each second, all at once, each invocation measured in a worker (``bikes``)."""
+    telemetry with the stream delivered after each, the viewers' board read, then the finish. With
+    ``bikes_post`` every racer joins itself and posts its own one-sample request each second, all at once,
+    each invocation measured in a worker (``bikes``)."""
     dynamo.create(table)
     ledger.label = "setup"
     _ok("put_class", {"classId": CLASS_ID}, body={"name": "Hill climb"})
@@ -71,69 +88,58 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
     race_id = _ok("create_race", {"classId": CLASS_ID}, body={"startsAt": "2026-11-22T10:00:00Z",
                                                                 "durationSeconds": DURATION})["raceId"]
     stream = StreamTail.of_table(dynamo.server, table)
-    runner = bikes.Runner(dynamo.server.url, table, env.stack()["settings"]) if bikes_post else None
+    runner = bikes.Runner(dynamo.server.url, table, env.stack()["settings"]) if bikes_post else InProcess()
     measured: dict = {"join": [], "post": [], "stream": [], "viewer": {}}
+
+    def record(runs: list[dict], kind: str | None = None) -> list[dict]:
+        assert all(run["status"] == 200 for run in runs), next(run for run in runs if run["status"] != 200)
+        ledger.calls.extend(c for run in runs for c in run["calls"])
+        if kind and bikes_post:
+            measured[kind] += runs
+        return runs
+
     try:
-        ledger.label = "join"
-        started = time.perf_counter()
-        if runner is None:
-            for n in range(racers):
-                _ok("join_race", {"raceId": race_id, "racerId": racer_id(n)})
-        else:
-            measured["join"] = runner.invoke_all("join_race", [env.event(
-                "join_race", {"raceId": race_id, "racerId": racer_id(n)}, claims={"sub": racer_id(n)}) for n in range(racers)], "join")
-            assert all(j["status"] == 200 for j in measured["join"]), measured["join"][0]
-            ledger.calls.extend(c for j in measured["join"] for c in j["calls"])
+        ledger.label, started = "join", time.perf_counter()
+        record(runner.invoke_all("join_race", [env.event("join_race", {"raceId": race_id, "racerId": racer_id(n)},
+                                                         claims={"sub": racer_id(n)}) for n in range(racers)], "join"), "join")
         join_seconds = time.perf_counter() - started
         deliver(stream, runner, ledger, "join", [])
         say(f"race day: {racers:,} racers joined through join_race in {join_seconds:.1f} s")
         per_second, invocations = [], []
         for second in range(seconds):
             tick, ledger.label = time.perf_counter(), second
-            samples = [(racer_id(n), second, float(c), r) for n in range(racers) for c, r in [sample(n, second)]]
-            if runner is None:
-                batch = [{"racerId": rid, "second": s, "cadence": c, "resistance": r} for rid, s, c, r in samples]
-                for start in range(0, racers, 1000):
-                    body = _ok("post_telemetry", {"raceId": race_id}, body={"samples": batch[start:start + 1000]})
-                    assert body["accepted"] == len(batch[start:start + 1000]), body
-            else:
-                posts = runner.posts(race_id, samples, second)
-                assert all(p["status"] == 200 for p in posts), next(p for p in posts if p["status"] != 200)
-                ledger.calls.extend(c for p in posts for c in p["calls"])
-                measured["post"] += posts
-            invocations.append(deliver(stream, runner, ledger, second, measured["stream"]))
+            record(runner.posts(race_id, [(racer_id(n), second, float(c), r) for n in range(racers)
+                                          for c, r in [sample(n, second)]], second), "post")
+            invocations.append(deliver(stream, runner, ledger, second, measured["stream"] if bikes_post else []))
             per_second.append(time.perf_counter() - tick)
             if second % 10 == 9 or second == seconds - 1:
                 say(f"race day: {racers:,} racers, second {second + 1}/{seconds}, "
                     f"{sum(per_second[-10:]) / len(per_second[-10:]):.2f} s of wall time per simulated second")
         ledger.label = "viewer"
-        board_event = env.event("get_race_leaderboard", {"raceId": race_id}, query={"limit": str(racers)})
-        viewed = env.invoke("get_race_leaderboard", board_event) if runner is None else \
-            runner.invoke("get_race_leaderboard", board_event, "viewer")
+        [viewed] = record([runner.invoke("get_race_leaderboard", env.event(
+            "get_race_leaderboard", {"raceId": race_id}, query={"limit": str(racers)}), "viewer")])
         assert len(json.loads(viewed["body"])["items"]) == racers
-        if runner is not None:
-            ledger.calls.extend(viewed["calls"])
+        if bikes_post:
             measured["viewer"] = _pages(runner, race_id, racers)
-        ledger.label = "finish"
-        started = time.perf_counter()
+        ledger.label, started = "finish", time.perf_counter()
         _ok("finish_race", {"raceId": race_id})
         while deliver(stream, runner, ledger, "finish", []):
             pass
         finish_seconds = time.perf_counter() - started
         say(f"race day: {racers:,} racers finished and settled in {finish_seconds:.1f} s")
     finally:
-        if runner is not None:
-            runner.stop()
+        runner.stop()
     return {"race_id": race_id, "racers": racers, "seconds": seconds, "wall_per_second": per_second,
             "stream_invocations": invocations, "join_seconds": join_seconds, "finish_seconds": finish_seconds,
-            "measured": measured, "calls": ledger.take()}
+            "measured": measured if bikes_post else None, "calls": ledger.take()}
 
 
 def compressed(body: bytes) -> dict:
-    """Gzip's size, and Brotli's at quality 5 (assumed, prices.json: CloudFront does not publish its level)."""
+    """Gzip's size, and Brotli's at the quality assumed (CloudFront does not publish its own)."""
     import brotli
 
-    return {"gzip_bytes": len(gzip.compress(body)), "brotli_bytes": len(brotli.compress(body, quality=5))}
+    return {"gzip_bytes": len(gzip.compress(body)),
+            "brotli_bytes": len(brotli.compress(body, quality=ASSUMED["brotli_quality"]["value"]))}
 
 
 def _pages(runner: bikes.Runner, race_id: str, racers: int, reads: int = 5) -> dict:
@@ -143,7 +149,7 @@ def _pages(runner: bikes.Runner, race_id: str, racers: int, reads: int = 5) -> d
         event = env.event("get_race_leaderboard", {"raceId": race_id}, query={"limit": str(min(limit, racers))})
         runs = runner.invoke_all("get_race_leaderboard", [event] * reads, "viewer-pages")
         body = runs[0]["body"].encode()
-        pages[min(limit, racers)] = {"bytes": len(body), **compressed(body), "runs": runs}
+        pages[str(min(limit, racers))] = {"bytes": len(body), **compressed(body), **bikes.figures(runs)}
     return pages
 
 
@@ -151,12 +157,10 @@ def growth(result: dict, first: int) -> float:
     """WCU per racer-second the whole race costs beyond its first ``first`` seconds: the writes made when
     a racer's chunk changes (a new chunk's index entry, the entry's totals)."""
     per_second = defaultdict(int)
-    for call in result["calls"]:
-        if isinstance(call.label, int):
-            per_second[call.label] += call.write_units + call.index_units
-    early = [per_second[s] for s in range(1, first)]
-    whole = [per_second[s] for s in range(1, result["seconds"])]
-    return (sum(whole) / len(whole) - sum(early) / len(early)) / result["racers"]
+    for call in (c for c in result["calls"] if isinstance(c.label, int)):
+        per_second[call.label] += call.write_units + call.index_units
+    mean = lambda seconds: sum(per_second[s] for s in seconds) / len(seconds)  # noqa: E731
+    return (mean(range(1, result["seconds"])) - mean(range(1, first))) / result["racers"]
 
 
 def _kind(partition: str) -> str:
@@ -177,18 +181,16 @@ def peaks(calls, labels, index: bool) -> dict:
 def summarise(result: dict) -> dict:
     calls, racers = result["calls"], result["racers"]
     steady = range(1, result["seconds"]) if result["seconds"] > 1 else range(result["seconds"])
-    by_op: dict = defaultdict(lambda: {"requests": 0, "wcu": 0, "index_wcu": 0, "rcu": 0.0})
+    by_op: dict = defaultdict(lambda: defaultdict(float))
     for call in (c for c in calls if c.label in steady):
-        row = by_op[call.operation]
-        row["requests"], row["wcu"], row["index_wcu"] = row["requests"] + 1, row["wcu"] + call.write_units, \
-            row["index_wcu"] + call.index_units
-        row["rcu"] += call.read_units
-    joins = [c for c in calls if c.label == "join"]
+        for key, value in (("requests", 1), ("wcu", call.write_units), ("index_wcu", call.index_units),
+                           ("rcu", call.read_units)):
+            by_op[call.operation][key] += value / len(steady)
+    joins, finish = [c for c in calls if c.label == "join"], [c for c in calls if c.label == "finish"]
     join_table, join_index = per_partition(joins)["join"], per_partition(joins, index=True)["join"]
     index_by_kind: dict = defaultdict(int)
     for partition, units in join_index.items():
         index_by_kind[partition if partition.startswith(("RACE#", "CLASS#")) else _kind(partition)] += units
-    finish = [c for c in calls if c.label == "finish"]
     viewer = next(c for c in calls if c.label == "viewer")
     return {
         "racers": racers, "simulated_seconds": result["seconds"], "join_seconds": result["join_seconds"],
@@ -199,7 +201,7 @@ def summarise(result: dict) -> dict:
         "stream_invocations_per_second": sum(result["stream_invocations"]) / len(result["stream_invocations"]),
         "wcu_per_racer_second_replayed": sum(c.write_units + c.index_units for c in calls if c.label in steady)
         / len(steady) / racers,
-        "per_second_by_operation": {op: {k: v / len(steady) for k, v in row.items()} for op, row in by_op.items()},
+        "per_second_by_operation": {op: dict(row) for op, row in by_op.items()},
         "table_peaks": peaks(calls, set(steady), index=False), "index_peaks": peaks(calls, set(steady), index=True),
         "joins_replayed": racers, "join_requests": len(joins),
         "race_partition_wcu_per_join": join_table.get(f"RACE#{result['race_id']}", 0) / racers,
@@ -207,28 +209,23 @@ def summarise(result: dict) -> dict:
         "index_wcu_per_join_by_partition": {_kind(k): v / racers for k, v in index_by_kind.items()},
         "index_peak_partition_wcu_per_join": max(join_index.values()) / racers,
         "leaderboard_read_rcu": viewer.read_units, "leaderboard_read_bytes": viewer.read_bytes,
-        **({"bikes": _bikes(result["measured"], result["race_id"])} if result["measured"]["post"] else {}),
+        **({"bikes": _bikes(result["measured"], result["race_id"])} if result["measured"] else {}),
     }
 
 
 def _bikes(measured: dict, race_id: str) -> dict:
     """What the bikes' replay measured per invocation (``bikes.figures``), by function."""
-    posts, stream = measured["post"], measured["stream"]
-    steady = [run for run in stream if run["calls"] and isinstance(run["calls"][0].label, int)]
-    everything = posts + measured["join"] + stream + [r for page in measured["viewer"].values() for r in page["runs"]]
+    posts, steady = measured["post"], [run for run in measured["stream"] if isinstance(run["label"], int)]
+    everything = posts + measured["join"] + measured["stream"]
     return {
-        "race_id": race_id, "example_racer": posts[0]["racer"],
+        "race_id": race_id, "example_racer": posts[0]["racer"], "workers": bikes.WORKERS, "requests": len(posts),
         "telemetry_response_bytes": sum(p["response_bytes"] for p in posts) / len(posts),
-        "custom_metrics": sorted({m for r in everything for m in r["metrics"]}),
-        "workers": bikes.WORKERS, "requests": len(posts), "racers": len({p["racer"] for p in posts}),
+        "custom_metrics": sorted({m for r in everything for m in r["metrics"]}), "racers": len({p["racer"] for p in posts}),
         "post_telemetry": bikes.figures(posts), "join_race": bikes.figures(measured["join"]),
-        "stream_processor": {**bikes.figures(steady),
-                             "records_per_invocation": sum(r["records"] for r in steady) / max(1, len(steady)),
-                             "board_wcu_per_invocation": sum(c.write_units for r in steady for c in r["calls"]
-                                                             if c.writes and c.writes[0].partition.startswith("RACE#"))
-                             / max(1, len(steady))},
-        "pages": {str(limit): {k: v for k, v in page.items() if k != "runs"} | bikes.figures(page["runs"])
-                  for limit, page in measured["viewer"].items()},
+        "stream_processor": {**bikes.figures(steady), "records_per_invocation": sum(r["records"] for r in steady) / len(steady),
+                             "board_wcu_per_invocation": sum(w.units for r in steady for c in r["calls"] for w in c.writes
+                                                             if w.partition.startswith("RACE#")) / len(steady)},
+        "pages": measured["viewer"],
     }
 
 
@@ -239,7 +236,7 @@ def whole_race(long: dict, full: dict, racers: int, sampled: int) -> dict:
     every ``racers // sampled``-th racer sized and the sums scaled."""
     seconds = range(long["seconds"])
     table = per_partition([c for c in long["calls"] if c.label in seconds])
-    racer_seconds = [sum(u for p, u in table[s].items() if p.startswith("RACER#")) for s in seconds]
+    racer_units = [u for s in seconds for p, u in table[s].items() if p.startswith("RACER#")]
     step, naive = max(1, racers // sampled), defaultdict(int)
     for n in range(0, racers, step):
         rid, total, before = racer_id(n), Decimal(0), None
@@ -252,8 +249,8 @@ def whole_race(long: dict, full: dict, racers: int, sampled: int) -> dict:
             naive[second] += (write_units(before, score) + sum(u for _, u in lsi)) * step
             before = score
     return {"sampled_racers": len(range(0, racers, step)), "board_shards": e.BOARD_SHARDS,
-            "racer_partition_peak_wcu": max(u for s in seconds for p, u in table[s].items() if p.startswith("RACER#")),
-            "racer_partitions_total_wcu_race": round(sum(racer_seconds) * racers / long["racers"]),
+            "racer_partition_peak_wcu": max(racer_units), "racer_partitions_total_wcu_race": round(
+                sum(racer_units) * racers / long["racers"]),
             "chunk_index_peak_wcu": max(peaks(long["calls"], set(seconds), index=True).values()),
             "board_write_wcu_at_finish": max(w.units for c in full["calls"] if isinstance(c.label, int)
                                              for w in c.writes if w.partition.startswith("RACE#")),

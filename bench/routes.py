@@ -11,8 +11,9 @@ from alleycat import ids, store
 from alleycat.board import ClassBoard, ClassStanding, Standing
 
 from . import env
+from .bikes import percentile
+from .env import say
 from .ledger import Ledger, busy_seconds, size
-from .env import percentile, say
 
 ROUTE_ORDER = ("put_racer", "put_class", "create_race", "join_race", "post_telemetry", "get_race",
                "get_race_leaderboard", "get_racer_results", "get_racer_history", "get_class_races",
@@ -44,8 +45,7 @@ def _race_items(race_id: str, class_id: str, racer_ids: list[str]) -> list[dict]
 
 
 def seed(dynamo: env.Dynamo, table: str, scale: int) -> dict:
-    """A table whose partitions read by the events hold `scale` x 12 races, results and history chunks:
-    its items and bytes."""
+    """A table whose partitions the events read hold `scale` x 12 races, results and chunks: items, bytes."""
     dynamo.create(table)
     field = [f"racer-{n}" for n in range(2, 12)]
     items = [e.Racer(f"racer-{n}", f"Racer {n}").to_item() for n in range(1, 10 * scale + 12)]
@@ -106,27 +106,3 @@ def overheads(ledger: Ledger, runs: int) -> dict:
         out[route] = overhead(ledger, route, env.event(route), runs)
         say(f"overhead {route:24s} p50 {out[route]['p50_ms']:6.2f} ms  p99 {out[route]['p99_ms']:6.2f} ms outside DynamoDB")
     return out
-
-
-def mapping(items: list[dict], repeat: int = 30) -> dict:
-    """Items -> Python values: alleycat.attributes and entities against boto3's TypeDeserializer, best of ``repeat``."""
-    from boto3.dynamodb.types import TypeDeserializer
-
-    from alleycat import attributes
-
-    deserializer = TypeDeserializer()
-
-    def timed(function) -> float:
-        best = float("inf")
-        for _ in range(repeat):
-            start = time.perf_counter()
-            function()
-            best = min(best, time.perf_counter() - start)
-        return best * 1000
-
-    values = timed(lambda: [attributes.from_item(i) for i in items])
-    entities = timed(lambda: e.from_items(items))
-    boto3_values = timed(lambda: [{k: deserializer.deserialize(v) for k, v in i.items()} for i in items])
-    return {"items": len(items), "alleycat_attributes_ms": values, "alleycat_entities_ms": entities,
-            "boto3_typedeserializer_ms": boto3_values, "typedeserializer_vs_attributes": boto3_values / values,
-            "typedeserializer_vs_entities": boto3_values / entities}
