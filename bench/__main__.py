@@ -23,7 +23,7 @@ from .ledger import Ledger
 
 QUICK, ONLY = os.environ.get("BENCH_QUICK") == "1", os.environ.get("BENCH_ONLY")
 COLD_RUNS, OVERHEAD_RUNS, LEADERBOARD_RUNS = (1, 10, 20) if QUICK else (9, 30, 200)
-RACERS, MODEL_SAMPLED_RACERS = 1000, 20 if QUICK else 100
+RACERS = 1000
 FULL_RACERS, FULL_SECONDS = (50, 3) if QUICK else (RACERS, 10)  # every bike posting its own samples: 10,000 posts
 LONG_RACERS, LONG_SECONDS = (10, 60) if QUICK else (100, raceday.DURATION)  # the whole race, fewer racers
 
@@ -65,7 +65,7 @@ def measure(dynamo: env.Dynamo) -> dict:
             "get_race_leaderboard", {"raceId": full["race_id"]}, query={"limit": "1000"}), LEADERBOARD_RUNS // 4)
     race = {**raceday.summarise(full), "long": raceday.summarise(long), "late_race_extra_wcu": raceday.growth(long, FULL_SECONDS)}
     race["wcu_per_racer_second"] = race["wcu_per_racer_second_replayed"] + race["late_race_extra_wcu"]
-    return {**figures, "race_day": race, "model": raceday.whole_race(long, full, RACERS, MODEL_SAMPLED_RACERS),
+    return {**figures, "race_day": race, "model": raceday.whole_race(long, full, RACERS),
             "interpreter_start": bikes.interpreter_start_cpu_ms()}
 
 

@@ -8,6 +8,7 @@ what the handler wrote, as Lambda's application log-level filter passes it on.
 
 from __future__ import annotations
 
+import io
 import json
 import multiprocessing
 import os
@@ -22,30 +23,6 @@ from .ledger import waves
 
 WORKERS = int(os.environ.get("BENCH_BIKE_WORKERS", "4"))
 LEVELS = {"TRACE": 0, "DEBUG": 10, "INFO": 20, "WARN": 30, "WARNING": 30, "ERROR": 40, "FATAL": 50, "CRITICAL": 50}
-
-
-class Output:
-    """A stream that keeps what is written while armed (a handler's output), passes the rest on."""
-
-    def __init__(self, stream):
-        self._stream, self._text = stream, None
-
-    def write(self, text: str) -> int:
-        return self._stream.write(text) if self._text is None else self._text.append(text) or len(text)
-
-    def flush(self) -> None:
-        if self._text is None:
-            self._stream.flush()
-
-    def arm(self) -> None:
-        self._text = []
-
-    def disarm(self) -> list[str]:
-        text, self._text = "".join(self._text), None
-        return [line for line in text.split("\n") if line]
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
 
 
 def delivered(lines: list[str], minimum: str) -> list[tuple[str, int]]:
@@ -90,15 +67,12 @@ def interpreter_start_cpu_ms(runs: int = 5) -> dict:
 
 # --- in the worker -------------------------------------------------------------------------
 
-_OUT = _ERR = _LEDGER = None
-_LEVEL = "INFO"
+_OUT, _LEDGER, _LEVEL = io.StringIO(), None, "INFO"  # what a worker's handlers write
 
 
 def _init(url: str, table: str, settings: dict) -> None:
-    global _OUT, _ERR, _LEDGER, _LEVEL
-    # Before anything imports Powertools: its Logger keeps the stream it finds at creation.
-    _OUT, _ERR = Output(sys.stdout), Output(sys.stderr)
-    sys.stdout, sys.stderr = _OUT, _ERR
+    global _LEDGER, _LEVEL
+    sys.stdout = sys.stderr = _OUT  # before anything imports Powertools: its Logger keeps the stream it finds
     from alleycat import dynamo
     from local import handlers
     from local.events import sample_event
@@ -122,15 +96,12 @@ def _measure(function: str, event: dict, label=None) -> dict:
     from local import handlers
 
     _LEDGER.take()
-    _OUT.arm()
-    _ERR.arm()
+    _OUT.seek(0)
+    _OUT.truncate()
     cpu, wall = time.process_time(), time.perf_counter()
-    try:
-        response = handlers.invoke(function, event)
-    finally:
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        lines = _OUT.disarm() + _ERR.disarm()
-    calls = _LEDGER.take()
+    response = handlers.invoke(function, event)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    lines, calls = [line for line in _OUT.getvalue().split("\n") if line], _LEDGER.take()
     for call in calls:
         call.label = label
     logs, status = delivered(lines, _LEVEL), response.get("statusCode")

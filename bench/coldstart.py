@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -19,7 +18,6 @@ from local.streams import StreamTail
 
 from . import env
 from .env import say
-from .lambda_child import HANDLER_MARK
 from .routes import RACE_ID, seed_event_fixtures
 
 CHILD = Path(__file__).with_name("lambda_child.py")
@@ -66,15 +64,15 @@ def import_path(template: dict, function: str, copy_to: Path | None = None) -> l
     return [folders[0], *(folder / "python" for folder in folders[1:])]
 
 
-def _child(python: str, spec: Path, *flags: str) -> subprocess.CompletedProcess:
+def _child(python: str, spec: Path) -> dict:
     """``lambda_child.py``, the spec's ``path`` its ``PYTHONPATH``, as Lambda's runtime sets its import path."""
     environment = {name: value for name, value in os.environ.items() if not name.startswith("PYTHON")}
     environment["PYTHONPATH"] = os.pathsep.join(json.loads(spec.read_text())["path"])
-    done = subprocess.run([python, *flags, *CHILD_FLAGS, str(CHILD), str(spec)], cwd=spec.parent, env=environment,
+    done = subprocess.run([python, *CHILD_FLAGS, str(CHILD), str(spec)], cwd=spec.parent, env=environment,
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"cold start of {spec.stem} failed: {done.stderr[-2000:]}")
-    return done
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _specs(folder: Path, template: dict, runtime: Path, stream_event: dict) -> dict[str, Path]:
@@ -100,7 +98,7 @@ def _specs(folder: Path, template: dict, runtime: Path, stream_event: dict) -> d
 def measure(dynamo: env.Dynamo, runs: int) -> dict:
     """Median cold starts (``vs_boto3``: CPU time against the baseline's), in rounds, the baseline first in each
     (a machine getting busier shifts both sides alike); ``finish_race``, which closes the race the other
-    events name, in rounds of its own. ``-X importtime`` of one handler; the interpreter's version."""
+    events name, in rounds of its own; the interpreter's version."""
     python = python313()
     say(f"cold starts: cdk synth (the assets as deployed, compiled for python3.13 by {python})")
     template = env.synthesize()
@@ -115,9 +113,7 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
                                 (["boto3_request"] + with_source(["finish_race"]), "finish rounds")):
             for _ in range(runs):
                 for name in group:
-                    taken = json.loads(_child(python, specs[name]).stdout.strip().splitlines()[-1])
-                    samples.setdefault(baseline if name == "boto3_request" else name, []).append(taken)
-        top = import_time(python, specs["get_race_leaderboard"])
+                    samples.setdefault(baseline if name == "boto3_request" else name, []).append(_child(python, specs[name]))
     version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True,
                              text=True, check=True).stdout.strip()
     results = {name: _summary(taken) for name, taken in samples.items()}
@@ -132,7 +128,7 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
         say(f"cold start {name:24s} median CPU {figures['total_cpu_ms']:6.1f} ms = {figures['vs_boto3']:.2f}× the "
             f"client and its first request; wall {figures['total_ms']:.1f} ms = {figures['vs_boto3_wall']:.2f}×"
             + (f"; without bytecode {figures['no_bytecode']['vs_boto3']:.2f}×" if "no_bytecode" in figures else ""))
-    return {"cold_start": cold, "import_time": top, "cold_start_python": version}
+    return {"cold_start": cold, "cold_start_python": version}
 
 
 def _summary(samples: list[dict]) -> dict:
@@ -143,20 +139,3 @@ def _summary(samples: list[dict]) -> dict:
             "total_ms": statistics.median(total), "min_ms": min(total), "max_ms": max(total),
             "total_cpu_ms": statistics.median(s["import_cpu_ms"] + s["first_cpu_ms"] for s in samples),
             "status": sorted({str(s["status"]) for s in samples}), "runs": len(samples)}
-
-
-def import_time(python: str, spec: Path, top: int = 15, runs: int = 5) -> list[dict]:
-    """The costliest imports (cumulative, medians of ``runs``) of a handler, then the layer's own."""
-    import_only = spec.with_name(spec.stem + ".import.json")
-    import_only.write_text(json.dumps({**json.loads(spec.read_text()), "request": None}))
-    taken: dict[tuple[str, int], list[tuple[float, float]]] = {}
-    for _ in range(runs):
-        for line in _child(python, import_only, "-X", "importtime").stderr.split(HANDLER_MARK, 1)[-1].splitlines():
-            if match := re.match(r"import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)", line):
-                taken.setdefault((match.group(4), len(match.group(3)) // 2), []).append(
-                    (int(match.group(1)) / 1000, int(match.group(2)) / 1000))
-    rows = [{"module": module, "depth": depth, "self_ms": statistics.median(s for s, _ in times),
-             "cumulative_ms": statistics.median(c for _, c in times)} for (module, depth), times in taken.items()]
-    chosen = sorted(rows, key=lambda r: -r["cumulative_ms"])[:top]
-    first_party = [r for r in rows if r["module"].startswith("alleycat") or r["module"] in ("boto3", "botocore")]
-    return chosen + [r for r in sorted(first_party, key=lambda r: -r["cumulative_ms"]) if r not in chosen][:5]

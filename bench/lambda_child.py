@@ -8,7 +8,6 @@ import uuid
 
 # What Lambda's runtime has imported before the handler: loaded before the clock starts.
 RUNTIME_IMPORTS = ("importlib", "json", "logging", "traceback", "datetime", "enum", "decimal", "math", "concurrent.futures")
-HANDLER_MARK = "lambda_child: importing the handler"
 
 
 class LambdaContext:
@@ -37,8 +36,6 @@ def main() -> None:
     if spec["request"]:
         with open(spec["request"]) as source:
             request = json.load(source)
-    elif not name.startswith(("boto3", "botocore")):  # import only (-X importtime): what follows is the handler's
-        print(HANDLER_MARK, file=sys.stderr, flush=True)
     start = now()
     if name.startswith(("boto3", "botocore")):  # the baselines: boto3's client (or botocore's), its first request
         if name == "botocore_request":
@@ -54,8 +51,6 @@ def main() -> None:
     else:  # a function: the handler imported as Lambda's runtime imports ``app.handler``, then its first event
         handler = __import__("app").handler
         loaded = now()
-        if request is None:
-            return
         response = handler(request, LambdaContext(name))
         status = response.get("statusCode", "ok") if isinstance(response, dict) else "ok"
     served = now()

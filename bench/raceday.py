@@ -1,5 +1,4 @@
-"""Race day: racers through the real handlers and stream processor on DynamoDB Local, and the naive
-design beside it."""
+"""Race day: racers through the real handlers and stream processor on DynamoDB Local."""
 
 from __future__ import annotations
 
@@ -12,12 +11,11 @@ from collections import defaultdict
 from decimal import Decimal
 
 from alleycat import entities as e
-from alleycat.views import output
 from local.streams import StreamTail, passes_filter
 
 from . import bikes, env
 from .env import say
-from .ledger import Ledger, index_writes, per_partition, write_units
+from .ledger import Ledger, per_partition
 from .pricing import ASSUMED
 
 CLASS_ID, DURATION, PAGE_ROWS = "hill-climb", 300, 100  # PAGE_ROWS: the frontend's page (frontend/src/pages/race.js)
@@ -229,29 +227,14 @@ def _bikes(measured: dict, race_id: str) -> dict:
     }
 
 
-def whole_race(long: dict, full: dict, racers: int, sampled: int) -> dict:
-    """Per-second WCU over the whole race: the chosen design as the long replay wrote it (scaled to
-    ``racers``; a board shard's write as the full replay wrote it), the naive design from the same
-    samples: a score item per racer in the race partition, ``ADD score``, an LSI on score (KEYS_ONLY),
-    every ``racers // sampled``-th racer sized and the sums scaled."""
+def whole_race(long: dict, full: dict, racers: int) -> dict:
+    """Per-second WCU over the whole race: the racer partitions and index as the long replay wrote them
+    (scaled to ``racers``), a board shard's write as the full replay wrote it."""
     seconds = range(long["seconds"])
     table = per_partition([c for c in long["calls"] if c.label in seconds])
     racer_units = [u for s in seconds for p, u in table[s].items() if p.startswith("RACER#")]
-    step, naive = max(1, racers // sampled), defaultdict(int)
-    for n in range(0, racers, step):
-        rid, total, before = racer_id(n), Decimal(0), None
-        for second in range(DURATION):
-            total += output(*sample(n, second))
-            score = {"PK": {"S": f"RACE#{full['race_id']}"}, "SK": {"S": f"RACER#{rid}"}, "type": {"S": "Score"},
-                     "racerId": {"S": rid}, "name": {"S": f"Racer {n}"}, "score": {"N": str(total)},
-                     "lastSecond": {"N": str(second)}}
-            lsi = index_writes(before, score, index_key=("PK", "score"), projection=())
-            naive[second] += (write_units(before, score) + sum(u for _, u in lsi)) * step
-            before = score
-    return {"sampled_racers": len(range(0, racers, step)), "board_shards": e.BOARD_SHARDS,
-            "racer_partition_peak_wcu": max(racer_units), "racer_partitions_total_wcu_race": round(
-                sum(racer_units) * racers / long["racers"]),
+    return {"board_shards": e.BOARD_SHARDS, "racer_partition_peak_wcu": max(racer_units),
+            "racer_partitions_total_wcu_race": round(sum(racer_units) * racers / long["racers"]),
             "chunk_index_peak_wcu": max(peaks(long["calls"], set(seconds), index=True).values()),
             "board_write_wcu_at_finish": max(w.units for c in full["calls"] if isinstance(c.label, int)
-                                             for w in c.writes if w.partition.startswith("RACE#")),
-            "naive_race_partition_peak_wcu": max(naive.values()), "naive_total_wcu_race": sum(naive.values())}
+                                             for w in c.writes if w.partition.startswith("RACE#"))}
