@@ -1,10 +1,6 @@
-"""Requests as they reach Lambda: every invocation in a worker process of its own, measured.
-
-A worker is an execution environment: one event at a time, the deployed function's settings
-(``env.stack``). It measures each invocation's wall and CPU time (the process's, every thread's;
-DynamoDB Local's work is in another process), DynamoDB requests (``ledger``) and their waves, and
-what the handler wrote, as Lambda's application log-level filter passes it on.
-"""
+"""Requests as they reach Lambda: each invocation in a worker process, an execution environment (one event at a
+time, the deployed settings), measured: wall and CPU time (every thread's; DynamoDB Local's is another process's),
+DynamoDB requests (``ledger``) and their waves, what the handler wrote as Lambda's log-level filter passes it."""
 
 from __future__ import annotations
 
@@ -13,10 +9,12 @@ import json
 import multiprocessing
 import os
 import random
+import resource
+import statistics
+import subprocess
 import sys
 import time
 import uuid
-from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
 from .ledger import waves
@@ -26,16 +24,12 @@ LEVELS = {"TRACE": 0, "DEBUG": 10, "INFO": 20, "WARN": 30, "WARNING": 30, "ERROR
 
 
 def delivered(lines: list[str], minimum: str) -> list[tuple[str, int]]:
-    """(kind, bytes) of each line that reaches CloudWatch Logs at application log level ``minimum``:
-    a line that is not JSON, or has no level (EMF), counts as INFO, as Lambda does."""
+    """(kind, bytes) of each line reaching CloudWatch Logs at level ``minimum``: no level (text, EMF) is INFO."""
     out = []
     for line in lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            record = None
-        level = str(record.get("level", "INFO")).upper() if isinstance(record, dict) and "_aws" not in record else "INFO"
-        what = "text" if not isinstance(record, dict) else "metrics (EMF)" if "_aws" in record else f"log {level}"
+        record = json.loads(line) if line.startswith("{") else None
+        level = str(record.get("level", "INFO")).upper() if record and "_aws" not in record else "INFO"
+        what = "text" if record is None else "metrics (EMF)" if "_aws" in record else f"log {level}"
         if LEVELS.get(level, LEVELS["INFO"]) >= LEVELS[minimum]:
             out.append((what, len(line.encode())))
     return out
@@ -52,10 +46,6 @@ def emf_metrics(line: str) -> list[str]:
 
 def interpreter_start_cpu_ms(runs: int = 5) -> dict:
     """CPU time of starting a Python interpreter: the runtime's part of a cold start. Median of ``runs``."""
-    import resource
-    import statistics
-    import subprocess
-
     samples = []
     for _ in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -112,16 +102,6 @@ def _measure(function: str, event: dict, label=None) -> dict:
             "metrics": sorted({metric for line in lines for metric in emf_metrics(line)}), "example_lines": lines[:4]}
 
 
-def _post(race_id: str, racer: str, second: int, cadence: float, resistance: int, label) -> dict:
-    """A bike's own one-sample post, signed in as its racer, with an ``Idempotency-Key``."""
-    from local.events import sample_event
-
-    event = sample_event("post_telemetry", {"raceId": race_id}, claims={"sub": racer}, body={"samples": [
-        {"racerId": racer, "second": second, "cadence": cadence, "resistance": resistance}]})
-    event["headers"]["idempotency-key"] = uuid.uuid4().hex
-    return {**_measure("post_telemetry", event, label), "racer": racer}
-
-
 # --- in the bench ---------------------------------------------------------------------------
 
 class Runner:
@@ -134,11 +114,16 @@ class Runner:
             ready.result()
 
     def posts(self, race_id: str, samples: list[tuple], label) -> list[dict]:
-        """A second of bikes: each (racer, second, cadence, resistance) its own request, all at once, in no
-        fixed order (bikes' clocks are not in step)."""
-        samples = list(samples)
-        random.Random(label).shuffle(samples)
-        return [f.result() for f in [self._pool.submit(_post, race_id, *sample, label) for sample in samples]]
+        """A second of bikes: each sample its own request as its racer, with an ``Idempotency-Key``, all at once."""
+        from local.events import sample_event
+
+        events = [sample_event("post_telemetry", {"raceId": race_id}, claims={"sub": racer}, body={"samples": [
+            {"racerId": racer, "second": second, "cadence": cadence, "resistance": resistance}]})
+            for racer, second, cadence, resistance in samples]
+        for event in events:
+            event["headers"]["idempotency-key"] = uuid.uuid4().hex
+        random.Random(label).shuffle(events)
+        return self.invoke_all("post_telemetry", events, label)
 
     def invoke_all(self, function: str, events: list[dict], label) -> list[dict]:
         return [f.result() for f in [self._pool.submit(_measure, function, event, label) for event in events]]
@@ -161,13 +146,12 @@ def figures(results: list[dict]) -> dict:
     if not n:
         return {"invocations": 0}
     spread = lambda key: {"mean": sum(r[key] for r in results) / n,  # noqa: E731
-                          **{f"p{q}": percentile([r[key] for r in results], q) for q in (50, 90, 99)}}
+                          **{f"p{q}": percentile([r[key] for r in results], q) for q in (50, 99)}}
     return {
-        "invocations": n, "statuses": dict(Counter(str(r["status"]) for r in results)),
+        "invocations": n,
         "wall_ms": spread("wall_ms"), "cpu_ms": spread("cpu_ms"), "dynamodb_requests": len(calls) / n,
         "waves": sum(r["waves"] for r in results) / n, "rcu": sum(c.read_units for c in calls) / n,
         "wcu": sum(c.write_units + c.index_units for c in calls) / n,
-        "operations": {op: count / n for op, count in Counter(c.operation for c in calls).items()},
         "log_bytes": sum(r["log_bytes"] for r in results) / n, "log_events": sum(len(r["log_lines"]) for r in results) / n,
         "example_lines": next((r["example_lines"] for r in results if r["example_lines"]), []),
     }

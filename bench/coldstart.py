@@ -14,11 +14,12 @@ import tempfile
 from importlib import import_module
 from pathlib import Path
 
+from alleycat import entities as e
+from alleycat import store
 from local.streams import StreamTail
 
 from . import env
 from .env import say
-from .routes import RACE_ID, seed_event_fixtures
 
 CHILD = Path(__file__).with_name("lambda_child.py")
 RUNTIME_PACKAGES = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six", "urllib3")  # /var/runtime
@@ -26,12 +27,17 @@ BASELINES = ["boto3_request", "boto3", "botocore_request"]
 SOURCE_ONLY = " (no bytecode)"  # suffix of a function run from its folders without .pyc
 # Lambda's python3.13 as it starts: no site-packages, not the script's folder, no bytecode written.
 CHILD_FLAGS = ["-s", "-S", "-P", "-B"]
+RACE_ID, CLASS_ID, RACER_ID = "01JD5Z6Q8X0000000000000000", "hill-climb", "racer-1"  # what the events/ files name
 
 
-def python313() -> str:
-    """The interpreter synth compiles for (``stacks/python313.py``, run as ``make`` runs it)."""
-    return subprocess.run([sys.executable, str(env.ROOT / "stacks" / "python313.py")], capture_output=True,
-                          text=True, check=True).stdout.strip()
+def seed_event_fixtures(dynamo: env.Dynamo, table: str) -> None:
+    """The class, racer and race the events/ files name, so every first request finds its data."""
+    dynamo.create(table)
+    store.put_class(e.Class(CLASS_ID, "Hill climb"))
+    store.put_racer(e.Racer(RACER_ID, "Racer One"))
+    race = store.create_race(e.Race(RACE_ID, CLASS_ID, "Hill climb", "2026-11-22T10:00:00Z", 300))
+    store.join_race(race, e.Racer(RACER_ID, "Racer One"))
+    env.invoke("post_telemetry", env.event("post_telemetry"))
 
 
 def runtime_folder(folder: Path, python: str) -> Path:
@@ -50,8 +56,7 @@ def runtime_folder(folder: Path, python: str) -> Path:
 
 
 def import_path(template: dict, function: str, copy_to: Path | None = None) -> list[Path]:
-    """Lambda's import path of a function in ``cdk.out``: its code (``/var/task``), each layer's ``python/``;
-    from copies without ``.pyc`` under ``copy_to`` if given."""
+    """A function's import path in ``cdk.out`` (``/var/task``, layers' ``python/``); copied without .pyc to ``copy_to``."""
     resources = template["Resources"]
     properties = resources[env.logical_id(function)]["Properties"]
     codes = [properties["Code"], *(resources[layer["Ref"]]["Properties"]["Content"] for layer in properties["Layers"])]
@@ -99,9 +104,10 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
     """Median cold starts (``vs_boto3``: CPU time against the baseline's), in rounds, the baseline first in each
     (a machine getting busier shifts both sides alike); ``finish_race``, which closes the race the other
     events name, in rounds of its own; the interpreter's version."""
-    python = python313()
+    python = subprocess.run([sys.executable, str(env.ROOT / "stacks" / "python313.py")], capture_output=True,
+                            text=True, check=True).stdout.strip()  # the one synth compiles for, found as make finds it
     say(f"cold starts: cdk synth (the assets as deployed, compiled for python3.13 by {python})")
-    template = env.synthesize()
+    template = env.template(synthesize=True)
     seed_event_fixtures(dynamo, "bench-events")
     stream_event = {"Records": StreamTail.of_table(dynamo.server, "bench-events").read()[:1000]}
     samples: dict[str, list[dict]] = {}
@@ -114,8 +120,6 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
             for _ in range(runs):
                 for name in group:
                     samples.setdefault(baseline if name == "boto3_request" else name, []).append(_child(python, specs[name]))
-    version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True,
-                             text=True, check=True).stdout.strip()
     results = {name: _summary(taken) for name, taken in samples.items()}
     finish_rounds = results.pop("finish rounds")
     for name, figures in results.items():
@@ -128,7 +132,7 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
         say(f"cold start {name:24s} median CPU {figures['total_cpu_ms']:6.1f} ms = {figures['vs_boto3']:.2f}× the "
             f"client and its first request; wall {figures['total_ms']:.1f} ms = {figures['vs_boto3_wall']:.2f}×"
             + (f"; without bytecode {figures['no_bytecode']['vs_boto3']:.2f}×" if "no_bytecode" in figures else ""))
-    return {"cold_start": cold, "cold_start_python": version}
+    return {"cold_start": cold, "cold_start_python": samples["boto3"][0]["python"]}
 
 
 def _summary(samples: list[dict]) -> dict:

@@ -33,7 +33,7 @@ class Dynamo:
 
     def restart(self) -> None:
         """A fresh engine for the next stage: DynamoDB Local slows for good once it has held many items."""
-        if self.server is not None:
+        if self.server:
             self.server.stop()
         self.server = EmbeddedDynamoDB(heap_mb=1024).start()  # a race's stream records stay in its heap
         configure_environment(self.server.url)
@@ -48,7 +48,10 @@ class Dynamo:
             request = {dynamo.table_name(): [{"PutRequest": {"Item": i}} for i in items[start:start + 25]]}
             dynamo.batch("batch_write_item", request, "UnprocessedItems")
 
-    def stop(self) -> None:
+    def __enter__(self) -> "Dynamo":
+        return self
+
+    def __exit__(self, *exc) -> None:
         self.server.stop()
 
 
@@ -61,21 +64,19 @@ def logical_id(function: str) -> str:
     return "".join(part.capitalize() for part in function.split("_")) + "Function"
 
 
-def synthesize() -> dict:
-    """``cdk synth`` into ``cdk.out``, as ``make synth`` does; the template."""
-    subprocess.run([str(ROOT / "node_modules" / ".bin" / "cdk"), "synth", "--quiet", "--no-notices"], cwd=ROOT,
-                   check=True, stdout=subprocess.DEVNULL, env={**os.environ, "CDK_DISABLE_CLI_TELEMETRY": "true"})
-    return template()
-
-
-def template() -> dict:
-    return json.loads((ROOT / "cdk.out" / "Alleycat.template.json").read_text())
+def template(synthesize: bool = False) -> dict:
+    """The stack's template in ``cdk.out``, ``cdk synth`` first (as ``make synth`` does) if asked or absent."""
+    path = ROOT / "cdk.out" / "Alleycat.template.json"
+    if synthesize or not path.exists():
+        subprocess.run([str(ROOT / "node_modules" / ".bin" / "cdk"), "synth", "--quiet", "--no-notices"], cwd=ROOT,
+                       check=True, stdout=subprocess.DEVNULL, env={**os.environ, "CDK_DISABLE_CLI_TELEMETRY": "true"})
+    return json.loads(path.read_text())
 
 
 @functools.cache
 def stack() -> dict:
-    """What the synthesized stack deploys that the bench runs and prices (synthesized if cdk.out has none)."""
-    resources = (template() if (ROOT / "cdk.out" / "Alleycat.template.json").exists() else synthesize())["Resources"]
+    """What the synthesized stack deploys that the bench runs and prices."""
+    resources = template()["Resources"]
     of = lambda kind: [r["Properties"] for r in resources.values() if r["Type"] == kind]  # noqa: E731
     telemetry = resources[logical_id("post_telemetry")]["Properties"]
     [stage] = of("AWS::ApiGatewayV2::Stage")

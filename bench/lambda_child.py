@@ -4,21 +4,11 @@ spec's ``path`` as ``PYTHONPATH``. Standard library only. Prints import and firs
 import json
 import sys
 import time
+import types
 import uuid
 
 # What Lambda's runtime has imported before the handler: loaded before the clock starts.
 RUNTIME_IMPORTS = ("importlib", "json", "logging", "traceback", "datetime", "enum", "decimal", "math", "concurrent.futures")
-
-
-class LambdaContext:
-    def __init__(self, function: str):
-        self.function_name, self.function_version, self.memory_limit_in_mb = function, "$LATEST", 256
-        self.invoked_function_arn = f"arn:aws:lambda:local:000000000000:function:{function}"
-        self.aws_request_id, self.log_group_name, self.log_stream_name = str(uuid.uuid4()), f"/aws/lambda/{function}", "local"
-
-    @staticmethod
-    def get_remaining_time_in_millis() -> int:
-        return 10_000
 
 
 def now() -> tuple[float, float]:
@@ -51,12 +41,15 @@ def main() -> None:
     else:  # a function: the handler imported as Lambda's runtime imports ``app.handler``, then its first event
         handler = __import__("app").handler
         loaded = now()
-        response = handler(request, LambdaContext(name))
+        response = handler(request, types.SimpleNamespace(  # the parts of Lambda's context Powertools reads
+            function_name=name, function_version="$LATEST", memory_limit_in_mb=256, aws_request_id=str(uuid.uuid4()),
+            invoked_function_arn=f"arn:aws:lambda:local:000000000000:function:{name}", log_group_name=f"/aws/lambda/{name}",
+            log_stream_name="local", get_remaining_time_in_millis=lambda: 10_000))
         status = response.get("statusCode", "ok") if isinstance(response, dict) else "ok"
     served = now()
     print(json.dumps({"import_ms": (loaded[0] - start[0]) * 1000, "first_ms": (served[0] - loaded[0]) * 1000,
                       "import_cpu_ms": (loaded[1] - start[1]) * 1000, "first_cpu_ms": (served[1] - loaded[1]) * 1000,
-                      "status": status}))
+                      "status": status, "python": sys.version.split()[0]}))
 
 
 if __name__ == "__main__":

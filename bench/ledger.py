@@ -1,21 +1,18 @@
-"""Every DynamoDB request of the layer's client, with its time and capacity units.
-
-A single-item write asks the engine for its consumed capacity (index writes included). A transaction
-or batch write reports only totals, so the items it touches are read before and after it (consistent,
-unrecorded) and sized with ``alleycat.sizing``, which sizes the reads too.
-"""
+"""Every DynamoDB request of the layer's client, with its time and capacity units: a single-item write's as the
+engine accounts it; a transaction's or batch write's from the items it touches, read before and after it
+(unrecorded) and sized with ``alleycat.sizing``, which sizes the reads too."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections import defaultdict
+from collections import defaultdict, namedtuple
 from dataclasses import dataclass, field
 
 from alleycat import dynamo, sizing
 from alleycat.schema import INVERTED_PROJECTION
 
-TABLE_KEY, INVERTED_KEY = ("PK", "SK"), ("SK", "PK")  # the inverted index: partition key SK, sort key PK
+TABLE_KEY = ("PK", "SK")  # the inverted index's too, reversed: partition key SK, sort key PK
 SINGLE_WRITES = {"PutItem", "UpdateItem", "DeleteItem"}
 READS = {"Query", "GetItem", "BatchGetItem"}
 
@@ -29,34 +26,22 @@ def write_units(before: dict | None, after: dict | None, transactional: bool = F
     return sizing.write_units(max(size(before), size(after))) * (2 if transactional else 1)
 
 
-def _projected(item: dict | None, index_key, projection) -> dict | None:
-    if item and all(k in item for k in index_key):
-        return {k: v for k, v in item.items() if k in index_key or k in TABLE_KEY or k in projection}
-    return None
-
-
-def index_writes(before: dict | None, after: dict | None, index_key=INVERTED_KEY,
-                 projection=INVERTED_PROJECTION) -> list[tuple[str, int]]:
-    """(index partition, WCU) of an item write's index writes: none when nothing projected changes, one for
-    an insert, a delete or a projected change, two when the index key changes."""
-    old, new = _projected(before, index_key, projection), _projected(after, index_key, projection)
-    if old == new:
-        return []
-    if old is None or new is None or any(old[k] != new[k] for k in index_key):
-        return [(_text(entry[index_key[0]]), sizing.write_units(size(entry))) for entry in (old, new) if entry]
-    return [(_text(new[index_key[0]]), sizing.write_units(max(size(old), size(new))))]
+def index_writes(before: dict | None, after: dict | None) -> list[tuple[str, int]]:
+    """(partition, WCU) of an item write's inverted-index write (keyed on the table's key, so it never moves):
+    none when nothing projected changes, else the larger entry's units, in the partition of its SK."""
+    old, new = ({k: v for k, v in item.items() if k in TABLE_KEY or k in INVERTED_PROJECTION} if item else None
+                for item in (before, after))
+    return [] if old == new else [(_text((new or old)["SK"]), sizing.write_units(max(size(old), size(new))))]
 
 
 def _text(value: dict) -> str:
-    (inner,) = value.values()
-    return str(inner)
+    return str(next(iter(value.values())))
 
 
 def read_units(items: list[dict], consistent: bool, summed: bool) -> float:
     """RCU of a read: a Query sums its items then rounds up to 4 KB; GetItem/BatchGet round per item."""
-    if summed or not items:
-        return sizing.read_units(sum(size(i) for i in items), consistent)
-    return sum(sizing.read_units(size(i), consistent) for i in items)
+    sizes = [sum(map(size, items))] if summed or not items else map(size, items)
+    return sum(sizing.read_units(bytes_, consistent) for bytes_ in sizes)
 
 
 def busy_seconds(intervals: list[tuple[float, float]]) -> float:
@@ -75,11 +60,7 @@ def waves(calls) -> int:
     return count
 
 
-@dataclass
-class Write:
-    partition: str
-    units: int
-    index: list = field(default_factory=list)  # [(index partition, WCU)]
+Write = namedtuple("Write", "partition units index")  # index: [(index partition, WCU)]
 
 
 @dataclass

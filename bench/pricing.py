@@ -1,17 +1,12 @@
-"""The bill of one race: each line of prices.json is a quantity (``QUANTITIES``) times its price.
-
-A quantity reads three kinds of input, each recorded on the line it priced: ``measured`` (a figure of
-this run, by its path in docs/performance.json), ``scenario`` and ``assumed`` (prices.json, with why).
-Lambda's billed duration is modelled, since nothing here runs on Lambda: ``ceil(CPU ms × 1,769 /
-memory MB + waves × round trip ms)`` an invocation (one full vCPU at 1,769 MB; a wave is DynamoDB
-requests in flight together).
-"""
+"""The bill of one race: each line of prices.json a quantity (``QUANTITIES``) times its price. Quantities read
+inputs ``measured`` (by their path in docs/performance.json), ``scenario`` or ``assumed`` (prices.json, with why),
+each recorded on the line. Lambda's billed duration is modelled: ``ceil(CPU ms × 1,769 / memory MB + waves ×
+round trip ms)`` an invocation (a vCPU at 1,769 MB; a wave: DynamoDB requests in flight together)."""
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 DATA = json.loads(Path(__file__).with_name("prices.json").read_text())
@@ -22,18 +17,12 @@ TELEMETRY, JOIN, BOARD, STREAM, FINISHER = "post_telemetry", "join_race", "get_r
 ENVELOPE = len(json.dumps({"type": "data", "id": "00000000-0000-0000-0000-000000000000", "event": ""}))
 
 
-@dataclass
-class In:
-    """One input of a priced line: its value and what stands behind it."""
-    name: str
-    value: object
-    kind: str  # measured | scenario | assumed
-    source: str  # measured: the path in performance.json; scenario: its words; assumed: why
-
-    def __post_init__(self):
-        if self.kind not in ("measured", "scenario", "assumed") or not self.source:
-            raise ValueError(f"{self.name}: a priced quantity needs a measurement, the scenario or an 'assumed' "
-                             f"label with why (got {self.kind!r}, {self.source!r})")
+def In(name: str, value, kind: str, source: str) -> dict:
+    """An input of a priced line: its value, and its source (the path in performance.json, the scenario's words, why)."""
+    if kind not in ("measured", "scenario", "assumed") or not source:
+        raise ValueError(f"{name}: a priced quantity needs a measurement, the scenario or an 'assumed' label with why "
+                         f"(got {kind!r}, {source!r})")
+    return {"name": name, "value": value, "kind": kind, "source": source}
 
 
 def resolve(figures: dict, path: str):
@@ -58,8 +47,8 @@ QUANTITIES = {
     "stream_invocations": lambda b: b.shards * b.s("seconds"),  # one a second a shard (the batching window)
     "per_racer": lambda b: b.s("racers") / b.of(STREAM, "records_per_invocation"),  # a smaller replay scaled up
     # board messages: one per stream invocation that wrote the race's board, unless coalesced (not built)
-    "publishes": lambda b: b.s("seconds") * (min(b.m("push.messages_per_second") * b.shards, 1.0) if b.lever("push_coalesced")
-                                            else b.m("push.messages_per_second") * b.shards),
+    "publishes": lambda b: b.s("seconds") * min(b.m("push.messages_per_second") * b.shards,
+                                                1.0 if b.lever("push_coalesced") else math.inf),
     "api_requests": lambda b: b.api_posts + b.s("racers") + b.origin,
     "origin_shield": lambda b: b.a("regional_edge_caches") * b.origin,
     "polled_gb": lambda b: b.polls * (b.page_bytes + b.a("viewer_header_bytes")) / 1e9,
@@ -73,8 +62,7 @@ QUANTITIES = {
     "first_paints": lambda b: b.s("first_paints") * b.s("viewers"),
     "first_paint_gb": lambda b: b.first_paints * b.page_bytes / 1e9,
     "iot_minutes": lambda b: b.s("racers") * (b.s("seconds") / 60 + 1),
-    # + the finisher: started, then scheduled
-    "lambda_requests": lambda b: b.posts + b.s("racers") + b.origin + b.stream_invocations + 2,
+    "lambda_requests": lambda b: b.posts + b.s("racers") + b.origin + b.stream_invocations + 2,  # + the finisher's two
     "schedules": lambda b: b.s("schedules"),
     # a request of two samples writes its chunk once (a chunk stays under 1 KB); board writes grow with S
     "wru": lambda b: (b.m("race_day.wcu_per_racer_second") * b.s("racers") * b.s("seconds")
@@ -145,8 +133,7 @@ class Bill:
 
     @property
     def duration_gbs(self) -> float:
-        """Each function's invocations at their billed duration; the stream's measured invocation (every
-        racer's records) split over S shards: the same CPU in total, its waves once per shard."""
+        """Invocations at their billed duration; the stream's (every racer's records) split over S shards."""
         def invocations(function: str, count: float, cpu_ms: float = 0.0) -> float:
             return self.gbs(function, count, self.billed_ms(function, self.of(function, "cpu_ms") + cpu_ms,
                                                             self.of(function, "waves")))
@@ -176,14 +163,13 @@ class Bill:
     def access_log_line(self) -> int:
         """The HTTP API's access-log line for a bike's post, rendered from the stack's format."""
         latency = self.billed_ms(TELEMETRY, self.of(TELEMETRY, "cpu_ms"), self.of(TELEMETRY, "waves"))
-        values = {"$context.requestId": self.a("access_log_request_id"), "$context.identity.sourceIp": self.a("access_log_ip"),
-                  "$context.requestTimeEpoch": "1795600800000", "$context.httpMethod": "POST",
-                  "$context.path": f"/races/{self.m(f'{B}.race_id')}/telemetry", "$context.status": "200",
-                  "$context.responseLength": str(self.m(f"{B}.telemetry_response_bytes")),
-                  "$context.responseLatency": str(latency + 2), "$context.integrationLatency": str(latency),
-                  "$context.integrationErrorMessage": "-", "$context.authorizer.error": "-",
+        values = {**DATA["access_log"], "$context.requestId": self.a("access_log_request_id"),
+                  "$context.identity.sourceIp": self.a("access_log_ip"),
+                  "$context.identity.userAgent": self.a("access_log_user_agent"),
+                  "$context.path": f"/races/{self.m(f'{B}.race_id')}/telemetry",
                   "$context.authorizer.claims.sub": self.m(f"{B}.example_racer"),
-                  "$context.identity.userAgent": self.a("access_log_user_agent")}
+                  "$context.responseLength": str(self.m(f"{B}.telemetry_response_bytes")),
+                  "$context.responseLatency": str(latency + 2), "$context.integrationLatency": str(latency)}
         self.access_log_line_bytes = len(json.dumps({k: values[v] for k, v in self.f["stack"]["access_log_fields"].items()}))
         return self.access_log_line_bytes
 
@@ -199,7 +185,7 @@ def race_cost(figures: dict, levers: dict | None = None) -> dict:
         quantity = getattr(bill, row["quantity"])
         lines.append({"item": row["item"], "quantity": quantity, "unit": row["unit"], "price": row["price"],
                       "usd": quantity * PRICES[row["price"]]["usd"],
-                      "inputs": [asdict(i) for i in {(i.name, i.source): i for i in bill.inputs}.values()]})
+                      "inputs": list({(i["name"], i["source"]): i for i in bill.inputs}.values())})
     return {"lines": lines, "total": sum(line["usd"] for line in lines), "levers": levers,
             "access_log_line_bytes": bill.access_log_line_bytes, "per_function_gb_seconds": bill.per_function}
 

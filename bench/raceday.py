@@ -8,7 +8,6 @@ import random
 import time
 import uuid
 from collections import defaultdict
-from decimal import Decimal
 
 from alleycat import entities as e
 from local.streams import StreamTail, passes_filter
@@ -22,10 +21,10 @@ CLASS_ID, DURATION, PAGE_ROWS = "hill-climb", 300, 100  # PAGE_ROWS: the fronten
 ADMIN = {"sub": "ops", "cognito:groups": "admin"}
 
 
-def sample(racer: int, second: int) -> tuple[Decimal, int]:
+def sample(racer: int, second: int) -> tuple[float, int]:
     """The (cadence, resistance) racer `racer` sends at `second`: deterministic, 2-decimal cadence."""
     rng = random.Random(racer * 100_003 + second)
-    return Decimal(f"{rng.uniform(60, 110):.2f}"), rng.randint(30, 70)
+    return round(rng.uniform(60, 110), 2), rng.randint(30, 70)
 
 
 def racer_id(n: int) -> str:
@@ -40,8 +39,7 @@ def _ok(function: str, path: dict, body=...) -> dict:
 
 
 class InProcess:
-    """The handlers in this process (the ledger records their requests as they go); telemetry as the
-    simulator sends it: a second's samples of every racer in requests of 1,000."""
+    """The handlers in this process (the ledger records their requests); telemetry in requests of 1,000 racers."""
 
     def invoke(self, function: str, event: dict, label=None) -> dict:
         response = env.invoke(function, event)
@@ -51,19 +49,17 @@ class InProcess:
     def invoke_all(self, function: str, events: list[dict], label) -> list[dict]:
         return [self.invoke(function, event) for event in events]
 
+    stop = staticmethod(lambda: None)
+
     def posts(self, race_id: str, samples: list[tuple], label) -> list[dict]:
         batch = [{"racerId": rid, "second": s, "cadence": c, "resistance": r} for rid, s, c, r in samples]
         return [self.invoke("post_telemetry", env.event("post_telemetry", {"raceId": race_id}, claims=ADMIN,
                                                         body={"samples": batch[start:start + 1000]}))
                 for start in range(0, len(batch), 1000)]
 
-    def stop(self) -> None:
-        pass
-
 
 def deliver(stream: StreamTail, runner, ledger: Ledger, label, runs: list) -> int:
-    """Everything new on the stream that passes the mapping's filter, to the stream processor in batches of
-    the mapping's size (as the batching window gathers them); the invocations made."""
+    """What is new on the stream and passes the mapping's filter, to the processor in the mapping's batches."""
     records, size = [r for r in stream.read() if passes_filter(r)], env.stack()["stream_batch_size"]
     for start in range(0, len(records), size):
         run = runner.invoke("stream_processor", {"Records": records[start:start + size]}, label)
@@ -74,10 +70,8 @@ def deliver(stream: StreamTail, runner, ledger: Ledger, label, runs: list) -> in
 
 
 def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds: int, bikes_post: bool) -> dict:
-    """A race through the real handlers on a fresh table: racers registered and joined, ``seconds`` of
-    telemetry with the stream delivered after each, the viewers' board read, then the finish. With
-    ``bikes_post`` every racer joins itself and posts its own one-sample request each second, all at once,
-    each invocation measured in a worker (``bikes``)."""
+    """A race on a fresh table: racers joined, ``seconds`` of telemetry, the stream delivered after each, the board
+    read, the finish. ``bikes_post``: each racer joins and posts itself, each invocation measured (``bikes``)."""
     dynamo.create(table)
     ledger.label = "setup"
     _ok("put_class", {"classId": CLASS_ID}, body={"name": "Hill climb"})
@@ -106,8 +100,7 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
         per_second, invocations = [], []
         for second in range(seconds):
             tick, ledger.label = time.perf_counter(), second
-            record(runner.posts(race_id, [(racer_id(n), second, float(c), r) for n in range(racers)
-                                          for c, r in [sample(n, second)]], second), "post")
+            record(runner.posts(race_id, [(racer_id(n), second, *sample(n, second)) for n in range(racers)], second), "post")
             invocations.append(deliver(stream, runner, ledger, second, measured["stream"] if bikes_post else []))
             per_second.append(time.perf_counter() - tick)
             if second % 10 == 9 or second == seconds - 1:
@@ -132,28 +125,22 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
             "measured": measured if bikes_post else None, "calls": ledger.take()}
 
 
-def compressed(body: bytes) -> dict:
-    """Gzip's size, and Brotli's at the quality assumed (CloudFront does not publish its own)."""
+def _pages(runner: bikes.Runner, race_id: str, racers: int, reads: int = 5) -> dict:
+    """The board as the frontend asks it (``limit`` = 100, 200, …): bytes, gzip's, Brotli's at the quality assumed."""
     import brotli
 
-    return {"gzip_bytes": len(gzip.compress(body)),
-            "brotli_bytes": len(brotli.compress(body, quality=ASSUMED["brotli_quality"]["value"]))}
-
-
-def _pages(runner: bikes.Runner, race_id: str, racers: int, reads: int = 5) -> dict:
-    """The live board as the frontend asks it (``limit`` = 100, 200, …), each read ``reads`` times."""
     pages = {}
-    for limit in range(PAGE_ROWS, racers + PAGE_ROWS, PAGE_ROWS):
-        event = env.event("get_race_leaderboard", {"raceId": race_id}, query={"limit": str(min(limit, racers))})
+    for limit in (str(min(limit, racers)) for limit in range(PAGE_ROWS, racers + PAGE_ROWS, PAGE_ROWS)):
+        event = env.event("get_race_leaderboard", {"raceId": race_id}, query={"limit": limit})
         runs = runner.invoke_all("get_race_leaderboard", [event] * reads, "viewer-pages")
         body = runs[0]["body"].encode()
-        pages[str(min(limit, racers))] = {"bytes": len(body), **compressed(body), **bikes.figures(runs)}
+        pages[limit] = {"bytes": len(body), "gzip_bytes": len(gzip.compress(body)), **bikes.figures(runs),
+                        "brotli_bytes": len(brotli.compress(body, quality=ASSUMED["brotli_quality"]["value"]))}
     return pages
 
 
 def growth(result: dict, first: int) -> float:
-    """WCU per racer-second the whole race costs beyond its first ``first`` seconds: the writes made when
-    a racer's chunk changes (a new chunk's index entry, the entry's totals)."""
+    """WCU per racer-second the whole race costs beyond its first ``first`` seconds (when chunks change)."""
     per_second = defaultdict(int)
     for call in (c for c in result["calls"] if isinstance(c.label, int)):
         per_second[call.label] += call.write_units + call.index_units
@@ -216,9 +203,9 @@ def _bikes(measured: dict, race_id: str) -> dict:
     posts, steady = measured["post"], [run for run in measured["stream"] if isinstance(run["label"], int)]
     everything = posts + measured["join"] + measured["stream"]
     return {
-        "race_id": race_id, "example_racer": posts[0]["racer"], "workers": bikes.WORKERS, "requests": len(posts),
+        "race_id": race_id, "example_racer": racer_id(0), "workers": bikes.WORKERS, "requests": len(posts),
         "telemetry_response_bytes": sum(p["response_bytes"] for p in posts) / len(posts),
-        "custom_metrics": sorted({m for r in everything for m in r["metrics"]}), "racers": len({p["racer"] for p in posts}),
+        "custom_metrics": sorted({m for r in everything for m in r["metrics"]}), "racers": len(measured["join"]),
         "post_telemetry": bikes.figures(posts), "join_race": bikes.figures(measured["join"]),
         "stream_processor": {**bikes.figures(steady), "records_per_invocation": sum(r["records"] for r in steady) / len(steady),
                              "board_wcu_per_invocation": sum(w.units for r in steady for c in r["calls"] for w in c.writes
@@ -228,8 +215,7 @@ def _bikes(measured: dict, race_id: str) -> dict:
 
 
 def whole_race(long: dict, full: dict, racers: int) -> dict:
-    """Per-second WCU over the whole race: the racer partitions and index as the long replay wrote them
-    (scaled to ``racers``), a board shard's write as the full replay wrote it."""
+    """The whole race: racer partitions and index as the long replay wrote them, a board shard as the full one."""
     seconds = range(long["seconds"])
     table = per_partition([c for c in long["calls"] if c.label in seconds])
     racer_units = [u for s in seconds for p, u in table[s].items() if p.startswith("RACER#")]

@@ -1,5 +1,5 @@
-"""What the bench counts: write, index and read units (bench/ledger.py), time and round trips, and a
-handler's output as Lambda's log-level filter passes it (bench/bikes.py)."""
+"""What the bench counts: capacity units (bench/ledger.py), time and round trips, and a handler's output as
+Lambda's log-level filter passes it (bench/bikes.py)."""
 
 from types import SimpleNamespace
 
@@ -14,27 +14,24 @@ def item(pad=0, **extra):
     return {"PK": {"S": "RACER#a"}, "SK": {"S": "HIST#r#a#000"}, "type": {"S": "Chunk"}, "pad": {"S": "x" * pad}, **extra}
 
 
-def test_a_write_costs_the_larger_of_before_and_after_per_kb_doubled_in_a_transaction():
+def test_units_of_writes_index_writes_and_reads():
+    # A write costs the larger of before and after per KB, doubled in a transaction
     assert write_units(item(pad=100), item(pad=1500)) == write_units(item(pad=1500), item(pad=100)) == 2
     assert write_units(None, item(pad=10)) == 1 and write_units(item(pad=1500), item(pad=1500), transactional=True) == 4
-
-
-def test_the_index_is_written_once_per_projected_change_and_twice_when_its_key_changes():
-    assert index_writes(item(points={"N": "1"}), item(points={"N": "2"})) == []  # not projected
+    # The inverted index is written only for a projected change, in the partition of the item's SK
+    assert index_writes(item(points={"N": "1"}), item(points={"N": "2"})) == []
     assert index_writes(None, item()) == index_writes(item(name={"S": "A"}), item(name={"S": "B"})) == [("HIST#r#a#000", 1)]
-    assert index_writes(item(score={"N": "1"}), item(score={"N": "2"}), index_key=("PK", "score"),
-                        projection=()) == [("RACER#a", 1), ("RACER#a", 1)]
-
-
-def test_a_query_rounds_its_sum_but_gets_round_each_item():
+    assert index_writes(item(name={"S": "x" * 1500}), None) == [("HIST#r#a#000", 2)]
+    # A Query rounds its sum, a get each item; a consistent read costs twice
     items = [item(pad=1500), item(pad=1500)]
-    assert (read_units(items, False, summed=True), read_units(items, False, False), read_units(items, True, False)) == (0.5, 1, 2)
+    assert [read_units(items, False, True), read_units(items, False, False), read_units(items, True, False)] == [0.5, 1, 2]
 
 
 def test_overlapping_requests_count_once_in_time_and_as_one_round_trip():
     call = lambda start, stop: SimpleNamespace(start=start, stop=stop)  # noqa: E731
     assert busy_seconds([(0, 2), (1, 3), (5, 6)]) == 4
-    assert (waves([]), waves([call(0, 1), call(2, 3)]), waves([call(0, 2), call(0.5, 1), call(1.5, 3), call(4, 5)])) == (0, 2, 2)
+    assert [waves([]), waves([call(0, 1), call(2, 3)]), waves([call(0, 2), call(0.5, 1), call(1.5, 3), call(4, 5)])] \
+        == [0, 2, 2]
 
 
 def test_lines_below_the_application_level_never_reach_cloudwatch():
