@@ -67,8 +67,8 @@ XDIST := -n 2 --no-loadscope-reorder
 test: install chromium
 	$(PY) -m pytest $(XDIST)
 
-test-unit: $(STAMP_PY)  # no subprocess, no network, no JVM: seconds
-	$(PY) -m pytest tests/unit
+test-unit: $(STAMP_PY)  # no subprocess, no network, no JVM: seconds (the bench's own tests too)
+	$(PY) -m pytest tests/unit bench/tests
 
 test-integration: $(STAMP_PY) $(STAMP_NPM) java
 	$(PY) -m pytest $(XDIST) tests/integration

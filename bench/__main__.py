@@ -1,10 +1,6 @@
-"""`make bench`: cold start, requests per route, handler overhead, race-day capacity and cost.
-
-Prints a progress line per stage; writes docs/performance.md and docs/performance.json.
-``BENCH_QUICK=1`` shrinks every stage (a smoke run, not figures to publish). ``BENCH_ONLY=coldstart``
-or ``BENCH_ONLY=push`` runs that stage alone, prices the race again and keeps every other
-measurement of docs/performance.json; ``BENCH_ONLY=price`` only prices it again.
-"""
+"""`make bench`: cold start, requests per route, handler overhead, race day, its cost, live boards pushed; into
+docs/performance.md and .json. ``BENCH_QUICK=1``: every stage small (not figures to publish). ``BENCH_ONLY=coldstart``
+or ``push``: that stage alone, the rest as docs/performance.json has it; ``BENCH_ONLY=price``: priced again."""
 
 from __future__ import annotations
 
@@ -13,28 +9,32 @@ import os
 import sys
 import time
 import warnings
+from collections import Counter
 from datetime import datetime, timezone
+from decimal import Decimal
 
-from . import backtoback, bikes, coldstart, env, pricing, push, raceday, report, routes
-from .ledger import Ledger
-from .progress import say
+from alleycat import entities as e
+from alleycat import ids
+from alleycat.dynamo import client
+from alleycat.board import ClassBoard, ClassStanding, Standing
 
-from stacks.settings import memory_mb
+from . import bikes, coldstart, env, pricing, push, raceday, report
+from .bikes import percentile
+from .coldstart import CLASS_ID, RACE_ID, RACER_ID
+from .env import say
+from .ledger import Ledger, busy_seconds, size
 
-QUICK = os.environ.get("BENCH_QUICK") == "1"
-ONLY = os.environ.get("BENCH_ONLY")  # "coldstart", or every stage
-COLD_RUNS = 1 if QUICK else 9
-OVERHEAD_RUNS = 10 if QUICK else 30
-LEADERBOARD_RUNS = 20 if QUICK else 200
+QUICK, ONLY = os.environ.get("BENCH_QUICK") == "1", os.environ.get("BENCH_ONLY")
+COLD_RUNS, OVERHEAD_RUNS, LEADERBOARD_RUNS = (1, 10, 5) if QUICK else (9, 30, 50)
 RACERS = 1000
-# every racer posting its own samples for the first seconds: 10,000 one-sample requests at full size
-FULL_RACERS, FULL_SECONDS = (50, 3) if QUICK else (RACERS, 10)
+FULL_RACERS, FULL_SECONDS = (50, 3) if QUICK else (RACERS, 10)  # every bike posting its own samples: 10,000 posts
 LONG_RACERS, LONG_SECONDS = (10, 60) if QUICK else (100, raceday.DURATION)  # the whole race, fewer racers
-MODEL_SAMPLED_RACERS = 20 if QUICK else 100
+ROUTE_ORDER = ("put_racer", "put_class", "create_race", "join_race", "post_telemetry", "get_race",
+               "get_race_leaderboard", "get_racer_results", "get_racer_history", "get_class_races",
+               "get_class_leaderboard", "finish_race")
 
 
 def cold_start(dynamo: env.Dynamo) -> dict:
-    """Stage 1: ``cold_start``, ``import_time`` and when, where and on which python3.13 they were measured."""
     say(f"cold starts: {COLD_RUNS} fresh python3.13 interpreters per function, with and without bytecode")
     figures = coldstart.measure(dynamo, COLD_RUNS)
     figures["cold_start_run"] = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -43,116 +43,131 @@ def cold_start(dynamo: env.Dynamo) -> dict:
     return figures
 
 
-def stage_alone(name: str, measure) -> None:
-    """``BENCH_ONLY=<name>``: one stage measured again and the race priced again; every other
-    measurement as docs/performance.json has it."""
-    started = time.perf_counter()
-    figures = json.loads((env.ROOT / "docs" / "performance.json").read_text())
-    figures.update(measure())
-    price(figures)
-    report.write(figures, header=False)
-    say(f"wrote docs/performance.md and docs/performance.json ({name} measured again) in "
-        f"{time.perf_counter() - started:.0f} s")
+def _race_items(race_id: str, class_id: str, racer_ids: list[str]) -> list[dict]:
+    race = e.Race(race_id, class_id, "Hill climb" if class_id == CLASS_ID else class_id, "2026-11-22T10:00:00Z", 300,
+                  racerCount=len(racer_ids))
+    created = e.new_race_items(race)
+    boards = [item for item in created if isinstance(item, e.RaceBoard)]
+    for n, racer_id in enumerate(racer_ids):
+        boards[e.RaceBoard.shard_of(racer_id)].standings[racer_id] = \
+            Standing(racer_id, Decimal(n * 311) / 7, 59, f"Racer {n}").item()
+    entries = [e.Entry(race_id, r, f"Racer {n}", class_id, race.startsAt, chunks={"0": [Decimal("5200.1234"), 59]})
+               for n, r in enumerate(racer_ids)]
+    return [x.to_item() for x in (*created, *entries)]
 
 
-def cold_start_only() -> dict:
-    dynamo = env.Dynamo()
-    try:
-        return cold_start(dynamo)
-    finally:
-        dynamo.stop()
+def seed(dynamo: env.Dynamo, table: str, scale: int) -> dict:
+    """A table whose partitions the events read hold `scale` x 12 races, results and chunks: items, bytes."""
+    dynamo.create(table)
+    field = [f"racer-{n}" for n in range(2, 12)]
+    items = [e.Racer(f"racer-{n}", f"Racer {n}").to_item() for n in range(1, 10 * scale + 12)]
+    items += [e.Class(c, name).to_item() for c, name in [(CLASS_ID, "Hill climb")] + [(f"class-{n}", f"Class {n}")
+                                                                                        for n in range(2 * scale)]]
+    items += _race_items(RACE_ID, CLASS_ID, field)
+    for n in range(12 * scale):  # racer-1's history
+        race_id = ids.new_race_id()
+        entry = e.Entry(race_id, RACER_ID, "Racer One", CLASS_ID, "2026-11-22T10:00:00Z", chunks={"0": [Decimal(900 + n), 59]})
+        chunk = e.Chunk(race_id, RACER_ID, 0, CLASS_ID, Decimal("5200.1234"), {s: [Decimal("84.25"), 47] for s in range(60)})
+        items += _race_items(race_id, CLASS_ID, field) + [entry.to_item(), chunk.to_item()]
+    items += [i for n in range(2 * scale) for _ in range(4) for i in _race_items(ids.new_race_id(), f"class-{n}", field)]
+    board = e.ClassBoard(CLASS_ID, ClassBoard(ClassStanding(f"racer-{n}", Decimal(n * 97) / 3, RACE_ID, f"Racer {n}")
+                                               for n in range(2, 10 * scale + 12)).item())
+    items.append({**board.to_item(), "version": {"N": "1"}})
+    dynamo.put_all(items)
+    pages = client().get_paginator("scan").paginate(TableName=table)
+    stored = [item for page in pages for item in page["Items"]]
+    return {"items": len(stored), "bytes": sum(map(size, stored))}
 
 
-ALONE = {"coldstart": cold_start_only, "push": lambda: {"push": push.stage()},
-         "price": lambda: {}}  # nothing measured: the race priced again (pricing.py changed)
+def per_route(ledger: Ledger) -> dict:
+    """One invocation of each route's events/ request: status, requests by operation, units."""
+    figures = {}
+    for route in ROUTE_ORDER:
+        ledger.take()
+        status, calls = env.invoke(route, env.event(route))["statusCode"], ledger.take()
+        figures[route] = {"status": status, "requests": len(calls), "operations": dict(Counter(c.operation for c in calls)),
+                          "rcu": sum(c.read_units for c in calls), "read_bytes": sum(c.read_bytes for c in calls),
+                          "wcu": sum(c.write_units for c in calls), "index_wcu": sum(c.index_units for c in calls)}
+    return figures
+
+
+def overhead(ledger: Ledger, route: str, payload: dict, runs: int) -> dict:
+    """p50/p99 of a warm invocation's time outside DynamoDB (requests' time subtracted)."""
+    env.invoke(route, payload)
+    outside, total = [], []
+    for _ in range(runs):
+        ledger.take()
+        start = time.perf_counter()
+        env.invoke(route, payload)
+        total.append((time.perf_counter() - start) * 1000)
+        outside.append(total[-1] - busy_seconds([(c.start, c.stop) for c in ledger.take()]) * 1000)
+    say(f"overhead {route:24s} p50 {percentile(outside, 50):6.2f} ms  p99 {percentile(outside, 99):6.2f} ms outside DynamoDB")
+    return {"runs": runs, "p50_ms": percentile(outside, 50), "p99_ms": percentile(outside, 99),
+            "total_p50_ms": percentile(total, 50)}
+
+
+def measure(dynamo: env.Dynamo) -> dict:
+    figures = {**cold_start(dynamo), "tables": {}, "requests": {}}
+    for name, scale in (("small", 1), ("large", 10)):
+        dynamo.restart()  # DynamoDB Local slows for good once it has held many items
+        figures["tables"][name] = seed(dynamo, f"bench-{name}", scale)
+        with Ledger() as ledger:
+            figures["requests"][name] = per_route(ledger)
+        say(f"requests per route on the {name} table ({figures['tables'][name]['items']} items): "
+            + ", ".join(f"{r} {f['requests']}" for r, f in figures["requests"][name].items()))
+    dynamo.restart()
+    coldstart.seed_event_fixtures(dynamo, "bench-warm")
+    with Ledger() as ledger:
+        figures["overhead"] = {r: overhead(ledger, r, env.event(r), OVERHEAD_RUNS) for r in ROUTE_ORDER}
+    for ordinal, (table, racers, seconds) in enumerate((("bench-long", LONG_RACERS, LONG_SECONDS),
+                                                        ("bench-race", FULL_RACERS, FULL_SECONDS))):
+        dynamo.restart()
+        with Ledger() as ledger:
+            say(f"race day: {racers:,} racers for {seconds} s, then finished"
+                + (f"; each bike posting its own samples, {bikes.WORKERS} workers as Lambda's environments" if ordinal else ""))
+            figures[table] = raceday.replay(dynamo, ledger, table, racers, seconds, bikes_post=bool(ordinal))
+    long, full = figures.pop("bench-long"), figures.pop("bench-race")
+    with Ledger() as ledger:  # on the full race's engine
+        figures["leaderboard_1000"] = overhead(ledger, "get_race_leaderboard", env.event(
+            "get_race_leaderboard", {"raceId": full["race_id"]}, query={"limit": "1000"}), LEADERBOARD_RUNS)
+    race = {**raceday.summarise(full), "long": raceday.summarise(long),
+            "late_race_extra_wcu": raceday.growth(long, FULL_SECONDS)}
+    race["wcu_per_racer_second"] = race["wcu_per_racer_second_replayed"] + race["late_race_extra_wcu"]
+    return {**figures, "race_day": race, "model": raceday.whole_race(long, full, RACERS),
+            "interpreter_start": bikes.interpreter_start_cpu_ms()}
 
 
 def price(figures: dict) -> None:
     """The race's bill, the fixed costs, the levers and push beside polling, from the measured figures."""
-    memory = {function: memory_mb(function) for function in env.functions()}
-    figures["memory_mb"] = memory
-    figures["cost"] = pricing.race_cost(figures, memory)
-    figures["fixed_monthly"] = pricing.fixed_monthly(figures, env.functions())
-    figures["levers"] = pricing.levers(figures, memory, figures["cost"]["total"])
-    figures["prices"] = pricing.PRICES
-    figures["assumed"] = {name: {"value": value, "why": why} for name, (value, why) in pricing.ASSUMED.items()}
+    figures["stack"] = {k: v for k, v in env.stack().items() if k != "settings"}
+    figures["cost"] = pricing.race_cost(figures)
+    figures["fixed_monthly"] = pricing.fixed_monthly(figures)
+    figures["levers"] = pricing.levers(figures, figures["cost"]["total"])
+    figures["prices"], figures["assumed"] = pricing.PRICES, pricing.ASSUMED
     if "push" in figures:
         figures["push"].update(push.priced(figures))
 
 
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
-    if ONLY in ALONE:
-        return stage_alone(ONLY, ALONE[ONLY])
-    if ONLY:
-        sys.exit(f"BENCH_ONLY={ONLY}: one of {', '.join(ALONE)} (or unset for every stage)")
     started = time.perf_counter()
-    dynamo = env.Dynamo()
-    figures: dict = {}
-    try:
-        figures.update(cold_start(dynamo))
-        dynamo.restart()
-        with Ledger(env.client(), dynamo.lookup) as ledger:
-            figures["tables"], figures["requests"] = {}, {}
-            for name, scale in (("small", 1), ("large", 10)):
-                figures["tables"][name] = dict(zip(("items", "bytes"), routes.seed(dynamo, f"bench-{name}", scale)))
-                figures["requests"][name] = routes.per_route(ledger)
-                say(f"requests per route on the {name} table ({figures['tables'][name]['items']} items): "
-                    + ", ".join(f"{r} {f['requests']}" for r, f in figures["requests"][name].items()))
-        dynamo.restart()
-        with Ledger(env.client(), dynamo.lookup) as ledger:
-            coldstart.seed_event_fixtures(dynamo, "bench-warm")
-            figures["overhead"] = routes.overheads(ledger, OVERHEAD_RUNS)
-            small_board = env.event("get_race_leaderboard", query={"limit": "10"})
-            figures["leaderboard_10"] = routes.overhead(ledger, "get_race_leaderboard", small_board, LEADERBOARD_RUNS)
-            say(f"leaderboard 10 rows: p50 {figures['leaderboard_10']['p50_ms']:.2f} ms outside DynamoDB")
-        dynamo.restart()
-        with Ledger(env.client(), dynamo.lookup) as ledger:
-            say(f"race day: {LONG_RACERS} racers for the whole {LONG_SECONDS} s, then finished")
-            long = raceday.replay(dynamo, ledger, "bench-long", LONG_RACERS, LONG_SECONDS, finish=True)
-        dynamo.restart()
-        with Ledger(env.client(), dynamo.lookup) as ledger:
-            say(f"race day: {FULL_RACERS:,} racers for the first {FULL_SECONDS} s, then finished")
-            say(f"race day: bikes post their own samples, {bikes.WORKERS} worker processes as execution environments")
-            result = raceday.replay(dynamo, ledger, "bench-race", FULL_RACERS, FULL_SECONDS, finish=True,
-                                    settings=bikes.deployed_settings())
-            race = raceday.summarise(result, FULL_RACERS)
-            race["long"] = raceday.summarise(long, LONG_RACERS)
-            race["late_race_extra_wcu"] = raceday.growth(long, FULL_SECONDS)
-            race["wcu_per_racer_second"] = race["wcu_per_racer_second_replayed"] + race["late_race_extra_wcu"]
-            big_board = env.event("get_race_leaderboard", {"raceId": result["race_id"]}, query={"limit": "1000"})
-            figures["leaderboard_1000"] = routes.overhead(ledger, "get_race_leaderboard", big_board, LEADERBOARD_RUNS // 4)
-            race["leaderboard_1000_ms"] = figures["leaderboard_1000"]["p50_ms"]
-            say(f"leaderboard 1,000 rows: p50 {figures['leaderboard_1000']['p50_ms']:.2f} ms outside DynamoDB")
-            items = env.client().query(TableName="bench-race", KeyConditionExpression="PK = :pk",
-                                       ExpressionAttributeValues={":pk": {"S": f"RACE#{result['race_id']}"}})["Items"]
-            figures["mapping"] = routes.mapping(items)
-        say(f"model: {DURATION_TEXT} for {MODEL_SAMPLED_RACERS} sampled racers, chosen and naive designs")
-        figures["model"] = raceday.model(RACERS, MODEL_SAMPLED_RACERS)
-        figures["race_day"] = race
-        figures["interpreter_start"] = bikes.interpreter_start_cpu_ms()
-        if os.environ.get("BENCH_SAVE"):  # the measurements alone, to price and report again while developing
-            import pickle
-
-            with open(os.environ["BENCH_SAVE"], "wb") as saved:
-                pickle.dump(figures, saved)
-    finally:
-        dynamo.stop()
-    figures["local_stack"] = backtoback.measure()
-    figures["push"] = push.stage()
+    if ONLY not in (None, "coldstart", "push", "price"):
+        sys.exit(f"BENCH_ONLY={ONLY}: one of coldstart, push, price (or unset for every stage)")
+    figures = json.loads((env.ROOT / "docs" / "performance.json").read_text()) if ONLY else {}  # the rest as it was
+    if ONLY in (None, "coldstart"):
+        with env.Dynamo() as dynamo:
+            figures.update(cold_start(dynamo) if ONLY else measure(dynamo))
+    if ONLY in (None, "push"):
+        figures["push"] = push.stage()
     price(figures)
-    for row in figures["cost"]["lines"]:
+    for row in [] if ONLY else figures["cost"]["lines"]:
         say(f"cost: {row['item']}: {row['quantity']:,.2f} {row['unit']} = ${row['usd']:.3f}")
-    say(f"push: the race ${figures['push']['dollars_per_race']:.2f} pushed, "
-        f"${figures['push']['polling_dollars_per_race']:.2f} polled")
-    figures["elapsed_seconds"] = time.perf_counter() - started
-    figures["quick"] = QUICK
-    report.write(figures)
-    say(f"cost of one race ≈ ${figures['cost']['total']:.2f}; wrote docs/performance.md and docs/performance.json "
-        f"in {figures['elapsed_seconds']:.0f} s")
+    if not ONLY:
+        figures["elapsed_seconds"], figures["quick"] = time.perf_counter() - started, QUICK
+    report.write(figures, header=not ONLY)
+    say(f"a race ≈ ${figures['cost']['total']:.2f} polled, ${figures['push']['dollars_per_race']:.2f} pushed; wrote "
+        f"docs/performance.md and .json in {time.perf_counter() - started:.0f} s" + (f" ({ONLY} again)" if ONLY else ""))
 
-
-DURATION_TEXT = f"{raceday.DURATION} s"
 
 if __name__ == "__main__":
     main()

@@ -1,90 +1,90 @@
-"""The benchmark's DynamoDB: DynamoDB Local (the embedded engine), its tables, and handler invocation."""
+"""The bench's DynamoDB Local, its handlers and events, the stack as synthesized, progress lines."""
 
 from __future__ import annotations
 
+import functools
+import json
 import os
+import subprocess
+import time
 
 from local import handlers
-from local.events import sample_event
 from local.dynamodb_local import EmbeddedDynamoDB
+from local.events import sample_event as event  # noqa: F401 - the function's events/ file, overridden
+from local.handlers import invoke  # noqa: F401
 from local.server import configure_environment
 
 from alleycat import dynamo
-from alleycat.schema import create_table_request
+from stacks import logical_id
 
 ROOT = handlers.ROOT
-EVENTS = ROOT / "events"
+_START = time.perf_counter()
+
+
+def say(message: str) -> None:
+    print(f"[{time.perf_counter() - _START:6.1f}s] {message}", flush=True)
+
 
 class Dynamo:
-    """The embedded server plus a raw client for seeding (its requests are not counted)."""
+    """The embedded engine, the layer's client pointed at it."""
 
     def __init__(self):
         self.server = None
         self.restart()
 
     def restart(self) -> None:
-        """A fresh engine for the next stage: DynamoDB Local slows for good once it has held
-        many items (8,600 seeded items made later writes ~3x slower, dropped or not)."""
-        if self.server is not None:
+        """A fresh engine for the next stage: DynamoDB Local slows for good once it has held many items."""
+        if self.server:
             self.server.stop()
-        # A race's stream records stay in the JVM's heap: room for them.
-        self.server = EmbeddedDynamoDB(heap_mb=1024).start()
+        self.server = EmbeddedDynamoDB(heap_mb=1024).start()  # a race's stream records stay in its heap
         configure_environment(self.server.url)
-        dynamo.client.cache_clear()  # the layer's client pointed at the engine before
-        self.raw = self.server.client()
+        dynamo.client.cache_clear()
 
     def create(self, table: str) -> None:
-        self.raw.create_table(**create_table_request(table))
-
-    def use(self, table: str) -> None:
+        self.server.create_table(table)
         os.environ["TABLE_NAME"] = table
 
-    def put_all(self, items: list[dict], table: str | None = None) -> None:
-        table = table or os.environ["TABLE_NAME"]
+    def put_all(self, items: list[dict]) -> None:
         for start in range(0, len(items), 25):
-            pending = {table: [{"PutRequest": {"Item": i}} for i in items[start:start + 25]]}
-            while pending:
-                pending = self.raw.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+            request = {dynamo.table_name(): [{"PutRequest": {"Item": i}} for i in items[start:start + 25]]}
+            dynamo.batch("batch_write_item", request, "UnprocessedItems")
 
-    def lookup(self, keys: list[dict]) -> list[dict | None]:
-        """The stored items under distinct keys, in order (consistent BatchGetItem on the raw client: not counted)."""
-        table, found = os.environ["TABLE_NAME"], {}
-        for start in range(0, len(keys), 100):
-            pending = {table: {"Keys": keys[start:start + 100], "ConsistentRead": True}}
-            while pending:
-                response = self.raw.batch_get_item(RequestItems=pending)
-                for item in response["Responses"].get(table, []):
-                    found[(item["PK"]["S"], item["SK"]["S"])] = item
-                pending = response.get("UnprocessedKeys") or {}
-        return [found.get((key["PK"]["S"], key["SK"]["S"])) for key in keys]
+    def __enter__(self) -> "Dynamo":
+        return self
 
-    def table_stats(self, table: str) -> tuple[int, int]:
-        """(items, bytes) of a table: a Scan, the benchmark's own bookkeeping (no route scans)."""
-        from .ledger import size
-
-        items, request = 0, {"TableName": table}
-        total = 0
-        while True:
-            page = self.raw.scan(**request)
-            items += len(page["Items"])
-            total += sum(size(i) for i in page["Items"])
-            if "LastEvaluatedKey" not in page:
-                return items, total
-            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-
-    def stop(self) -> None:
+    def __exit__(self, *exc) -> None:
         self.server.stop()
 
-def event(function: str, path: dict | None = None, body=..., query=..., claims=...) -> dict:
-    """The function's events/ file with the given overrides."""
-    return sample_event(function, path, body, query, claims)
-
-
-def invoke(function: str, payload: dict) -> dict:
-    return handlers.invoke(function, payload)
 
 def functions() -> list[str]:
     return sorted(p.parent.name for p in (ROOT / "functions").glob("*/app.py"))
 
-def client():
-    return dynamo.client()
+
+def template(synthesize: bool = False) -> dict:
+    """The stack's template in ``cdk.out``, ``cdk synth`` first (as ``make synth`` does) if asked or absent."""
+    path = ROOT / "cdk.out" / "Alleycat.template.json"
+    if synthesize or not path.exists():
+        subprocess.run([str(ROOT / "node_modules" / ".bin" / "cdk"), "synth", "--quiet", "--no-notices"], cwd=ROOT,
+                       check=True, stdout=subprocess.DEVNULL, env={**os.environ, "CDK_DISABLE_CLI_TELEMETRY": "true"})
+    return json.loads(path.read_text())
+
+
+@functools.cache
+def stack() -> dict:
+    """What the synthesized stack deploys that the bench runs and prices."""
+    resources = template()["Resources"]
+    of = lambda kind: [r["Properties"] for r in resources.values() if r["Type"] == kind]  # noqa: E731
+    telemetry = resources[logical_id("post_telemetry")]["Properties"]
+    [stage] = of("AWS::ApiGatewayV2::Stage")
+    [mapping] = [m for m in of("AWS::Lambda::EventSourceMapping")
+                 if m["FunctionName"] == {"Ref": logical_id("stream_processor")}]
+    return {"memory_mb": {f: resources[logical_id(f)]["Properties"]["MemorySize"] for f in functions()},
+            "access_log_fields": json.loads(stage["AccessLogSettings"]["Format"]),
+            "stream_batch_size": mapping["BatchSize"], "routes": len(of("AWS::ApiGatewayV2::Route")),
+            "alarms": len(of("AWS::CloudWatch::Alarm")), "dashboards": len(of("AWS::CloudWatch::Dashboard")),
+            # a function's environment as far as what it writes goes: metrics on, Lambda's log controls
+            "settings": {**{k: v for k, v in telemetry["Environment"]["Variables"].items() if isinstance(v, str) and v},
+                         "POWERTOOLS_METRICS_DISABLED": "false", "POWERTOOLS_LOG_LEVEL": "", "LOG_LEVEL": "",
+                         "AWS_LAMBDA_LOG_FORMAT": telemetry["LoggingConfig"]["LogFormat"],
+                         "AWS_LAMBDA_LOG_LEVEL": telemetry["LoggingConfig"]["ApplicationLogLevel"]}}
+

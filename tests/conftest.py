@@ -55,7 +55,8 @@ def first(item: pytest.Item) -> int:
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        layer = Path(item.path).relative_to(ROOT / "tests").parts[0]
+        folder, layer = Path(item.path).relative_to(ROOT).parts[:2]
+        layer = layer if folder == "tests" else "unit"  # bench/tests: the bench's own, pure Python
         if layer in LAYERS:
             item.add_marker(getattr(pytest.mark, layer))
     items.sort(key=first)  # stable: within a rank, as collected

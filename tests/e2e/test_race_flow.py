@@ -104,7 +104,7 @@ def test_a_racer_may_send_only_their_own_samples(stack, client):
 
 def test_two_races_posted_back_to_back_both_settle_to_the_independent_sums(stack):
     # Given a running local stack (the moto-era stack slowed down with everything ever written)
-    from bench.backtoback import post_race
+    from simulator.backtoback import post_race
 
     # When two 40-racer, 120-second races are posted one after the other, as fast as 4 threads can
     first, second = post_race(stack.url), post_race(stack.url)

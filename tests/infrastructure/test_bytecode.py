@@ -16,7 +16,6 @@ import pytest
 from aws_cdk import App
 
 from alleycat.routes import ROUTES
-from bench import assets
 from stacks import bytecode, python313
 from stacks.app import build
 from stacks.functions import logical_id
@@ -143,10 +142,13 @@ def test_this_host_has_a_python313():
 def asset_folders(outdir: Path, template: dict) -> dict[str, Path]:
     """Each of the app's functions and layers -> its asset folder in the assembly."""
     folders = {}
+    resources = template["Resources"]
+    asset = lambda code: Path(outdir) / f"asset.{code['S3Key'].removesuffix('.zip')}"  # noqa: E731
     for name in FUNCTIONS:
-        function = assets.function_folders(outdir, template, logical_id(name))
-        folders[name] = function.code
-        folders.update({layer.name: layer for layer in function.layers})
+        properties = resources[logical_id(name)]["Properties"]
+        folders[name] = asset(properties["Code"])
+        folders.update({path.name: path for path in (asset(resources[layer["Ref"]]["Properties"]["Content"])
+                                                     for layer in properties["Layers"])})
     return folders
 
 

@@ -224,16 +224,6 @@ def test_tests_run_the_versions_the_layer_deploys():
         assert version(name) == pinned, pin
 
 
-def test_the_bench_prices_exactly_the_stacks_alarms_and_dashboards(resources):
-    # Given the template / Then the bench's fixed monthly costs count what it holds (docs/performance.md)
-    from bench.pricing import alarm_count
-    from local.handlers import ROOT
-
-    functions = sorted(p.parent.name for p in (ROOT / "functions").glob("*/app.py"))
-    assert len(of_type(resources, ALARM)) == alarm_count(functions)
-    assert len(of_type(resources, "AWS::CloudWatch::Dashboard")) == 1
-
-
 # --- the live boards' Event API (AppSync Events) -------------------------------------------------
 
 APPSYNC_API = "AWS::AppSync::Api"

@@ -40,17 +40,6 @@ def test_a_finisher_started_too_near_the_end_to_schedule_waits_no_longer_than_it
         assert finished_at(end, started) - started <= ending.LONGEST_WAIT
 
 
-def test_the_mean_wait_priced_is_the_timings_own():
-    # bench/pricing.py prices the finisher's mean wait: end and delivery uniform over their minutes
-    from bench.pricing import ASSUMED
-
-    steps = 240
-    waits = [finished_at(end, invoked) - invoked
-             for end in (END + 60 * n / steps for n in range(steps))
-             for invoked in (ending.schedule_minute(end) + 60 * n / steps for n in range(steps))]
-    assert abs(sum(waits) / len(waits) - ASSUMED["finisher_wait_s"][0]) < 0.5
-
-
 def test_a_schedule_is_named_after_its_race():
     assert ending.schedule_name("01JD5Z6Q8X0000000000000000") == "finish-01JD5Z6Q8X0000000000000000"
     assert len(ending.schedule_name("01JD5Z6Q8X0000000000000000")) <= 64  # Scheduler's limit on a name

@@ -220,3 +220,28 @@ def test_the_watch_times_each_accepted_sample_until_the_board_shows_it(monkeypat
     # Then their lags are 1.5 s and 2 s, and the summary reports them
     assert totals.lags == [1.5, 2.0]
     assert "p95 2.00 s" in totals.summary()
+
+
+def test_a_board_shows_every_second_up_to_the_racers_last_once():
+    from collections import defaultdict
+
+    from simulator.audience import Board
+
+    shown = defaultdict(list)
+    board = Board(shown)
+    board.show("a", 2, 10.0)
+    board.show("a", 1, 11.0)   # an older message: nothing new
+    board.show("a", 4, 12.0)
+    board.show("b", None, 12.0)
+    assert dict(shown) == {("a", 0): [10.0], ("a", 1): [10.0], ("a", 2): [10.0], ("a", 3): [12.0], ("a", 4): [12.0]}
+
+
+def test_freshness_counts_each_viewer_and_never_goes_below_zero():
+    from simulator.audience import _lags, percentiles
+
+    shown = {("a", 0): [10.5, 11.0], ("a", 1): [9.0]}  # two viewers saw second 0; one saw second 1 early
+    accepted = {("a", 0): 10.0, ("a", 1): 9.5, ("a", 2): 9.9}
+    lags, missing = _lags(shown, accepted, viewers=2)
+    assert sorted(lags) == [0.0, 0.5, 1.0]
+    assert missing == 1 + 2  # second 1 missed by one viewer, second 2 by both
+    assert percentiles([1.0, 2.0, 3.0, 4.0])["p50"] == 3.0

@@ -1,4 +1,5 @@
-"""Races posted into a running local stack as fast as a few threads can, one after another.
+"""A race posted into a running stack as fast as a few threads can (the e2e tests and the bench post
+two, back to back).
 
 Each race: a fresh class, racers and race over HTTP, every racer joined, then one
 telemetry request per race-second carrying every racer's sample, posted from ``threads``
@@ -16,9 +17,8 @@ from decimal import Decimal
 
 from alleycat.clock import iso
 from alleycat.scores import number, output
-from simulator.client import ApiClient
 
-from .progress import say
+from .client import ApiClient
 
 SETTLE_POLL_SECONDS = 0.1
 
@@ -62,23 +62,3 @@ def post_race(base_url: str, racers: int = 40, seconds: int = 120, threads: int 
     return {"race_id": race_id, "racers": racers, "seconds": seconds, "accepted": accepted,
             "post_seconds": posted - started, "settle_seconds": settled - posted,
             "settled": board == expected, "board": board, "expected": expected}
-
-
-def measure(races: int = 2) -> list[dict]:
-    """``races`` races posted back to back into a fresh local stack: times, and its memory after each."""
-    from local.server import LocalStack
-
-    stack = LocalStack(port=0).start()
-    try:
-        out = []
-        for ordinal in range(1, races + 1):
-            race = post_race(stack.url)
-            race.pop("board"), race.pop("expected")
-            race["memory"] = stack.memory()
-            out.append(race)
-            say(f"local stack: race {ordinal} ({race['racers']} racers x {race['seconds']} s) posted in "
-                f"{race['post_seconds']:.1f} s, settled {race['settle_seconds']:.1f} s after the last post "
-                f"({'equal to the independent sums' if race['settled'] else 'NOT SETTLED'}); {race['memory']}")
-        return out
-    finally:
-        stack.stop()

@@ -1,0 +1,80 @@
+"""The race's bill in docs/performance.json: every priced quantity has a measurement, the scenario or an
+"assumed" label behind it (issue 18); push priced per operation; the report renders from the figures."""
+
+import copy
+import json
+import math
+
+import pytest
+
+from alleycat import ending
+from bench import pricing, push, report
+from bench.env import ROOT
+
+FIGURES = json.loads((ROOT / "docs" / "performance.json").read_text())
+MEASURED = {"messages_per_second": 1.0, "bytes_per_message": 3000}
+
+
+def test_every_input_of_every_priced_line_is_measured_scenario_or_assumed_and_shown():
+    text = (ROOT / "docs" / "performance.md").read_text()
+    for row in FIGURES["cost"]["lines"]:
+        assert row["inputs"] and math.isclose(row["usd"], row["quantity"] * FIGURES["prices"][row["price"]]["usd"])
+        for given in row["inputs"]:
+            if given["kind"] == "measured":  # named where it is in the figures, and that value
+                assert pricing.resolve(FIGURES, given["source"]) == pytest.approx(given["value"], rel=1e-12) \
+                    if isinstance(given["value"], float) else pricing.resolve(FIGURES, given["source"]) == given["value"]
+                assert f"`{given['source']}`" in text
+            elif given["kind"] == "assumed":  # with why, printed
+                assert len(given["source"].split()) >= 5 and given["source"] in text and f"{given['name']} " in text
+            else:
+                assert given["kind"] == "scenario" and given["source"], given
+    for kind, source in (("", ""), ("guessed", "it seemed right")):  # nothing else can be priced
+        with pytest.raises(ValueError):
+            pricing.In("telemetry CPU ms", 4.0, kind, source)
+
+
+def test_the_bill_is_priced_again_from_the_same_figures_and_not_without_them():
+    assert math.isclose(pricing.race_cost(FIGURES)["total"], FIGURES["cost"]["total"])
+    assert math.isclose(pricing.race_cost(FIGURES, {"push": True})["total"], FIGURES["push"]["dollars_per_race"])
+    missing = copy.deepcopy(FIGURES)
+    del missing["race_day"]["bikes"]["post_telemetry"]["cpu_ms"]
+    with pytest.raises(KeyError):
+        pricing.race_cost(missing)
+
+
+def pushed(push: dict, **levers) -> dict:
+    return pricing.race_cost({**FIGURES, "push": push}, {"push": True, **levers})
+
+
+def line(cost: dict, kind: str, key: str = "quantity") -> float:
+    return sum(row[key] for row in cost["lines"] if row["item"].startswith(kind))
+
+
+def test_push_is_priced_per_operation_and_connection_minute_in_the_races_bill():
+    # Each of the S shards' 300 messages reaches each of 1,000 viewers, one operation each, plus a connect and
+    # a subscribe per viewer and a keep-alive a minute over 6 minutes; coalesced, one message a second
+    publishes, cost = pricing.ASSUMED["stream_shards"]["value"] * 300, pushed(MEASURED)
+    assert line(cost, "AppSync Events operations") == publishes * 1001 + 2_000 + 6_000
+    assert line(pushed(MEASURED, push_coalesced=True), "AppSync Events operations") == 300 * 1001 + 2_000 + 6_000
+    assert line(cost, "AppSync Events connection-minutes") == 6_000
+    # Viewers no longer poll through CloudFront: two reads each (first paint, on subscribing)
+    assert (line(cost, "CloudFront requests"), line(pricing.race_cost(FIGURES), "CloudFront requests")) == (2_000, 300_000)
+    twice = pushed({**MEASURED, "bytes_per_message": 6000})  # over the 5 KB metering step
+    assert line(twice, "AppSync Events op", "usd") == pytest.approx(2 * line(cost, "AppSync Events op", "usd"), rel=0.02)
+
+
+def test_the_report_renders_push_beside_polling_from_the_figures():
+    figures = copy.deepcopy(FIGURES)
+    figures["push"].update(MEASURED, freshness_p50_s=0.8, freshness_p95_s=1.3, polling_p50_s=1.5, polling_p95_s=2.2)
+    figures["push"].update(push.priced(figures))
+    text = report.markdown(figures)
+    assert "| **pushed** (subscribed viewers) | **0.80** | **1.30** |" in text and "(before) | 1.50 | 2.20" in text
+    assert "| AppSync Events operations | 0.000 |" in text and "| CloudFront requests | 0.300 |" in text
+    assert not figures["push"]["quick"] and figures["push"]["racers"] == figures["push"]["viewers"] == 100
+
+
+def test_the_mean_wait_priced_is_the_finishers_own():
+    # End and delivery uniform over their minutes; the finisher waits for end + GRACE from when it is invoked
+    waits = [max(invoked, end + ending.GRACE) - invoked for end in (1795600800 + n / 4 for n in range(240))
+             for invoked in (ending.schedule_minute(end) + n / 4 for n in range(240))]
+    assert abs(sum(waits) / len(waits) - pricing.ASSUMED["finisher_wait_s"]["value"]) < 0.5
