@@ -5,7 +5,7 @@ from here, so ``alleycat.routes`` and ``alleycat.schema`` stay the single source
 API and the table.
 
 This package, ``stacks.settings`` and ``stacks.headers`` import no ``aws_cdk`` (the helpers below
-load it when called): the local stack and the bench read those two modules, and the CDK's jsii
+load it when called): the local stack reads those two modules (the bench, ``logical_id``), and the CDK's jsii
 runtime takes seconds to start.
 """
 

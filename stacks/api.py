@@ -51,7 +51,7 @@ def throttle(route: Route) -> Throttle:
 
 
 PUBLIC_READ = "Public read route: race data, leaderboards and results are public per the API contract."
-ACCESS_LOG_FORMAT = json.dumps(ACCESS_LOG_FIELDS)  # stacks.settings: the bench prices its size
+ACCESS_LOG_FORMAT = json.dumps(ACCESS_LOG_FIELDS)  # the bench prices its size, from the template
 
 
 # X-Ray sampling for the telemetry route (1,000 posts a second in a full race): one trace a second

@@ -1,8 +1,8 @@
 """The deployment's settings: the functions that serve no route, each function's memory, what the
 functions log, the HTTP API's access log, the stream's event source mapping.
 
-Read by the stack, and by the local stack (the stream poller as the mapping) and the bench (which
-prices memory, logs and access logs) without the CDK: nothing here, nor in ``stacks/__init__``,
+Read by the stack, and by the local stack (the stream poller as the mapping) without the CDK (the
+bench reads what it prices, memory, logs and access logs, from the synthesized template): nothing here, nor in ``stacks/__init__``,
 imports ``aws_cdk``. What the functions read at runtime is in the layer: the routes
 (``alleycat.routes``), the admin group (``alleycat.contract``), the stream's item types
 (``alleycat.schema``).
@@ -28,7 +28,7 @@ STREAM_BATCH_SIZE = 1000
 STREAM_BATCHING_WINDOW_SECONDS = 1
 STREAM_RETRIES = 5
 
-# Memory of each function, read by the stack and by the bench's pricing. Telemetry is sized
+# Memory of each function. Telemetry is sized
 # from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs
 # ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
 DEFAULT_MEMORY_MB = 256
@@ -42,8 +42,8 @@ def memory_mb(function: str) -> int:
     return MEMORY_MB.get(function, DEFAULT_MEMORY_MB)
 
 
-# Lambda's advanced logging controls (stacks/functions.py) and Powertools' log sampling, read by the
-# stack and by the bench that measures what a request writes (docs/performance.md). A healthy
+# Lambda's advanced logging controls (stacks/functions.py) and Powertools' log sampling (the bench
+# measures what a request writes with them: docs/performance.md). A healthy
 # request writes its metrics line only; one in LOG_SAMPLE_RATE⁻¹ also writes its request line
 # (Powertools' sampling); a request that fails (4xx, 5xx, an uncaught error) writes everything it
 # buffered (Powertools' log buffer, flushed on an error). Lambda's own START/END/REPORT lines are
@@ -53,10 +53,9 @@ APPLICATION_LOG_LEVEL = "INFO"
 SYSTEM_LOG_LEVEL = "WARN"
 LOG_SAMPLE_RATE = 0.01
 
-# The HTTP API's access log: one JSON line per request (stacks/api.py), read by the bench too, which
-# prices its size (about 350 bytes a bike's post: docs/performance.md). What an operator needs of a
-# request API Gateway may have answered alone (401, 403, 429): who, what, when, how it ended, how
-# long; the path names the race (the route is the path's shape), the time is epoch milliseconds.
+# The HTTP API's access log: one JSON line per request (stacks/api.py); the bench prices its size
+# (about 350 bytes a bike's post: docs/performance.md). What an operator needs of a request API
+# Gateway may have answered alone (401, 403, 429): who, what, when, how it ended, how long; the path names the race (the route is the path's shape), the time is epoch milliseconds.
 # The caller's sub is the JWT authorizer's claim (empty on public routes).
 ACCESS_LOG_FIELDS = {
     "requestId": "$context.requestId", "ip": "$context.identity.sourceIp", "time": "$context.requestTimeEpoch",
