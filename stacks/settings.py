@@ -55,8 +55,9 @@ LOG_SAMPLE_RATE = 0.01
 
 # The HTTP API's access log: one JSON line per request (stacks/api.py); the bench prices its size
 # (about 350 bytes a bike's post: docs/performance.md). What an operator needs of a request API
-# Gateway may have answered alone (401, 403, 429): who, what, when, how it ended, how long; the path names the race (the route is the path's shape), the time is epoch milliseconds.
-# The caller's sub is the JWT authorizer's claim (empty on public routes).
+# Gateway may have answered alone (401, 403, 429): who, what, when, how it ended, how long; the path
+# names the race (the route is the path's shape), the time is epoch milliseconds. The caller's sub
+# is the JWT authorizer's claim (empty on public routes).
 ACCESS_LOG_FIELDS = {
     "requestId": "$context.requestId", "ip": "$context.identity.sourceIp", "time": "$context.requestTimeEpoch",
     "method": "$context.httpMethod", "path": "$context.path", "status": "$context.status",
