@@ -1,6 +1,6 @@
 """The functions' two layers, both built from this repository by ``cdk synth``, without Docker.
 
-- shared: ``layers/alleycat``'s ``python/`` folder as it is (keys, entities, store, http, ...), without
+- shared: ``layers/alleycat``'s ``python/`` folder as it is (keys, entities, partitions, stream, http, ...), without
   the packaging that installs it in the venv (``pyproject.toml``, ``*.egg-info``);
 - dependencies: the packages pinned in ``layers/dependencies/requirements.txt``, installed for
   Lambda's python3.13 on arm64 by pip on the host (CDK local bundling).
@@ -66,7 +66,7 @@ def layers(scope: Construct, runtime: lambda_.Runtime,
         lambda_.LayerVersion(
             scope, "SharedLayer",
             code=compiled_code(LAYER_DIR, LAYERS_ROOT, PACKAGING_EXCLUDES),
-            description="Alleycat shared code: keys, entities, store, http",
+            description="Alleycat shared code: keys, entities, partitions, stream, http",
             **common),
         lambda_.LayerVersion(
             scope, "DependenciesLayer",

@@ -275,10 +275,11 @@ def test_function_loads_its_code_and_layers_from_bytecode_python313_accepts(invo
 # Never on the cold path: the X-Ray SDK (Lambda's active tracing needs none), Powertools'
 # event handler and batch packages (their __init__ loads every resolver and event class, and
 # asyncio). Deferred to the call that needs them: JSON-schema validation (write routes, at
-# their first body) and page tokens (paged reads, at a page that has a next one).
+# their first body), page tokens (paged reads, at a page that has a next one) and thread pools
+# (``alleycat.parallel``: a batch of two requests or more).
 NEVER = ("aws_xray_sdk", "aws_lambda_powertools.event_handler", "aws_lambda_powertools.utilities.batch",
          "aws_lambda_powertools.utilities.data_classes", "asyncio")
-DEFERRED = ("fastjsonschema", "alleycat.tokens")
+DEFERRED = ("fastjsonschema", "alleycat.tokens", "concurrent.futures")
 
 
 @pytest.mark.parametrize("function", [name for name in ORDER if name != TOKEN_GROUPS])

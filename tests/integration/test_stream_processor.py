@@ -544,3 +544,14 @@ def test_a_settled_race_is_pushed_as_finished(server, race):
     recorder = Recorder()
     react(server.read(), recorder)
     assert [(channel, message["status"]) for channel, message in recorder.sent] == [(f"/races/{race_id}", "finished")]
+
+
+def test_a_board_read_with_its_race_carries_the_races_status(server, race):
+    # Given a race finished before its last telemetry records were handled
+    api, race_id = race
+    api("finish_race", {"raceId": race_id}, claims=ADMIN)
+    recorder = Recorder()
+    # When those records and the finish's are handled together
+    react(server.read(), recorder)
+    # Then the board read for the push says finished (viewers read the final board), as the settlement's message does
+    assert [message["status"] for _, message in recorder.sent] == ["finished", "finished"]

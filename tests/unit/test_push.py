@@ -80,8 +80,9 @@ def test_finished_message_carries_no_rows():
 
 
 def test_publishing_is_off_without_the_endpoint_variable():
-    assert push.publisher({}) is None and not push.enabled({})
-    assert push.enabled({push.URL_VARIABLE: "https://x.appsync-api.eu-west-1.amazonaws.com/event"})
+    assert push.publisher({}) is None
+    url = "https://x.appsync-api.eu-west-1.amazonaws.com/event"
+    assert push.publisher({push.URL_VARIABLE: url}).url == url
 
 
 def test_the_publisher_signs_with_sigv4_for_appsync_as_the_event_api_checks_it():

@@ -47,22 +47,20 @@ def endpoint(environ=os.environ) -> str | None:
     return environ.get(URL_VARIABLE) or None
 
 
-def enabled(environ=os.environ) -> bool:
-    return endpoint(environ) is not None
-
-
 def _dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def board_message(race_id: str, boards, changed, max_bytes: int = MAX_MESSAGE_BYTES, now: float | None = None) -> dict:
-    """The live message for the race's board (``RaceBoard`` shards as stored) after ``changed`` racers' writes.
+def board_message(race_id: str, boards, changed, status: str = "open", max_bytes: int = MAX_MESSAGE_BYTES,
+                  now: float | None = None) -> dict:
+    """The message for the race's board (``RaceBoard`` shards as stored) after ``changed`` racers' writes;
+    ``status`` the race's when it was read with them (a live board pushed as written is "open").
 
     ``rows`` are the board's delta (``board.Board.delta``): the top ``TOP_ROWS`` always, then the
     changed racers ranked below them, while the message stays within ``max_bytes``.
     """
     ranked = board.Board.from_shards(boards)
-    message = {"v": MESSAGE_VERSION, "raceId": race_id, "status": "open", "racers": len(ranked),
+    message = {"v": MESSAGE_VERSION, "raceId": race_id, "status": status, "racers": len(ranked),
                "at": round((time.time() if now is None else now) * 1000), "rows": [], "more": 0}
     budget = max_bytes - SLACK_BYTES - len(_dumps(message).encode())
     message["rows"], message["more"] = ranked.delta(changed, budget, TOP_ROWS)

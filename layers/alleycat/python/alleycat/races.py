@@ -6,7 +6,6 @@ race) is one Query of the race's partition.
 
 from __future__ import annotations
 
-from . import catalog, racers
 from . import entities as e
 from . import keys
 from .attributes import to_attr
@@ -95,6 +94,8 @@ def join(race: e.Race, racer: e.Racer) -> e.Entry:
         if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in codes:
             raise translate(error) from error
         if codes[0] == "ConditionalCheckFailed":  # joined before: change nothing
+            from . import racers  # only a join that finds it joined before reads the entry
+
             existing = racers.get_entry(race.raceId, racer.racerId, consistent=True)
             if existing:
                 return existing
@@ -117,6 +118,8 @@ def finish(race: e.Race, only_if_open: bool = False) -> bool:
     race_update = finished(race, " ADD finishRequests :one", one=1, **({"open": e.OPEN} if only_if_open else {}))
     race_update["Update"]["ConditionExpression"] = (
         "#status = :open" if only_if_open else "attribute_exists(PK) AND attribute_not_exists(settled)")
+    from . import catalog  # finishing only
+
     actions = [race_update, *catalog.finish_actions(race)] + [finished(gate) for gate in e.RaceGate.copies_of(race)]
     try:
         send("transact_write_items", TransactItems=actions)

@@ -19,18 +19,19 @@ class Publisher(Protocol):
 
 
 def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]], changed: dict[str, set[str]]) -> None:
-    """The live board of each race, from the shards as this batch wrote them; a race whose every
-    shard was not written (a small race, or a quiet second) is read once for the rest."""
+    """The live board of each race, from the shards as this batch wrote them; a race with a shard
+    this batch did not write (a small race, or a quiet second) is read once, with its status."""
     if publisher is None or not boards:
         return
 
     def push_board(race_id: str, written: list[e.RaceBoard]) -> None:
-        shards = written
+        shards, status = written, e.OPEN
         if len(written) < e.BOARD_SHARDS:
             race, shards = races.with_boards(race_id, consistent=True)
             if race is None:
                 return
-        publisher.publish(push.channel(race_id), [push.board_message(race_id, shards, changed[race_id])])
+            status = race.status
+        publisher.publish(push.channel(race_id), [push.board_message(race_id, shards, changed[race_id], status)])
 
     for race_id, outcome in parallel.outcomes(push_board, boards).items():
         if parallel.failed(outcome):
