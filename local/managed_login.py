@@ -181,10 +181,18 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
                               [("code", "Code from your authenticator app", "text", "")], "Sign in",
                               hidden={"step": self.service.pending(user, tries)}))
 
-    def _new_password(self, form: dict[str, str]) -> None:
-        query, (user, _) = flat(form.get("q", "")), self.service.resume(form.get("step", ""))
+    def _resumed(self, form: dict[str, str]):
+        """(query, user, wrong codes so far) of the sign-in a step's form continues; user None (and the
+        sign-in page answered) when it took too long."""
+        query, (user, tries) = flat(form.get("q", "")), self.service.resume(form.get("step", ""))
         if not user:
-            return self._login_page(query, "Your sign-in took too long: sign in again.", 400)
+            self._login_page(query, "Your sign-in took too long: sign in again.", 400)
+        return query, user, tries
+
+    def _new_password(self, form: dict[str, str]) -> None:
+        query, user, _ = self._resumed(form)
+        if not user:
+            return
         try:
             self.pool.set_password(user, form.get("password", ""))
         except CognitoError as error:
@@ -192,9 +200,9 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         self._next_step(user, query)
 
     def _mfa(self, form: dict[str, str]) -> None:
-        query, (user, tries) = flat(form.get("q", "")), self.service.resume(form.get("step", ""))
+        query, user, tries = self._resumed(form)
         if not user:
-            return self._login_page(query, "Your sign-in took too long: sign in again.", 400)
+            return
         try:
             self.pool.check_totp(user, form.get("code", ""))
         except CognitoError as error:

@@ -390,6 +390,11 @@ def test_an_admin_turns_on_two_step_sign_in_and_creates_a_class(stack, browser):
     page.fill("#class-id", "sprint intervals")
     page.click(".new-class button[type=submit]")
     assert "no spaces" in page.inner_text("#class-id-message")
+    for width, name in ((1000, "screenshot-new-class.png"), (390, "screenshot-new-class-phone.png")):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing overflows a phone
+        page.locator(".new-class-box").screenshot(path=str(DOCS / name))
+    page.set_viewport_size({"width": 1000, "height": 900})
     class_id = f"sprint-{uuid.uuid4().hex[:6]}"
     page.fill("#class-id", class_id)
     page.fill("#class-description", "30 s on, 30 s off")

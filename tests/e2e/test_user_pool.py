@@ -303,3 +303,13 @@ def test_wrong_totp_codes_start_the_sign_in_over_after_five(stack, config, idp):
         action, hidden = Browser.form(page)
         status, _, page = fresh.go(config["domain"] + action, {**hidden, "code": wrong})
     assert status == 400 and "Too many wrong codes" in page and 'action="/login"' in page
+
+
+def test_a_step_posted_that_no_sign_in_is_waiting_for_starts_the_sign_in_over(stack, config):
+    # Given a step this sign-in never began (or one already used, or begun too long ago)
+    q = urlencode({"response_type": "code", "client_id": config["clientId"], "redirect_uri": f"{stack.url}/", "state": "s"})
+    for path, field in (("/login/password", "password"), ("/login/mfa", "code")):
+        # When its form is posted / Then the sign-in page comes back, saying why, and nothing is signed in
+        status, headers, page = Browser().go(f"{config['domain']}{path}", {"q": q, "step": "not-a-step", field: "x"})
+        assert status == 400 and "took too long" in page and 'action="/login"' in page, path
+        assert "Location" not in headers
