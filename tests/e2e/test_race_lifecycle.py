@@ -1,7 +1,7 @@
 """Races run themselves on `make local`: a race is listed upcoming, then live when its start passes
 (no write), then finishes by itself within 30 s of its end, with no finish call.
 
-A stack of its own, on a clock the tests move (``ManualClock``): no test waits for a race's end.
+On the stack whose clock the tests move (``manual_stack``): no test waits for a race's end.
 Real time only bounds how long the stack may take to react (a few seconds at most).
 """
 
@@ -11,22 +11,16 @@ import pytest
 
 from alleycat import ending
 from alleycat.clock import epoch
-from local.clock import ManualClock
-from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
-from local.server import TABLE_NAME, LocalStack
+from local.server import TABLE_NAME
 
 from .conftest import Client
 
-START = epoch("2026-11-25T18:00:10Z")
 REACT_SECONDS = 20  # real time the stack may take: a finisher's worker starting, the stream, the settlement
 
 
 @pytest.fixture(scope="module")
-def stack():
-    running = LocalStack(port=0, push_boards=False, dynamodb=EmbeddedDynamoDB(jvm_options=QUICK_JIT),
-                         clock=ManualClock(START)).start()
-    yield running
-    running.stop()
+def stack(manual_stack):
+    return manual_stack
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,102 @@
+"""What the browser tests on the manual-clock stack share: Chromium, a page on the stack's clock,
+and the user pool's pages as a person goes through them."""
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from .conftest import CspWatchedBrowser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+WAIT_MS = 20_000
+PASSWORD = "Pedal-Hard-2026!"
+
+needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
+                                    reason="Debian chromium is not installed (make test installs it)")
+
+
+@contextmanager
+def chromium():
+    """Debian's Chromium, every page under the site's real CSP (a violation fails its test)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield CspWatchedBrowser(browser)
+        browser.close()
+
+
+def new_page(browser, stack, width=1000, height=900):
+    """A page of a context of its own whose clock starts at the stack's time and flows from there."""
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-GB")
+    context.clock.install(time=stack.clock.now())
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    return page
+
+
+def advance(stack, page, seconds):
+    """Time passes for the stack and the browser alike (a laptop's lid closed that long, then opened)."""
+    stack.clock.advance(seconds)
+    page.clock.fast_forward(int(seconds * 1000))
+
+
+def session(page) -> dict | None:
+    return page.evaluate("JSON.parse(localStorage.getItem('alleycat.session'))")
+
+
+def claims(token: str) -> dict:
+    part = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def mailed(stack, email: str) -> str:
+    """The last code (or temporary password) the user pool "emailed" to ``email``."""
+    return next(code for to, code in reversed(stack.users.outbox) if to == email)
+
+
+def sign_up_on_the_pools_page(page, stack, email: str) -> None:
+    """From the user pool's sign-in page: Sign up, then the code it emailed."""
+    page.click("text=Sign up")
+    page.fill("#email", email)
+    page.fill("#password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/confirm?**")
+    page.fill("#code", mailed(stack, email))
+    page.click("button[type=submit]")
+
+
+def sign_in_on_the_pools_page(page, email: str, password: str) -> None:
+    page.fill("#email", email)
+    page.fill("#password", password)
+    page.click("button[type=submit]")
+
+
+def signed_in_as(page, text: str) -> None:
+    page.wait_for_function("text => document.querySelector('.top .account a.who')?.textContent === text", arg=text)
+
+
+def back_on(page, stack, hash_: str) -> None:
+    """Back from the user pool on the site, the code and state gone from the address bar."""
+    page.wait_for_function("hash => location.search === '' && location.hash === hash", arg=hash_)
+    assert page.url == f"{stack.url}/{hash_}"
+
+
+def make_admin(stack, email: str) -> str:
+    """The one command an operator runs for an admin (`make admin EMAIL= SITE=`), against this stack:
+    AdminCreateUser (the temporary password emailed: the stand-in's outbox), then AdminAddUserToGroup."""
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "make_admin.py"), email, "--site", stack.url],
+                          capture_output=True, text=True, timeout=60, env=os.environ.copy())
+    assert done.returncode == 0, done.stderr
+    return done.stdout
