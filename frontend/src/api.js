@@ -23,11 +23,12 @@ async function get(path) {
 
 const SIGNED_OUT = "You are not signed in (or your sign-in has ended): sign in, then try again.";
 
-async function send(method, path, body) {
+// `key`: an Idempotency-Key (the API's routes that take one answer a retry with the first answer).
+async function send(method, path, body, key) {
   const call = (token) => fetch(path, {
     method,
     cache: "no-store",
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}`, ...(key ? { "Idempotency-Key": key } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const token = await auth.accessToken();
@@ -57,8 +58,17 @@ export const api = {
   racerResults: (racerId) => get(`/racers/${enc(racerId)}/results?limit=20`),
   racerHistory: (racerId, raceId) => get(`/racers/${enc(racerId)}/history?raceId=${enc(raceId)}`),
 
-  // Writes (signed in): a racer's display name (theirs, or any as admin); a class (admin).
+  // Writes (signed in): a racer's display name (theirs, or any as admin), joining a race, the
+  // samples of a ride; a class, a race, a race's finish (admin).
   putRacer: (racerId, name) => send("PUT", `/racers/${enc(racerId)}`, { name }),
+  joinRace: (raceId, racerId) => send("PUT", `/races/${enc(raceId)}/racers/${enc(racerId)}`),
+  sendSamples: (raceId, samples, key) => send("POST", `/races/${enc(raceId)}/telemetry`, { samples }, key),
   putClass: (classId, name, description) =>
     send("PUT", `/classes/${enc(classId)}`, description ? { name, description } : { name }),
+  createRace: (classId, startsAt, durationSeconds, key) =>
+    send("POST", `/classes/${enc(classId)}/races`, { startsAt, durationSeconds }, key),
+  finishRace: (raceId) => send("POST", `/races/${enc(raceId)}/finish`),
 };
+
+// A new Idempotency-Key: one per write a person asked for, the same on each retry of it.
+export const newKey = () => globalThis.crypto?.randomUUID?.() || `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
