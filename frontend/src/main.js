@@ -1,4 +1,4 @@
-// Hash routes: #/ · #/classes/{c} · #/classes/{c}/leaderboard · #/races/{r} · #/racers/{id}[/{raceId}] · #/me
+// Hash routes: #/ · #/classes/{c} · #/classes/{c}/leaderboard · #/races/{r}[/ride] · #/racers/{id}[/{raceId}] · #/me
 import "./style.css";
 import { auth } from "./auth.js";
 import { h } from "./dom.js";
@@ -7,13 +7,14 @@ import { accountPage } from "./pages/account.js";
 import { homePage } from "./pages/home.js";
 import { classPage } from "./pages/class.js";
 import { classLeaderboardPage } from "./pages/classLeaderboard.js";
-import { racePage } from "./pages/race.js";
+import { racePage, ridePage } from "./pages/race.js";
 import { racerPage } from "./pages/racer.js";
 
 const routes = [
   [/^\/classes\/([^/]+)\/leaderboard$/, classLeaderboardPage],
   [/^\/classes\/([^/]+)$/, classPage],
   [/^\/races\/([^/]+)$/, racePage],
+  [/^\/races\/([^/]+)\/ride$/, ridePage],
   [/^\/racers\/([^/]+)(?:\/([^/]+))?$/, racerPage],
   [/^\/me$/, accountPage],
   [/^\/?$/, homePage],

@@ -17,6 +17,7 @@ import { liveBoard } from "../push.js";
 import { racers } from "../raceList.js";
 import { raceLabel } from "../races.js";
 import { duration } from "../time.js";
+import { ridePanel } from "./ride.js";
 
 const POLL_MS = 1000;
 const OWN_ROW_MS = 5000;
@@ -25,7 +26,8 @@ const MAX_ROWS = 1000; // the contract's largest limit
 // Rows a page: 100; a test may set fewer (localStorage "alleycat.pageRows") to page a small race.
 const pageRows = () => Math.min(MAX_ROWS, Number(localStorage.getItem("alleycat.pageRows")) || 100);
 
-export function racePage(raceId) {
+// ride: the ride page (#/races/{raceId}/ride): the signed-in racer's ride above the board.
+export function racePage(raceId, { ride = false } = {}) {
   const PAGE_ROWS = pageRows();
   // The smallest page limit that holds `rank`, with room for a few places of movement.
   const pageHolding = (rank) => Math.min(MAX_ROWS, Math.ceil((rank + Math.ceil(PAGE_ROWS / 4)) / PAGE_ROWS) * PAGE_ROWS);
@@ -52,8 +54,11 @@ export function racePage(raceId) {
     `Top ${PAGE_ROWS} only`);
   const paging = h("div", { class: "board-more" }, more, less);
   const nobody = h("p", { class: "empty", hidden: true }, "No racer has joined yet: the board fills as they join.");
+  const rider = ride ? ridePanel(raceId) : null;
+  const rideLink = h("a", { class: "button primary ride-link", href: `#/races/${encodeURIComponent(raceId)}/ride`, hidden: true },
+    "Join and ride →");
   const element = h("section", {}, h("h1", {}, title, " ", state, " ", feed),
-    summary, board.element, nobody, paging);
+    summary, rider ? rider.element : h("p", {}, rideLink), board.element, nobody, paging);
 
   let race = null;
   let raceAt = 0;
@@ -116,6 +121,8 @@ export function racePage(raceId) {
     const row = own.racerId === mine && !standings.items.some((item) => item.racerId === mine) ? own.row : null;
     const items = row && row.rank > standings.items.length ? [...standings.items, row] : standings.items;
     board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
+    rideLink.hidden = standings.status !== "open";
+    rider?.update({ race, standings, own: items.find((item) => item.racerId === mine) || null });
     nobody.hidden = items.length > 0;
     more.hidden = standings.items.length < shown || shown >= MAX_ROWS;
     less.hidden = shown <= PAGE_ROWS;
@@ -173,8 +180,11 @@ export function racePage(raceId) {
   const stopPolling = poll(POLL_MS, load);
   const stop = () => {
     stopPolling();
+    rider?.stop();
     push.close();
     ticker.stop();
   };
   return { element, stop, crumbs: [link("#/", "Home"), " / ", back] };
 }
+
+export const ridePage = (raceId) => racePage(raceId, { ride: true });

@@ -1,0 +1,210 @@
+"""Riding from the browser, on the stack whose clock the tests move (``manual_stack``): a new racer
+signs up, names themselves, joins a live race and rides it with the keyboard; a ride through a
+network outage and a lost answer; a smart trainer (a stand-in ``navigator.bluetooth`` notifying
+Indoor Bike Data packets).
+
+The page's clock is paused at the race's start and moved a second at a time (Playwright's
+``page.clock.run_for``), the stack's with it: twenty seconds of riding take no twenty seconds. What
+the test expects it computes itself, from the keys it pressed or the packets it sent, with the
+contract's formula.
+"""
+
+import math
+import uuid
+from decimal import ROUND_HALF_UP, Decimal
+
+import pytest
+
+from alleycat.clock import iso
+
+from .browsing import (DOCS, back_on, chromium, claims, needs_chromium, new_page, session, sign_up_on_the_pools_page,
+                       signed_in_as)
+from .conftest import Client
+
+pytestmark = needs_chromium
+
+START = (0, 50)  # the virtual bike's cadence and resistance before any key
+
+
+@pytest.fixture(scope="module")
+def stack(manual_stack):
+    return manual_stack
+
+
+@pytest.fixture(scope="module")
+def client(stack):
+    return Client(stack.url, stack.clock)
+
+
+@pytest.fixture(scope="module")
+def browser(stack):
+    with chromium() as browser:
+        yield browser
+
+
+@pytest.fixture(scope="module")
+def rider(browser, stack):
+    """A new racer, signed up from the home page (no name yet): {page, sub}."""
+    page = new_page(browser, stack, width=1000, height=1000)
+    email = f"rider-{uuid.uuid4().hex[:8]}@example.com"
+    page.goto(f"{stack.url}/#/")
+    page.click(".top .account button.sign-in")
+    sign_up_on_the_pools_page(page, stack, email)
+    back_on(page, stack, "#/")
+    signed_in_as(page, email)
+    yield {"page": page, "sub": claims(session(page)["idToken"])["sub"]}
+    page.context.close()
+
+
+def output(cadence, resistance) -> Decimal:
+    """The contract's output of one second, to four places."""
+    exact = (Decimal(str(cadence)) + 35) * (Decimal(str(resistance)) + 65) / 100
+    return exact.quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+
+
+def new_race(stack, client, page, lead=30, duration=60):
+    """A race of a class of its own that starts ``lead`` s after the page's now; the stack's clock
+    is brought to the page's (which flowed while the stack's stood still)."""
+    page_now = page.evaluate("() => Date.now()") / 1000
+    stack.clock.advance(max(0.0, page_now - stack.clock.now()))
+    admin = client.token("ops", ["admin"])
+    class_id = f"ride-{uuid.uuid4().hex[:8]}"
+    assert client.call("PUT", f"/classes/{class_id}", {"name": "Ride day"}, admin)[0] == 200
+    starts = math.ceil(stack.clock.now()) + lead
+    status, race = client.call("POST", f"/classes/{class_id}/races",
+                               {"startsAt": iso(starts), "durationSeconds": duration}, admin)
+    assert status == 201, race
+    return {**race, "start": starts, "admin": admin}
+
+
+def open_ride(page, stack, race):
+    page.goto(f"{stack.url}/#/races/{race['raceId']}")
+    page.click("a.ride-link")
+    page.wait_for_function("() => location.hash.endsWith('/ride')")
+
+
+def joined(page):
+    page.wait_for_selector(".ride .riding:not([hidden])")
+
+
+def at_the_start(page, stack, race):
+    """Both clocks a moment before the race's first second; the page's stands still from here."""
+    page.clock.pause_at(race["start"] - 0.25)
+    stack.clock.advance(max(0.0, race["start"] - 0.25 - stack.clock.now()))
+
+
+def one_second(page, stack, counted_at_least=None):
+    """A second of the race passes for the page and the stack; then, if asked, wait until the page
+    says that many seconds were counted by the API."""
+    page.clock.run_for(1000)
+    stack.clock.advance(1)
+    if counted_at_least is not None:
+        page.wait_for_function("n => Number(document.querySelector('.ride-sent').dataset.counted) >= n",
+                               arg=counted_at_least, polling=50)
+
+
+def board_score(page, racer_id) -> float:
+    text = page.inner_text(f".board tr[data-racer='{racer_id}'] td:nth-child(4)")
+    return float(text.replace(",", ""))
+
+
+def history(client, racer_id, race_id):
+    return client.call("GET", f"/racers/{racer_id}/history?raceId={race_id}")[1]["races"][0]["samples"]
+
+
+def test_a_new_racer_joins_a_live_race_and_rides_it_with_the_keyboard(stack, client, rider):
+    page, racer_id = rider["page"], rider["sub"]
+    race = new_race(stack, client, page)
+    # Given the new racer on the race's page, with no name yet
+    open_ride(page, stack, race)
+    # When they choose a name to join (an empty one is refused in the page)
+    page.click(".ride-name button[type=submit]")
+    page.wait_for_selector("#ride-name-message.error")
+    page.fill("#ride-name", "Kit Cadence")
+    page.click(".ride-name button[type=submit]")
+    # Then they are in the race, warming up until it starts
+    joined(page)
+    signed_in_as(page, "Kit Cadence")
+    assert "Starts in" in page.inner_text(".ride-clock")
+    assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]["racerId"] == racer_id
+    # When they ride 20 s, steering with the keys
+    keys = {0: ["ArrowUp"] * 16, 3: ["ArrowRight"] * 2, 7: ["ArrowUp"] * 3, 10: ["ArrowLeft"] * 4,
+            14: ["ArrowDown"] * 6, 17: ["ArrowRight"] * 12}
+    cadence, resistance = START
+    expected = []
+    at_the_start(page, stack, race)
+    for second in range(20):
+        for key in keys.get(second, []):
+            page.keyboard.press(key)
+        cadence += 5 * (key_count(keys, second, "ArrowUp") - key_count(keys, second, "ArrowDown"))
+        resistance = min(100, resistance + 5 * (key_count(keys, second, "ArrowRight") - key_count(keys, second, "ArrowLeft")))
+        expected.append((cadence, resistance))
+        one_second(page, stack, counted_at_least=second + 1)
+    # Then each second was sent once, as the keys set it
+    assert [(s, c, r) for s, c, r, _ in history(client, racer_id, race["raceId"])] == [
+        (s, c, r) for s, (c, r) in enumerate(expected)]
+    total = sum(output(c, r) for c, r in expected)
+    # and their row on the board (pushed) is the sum of those seconds' outputs, ranked, on their second
+    page.wait_for_function("id => document.querySelector(`.board tr[data-racer='${id}'] td:nth-child(5)`)?.textContent === '19'",
+                           arg=racer_id)
+    assert board_score(page, racer_id) == pytest.approx(float(total), abs=0.05)
+    assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]["score"] == float(total)
+    assert page.get_attribute("section[data-feed]", "data-feed") == "push"
+    assert "1st" in page.inner_text(".ride-place")
+    for width, height, name in ((1000, 1000, "screenshot-ride.png"), (390, 900, "screenshot-ride-phone.png")):
+        page.set_viewport_size({"width": width, "height": height})
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width  # nothing overflows a phone
+        page.screenshot(path=str(DOCS / name))
+    page.set_viewport_size({"width": 1000, "height": 1000})
+    # When the race is finished (an admin finishes it early)
+    assert client.call("POST", f"/races/{race['raceId']}/finish", token=race["admin"])[0] == 200
+    # Then the ride ends with the result
+    page.wait_for_selector(".ride[data-state=finished]")
+    page.wait_for_function("() => document.querySelector('.ride-place').textContent.startsWith('You placed 1st of 1')")
+
+
+def key_count(keys, second, key):
+    return keys.get(second, []).count(key)
+
+
+def test_a_ride_through_a_network_outage_and_a_lost_answer_counts_every_second_once(stack, client, rider):
+    page, racer_id = rider["page"], rider["sub"]
+    race = new_race(stack, client, page)
+    open_ride(page, stack, race)
+    joined(page)  # the racer has a name: joining takes no step
+    for _ in range(18):
+        page.keyboard.press("ArrowUp")  # 90 rpm at 50 %
+    at_the_start(page, stack, race)
+    for second in range(5):
+        one_second(page, stack, counted_at_least=second + 1)
+    # When the network is gone for 5 s
+    page.context.set_offline(True)
+    for _ in range(5):
+        one_second(page, stack)
+    # Then the page keeps those seconds and says so
+    page.wait_for_function("() => document.querySelector('.ride-sent').dataset.waiting === '5'")
+    assert "No connection" in page.inner_text(".ride .form-message")
+    # When it is back, and later one answer is lost on its way back (the samples reached the API)
+    page.context.set_offline(False)
+    for second in range(10, 13):
+        one_second(page, stack, counted_at_least=second + 1)
+    lost = []
+
+    def lose_the_answer(route):
+        lost.append(route.fetch().status)
+        route.abort()
+
+    page.route("**/telemetry", lose_the_answer, times=1)
+    for _ in range(13, 16):
+        one_second(page, stack)
+    page.wait_for_function("() => document.querySelector('.ride-sent').dataset.counted === '16'"
+                           " && document.querySelector('.ride-sent').dataset.waiting === '0'")
+    assert lost == [200]
+    # And when the race ends, every second was counted once: 16 seconds, no duplicate, nothing missing
+    assert client.call("POST", f"/races/{race['raceId']}/finish", token=race["admin"])[0] == 200
+    page.wait_for_selector(".ride[data-state=finished]")
+    samples = history(client, racer_id, race["raceId"])
+    assert [s for s, *_ in samples] == list(range(16))
+    board = client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"]
+    assert board[0]["score"] == float(16 * output(90, 50)) and board[0]["lastSecond"] == 15
+    assert "16 s counted" in page.inner_text(".ride-sent") and "not counted" not in page.inner_text(".ride-sent")

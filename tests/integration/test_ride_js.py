@@ -1,0 +1,126 @@
+"""A ride's logic with no page, run in Node: the race's second, a second's output (the twin of
+alleycat.scores.output), the virtual bike's ranges (frontend/src/bike.js), and the outbox that
+sends each second once however the network behaves (frontend/src/outbox.js)."""
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from alleycat.scores import number, output
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE_PATH = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True).stdout.strip()
+NODE = shutil.which("node", path=NODE_PATH or None)
+MODULES = ("bike", "outbox")
+
+pytestmark = pytest.mark.skipif(NODE is None, reason="no Node (make installs one)")
+
+
+@pytest.fixture(scope="module")
+def js(tmp_path_factory):
+    """js(statements) -> the JSON value the statements ``return``, over the modules bike and outbox."""
+    folder = tmp_path_factory.mktemp("ride_js")
+    imports = []
+    for name in MODULES:
+        module = folder / f"{name}.mjs"
+        module.write_text((ROOT / "frontend" / "src" / f"{name}.js").read_text())
+        imports.append(f"import * as {name} from {json.dumps(module.as_uri())};")
+
+    def run(body):
+        script = "\n".join(imports) + f"\nconsole.log(JSON.stringify(await (async () => {{ {body} }})() ?? null));"
+        done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    return run
+
+
+def test_a_seconds_output_is_the_servers_to_four_places(js):
+    rng = random.Random(7)
+    pairs = [(0, 0), (300, 100), (85, 40), (92.5, 37.5)] + [
+        (rng.randrange(0, 601) / 2, rng.randrange(0, 1001) / 10) for _ in range(200)]
+    got = js(f"return {json.dumps(pairs)}.map(([c, r]) => bike.output(c, r));")
+    assert got == [number(output(str(c), str(r))) for c, r in pairs]
+
+
+def test_the_race_second_counts_from_the_start_and_stops_at_the_end(js):
+    race = {"startsAt": "2026-11-25T18:00:00Z", "durationSeconds": 60}
+    start = 1_795_629_600_000  # 2026-11-25T18:00:00Z in ms
+    offsets = [-1, 0, 999, 1000, 59_999, 60_000, 3_600_000]
+    got = js(f"return {json.dumps(offsets)}.map((ms) => bike.raceSecond({json.dumps(race)}, {start} + ms));")
+    assert got == [-1, 0, 0, 1, 59, 60, 60]
+
+
+def test_the_virtual_bike_steps_within_the_contracts_ranges(js):
+    got = js("""
+      const b = new bike.VirtualBike(290, 95);
+      const moves = [b.step("cadence", 1), b.step("cadence", 1), b.step("cadence", 1),
+                     b.step("resistance", 1), b.step("resistance", 1)];
+      const top = [b.cadence, b.resistance];
+      b.set("cadence", -20); b.set("resistance", "not a number");
+      return { moves, top, low: [b.cadence, b.resistance], keys: bike.KEYS };""")
+    assert got["moves"] == [True, True, False, True, False]
+    assert got["top"] == [300, 100] and got["low"] == [0, 0]
+    assert got["keys"]["ArrowUp"] == ["cadence", 1] and got["keys"]["ArrowLeft"] == ["resistance", -1]
+
+
+OUTBOX = """
+  let n = 0;
+  const box = new outbox.Outbox(() => `k${++n}`);
+  const s = (second) => ({ racerId: "r", second, cadence: 80, resistance: 50 });
+"""
+
+
+def test_a_failed_batch_is_sent_again_unchanged_under_its_key_before_newer_seconds(js):
+    got = js(OUTBOX + """
+      box.add(s(0)); box.add(s(1));
+      const first = box.next();                       // sent; no answer (offline)
+      box.add(s(2));
+      const again = box.next();                       // the retry: the same batch, the same key
+      box.answered(again, { accepted: 2, duplicates: 0, rejected: [] });
+      const then = box.next();
+      box.answered(then, { accepted: 1, duplicates: 0, rejected: [] });
+      return { first, same: first === again, then, after: box.next(), waiting: box.waiting, accepted: box.accepted };""")
+    assert got["first"] == {"key": "k1", "samples": [{"racerId": "r", "second": s, "cadence": 80, "resistance": 50}
+                                                     for s in (0, 1)]}
+    assert got["same"] is True
+    assert got["then"]["key"] == "k2" and [x["second"] for x in got["then"]["samples"]] == [2]
+    assert got["after"] is None and got["waiting"] == 0 and got["accepted"] == 3
+
+
+def test_a_long_outage_leaves_in_batches_of_at_most_a_thousand(js):
+    got = js(OUTBOX + """
+      for (let i = 0; i < 2500; i += 1) box.add(s(i));
+      const sizes = [];
+      for (let batch = box.next(); batch; batch = box.next()) {
+        sizes.push(batch.samples.length);
+        box.answered(batch, { accepted: batch.samples.length, duplicates: 0, rejected: [] });
+      }
+      return { sizes, accepted: box.accepted };""")
+    assert got == {"sizes": [1000, 1000, 500], "accepted": 2500}
+
+
+def test_what_is_kept_across_a_reload_is_sent_under_the_same_key(js):
+    got = js(OUTBOX + """
+      box.add(s(0)); box.next(); box.add(s(1));
+      const saved = JSON.parse(JSON.stringify(box));
+      const reloaded = new outbox.Outbox(() => "fresh", saved);
+      return { pending: reloaded.next().key, waiting: reloaded.waiting };""")
+    assert got == {"pending": "k1", "waiting": 2}
+
+
+def test_answers_and_refusals_are_counted_once(js):
+    got = js(OUTBOX + """
+      box.add(s(0)); box.add(s(1));
+      const batch = box.next();
+      box.answered(batch, { accepted: 1, duplicates: 1, rejected: [] });
+      box.answered(batch, { accepted: 1, duplicates: 1, rejected: [] });  // a late second answer: ignored
+      box.add(s(2));
+      const refused = box.next();
+      box.refusedBatch(refused);
+      return [box.accepted, box.duplicates, box.refused, box.waiting];""")
+    assert got == [1, 1, 1, 0]
