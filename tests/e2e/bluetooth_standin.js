@@ -1,0 +1,127 @@
+// A stand-in navigator.bluetooth with one FTMS trainer, for browser tests: added with
+// context.add_init_script(path=...) before the page loads (a script, no eval: the site's CSP allows
+// none). It follows the Web Bluetooth calls frontend/src/trainer.js makes; a test drives it through
+// window.__trainer:
+//   notify(hex)      one Indoor Bike Data packet ("44 00 c4 09 ..."; spaces allowed) as a
+//                    characteristicvaluechanged event; true when it was delivered (connected, notifying)
+//   disconnect()     the trainer goes away: gattserverdisconnected
+//   range            Supported Resistance Level Range as hex, or null for a trainer without one
+//                    (getCharacteristic(0x2AD6) rejects with a NotFoundError)
+//   name             the device's name (null: none)
+//   cancelled        true: requestDevice rejects as a closed chooser does (NotFoundError)
+//   requested        the options each requestDevice got
+//   calls            every call made, in order ("connect", "getCharacteristic 2ad6", ...)
+//   connected, notifying
+(() => {
+  const BASE = "-0000-1000-8000-00805f9b34fb";
+  const canonical = (uuid) =>
+    typeof uuid === "number" ? `${uuid.toString(16).padStart(8, "0")}${BASE}` : String(uuid).toLowerCase();
+  const short = (uuid) => canonical(uuid).slice(4, 8);
+  const dataView = (hex) => {
+    const digits = hex.replace(/\s+/g, "");
+    return new DataView(Uint8Array.from(digits.match(/../g) || [], (pair) => parseInt(pair, 16)).buffer);
+  };
+  const notFound = (message) => Promise.reject(new DOMException(message, "NotFoundError"));
+  const gone = () => Promise.reject(new DOMException("GATT Server is disconnected.", "NetworkError"));
+
+  const trainer = {
+    name: "Stand-in trainer",
+    range: "0000 e803 0a00", // levels 0.0 to 100.0, in steps of 1.0
+    cancelled: false,
+    requested: [],
+    calls: [],
+    connected: false,
+    notifying: false,
+    notify(hex) {
+      if (!trainer.connected || !trainer.notifying) return false;
+      bikeData.value = dataView(hex);
+      bikeData.dispatchEvent(new Event("characteristicvaluechanged"));
+      return true;
+    },
+    disconnect() {
+      if (!trainer.connected) return;
+      trainer.connected = false;
+      trainer.notifying = false;
+      device.dispatchEvent(new Event("gattserverdisconnected"));
+    },
+  };
+  const call = (what) => trainer.calls.push(what);
+
+  const bikeData = Object.assign(new EventTarget(), {
+    uuid: canonical(0x2ad2),
+    value: null,
+    async startNotifications() {
+      call("startNotifications");
+      if (!trainer.connected) return gone();
+      trainer.notifying = true;
+      return bikeData;
+    },
+    async stopNotifications() {
+      call("stopNotifications");
+      trainer.notifying = false;
+      return bikeData;
+    },
+  });
+  const rangeCharacteristic = {
+    uuid: canonical(0x2ad6),
+    value: null,
+    async readValue() {
+      call("readValue 2ad6");
+      if (!trainer.connected) return gone();
+      rangeCharacteristic.value = dataView(trainer.range);
+      return rangeCharacteristic.value;
+    },
+  };
+  const service = {
+    uuid: canonical(0x1826),
+    isPrimary: true,
+    async getCharacteristic(uuid) {
+      call(`getCharacteristic ${short(uuid)}`);
+      if (!trainer.connected) return gone();
+      if (canonical(uuid) === bikeData.uuid) return bikeData;
+      if (canonical(uuid) === rangeCharacteristic.uuid && trainer.range !== null) return rangeCharacteristic;
+      return notFound(`No Characteristics matching UUID ${canonical(uuid)} found in Service with UUID ${service.uuid}.`);
+    },
+  };
+  const gatt = {
+    get connected() {
+      return trainer.connected;
+    },
+    async connect() {
+      call("connect");
+      trainer.connected = true;
+      return gatt;
+    },
+    disconnect() {
+      call("gatt.disconnect");
+      trainer.disconnect();
+    },
+    async getPrimaryService(uuid) {
+      call(`getPrimaryService ${short(uuid)}`);
+      if (!trainer.connected) return gone();
+      if (canonical(uuid) === service.uuid) return service;
+      return notFound(`No Services matching UUID ${canonical(uuid)} found in Device.`);
+    },
+  };
+  const device = new EventTarget();
+  Object.defineProperties(device, {
+    id: { value: "stand-in-trainer" },
+    name: { get: () => trainer.name ?? undefined }, // read when asked: a test may rename the trainer first
+    gatt: { value: gatt },
+  });
+  gatt.device = device;
+
+  const bluetooth = {
+    async getAvailability() {
+      return true;
+    },
+    async requestDevice(options) {
+      call("requestDevice");
+      trainer.requested.push(JSON.parse(JSON.stringify(options ?? {})));
+      if (trainer.cancelled) return notFound("User cancelled the requestDevice() chooser.");
+      return device;
+    },
+  };
+  Object.defineProperty(globalThis.navigator, "bluetooth", { value: bluetooth, configurable: true });
+  globalThis.__trainer = trainer;
+})();
