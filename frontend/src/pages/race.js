@@ -6,7 +6,7 @@
 // when it is below them — refreshed every OWN_ROW_MS from the smallest page that holds it. Every
 // limit is a multiple of the page, so CloudFront keeps a few answers, not one per viewer. The race
 // itself (its racer count) is read again every RACE_MS while it is open.
-import { api } from "../api.js";
+import { api, ApiError } from "../api.js";
 import { className } from "../classNames.js";
 import { countdowns } from "../countdown.js";
 import { errorBox, h, link, score } from "../dom.js";
@@ -158,10 +158,23 @@ export function racePage(raceId, { ride = false } = {}) {
     if ((await ownRow(myRacerId(), Date.now())) !== null || raceRead) draw();
     return true;
   };
+  // A read that fails once the board is shown (a train's tunnel) keeps the board and says so; the
+  // next poll tries again. A first read that fails (no such race) is the page's answer.
+  let feedKind = "poll";
+  const showFeed = (kind) => {
+    feed.textContent = { push: "pushed", poll: "polling", down: "reconnecting…" }[kind];
+    feed.className = `feed ${kind}`;
+  };
   const load = async () => {
     try {
-      return await (push.live ? pushedOnly() : refresh());
+      const open = await (push.live ? pushedOnly() : refresh());
+      showFeed(feedKind);
+      return open;
     } catch (error) {
+      if (standings && !(error instanceof ApiError && error.status === 404)) {
+        showFeed("down");
+        return true;
+      }
       element.replaceChildren(errorBox(error));
       push.close();
       return false;
@@ -172,9 +185,8 @@ export function racePage(raceId, { ride = false } = {}) {
     show: showPushed,
     reread: () => refresh().catch(() => {}),
     onFeed: (kind) => {
-      element.dataset.feed = kind;
-      feed.textContent = kind === "push" ? "pushed" : "polling";
-      feed.className = `feed ${kind}`;
+      element.dataset.feed = feedKind = kind;
+      showFeed(kind);
     },
   });
   const stopPolling = poll(POLL_MS, load);

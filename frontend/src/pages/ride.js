@@ -9,6 +9,7 @@ import { auth } from "../auth.js";
 import { CADENCE, KEYS, output, raceSecond, RESISTANCE, VirtualBike } from "../bike.js";
 import { h, link, score } from "../dom.js";
 import { nameProblem } from "../fields.js";
+import { isPlausible } from "../ftms.js";
 import { Outbox } from "../outbox.js";
 import { timeLeft } from "../time.js";
 import { bluetoothAvailable, connectTrainer } from "../trainer.js";
@@ -219,6 +220,7 @@ export function ridePanel(raceId) {
     try {
       trainer = await connectTrainer({
         onData: (data) => {
+          if (!isPlausible(data)) return; // a garbled packet (say, 32,767 rpm): the API would refuse the batch
           reading = { ...data, at: Date.now() };
           show();
         },
