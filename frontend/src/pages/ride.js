@@ -79,8 +79,8 @@ export function ridePanel(raceId) {
   const resistance = control(bike, "resistance", RESISTANCE, "Resistance", drawAll);
   const trainerBox = h("div", { class: "trainer" });
   const controls = h("div", { class: "controls" }, cadence.element, resistance.element);
-  const riding = h("div", { class: "riding", hidden: true }, clock, now, controls,
-    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainerBox, place, sent);
+  const riding = h("div", { class: "riding", hidden: true }, clock, place, now, controls,
+    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainerBox, sent);
   const setup = h("div", { class: "ride-setup" });
   const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), setup, riding, message);
 
