@@ -33,7 +33,8 @@ LAYERS = ("unit", "integration", "infrastructure", "e2e")
 ALONE = ("tests/integration/test_live_pipeline_model.py",)
 # e2e files on the stack whose clock the tests move (tests/e2e/conftest.py: manual_stack): one work
 # unit, beside the shared stack's.
-MANUAL_CLOCK = ("tests/e2e/test_race_lifecycle.py", "tests/e2e/test_signin.py", "tests/e2e/test_ride.py")
+MANUAL_CLOCK = ("tests/e2e/test_race_lifecycle.py", "tests/e2e/test_signin.py", "tests/e2e/test_ride.py",
+                "tests/e2e/test_race_day.py")
 # Work `make test` starts first (its two workers take work units in collection order): the
 # longest, so that neither worker is left with a long one at the end. The rest follow as collected.
 FIRST = ("tests/integration/test_live_pipeline_model.py", "tests/e2e/", "tests/infrastructure/")

@@ -42,3 +42,8 @@ export async function classNames(classIds) {
   const found = await Promise.all(unique.map((classId) => className(classId).catch(() => null)));
   return Object.fromEntries(unique.map((classId, index) => [classId, found[index]]).filter(([, name]) => name));
 }
+
+// A class an admin renamed on this page: its new name from now on (the pages read it from here).
+export function renamed(classId, name) {
+  names.set(classId, Promise.resolve(name));
+}

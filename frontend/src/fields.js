@@ -44,3 +44,48 @@ export function otpauthUri(account, secret, issuer = "Alleycat") {
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(account)}`;
   return `otpauth://totp/${label}?secret=${encodeURIComponent(secret)}&issuer=${encodeURIComponent(issuer)}`;
 }
+
+// A race's length, typed in whole minutes: 1–60 (the contract's 60–3600 seconds).
+export function durationProblem(minutes) {
+  const text = String(minutes ?? "").trim();
+  if (!text) return "How long is the race? Give its length in minutes, 1 to 60.";
+  if (!/^\d+$/.test(text)) return `A race lasts whole minutes, 1 to 60: “${text}” is not one.`;
+  const count = Number(text);
+  if (count < 1) return "A race lasts at least 1 minute.";
+  if (count > 60) return `A race lasts at most 60 minutes: ${count} is too long.`;
+  return null;
+}
+
+// A start as <input type="datetime-local"> holds it ("2026-11-22T18:30", the admin's local time):
+// its moment (ms), or NaN when it is not one.
+export function localStart(value) {
+  const found = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value || "");
+  if (!found) return NaN;
+  const [year, month, day, hours, minutes, seconds] = found.slice(1).map((part) => Number(part || 0));
+  const date = new Date(year, month - 1, day, hours, minutes, seconds);
+  return date.getMonth() === month - 1 && date.getDate() === day ? date.getTime() : NaN;
+}
+
+// A race's start: a day and a time, not so far in the past that the race would be over already
+// (the API would make it finished at once). A start in the past within the race's length is fine:
+// the race is live as soon as it is made.
+export function startProblem(value, durationSeconds, now = Date.now()) {
+  const start = localStart(value);
+  if (Number.isNaN(start)) return "Choose the day and the time the race starts.";
+  if (durationSeconds && start + durationSeconds * 1000 <= now) {
+    return "That start is past and a race starting then would be over already: choose a later start.";
+  }
+  return null;
+}
+
+const pad = (number) => String(number).padStart(2, "0");
+
+// A moment as <input type="datetime-local"> shows it: local time, to the minute.
+export const localInput = (ms) => {
+  const date = new Date(ms);
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+};
+
+// The start a new race is offered: the next whole 5 minutes at least 2 minutes from now (time to
+// tell the racers).
+export const nextStart = (now = Date.now()) => Math.ceil((now + 2 * 60_000) / 300_000) * 300_000;

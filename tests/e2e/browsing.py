@@ -7,10 +7,13 @@ import os
 import shutil
 import subprocess
 import sys
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from local.auth import totp
 
 from .conftest import CspWatchedBrowser
 
@@ -100,3 +103,46 @@ def make_admin(stack, email: str) -> str:
                           capture_output=True, text=True, timeout=60, env=os.environ.copy())
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def turn_on_two_step_sign_in(stack, access_token: str) -> str:
+    """What the account page does with an authenticator app, through the user pool API with the user's own
+    access token (unsigned, as a browser calls it): AssociateSoftwareToken, VerifySoftwareToken with the
+    app's code, SetUserMFAPreference. Returns the app's secret."""
+    import boto3
+    from botocore import UNSIGNED
+    from botocore.config import Config
+
+    idp = boto3.client("cognito-idp", endpoint_url=stack.users.config["idpUrl"], region_name=stack.users.pool.region,
+                       config=Config(signature_version=UNSIGNED))
+    secret = idp.associate_software_token(AccessToken=access_token)["SecretCode"]
+    idp.verify_software_token(AccessToken=access_token, UserCode=totp(secret, stack.clock.now()))
+    idp.set_user_mfa_preference(AccessToken=access_token, SoftwareTokenMfaSettings={"Enabled": True, "PreferredMfa": True})
+    return secret
+
+
+def signed_in_admin(browser, stack, email: str | None = None):
+    """A page of the site (on the stack's clock, at #/) signed in as a new admin whose token carries ``admin``:
+    made by `make admin`; a first sign-in with the emailed temporary password, a password of their own; two-step
+    sign-in turned on (``turn_on_two_step_sign_in``); signed out and in again, with a code from the app."""
+    email = email or f"admin-{uuid.uuid4().hex[:8]}@example.com"
+    make_admin(stack, email)
+    page = new_page(browser, stack)
+    page.goto(f"{stack.url}/#/")
+    page.click(".top .account button.sign-in")
+    sign_in_on_the_pools_page(page, email, mailed(stack, email))
+    page.fill("#password", PASSWORD)  # the pool's "Choose a new password" step
+    page.click("button[type=submit]")
+    back_on(page, stack, "#/")
+    signed_in_as(page, email)
+    secret = turn_on_two_step_sign_in(stack, session(page)["accessToken"])
+    page.click(".top .account button.sign-out")
+    page.wait_for_selector(".top .account button.sign-in")
+    page.click(".top .account button.sign-in")
+    sign_in_on_the_pools_page(page, email, PASSWORD)
+    page.fill("#code", totp(secret, stack.clock.now()))
+    page.click("button[type=submit]")
+    back_on(page, stack, "#/")
+    signed_in_as(page, email)
+    assert claims(session(page)["idToken"]).get("cognito:groups") == ["admin"]
+    return page

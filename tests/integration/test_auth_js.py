@@ -195,6 +195,35 @@ def test_a_class_id_is_a_slug_and_one_is_suggested_from_the_name(js):
     assert "501" in js("fields.descriptionProblem('x'.repeat(501))")
 
 
+def test_a_race_lasts_whole_minutes_from_1_to_60(js):
+    assert [js(f"fields.durationProblem({value!r})") for value in ("1", "5", " 60 ")] == [None, None, None]
+    assert "How long" in js("fields.durationProblem('')") and "How long" in js("fields.durationProblem(undefined)")
+    assert "at least 1 minute" in js("fields.durationProblem('0')")
+    assert "61 is too long" in js("fields.durationProblem('61')")
+    assert "“2.5” is not one" in js("fields.durationProblem('2.5')")
+
+
+def test_a_start_is_a_local_day_and_time_and_not_of_a_race_that_would_be_over(js):
+    at = "fields.localStart('2026-11-22T18:30')"
+    assert js(f"{at} === new Date(2026, 10, 22, 18, 30).getTime()")
+    assert js("fields.localStart('2026-02-30T10:00')") is None  # NaN: no such day
+    assert js("fields.localStart('')") is None and js("fields.localStart('18:30')") is None
+    assert js(f"fields.localInput({at})") == "2026-11-22T18:30"
+    assert "Choose the day and the time" in js("fields.startProblem('', 300)")
+    # A start in the past is fine while the race would still run (it is live at once), not after
+    assert js(f"fields.startProblem('2026-11-22T18:26', 300, {at})") is None
+    assert "over already" in js(f"fields.startProblem('2026-11-22T18:25', 300, {at})")
+    assert js(f"fields.startProblem('2026-11-22T18:25', null, {at})") is None  # no length yet: its own message
+    assert js(f"fields.startProblem('2026-11-22T19:00', 300, {at})") is None
+
+
+def test_the_start_offered_is_the_next_whole_5_minutes_at_least_2_minutes_ahead(js):
+    at = lambda hours, minutes, seconds: f"Date.UTC(2026, 10, 22, {hours}, {minutes}, {seconds})"  # noqa: E731
+    assert js(f"fields.nextStart({at(18, 27, 59)}) === {at(18, 30, 0)}")
+    assert js(f"fields.nextStart({at(18, 28, 0)}) === {at(18, 30, 0)}")
+    assert js(f"fields.nextStart({at(18, 28, 1)}) === {at(18, 35, 0)}")
+
+
 def test_a_totp_secret_reads_in_groups_of_four_and_its_uri_names_the_account(js):
     assert js("fields.groupedSecret('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXPQ')") == "JBSW Y3DP EHPK 3PXP JBSW Y3DP EHPK 3PXP Q"
     assert js("fields.otpauthUri('zoë@example.com', 'JBSWY3DP')") == (

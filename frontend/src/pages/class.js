@@ -10,6 +10,7 @@ import { api } from "../api.js";
 import { countdowns } from "../countdown.js";
 import { errorBox, h, link } from "../dom.js";
 import { poll } from "../poll.js";
+import { classAdmin } from "./classAdmin.js";
 import { raceRow } from "../raceList.js";
 import { raceState } from "../races.js";
 
@@ -48,8 +49,22 @@ export function classPage(classId) {
   const rest = h("ul", { class: "rows" });
   const restEmpty = h("p", { class: "muted empty" }, "No race of this class has started yet.");
   const crumb = link(href, "…");
+  // What an admin did here shows at once, before the lists (kept seconds at the edge) say so: the
+  // class's new name until its list has it, the races scheduled (the lists' own answers first).
+  let renamedTo = null;
+  const scheduled = [];
+  const admin = classAdmin(classId, {
+    renamed: (name) => {
+      renamedTo = title.textContent = crumb.textContent = name;
+    },
+    scheduled: (race) => {
+      scheduled.push({ racerCount: 0, ...race });
+      load();
+    },
+  });
   const element = h("section", {}, title,
     h("p", {}, link(`${href}/leaderboard`, "All-time leaderboard →")),
+    admin.element,
     h("section", { class: "upcoming" }, h("h2", {}, "Up next"), upcoming, upcomingEmpty),
     h("section", { class: "races" }, h("h2", {}, "Races"), rest, restEmpty));
 
@@ -63,13 +78,15 @@ export function classPage(classId) {
       const [races, ...more] = await Promise.all([api.classRaces(classId),
         racesIn("upcoming", classId, UPCOMING_PAGES).catch(() => []), racesIn("live", classId, 1).catch(() => [])]);
       if (mine !== generation) return true;
-      title.textContent = crumb.textContent = races.name;
+      if (races.name === renamedTo) renamedTo = null;
+      const name = renamedTo ?? races.name;
+      title.textContent = crumb.textContent = name;
       const now = Date.now();
-      const items = unique([races.items, ...more].flat());
+      const items = unique([races.items, ...more, scheduled].flat());
       const next = items.filter((race) => raceState(race, now) === "upcoming").sort(soonestFirst);
       const others = items.filter((race) => raceState(race, now) !== "upcoming").sort(latestFirst);
-      upcoming.replaceChildren(...next.map((race) => raceRow(race, { className: races.name, ticker })));
-      rest.replaceChildren(...others.map((race) => raceRow(race, { className: races.name })));
+      upcoming.replaceChildren(...next.map((race) => raceRow(race, { className: name, ticker })));
+      rest.replaceChildren(...others.map((race) => raceRow(race, { className: name })));
       upcomingEmpty.hidden = next.length > 0;
       restEmpty.hidden = others.length > 0;
       return true;
@@ -86,6 +103,7 @@ export function classPage(classId) {
     stop: () => {
       stopPolling();
       ticker.stop();
+      admin.stop();
     },
     crumbs: [link("#/", "Home"), " / ", crumb],
   };

@@ -5,6 +5,7 @@ import { api } from "../api.js";
 import { auth } from "../auth.js";
 import { h } from "../dom.js";
 import { classIdProblem, descriptionProblem, nameProblem, slug } from "../fields.js";
+import { adminBadge, field, focusFirst, show } from "./formField.js";
 
 // A class id already taken: PUT would replace that class. Read from the class's leaderboard
 // (limit=1), not from its races list: a miss is kept a second at the edge, and the class page reads
@@ -19,12 +20,6 @@ async function taken(classId) {
 }
 
 function newClassForm() {
-  const field = (id, label, control, hint) => {
-    const message = h("p", { id: `${id}-message`, class: "muted field-message" }, hint || "");
-    control.setAttribute("id", id);
-    control.setAttribute("aria-describedby", `${id}-message`);
-    return { row: h("div", { class: "field" }, h("label", { for: id }, label), control, message), message, hint: hint || "" };
-  };
   const nameInput = h("input", { name: "name", type: "text", maxlength: "200", placeholder: "Hill climb" });
   const idInput = h("input", { name: "classId", type: "text", maxlength: "200", placeholder: "hill-climb", spellcheck: "false",
     autocapitalize: "off" });
@@ -44,22 +39,12 @@ function newClassForm() {
     idEdited = idInput.value !== "";
   });
 
-  const show = (entry, problem) => {
-    entry.message.textContent = problem || entry.hint;
-    entry.message.className = problem ? "error field-message" : "muted field-message";
-    return problem;
-  };
-
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     result.textContent = "";
     const problems = [show(name, nameProblem(nameInput.value, "The name")), show(id, classIdProblem(idInput.value.trim())),
       show(description, descriptionProblem(descriptionInput.value))];
-    const first = problems.findIndex(Boolean);
-    if (first >= 0) {
-      [nameInput, idInput, descriptionInput][first].focus();
-      return;
-    }
+    if (focusFirst(problems, [nameInput, idInput, descriptionInput])) return;
     const classId = idInput.value.trim();
     create.disabled = true;
     try {
@@ -78,7 +63,7 @@ function newClassForm() {
       create.disabled = false;
     }
   });
-  return h("details", { class: "card admin new-class-box" }, h("summary", {}, "New class ", h("span", { class: "status admin" }, "admin")), form);
+  return h("details", { class: "card admin new-class-box" }, h("summary", {}, "New class ", adminBadge()), form);
 }
 
 // The form's place on the page: filled while the signed-in user is an admin, empty otherwise.

@@ -16,6 +16,7 @@ import { poll } from "../poll.js";
 import { liveBoard } from "../push.js";
 import { racers } from "../raceList.js";
 import { raceLabel } from "../races.js";
+import { finishRace } from "./raceAdmin.js";
 import { duration } from "../time.js";
 import { ridePanel } from "./ride.js";
 
@@ -64,6 +65,7 @@ export function racePage(raceId, { ride = false } = {}) {
   let raceAt = 0;
   let standings = null;
   const own = { row: null, limit: null, at: 0, absent: false, racerId: null };
+  summary.after(finishRace(raceId, () => standings?.status)); // admins only: "Finish now" while the race is open
 
   // The signed-in racer's row when the page does not show it: from the smallest page holding it, at
   // most every OWN_ROW_MS; its rank not known yet (or lost), from the whole board once.

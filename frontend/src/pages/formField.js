@@ -1,0 +1,27 @@
+// A form's field for the admin forms: a label, the control and a message under it (a hint, or what
+// is wrong with the value).
+import { h } from "../dom.js";
+
+// {row, message, hint}: the row goes in the form; show() writes in the message.
+export function field(id, label, control, hint = "") {
+  const message = h("p", { id: `${id}-message`, class: "muted field-message" }, hint);
+  control.setAttribute("id", id);
+  control.setAttribute("aria-describedby", `${id}-message`);
+  return { row: h("div", { class: "field" }, h("label", { for: id }, label), control, message), message, hint };
+}
+
+// The field's problem (a message, or null for its hint again); returns the problem.
+export function show(entry, problem) {
+  entry.message.textContent = problem || entry.hint;
+  entry.message.className = problem ? "error field-message" : "muted field-message";
+  return problem;
+}
+
+// The first field with a problem gets the focus; whether there was one.
+export function focusFirst(problems, controls) {
+  const first = problems.findIndex(Boolean);
+  if (first >= 0) controls[first].focus();
+  return first >= 0;
+}
+
+export const adminBadge = () => h("span", { class: "status admin" }, "admin");
