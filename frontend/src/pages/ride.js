@@ -89,14 +89,15 @@ export function ridePanel(raceId) {
   function nameForm() {
     const input = h("input", { id: "ride-name", type: "text", maxlength: "200", autocomplete: "nickname",
       placeholder: "Your name on the board" });
-    const hint = h("p", { id: "ride-name-message", class: "muted field-message" }, "Racers see this next to your score.");
+    const HINT = "Racers see this next to your score.";
+    const hint = h("p", { id: "ride-name-message", class: "muted field-message" }, HINT);
     const save = h("button", { type: "submit", class: "primary" }, "Join");
     const form = h("form", { class: "ride-name", novalidate: "" },
       h("label", { for: "ride-name" }, "Choose your name to join"), h("div", { class: "inline" }, input, save), hint);
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const trouble = nameProblem(input.value);
-      hint.textContent = trouble || hint.textContent;
+      hint.textContent = trouble || HINT;
       hint.className = trouble ? "error field-message" : "muted field-message";
       if (trouble) return;
       save.disabled = true;
