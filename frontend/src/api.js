@@ -23,11 +23,13 @@ async function get(path) {
 
 const SIGNED_OUT = "You are not signed in (or your sign-in has ended): sign in, then try again.";
 
-// `key`: an Idempotency-Key (the API's routes that take one answer a retry with the first answer).
-async function send(method, path, body, key) {
+// `key`: an Idempotency-Key (the API's routes that take one answer a retry with the first answer);
+// `timeoutMs`: a request unanswered this long is given up (it throws, as with no connection).
+async function send(method, path, body, key, timeoutMs) {
   const call = (token) => fetch(path, {
     method,
     cache: "no-store",
+    signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined,
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}`, ...(key ? { "Idempotency-Key": key } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -43,6 +45,7 @@ async function send(method, path, body, key) {
 }
 
 const enc = encodeURIComponent;
+const SAMPLES_TIMEOUT_MS = 10_000; // a ride's batch that hangs (a tunnel) is given up and sent again under its key
 
 const page = (nextToken) => (nextToken ? `&nextToken=${enc(nextToken)}` : "");
 
@@ -62,7 +65,7 @@ export const api = {
   // samples of a ride; a class, a race, a race's finish (admin).
   putRacer: (racerId, name) => send("PUT", `/racers/${enc(racerId)}`, { name }),
   joinRace: (raceId, racerId) => send("PUT", `/races/${enc(raceId)}/racers/${enc(racerId)}`),
-  sendSamples: (raceId, samples, key) => send("POST", `/races/${enc(raceId)}/telemetry`, { samples }, key),
+  sendSamples: (raceId, samples, key) => send("POST", `/races/${enc(raceId)}/telemetry`, { samples }, key, SAMPLES_TIMEOUT_MS),
   putClass: (classId, name, description) =>
     send("PUT", `/classes/${enc(classId)}`, description ? { name, description } : { name }),
   createRace: (classId, startsAt, durationSeconds, key) =>

@@ -65,7 +65,7 @@ def output(cadence, resistance) -> Decimal:
     return exact.quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
 
 
-def new_race(stack, client, page, lead=30, duration=60):
+def new_race(stack, client, page, lead=60, duration=60):
     """A race of a class of its own that starts ``lead`` s after the page's now; the stack's clock
     is brought to the page's (which flowed while the stack's stood still)."""
     page_now = page.evaluate("() => Date.now()") / 1000
@@ -138,6 +138,13 @@ def test_a_new_racer_joins_a_live_race_and_rides_it_with_the_keyboard(stack, cli
     signed_in_as(page, "Kit Cadence")
     assert "Starts in" in page.inner_text(".ride-clock")
     assert "cannot reach a smart trainer" in page.inner_text(".ride .trainer")  # Chromium headless: no Web Bluetooth
+    # and an arrow key on a focused slider moves that slider once (the page's own keys leave it alone)
+    page.focus(".ride .cadence input[type=range]")
+    page.keyboard.press("ArrowUp")
+    assert page.inner_text("#ride-cadence") == "5 rpm"
+    page.keyboard.press("ArrowDown")
+    assert page.inner_text("#ride-cadence") == "0 rpm"
+    page.evaluate("() => document.activeElement.blur()")
     assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]["racerId"] == racer_id
     # When they ride 20 s, steering with the keys
     keys = {0: ["ArrowUp"] * 16, 3: ["ArrowRight"] * 2, 7: ["ArrowUp"] * 3, 10: ["ArrowLeft"] * 4,
@@ -224,24 +231,28 @@ def test_a_ride_through_a_network_outage_and_a_lost_answer_counts_every_second_o
     assert f"{ridden} s counted" in page.inner_text(".ride-sent") and "not counted" not in page.inner_text(".ride-sent")
 
 # Indoor Bike Data packets (FTMS 1.0, 0x2AD2) as trainers send them, and what the field table says
-# they hold: (hex, cadence in rpm, resistance level or None, power in W).
+# they hold: (hex, cadence in rpm or None, resistance level or None, power in W or None).
 # - flags 0x0244: speed (More Data clear), cadence, power, heart rate; no resistance level. A packet
 #   captured from an indoor bike: 24.60 km/h, 0x5c half-rpm = 46 rpm, 79 W, 80 bpm.
 # - flags 0x0064: speed, cadence, resistance level (sint16), power (sint16).
+# - flags 0x0021: More Data set (no speed), resistance level only: the rest of a reading split over
+#   two packets; the cadence before it still holds.
 TRAINER_PACKETS = [
     ("44 02 9c 09 5c 00 4f 00 50", 46, None, 79),
     ("64 00 c4 09 b4 00 28 00 f0 00", 90, 40, 240),
-    ("64 00 c4 09 b5 00 2d 00 fa 00", 90.5, 45, 250),
+    ("21 00 2d 00", None, 45, None),
     ("64 00 10 0e 2c 01 50 00 5e 01", 150, 80, 350),
 ]
+TRAINER_RANGE = "0000 d007 0a00"  # Supported Resistance Level Range: levels 0.0 to 200.0, steps of 1.0
 GARBLED = "64 00 c4 09 ff ff 2d 00 fa 00"  # 32,767.5 rpm: beyond the API's 300, left out by the page
 
 
 def test_a_smart_trainer_rides_the_race_and_the_board_shows_what_it_sent(stack, client, rider):
     page, racer_id = rider["page"], rider["sub"]
     race = new_race(stack, client, page)
-    # Given a browser with Web Bluetooth and a trainer in reach (levels 0-100, the stand-in's range)
+    # Given a browser with Web Bluetooth and a trainer in reach whose levels run 0-200
     page.context.add_init_script(path=str(STANDIN))
+    page.context.add_init_script(f"window.__trainer.range = {TRAINER_RANGE!r};")
     page.goto(f"{stack.url}/#/races/{race['raceId']}/ride")
     page.reload()
     joined(page)
@@ -257,9 +268,10 @@ def test_a_smart_trainer_rides_the_race_and_the_board_shows_what_it_sent(stack, 
         assert page.evaluate("hex => window.__trainer.notify(hex)", packet)
         if second == 5:
             assert page.evaluate("hex => window.__trainer.notify(hex)", GARBLED)
-        # no level: the resistance is the virtual bike's (50 %, untouched)
-        sent.append((cadence, START[1] if level is None else level))
-        if second == 2:
+        # a level is placed in the range 0-200 as a percent; with none yet, the virtual bike's 50 % holds
+        before = sent[-1] if sent else (None, START[1])
+        sent.append((before[0] if cadence is None else cadence, before[1] if level is None else level / 2))
+        if power is not None:
             assert f"{power} W" in page.inner_text(".ride-now")
         one_second(page, stack, counted_at_least=second + 1)
     # Then each second carries what the trainer said, and the board its sum

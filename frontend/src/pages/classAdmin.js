@@ -7,7 +7,7 @@ import { h, link } from "../dom.js";
 import { descriptionProblem, durationProblem, localInput, localStart, nameProblem, nextStart, startProblem } from "../fields.js";
 import { raceHref } from "../races.js";
 import { duration, startTime } from "../time.js";
-import { adminBadge, field, focusFirst, show } from "./formField.js";
+import { adminBadge, field, focusFirst, show, why } from "./formField.js";
 
 const CLASSES_PAGE = 100; // the contract's largest
 
@@ -25,7 +25,6 @@ async function listedClass(classId) {
   return null;
 }
 
-const why = (error) => (error instanceof ApiError ? error.message.replace(/\.$/, "") : "the server did not answer (is the connection down?)");
 
 function saying(result) {
   return (text, kind = "muted") => {

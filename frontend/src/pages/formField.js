@@ -1,5 +1,6 @@
 // A form's field for the admin forms: a label, the control and a message under it (a hint, or what
 // is wrong with the value).
+import { ApiError } from "../api.js";
 import { h } from "../dom.js";
 
 // {row, message, hint}: the row goes in the form; show() writes in the message.
@@ -23,5 +24,9 @@ export function focusFirst(problems, controls) {
   if (first >= 0) controls[first].focus();
   return first >= 0;
 }
+
+// Why a write failed, for "Not saved: …": the API's message, or that no answer came.
+export const why = (error) => (error instanceof ApiError ? error.message.replace(/\.$/, "")
+  : "the server did not answer (is the connection down?)");
 
 export const adminBadge = () => h("span", { class: "status admin" }, "admin");

@@ -65,7 +65,8 @@ export function racePage(raceId, { ride = false } = {}) {
   let raceAt = 0;
   let standings = null;
   const own = { row: null, limit: null, at: 0, absent: false, racerId: null };
-  summary.after(finishRace(raceId, () => standings?.status)); // admins only: "Finish now" while the race is open
+  const finisher = finishRace(raceId); // admins only: "Finish now" while the race is open
+  summary.after(finisher.element);
 
   // The signed-in racer's row when the page does not show it: from the smallest page holding it, at
   // most every OWN_ROW_MS; its rank not known yet (or lost), from the whole board once.
@@ -125,6 +126,7 @@ export function racePage(raceId, { ride = false } = {}) {
     board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
     rideLink.hidden = standings.status !== "open";
     rider?.update({ race, standings, own: items.find((item) => item.racerId === mine) || null });
+    finisher.update(standings.status);
     nobody.hidden = items.length > 0;
     more.hidden = standings.items.length < shown || shown >= MAX_ROWS;
     less.hidden = shown <= PAGE_ROWS;
@@ -195,6 +197,7 @@ export function racePage(raceId, { ride = false } = {}) {
   const stop = () => {
     stopPolling();
     rider?.stop();
+    finisher.stop();
     push.close();
     ticker.stop();
   };

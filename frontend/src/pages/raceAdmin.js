@@ -1,20 +1,16 @@
 // An admin's "Finish now" on a race's page while the race is open: confirmed in the page, then
 // POST /races/{raceId}/finish (idempotent: pressing again after a failure is safe). Shown to admins
 // only; the API refuses anyone else anyway.
-import { api, ApiError } from "../api.js";
+import { api } from "../api.js";
 import { auth } from "../auth.js";
 import { h } from "../dom.js";
-import { adminBadge } from "./formField.js";
+import { adminBadge, why } from "./formField.js";
 
-const CHECK_MS = 1000;
-
-const why = (error) => (error instanceof ApiError ? error.message.replace(/\.$/, "") : "the server did not answer (is the connection down?)");
-
-// status(): the race's status as its page last read it ("open", "finished"; undefined before the
-// first read). The element follows it and the signed-in user by itself, and stops once the page has
-// dropped it.
-export function finishRace(raceId, status) {
+// {element, update(status), stop()}: the page hands it the race's status ("open", "finished") as it
+// reads it; it follows the signed-in user by itself until stopped.
+export function finishRace(raceId) {
   const element = h("div", { class: "finish-race inline" });
+  let status;
   let step = "ask"; // ask | confirm | finishing | finished
   let problem = "";
   let drawn = null;
@@ -46,24 +42,21 @@ export function finishRace(raceId, status) {
     finished: () => [h("span", { class: "saved" }, "Finished: the final ranks show in a few seconds.")],
   };
   function draw() {
-    const shown = auth.identity?.admin && status() === "open" ? step : "none";
+    const shown = auth.identity?.admin && status === "open" ? step : "none";
     const state = `${shown} ${problem}`;
     if (state === drawn) return; // a button being pressed is not drawn again under the pointer
     drawn = state;
     element.replaceChildren(...(shown === "none" ? [] : views[shown]()));
   }
 
-  let placed = false;
-  const timer = setInterval(() => {
-    if (element.isConnected) placed = true;
-    else if (placed) stop();
-    draw();
-  }, CHECK_MS);
-  const unsubscribe = auth.onChange(draw);
-  function stop() {
-    clearInterval(timer);
-    unsubscribe();
-  }
+  const stop = auth.onChange(draw);
   draw();
-  return element;
+  return {
+    element,
+    update(latest) {
+      status = latest;
+      draw();
+    },
+    stop,
+  };
 }

@@ -14,7 +14,7 @@ import { Outbox } from "../outbox.js";
 import { timeLeft } from "../time.js";
 import { bluetoothAvailable, connectTrainer } from "../trainer.js";
 
-const RETRY_MS = 2000; // unsent samples are tried again this often once the race's seconds are over
+const RETRY_MS = 2000; // a batch that failed is tried again after this (or with the next second, if sooner)
 const TRAINER_QUIET_MS = 3000; // a trainer silent this long is read as not pedalling
 
 const ordinal = (n) => {
@@ -59,6 +59,8 @@ export function ridePanel(raceId) {
   let lastQueued = saved?.lastQueued ?? -1;
   let sending = false;
   let problem = null; // why samples wait (offline, signed out), shown until the next answer
+  let problemShown = null;
+  let stopped = false; // the page has gone
   let over = false; // the race has finished (the board says so, or telemetry was refused)
   let timer = null;
   let retry = null;
@@ -125,7 +127,7 @@ export function ridePanel(raceId) {
       flush();
     } catch (error) {
       if (error.status === 404 && race) setup.replaceChildren(nameForm()); // the race exists: the racer does not, yet
-      else if (error.status === 409) finish();
+      else if (error.status === 409) endRide();
       else setup.replaceChildren(h("p", { class: "error" }, `Could not join: ${error.message}`),
         h("button", { type: "button", onclick: () => join() }, "Try again"));
     }
@@ -149,6 +151,7 @@ export function ridePanel(raceId) {
     if (joined && second >= 0 && second < race.durationSeconds && second > lastQueued) {
       outbox.add(sample(second, at));
       lastQueued = second;
+      save(); // kept before it is sent: a request that hangs holds no second only in memory
       flush();
     }
     show();
@@ -163,6 +166,7 @@ export function ridePanel(raceId) {
   }
 
   function save() {
+    if (stopped) return; // another ride page for this race may be using the storage now
     if (outbox.waiting || !over) localStorage.setItem(storeKey, JSON.stringify({ outbox, lastQueued }));
     else localStorage.removeItem(storeKey);
   }
@@ -179,7 +183,7 @@ export function ridePanel(raceId) {
         } catch (error) {
           if (error instanceof ApiError && error.status === 409) {
             outbox.refusedBatch(batch);
-            finish();
+            endRide();
           } else if (error instanceof ApiError && error.status >= 400 && error.status < 500
             && ![401, 408, 429].includes(error.status)) {
             outbox.refusedBatch(batch);
@@ -195,7 +199,7 @@ export function ridePanel(raceId) {
       }
     } finally {
       sending = false;
-      if (outbox.waiting) retry = setTimeout(flush, RETRY_MS);
+      if (outbox.waiting && !stopped) retry = setTimeout(flush, RETRY_MS);
       show();
     }
   }
@@ -222,7 +226,9 @@ export function ridePanel(raceId) {
       trainer = await connectTrainer({
         onData: (data) => {
           if (!isPlausible(data)) return; // a garbled packet (say, 32,767 rpm): the API would refuse the batch
-          reading = { ...data, at: Date.now() };
+          // FTMS may spread a trainer's fields over packets ("More Data"): a field a packet leaves out keeps its last value.
+          const sent = Object.entries(data).filter(([, value]) => value !== undefined);
+          reading = { ...reading, ...Object.fromEntries(sent), at: Date.now() };
           show();
         },
         onDisconnect: () => {
@@ -270,14 +276,14 @@ export function ridePanel(raceId) {
     sent.dataset.waiting = String(outbox.waiting);
     if (problem) {
       message.className = "form-message error";
-      message.textContent = problem;
-    } else if (message.textContent.startsWith("No connection") || message.textContent.startsWith("Not counted")) {
-      message.textContent = "";
+      message.textContent = problemShown = problem;
+    } else if (problemShown && message.textContent === problemShown) {
+      message.textContent = problemShown = "";
     }
     element.dataset.state = over ? "finished" : second < 0 ? "upcoming" : "live";
   }
 
-  function finish() {
+  function endRide() {
     over = true;
     clearTimeout(timer);
     timer = null;
@@ -290,7 +296,8 @@ export function ridePanel(raceId) {
 
   const onKey = (event) => {
     const key = KEYS[event.key];
-    if (!key || !joined || over || event.target.closest?.("input, textarea, select")) return;
+    if (!key || !joined || over || event.altKey || event.ctrlKey || event.metaKey
+      || event.target.closest?.("input, textarea, select")) return;
     event.preventDefault();
     if (bike.step(...key)) drawAll();
   };
@@ -311,15 +318,15 @@ export function ridePanel(raceId) {
       if (standings.status !== "open" && !over) {
         // The race is over: what is still queued is sent (the API refuses it only if the finish came first).
         flush();
-        finish();
+        endRide();
       }
       if (first && racerId && !over) join();
       show();
     },
     stop() {
+      stopped = over = true;
       clearTimeout(timer);
       clearTimeout(retry);
-      over = true;
       document.removeEventListener("keydown", onKey);
       trainer?.disconnect();
     },
