@@ -35,7 +35,9 @@ $(STAMP_PY): requirements.txt requirements-dev.txt
 		echo "$(VENV) is not on Python $(PYTHON_VERSION): building it again"; rm -rf $(VENV); fi
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements-dev.txt
+	# --no-compile: pip would compile every module of every package (36 s of a fresh clone's install);
+	# Python compiles the few the tests import as they import them.
+	$(PY) -m pip install --quiet --no-compile -r requirements-dev.txt
 	touch $@
 $(STAMP_PY): layers/dependencies/requirements.txt  # the dependencies layer's pins, installed by requirements-dev.txt
 $(STAMP_PY): pyproject.toml layers/alleycat/pyproject.toml  # this repository's packages, installed editable by it too
