@@ -189,8 +189,9 @@ export function ridePanel(raceId) {
             outbox.refusedBatch(batch);
             problem = `Not counted: ${error.message}`;
           } else {
-            problem = error instanceof ApiError && error.status === 401 ? error.message
-              : "No connection: your seconds are kept and sent when it is back.";
+            problem = !(error instanceof ApiError) ? "No connection: your seconds are kept and sent when it is back."
+              : error.status === 401 ? error.message
+                : `The server did not take your seconds (${error.message}): they are kept and sent again.`;
             break;
           }
         } finally {
