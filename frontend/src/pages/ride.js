@@ -9,13 +9,11 @@ import { auth } from "../auth.js";
 import { CADENCE, KEYS, output, raceSecond, RESISTANCE, VirtualBike } from "../bike.js";
 import { h, link, score } from "../dom.js";
 import { nameProblem } from "../fields.js";
-import { isPlausible } from "../ftms.js";
 import { Outbox } from "../outbox.js";
 import { timeLeft } from "../time.js";
-import { bluetoothAvailable, connectTrainer } from "../trainer.js";
+import { trainerPanel } from "./rideTrainer.js";
 
 const RETRY_MS = 2000; // a batch that failed is tried again after this (or with the next second, if sooner)
-const TRAINER_QUIET_MS = 3000; // a trainer silent this long is read as not pedalling
 
 const ordinal = (n) => {
   const tens = n % 100;
@@ -64,8 +62,6 @@ export function ridePanel(raceId) {
   let over = false; // the race has finished (the board says so, or telemetry was refused)
   let timer = null;
   let retry = null;
-  let trainer = null; // {name, hasRange, disconnect()} while connected
-  let reading = null; // the trainer's last data: {cadence, resistance, power, ..., at}
 
   const clock = h("p", { class: "ride-clock", role: "status" });
   const place = h("p", { class: "ride-place" });
@@ -79,10 +75,16 @@ export function ridePanel(raceId) {
   };
   const cadence = control(bike, "cadence", CADENCE, "Cadence", drawAll);
   const resistance = control(bike, "resistance", RESISTANCE, "Resistance", drawAll);
-  const trainerBox = h("div", { class: "trainer" });
+  const trainer = trainerPanel({
+    onChange: () => show(),
+    say: (text) => {
+      message.className = "form-message error";
+      message.textContent = text;
+    },
+  });
   const controls = h("div", { class: "controls" }, cadence.element, resistance.element);
   const riding = h("div", { class: "riding", hidden: true }, clock, place, now, controls,
-    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainerBox, sent);
+    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainer.element, sent);
   const setup = h("div", { class: "ride-setup" });
   const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), setup, riding, message);
 
@@ -137,10 +139,9 @@ export function ridePanel(raceId) {
 
   // The sample of this second: the trainer's cadence (and resistance, where it tells one), else the bike's.
   function sample(second, at) {
-    const fresh = reading && at - reading.at < TRAINER_QUIET_MS;
-    const cadenceNow = trainer ? (fresh ? reading.cadence ?? 0 : 0) : bike.cadence;
-    const resistanceNow = trainer && fresh && reading.resistance !== undefined ? reading.resistance : bike.resistance;
-    return { racerId, second, cadence: cadenceNow, resistance: resistanceNow };
+    if (!trainer.connected) return { racerId, second, cadence: bike.cadence, resistance: bike.resistance };
+    const said = trainer.reading(at);
+    return { racerId, second, cadence: said.cadence ?? 0, resistance: said.resistance ?? bike.resistance };
   }
 
   function tick() {
@@ -205,52 +206,6 @@ export function ridePanel(raceId) {
     }
   }
 
-  // --- the trainer ----------------------------------------------------------------------------------
-
-  function drawTrainer() {
-    if (!bluetoothAvailable()) {
-      trainerBox.replaceChildren(h("p", { class: "muted" },
-        "This browser cannot reach a smart trainer (Web Bluetooth: Chrome or Edge on a computer or Android). Ride the bike above."));
-    } else if (!trainer) {
-      trainerBox.replaceChildren(h("button", { type: "button", class: "connect", onclick: connect }, "Connect a smart trainer"));
-    } else {
-      const range = trainer.hasRange ? ""
-        : " It does not say its resistance range: its level is read as a percent (set resistance above if it sends none).";
-      trainerBox.replaceChildren(h("p", { class: "trainer-name" }, `Riding ${trainer.name}.${range} `,
-        h("button", { type: "button", class: "disconnect", onclick: () => trainer.disconnect() }, "Disconnect")));
-    }
-  }
-
-  async function connect() {
-    message.textContent = "";
-    try {
-      trainer = await connectTrainer({
-        onData: (data) => {
-          if (!isPlausible(data)) return; // a garbled packet (say, 32,767 rpm): the API would refuse the batch
-          // FTMS may spread a trainer's fields over packets ("More Data"): a field a packet leaves out keeps its last value.
-          const sent = Object.entries(data).filter(([, value]) => value !== undefined);
-          reading = { ...reading, ...Object.fromEntries(sent), at: Date.now() };
-          show();
-        },
-        onDisconnect: () => {
-          trainer = null;
-          reading = null;
-          message.className = "form-message error";
-          message.textContent = "The trainer disconnected: you are on the virtual bike.";
-          drawTrainer();
-          show();
-        },
-      });
-      controls.classList.add("trainer-on");
-    } catch (error) {
-      message.className = "form-message error";
-      message.textContent = error.name === "NotFoundError" ? "No trainer chosen: you are on the virtual bike."
-        : `The trainer could not connect (${error.message}): you are on the virtual bike.`;
-    }
-    drawTrainer();
-    show();
-  }
-
   // --- what the rider sees --------------------------------------------------------------------------
 
   function show() {
@@ -261,10 +216,11 @@ export function ridePanel(raceId) {
     else if (second < race.durationSeconds) clock.textContent = `Second ${second + 1} of ${race.durationSeconds}`;
     else clock.textContent = "Time is up: the result comes as the race finishes.";
     const current = sample(Math.max(second, 0), Date.now());
-    const power = trainer && reading?.power !== undefined ? ` · ${reading.power} W` : "";
+    const { power: watts } = trainer.reading(Date.now());
+    const power = trainer.connected && watts !== undefined ? ` · ${watts} W` : "";
     now.replaceChildren(h("strong", {}, `${output(current.cadence, current.resistance)}`), " output a second",
       h("span", { class: "muted" }, ` · ${current.cadence} rpm at ${current.resistance}%${power}`));
-    controls.classList.toggle("trainer-on", Boolean(trainer));
+    controls.classList.toggle("trainer-on", trainer.connected);
     const total = standings?.items.length ?? 0;
     place.replaceChildren(ownRow
       ? h("span", {}, over ? "You placed " : "Your place ", h("strong", { class: "rank" }, ordinal(ownRow.rank)),
@@ -308,8 +264,6 @@ export function ridePanel(raceId) {
     setup.replaceChildren(h("p", {}, "Sign in to ride this race: one account, then join from here."),
       h("button", { type: "button", class: "primary", onclick: () => auth.signIn() }, "Sign in to ride"));
   }
-  drawTrainer();
-
   return {
     element,
     // The race page's latest: the race, the board shown, the racer's own row (on it or below it).
@@ -329,7 +283,7 @@ export function ridePanel(raceId) {
       clearTimeout(timer);
       clearTimeout(retry);
       document.removeEventListener("keydown", onKey);
-      trainer?.disconnect();
+      trainer.disconnect();
     },
   };
 }
