@@ -31,10 +31,9 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 LAYERS = ("unit", "integration", "infrastructure", "e2e")
 # Files whose tests are each a work unit of their own (long tests meant to run side by side).
 ALONE = ("tests/integration/test_live_pipeline_model.py",)
-# e2e files on the stack whose clock the tests move (tests/e2e/conftest.py: manual_stack): one work
+# e2e files on the stack whose clock the tests move (tests/e2e/manual_clock/conftest.py): one work
 # unit, beside the shared stack's.
-MANUAL_CLOCK = ("tests/e2e/test_race_lifecycle.py", "tests/e2e/test_signin.py", "tests/e2e/test_ride.py",
-                "tests/e2e/test_race_day.py")
+MANUAL_CLOCK = "tests/e2e/manual_clock/"
 # Work `make test` starts first (its two workers take work units in collection order): the
 # longest, so that neither worker is left with a long one at the end. The rest follow as collected.
 FIRST = ("tests/integration/test_live_pipeline_model.py", "tests/e2e/", "tests/infrastructure/")
@@ -44,7 +43,7 @@ def work_unit(nodeid: str) -> str:
     """What runs on one worker, so an expensive fixture is made once: the local stack of e2e, the
     synthesized app of infrastructure, a module's DynamoDB Local; ``ALONE`` files' tests one by one."""
     path = nodeid.split("::", 1)[0]
-    if path in MANUAL_CLOCK:
+    if path.startswith(MANUAL_CLOCK):
         return "manual-clock"
     if path.startswith(("tests/e2e/", "tests/infrastructure/")):
         return path.split("/")[1]

@@ -1,14 +1,12 @@
 """The local stack over real HTTP, as a user of `make local` meets it."""
 
 import json
-import time
 import urllib.error
 import urllib.request
 
 import pytest
 
 from alleycat.clock import iso
-from local.clock import ManualClock
 from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
 from local.server import LocalStack
 
@@ -18,17 +16,6 @@ def stack():
     # DynamoDB Local in memory, with the tests' JIT (tests/conftest.py): less of the CPU the other
     # worker's tests share; the stack starts it as `make local` starts its own.
     running = LocalStack(port=0, dynamodb=EmbeddedDynamoDB(jvm_options=QUICK_JIT)).start()
-    yield running
-    running.stop()
-
-
-@pytest.fixture(scope="package")
-def manual_stack():
-    """A second stack, on a clock the tests move (``ManualClock``), for the files in
-    ``tests/conftest.py::MANUAL_CLOCK`` (one work unit): races' ends, token lifetimes, a ride's
-    seconds pass for the stack (and the browser, with Playwright's clock), not for the test."""
-    running = LocalStack(port=0, dynamodb=EmbeddedDynamoDB(jvm_options=QUICK_JIT),
-                         clock=ManualClock(float(int(time.time())))).start()
     yield running
     running.stop()
 

@@ -6,19 +6,15 @@ refresh is out. And which files frontend/build.mjs puts in the page."""
 
 import base64
 import json
-import shutil
-import subprocess
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-NODE_PATH = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True).stdout.strip()
-NODE = shutil.which("node", path=NODE_PATH or None)
+from .nodejs import FRONTEND, ROOT, imported, needs_node, package, printed, run
+
 MODULES = ("pkce", "session", "fields", "push")
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="no Node (make installs one)")
+pytestmark = needs_node
 
 # RFC 7636 Appendix B: the example verifier (from these 32 octets) and its S256 challenge.
 RFC_OCTETS = [116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186,
@@ -32,20 +28,9 @@ MINUTE = 60_000
 @pytest.fixture(scope="module")
 def js(tmp_path_factory):
     """js(expression) -> the JSON value of an (awaited) expression over the modules pkce, session, fields, push."""
-    folder = tmp_path_factory.mktemp("auth_js")
-    imports = []
-    for name in MODULES:
-        module = folder / f"{name}.mjs"
-        module.write_text((ROOT / "frontend" / "src" / f"{name}.js").read_text())
-        imports.append(f"import * as {name} from {json.dumps(module.as_uri())};")
-
-    def run(expression):
-        script = "\n".join(imports) + f"\nconsole.log(JSON.stringify(await ({expression}) ?? null));"
-        done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
-
-    return run
+    folder = package(tmp_path_factory.mktemp("auth_js"), [FRONTEND / f"{name}.js" for name in MODULES])
+    modules = imported(folder, **{name: f"{name}.js" for name in MODULES})
+    return lambda expression: run(modules, printed(f"return {expression};"))
 
 
 def jwt(payload: dict) -> str:
@@ -289,25 +274,14 @@ const kept = () => JSON.parse(localStorage.getItem(KEY));
 def page_js(tmp_path_factory):
     """page_js(body) -> the JSON value the async function `body` returns, run after STAND_IN with the
     modules `auth` (auth.js's export), `push` and `session` of frontend/src (fresh for every call)."""
-    folder = tmp_path_factory.mktemp("auth_page")
-    (folder / "package.json").write_text('{"type": "module"}')
-    for source in (ROOT / "frontend" / "src").glob("*.js"):
-        (folder / source.name).write_text(source.read_text())
+    folder = package(tmp_path_factory.mktemp("auth_page"), FRONTEND.glob("*.js"))
+    modules = imported(folder, authModule="auth.js", push="push.js", session="session.js")
 
-    def run(body, id_token=None):
-        script = "\n".join([
-            f"const ID_TOKEN = {json.dumps(id_token or jwt({'sub': 'u-1', 'email': 'a@example.com'}))};",
-            STAND_IN,
-            f"const {{ auth }} = await import({json.dumps((folder / 'auth.js').as_uri())});",
-            f"const push = await import({json.dumps((folder / 'push.js').as_uri())});",
-            f"const session = await import({json.dumps((folder / 'session.js').as_uri())});",
-            f"console.log(JSON.stringify(await (async () => {{ {body} }})() ?? null));",
-        ])
-        done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=30)
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
+    def on_the_page(body, id_token=None):
+        return run(f"const ID_TOKEN = {json.dumps(id_token or jwt({'sub': 'u-1', 'email': 'a@example.com'}))};",
+                   STAND_IN, modules, "const { auth } = authModule;", printed(body))
 
-    return run
+    return on_the_page
 
 
 CONFIG = {"auth": {"domain": "https://pool.example", "clientId": "client-1"}}
@@ -452,15 +426,8 @@ def built_assets():
     """built_assets(outputs) -> build.mjs's builtAssets of a metafile's outputs, or {"error": message}."""
     build = (ROOT / "frontend" / "build.mjs").as_uri()
 
-    def run(outputs):
-        script = (f"const {{ builtAssets }} = await import({json.dumps(build)});\n"
-                  f"let found; try {{ found = builtAssets({json.dumps(outputs)}); }} catch (error) {{ found = {{ error: error.message }}; }}\n"
-                  "console.log(JSON.stringify(found));")
-        done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=30)
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
-
-    return run
+    return lambda outputs: run(f"const {{ builtAssets }} = await import({json.dumps(build)});", printed(
+        f"try {{ return builtAssets({json.dumps(outputs)}); }} catch (error) {{ return {{ error: error.message }}; }}"))
 
 
 def test_the_build_puts_the_entrys_script_and_its_stylesheet_in_the_page_whatever_their_order(built_assets):

@@ -4,18 +4,13 @@ Bike Data (0x2AD2) laid out here by the FTMS 1.0 field table, the Supported Resi
 navigator.bluetooth the browser tests use (tests/e2e/bluetooth_standin.js)."""
 
 import json
-import shutil
 import struct
-import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-NODE_PATH = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True).stdout.strip()
-NODE = shutil.which("node", path=NODE_PATH or None)
+from .nodejs import FRONTEND, ROOT, imported, needs_node, package, printed, run
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="no Node (make installs one)")
+pytestmark = needs_node
 
 ABSENT = "(undefined)"  # how a field the flags left out comes back through JSON
 NONE_PRESENT = {"speed": ABSENT, "cadence": ABSENT, "resistanceLevel": ABSENT, "power": ABSENT, "heartRate": ABSENT}
@@ -58,27 +53,12 @@ const view = (hex) => {
 def js(tmp_path_factory):
     """js(body) -> the JSON value the async function `body` returns (undefined as ABSENT), with `ftms`,
     `trainer` and `view(hex)`, after the stand-in navigator.bluetooth (`__trainer`) is set up."""
-    folder = tmp_path_factory.mktemp("ftms_js")
-    (folder / "package.json").write_text('{"type": "module"}')
-    for source in (ROOT / "frontend" / "src" / "ftms.js", ROOT / "frontend" / "src" / "trainer.js",
-                   ROOT / "tests" / "e2e" / "bluetooth_standin.js"):
-        (folder / source.name).write_text(source.read_text())
-
-    def run(body):
-        script = "\n".join([
-            "globalThis.navigator ??= {};",  # a page has one; Node before 21 has none
-            f"await import({json.dumps((folder / 'bluetooth_standin.js').as_uri())});",
-            f"const ftms = await import({json.dumps((folder / 'ftms.js').as_uri())});",
-            f"const trainer = await import({json.dumps((folder / 'trainer.js').as_uri())});",
-            SETUP,
-            f"const found = await (async () => {{ {body} }})();",
-            f"console.log(JSON.stringify(found ?? null, (key, value) => value === undefined ? {json.dumps(ABSENT)} : value));",
-        ])
-        done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=30)
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
-
-    return run
+    folder = package(tmp_path_factory.mktemp("ftms_js"),
+                     [FRONTEND / "ftms.js", FRONTEND / "trainer.js", ROOT / "tests" / "e2e" / "bluetooth_standin.js"])
+    setup = ["globalThis.navigator ??= {};",  # a page has one; Node before 21 has none
+             imported(folder, standin="bluetooth_standin.js", ftms="ftms.js", trainer="trainer.js"), SETUP]
+    absent = f"(key, value) => value === undefined ? {json.dumps(ABSENT)} : value"
+    return lambda body: run(*setup, printed(body, absent))
 
 
 @pytest.fixture(scope="module")

@@ -3,30 +3,25 @@ its order, the twin of alleycat.board's."""
 
 import json
 import random
-import shutil
-import subprocess
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from alleycat.board import Board, Standing
 from alleycat.scores import number
 
-ROOT = Path(__file__).resolve().parents[2]
-NODE_PATH = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True).stdout.strip()
-NODE = shutil.which("node", path=NODE_PATH or None)
+from .nodejs import FRONTEND, imported, needs_node, package, printed, run
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="no Node (make installs one)")
+pytestmark = needs_node
+
+
+def with_push(tmp_path, body):
+    """What the async function ``body`` returns, with frontend/src/push.js as ``push``."""
+    return run(imported(package(tmp_path, [FRONTEND / "push.js"]), push="push.js"), printed(body))
 
 
 def apply(tmp_path, items, message):
-    module = tmp_path / "push.mjs"
-    module.write_text((ROOT / "frontend" / "src" / "push.js").read_text())
-    script = (f"import {{ applyBoardMessage }} from {json.dumps(module.as_uri())};\n"
-              f"console.log(JSON.stringify(applyBoardMessage({json.dumps(items)}, {json.dumps(message)})));")
-    done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
-    return json.loads(done.stdout)
+    return with_push(tmp_path, f"return push.applyBoardMessage({json.dumps(items)}, {json.dumps(message)});")
 
 
 def item(rank, racer, score, last, name=None):
@@ -88,15 +83,10 @@ def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
     shuffled = random.Random(seed).sample(standings, len(standings))
     rows = [{"racerId": s.racer_id, "score": number(s.score)} for s in shuffled]
     # When the frontend sorts the same rows (its order) and merges them as one message into an empty board
-    module = tmp_path / "push.mjs"
-    module.write_text((ROOT / "frontend" / "src" / "push.js").read_text())
     message = {"rows": [[n, s.racer_id, number(s.score), s.last_second, s.name] for n, s in enumerate(shuffled, 1)]}
-    script = (f"import {{ applyBoardMessage, byBoardOrder }} from {json.dumps(module.as_uri())};\n"
-              f"const sorted = {json.dumps(rows)}.sort(byBoardOrder).map((row) => row.racerId);\n"
-              f"const merged = applyBoardMessage([], {json.dumps(message)}).items.map((row) => row.racerId);\n"
-              "console.log(JSON.stringify({ sorted, merged }));")
-    done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
-    orders = json.loads(done.stdout)
+    orders = with_push(tmp_path, f"const sorted = {json.dumps(rows)}.sort(push.byBoardOrder).map((row) => row.racerId);"
+                                 f"const merged = push.applyBoardMessage([], {json.dumps(message)}).items.map((row) => row.racerId);"
+                                 "return { sorted, merged };")
     # Then both are the board module's order, ties included
     expected = [s.racer_id for s in ranked]
     assert len({s.score for s in standings}) < len(standings) / 10  # ties, many

@@ -4,39 +4,22 @@ sends each second once however the network behaves (frontend/src/outbox.js)."""
 
 import json
 import random
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from alleycat.scores import number, output
 
-ROOT = Path(__file__).resolve().parents[2]
-NODE_PATH = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True).stdout.strip()
-NODE = shutil.which("node", path=NODE_PATH or None)
-MODULES = ("bike", "outbox")
+from .nodejs import FRONTEND, imported, needs_node, package, printed, run
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="no Node (make installs one)")
+pytestmark = needs_node
 
 
 @pytest.fixture(scope="module")
 def js(tmp_path_factory):
     """js(statements) -> the JSON value the statements ``return``, over the modules bike and outbox."""
-    folder = tmp_path_factory.mktemp("ride_js")
-    imports = []
-    for name in MODULES:
-        module = folder / f"{name}.mjs"
-        module.write_text((ROOT / "frontend" / "src" / f"{name}.js").read_text())
-        imports.append(f"import * as {name} from {json.dumps(module.as_uri())};")
-
-    def run(body):
-        script = "\n".join(imports) + f"\nconsole.log(JSON.stringify(await (async () => {{ {body} }})() ?? null));"
-        done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
-
-    return run
+    folder = package(tmp_path_factory.mktemp("ride_js"), [FRONTEND / "bike.js", FRONTEND / "outbox.js"])
+    modules = imported(folder, bike="bike.js", outbox="outbox.js")
+    return lambda body: run(modules, printed(body))
 
 
 def test_a_seconds_output_is_the_servers_to_four_places(js):

@@ -2,7 +2,7 @@
 its races (checked in the page; a retry after a lost answer makes one race); on a race's page they
 finish it early, after confirming. A racer and a signed-out viewer see none of it.
 
-On the stack whose clock the tests move (``manual_stack``), the browser's clock started at it.
+On the stack whose clock the tests move (``manual_clock/conftest.py``), the browser's clock started at it.
 """
 
 import math
@@ -12,27 +12,10 @@ import pytest
 
 from alleycat.clock import epoch, iso
 
-from .browsing import (DOCS, back_on, chromium, needs_chromium, new_page, sign_up_on_the_pools_page,
+from .browsing import (DOCS, back_on, needs_chromium, new_page, sign_up_on_the_pools_page,
                        signed_in_admin, signed_in_as)
-from .conftest import Client
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def stack(manual_stack):
-    return manual_stack
-
-
-@pytest.fixture(scope="module")
-def client(stack):
-    return Client(stack.url, stack.clock)
-
-
-@pytest.fixture(scope="module")
-def browser(stack):
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.fixture(scope="module")

@@ -15,12 +15,12 @@ import pytest
 
 from local.auth import totp
 
-from .conftest import CspWatchedBrowser
+from ..conftest import CspWatchedBrowser
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOCS = ROOT / "docs"
 WAIT_MS = 20_000
 PASSWORD = "Pedal-Hard-2026!"

@@ -2,7 +2,7 @@
 and an admin meet it: sign-up with the emailed code, the authorization code flow with PKCE, a
 display name, a session that outlives its access token, two-step sign-in, sign-out.
 
-On the stack whose clock the tests move (``manual_stack``), and the browser's clock moved with
+On the stack whose clock the tests move (``manual_clock/conftest.py``), and the browser's clock moved with
 it (Playwright's ``page.clock``): an hour passes for the tokens, not for the test.
 """
 
@@ -14,29 +14,12 @@ import pytest
 
 from local.auth import totp
 
-from .browsing import (DOCS, PASSWORD, advance, back_on, chromium, claims, mailed, make_admin, needs_chromium,
+from .browsing import (DOCS, PASSWORD, advance, back_on, claims, mailed, make_admin, needs_chromium,
                        new_page, session, sign_in_on_the_pools_page, sign_up_on_the_pools_page, signed_in_as)
-from .conftest import Client
 
 MINUTE = 60
 
 pytestmark = needs_chromium
-
-
-@pytest.fixture(scope="module")
-def stack(manual_stack):
-    return manual_stack
-
-
-@pytest.fixture(scope="module")
-def client(stack):
-    return Client(stack.url, stack.clock)
-
-
-@pytest.fixture(scope="module")
-def browser(stack):
-    with chromium() as browser:
-        yield browser
 
 
 # --- a racer ----------------------------------------------------------------------------------------

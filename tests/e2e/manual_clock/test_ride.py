@@ -1,4 +1,4 @@
-"""Riding from the browser, on the stack whose clock the tests move (``manual_stack``): a new racer
+"""Riding from the browser, on the stack whose clock the tests move (``manual_clock/conftest.py``): a new racer
 signs up, names themselves, joins a live race and rides it with the keyboard; a ride through a
 network outage and a lost answer; a smart trainer (a stand-in ``navigator.bluetooth`` notifying
 Indoor Bike Data packets).
@@ -18,31 +18,14 @@ import pytest
 
 from alleycat.clock import iso
 
-from .browsing import (DOCS, ROOT, back_on, chromium, claims, needs_chromium, new_page, session, sign_up_on_the_pools_page,
+from .browsing import (DOCS, ROOT, back_on, claims, needs_chromium, new_page, session, sign_up_on_the_pools_page,
                        signed_in_as)
-from .conftest import Client
 
 pytestmark = needs_chromium
 
 STANDIN = ROOT / "tests" / "e2e" / "bluetooth_standin.js"
 START = (0, 50)  # the virtual bike's cadence and resistance before any key
 WAIT_SECONDS = 20
-
-
-@pytest.fixture(scope="module")
-def stack(manual_stack):
-    return manual_stack
-
-
-@pytest.fixture(scope="module")
-def client(stack):
-    return Client(stack.url, stack.clock)
-
-
-@pytest.fixture(scope="module")
-def browser(stack):
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.fixture(scope="module")

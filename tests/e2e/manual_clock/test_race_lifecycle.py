@@ -1,7 +1,7 @@
 """Races run themselves on `make local`: a race is listed upcoming, then live when its start passes
 (no write), then finishes by itself within 30 s of its end, with no finish call.
 
-On the stack whose clock the tests move (``manual_stack``): no test waits for a race's end.
+On the stack whose clock the tests move (``manual_clock/conftest.py``): no test waits for a race's end.
 Real time only bounds how long the stack may take to react (a few seconds at most).
 """
 
@@ -13,19 +13,8 @@ from alleycat import ending
 from alleycat.clock import epoch
 from local.server import TABLE_NAME
 
-from .conftest import Client
 
 REACT_SECONDS = 20  # real time the stack may take: a finisher's worker starting, the stream, the settlement
-
-
-@pytest.fixture(scope="module")
-def stack(manual_stack):
-    return manual_stack
-
-
-@pytest.fixture(scope="module")
-def client(stack):
-    return Client(stack.url, stack.clock)
 
 
 @pytest.fixture

@@ -1,0 +1,46 @@
+"""Frontend modules run in Node for the tests: copied into a folder of their own as one package of
+ES modules (so their imports of each other resolve), then driven by a script that prints one JSON
+value."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FRONTEND = ROOT / "frontend" / "src"
+NODE_PATH = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True).stdout.strip()
+NODE = shutil.which("node", path=NODE_PATH or None)
+
+needs_node = pytest.mark.skipif(NODE is None, reason="no Node (make installs one)")
+
+
+def package(folder: Path, sources) -> Path:
+    """``folder`` holding ``sources`` (paths) as one package of ES modules."""
+    (folder / "package.json").write_text('{"type": "module"}')
+    for source in sources:
+        (folder / source.name).write_text(source.read_text())
+    return folder
+
+
+def imported(folder: Path, **modules: str) -> str:
+    """``const <name> = await import(<folder/file>)`` for each ``name=file``."""
+    return "\n".join(f"const {name} = await import({json.dumps((folder / file).as_uri())});"
+                     for name, file in modules.items())
+
+
+def run(*lines: str):
+    """The JSON value the script made of ``lines`` prints."""
+    done = subprocess.run([NODE, "--input-type=module", "-e", "\n".join(lines)], capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def printed(body: str, replacer: str = "") -> str:
+    """A line that prints the JSON of what the async function ``body`` returns (null for nothing)."""
+    return f"console.log(JSON.stringify(await (async () => {{ {body} }})() ?? null{', ' + replacer if replacer else ''}));"
