@@ -2,6 +2,8 @@
 // and how a TOTP secret is shown. Each check returns the message to show, or null when the value is
 // fine. Runs in a browser and in Node (tests/integration/test_auth_js.py).
 
+import { clockTime, pad } from "./time.js";
+
 const length = (text) => [...text].length; // characters, not UTF-16 units: "🚲" is one
 
 // A racer's display name or a class's name: 1–80 characters once trimmed (the contract's limit).
@@ -78,12 +80,10 @@ export function startProblem(value, durationSeconds, now = Date.now()) {
   return null;
 }
 
-const pad = (number) => String(number).padStart(2, "0");
-
 // A moment as <input type="datetime-local"> shows it: local time, to the minute.
 export const localInput = (ms) => {
   const date = new Date(ms);
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${clockTime(date)}`;
 };
 
 // The start a new race is offered: the next whole 5 minutes at least 2 minutes from now (time to

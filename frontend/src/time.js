@@ -2,7 +2,7 @@
 // a wait as "4:12", a race's length as "5 min".
 
 const DAY_MS = 86_400_000;
-const pad = (number) => String(number).padStart(2, "0");
+export const pad = (number) => String(number).padStart(2, "0");
 const dayStart = (date) => new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
 
 export const clockTime = (date) => `${pad(date.getHours())}:${pad(date.getMinutes())}`;

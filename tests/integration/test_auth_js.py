@@ -28,7 +28,7 @@ MINUTE = 60_000
 @pytest.fixture(scope="module")
 def js(tmp_path_factory):
     """js(expression) -> the JSON value of an (awaited) expression over the modules pkce, session, fields, push."""
-    folder = package(tmp_path_factory.mktemp("auth_js"), [FRONTEND / f"{name}.js" for name in MODULES])
+    folder = package(tmp_path_factory.mktemp("auth_js"), [FRONTEND / f"{name}.js" for name in (*MODULES, "time")])
     modules = imported(folder, **{name: f"{name}.js" for name in MODULES})
     return lambda expression: run(modules, printed(f"return {expression};"))
 

@@ -1,13 +1,12 @@
 // An admin's race day on a class's page (shown to admins only; the API refuses anyone else anyway):
 // schedule the class's races (POST /classes/{classId}/races) and rename it (PUT /classes/{classId}).
 import { api, ApiError, newKey } from "../api.js";
-import { auth } from "../auth.js";
 import { renamed } from "../classNames.js";
 import { h, link } from "../dom.js";
 import { descriptionProblem, durationProblem, localInput, localStart, nameProblem, nextStart, startProblem } from "../fields.js";
 import { raceHref } from "../races.js";
 import { duration, startTime } from "../time.js";
-import { adminBadge, field, focusFirst, show, why } from "./formField.js";
+import { adminBadge, adminOnly, field, focusFirst, show, why } from "./formField.js";
 
 const CLASSES_PAGE = 100; // the contract's largest
 
@@ -138,15 +137,6 @@ function scheduleForm(classId, onScheduled) {
   return box;
 }
 
-// The tools' place on the class page: filled while the signed-in user is an admin, empty otherwise.
-// on: {renamed(name), scheduled(race)}. Returns {element, stop}.
-export function classAdmin(classId, on) {
-  const element = h("div", { class: "admin-tools class-admin" });
-  const draw = () => {
-    const admin = Boolean(auth.identity?.admin);
-    if (admin && !element.firstChild) element.append(scheduleForm(classId, on.scheduled), renameForm(classId, on.renamed));
-    if (!admin) element.replaceChildren();
-  };
-  draw();
-  return { element, stop: auth.onChange(draw) };
-}
+// The tools' place on the class page (admins only). on: {renamed(name), scheduled(race)}. Returns {element, stop}.
+export const classAdmin = (classId, on) => adminOnly("admin-tools class-admin",
+  () => [scheduleForm(classId, on.scheduled), renameForm(classId, on.renamed)]);

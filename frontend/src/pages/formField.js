@@ -1,6 +1,7 @@
 // A form's field for the admin forms: a label, the control and a message under it (a hint, or what
 // is wrong with the value).
 import { ApiError } from "../api.js";
+import { auth } from "../auth.js";
 import { h } from "../dom.js";
 
 // {row, message, hint}: the row goes in the form; show() writes in the message.
@@ -28,5 +29,18 @@ export function focusFirst(problems, controls) {
 // Why a write failed, for "Not saved: …": the API's message, or that no answer came.
 export const why = (error) => (error instanceof ApiError ? error.message.replace(/\.$/, "")
   : "the server did not answer (is the connection down?)");
+
+// A place on a page for admin tools: `build()`'s elements while the signed-in user is an admin,
+// nothing otherwise. Returns {element, stop}.
+export function adminOnly(className, build) {
+  const element = h("div", { class: className });
+  const draw = () => {
+    const admin = Boolean(auth.identity?.admin);
+    if (admin && !element.firstChild) element.append(...build());
+    if (!admin) element.replaceChildren();
+  };
+  draw();
+  return { element, stop: auth.onChange(draw) };
+}
 
 export const adminBadge = () => h("span", { class: "status admin" }, "admin");

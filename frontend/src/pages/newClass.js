@@ -2,10 +2,9 @@
 // refuses anyone else anyway): a name, a class id (its address, suggested from the name), an
 // optional description -> PUT /classes/{classId}, then the new class's page.
 import { api } from "../api.js";
-import { auth } from "../auth.js";
 import { h } from "../dom.js";
 import { classIdProblem, descriptionProblem, nameProblem, slug } from "../fields.js";
-import { adminBadge, field, focusFirst, show } from "./formField.js";
+import { adminBadge, adminOnly, field, focusFirst, show } from "./formField.js";
 
 // A class id already taken: PUT would replace that class. Read from the class's leaderboard
 // (limit=1), not from its races list: a miss is kept a second at the edge, and the class page reads
@@ -66,15 +65,5 @@ function newClassForm() {
   return h("details", { class: "card admin new-class-box" }, h("summary", {}, "New class ", adminBadge()), form);
 }
 
-// The form's place on the page: filled while the signed-in user is an admin, empty otherwise.
-// Returns {element, stop}.
-export function adminNewClass() {
-  const element = h("div", { class: "admin-tools" });
-  const draw = () => {
-    const admin = Boolean(auth.identity?.admin);
-    if (admin && !element.firstChild) element.append(newClassForm());
-    if (!admin) element.replaceChildren();
-  };
-  draw();
-  return { element, stop: auth.onChange(draw) };
-}
+// The form's place on the page (admins only). Returns {element, stop}.
+export const adminNewClass = () => adminOnly("admin-tools", () => [newClassForm()]);
