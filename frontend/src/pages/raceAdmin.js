@@ -46,7 +46,7 @@ export function finishRace(raceId) {
     const state = `${shown} ${problem}`;
     if (state === drawn) return; // a button being pressed is not drawn again under the pointer
     drawn = state;
-    element.replaceChildren(...(shown === "none" ? [] : views[shown]()));
+    element.replaceChildren(...(shown === "none" ? [] : views[shown]().filter(Boolean)));
   }
 
   const stop = auth.onChange(draw);

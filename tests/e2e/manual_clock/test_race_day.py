@@ -180,6 +180,8 @@ def test_an_admin_finishes_a_live_race_early_after_confirming(stack, client, adm
     race = client.call("POST", f"/classes/{class_id}/races", {"startsAt": client.starts_in(0), "durationSeconds": 600}, token)[1]
     race_id = race["raceId"]
     page.goto(f"{stack.url}/#/races/{race_id}")
+    page.wait_for_selector(".finish-race button.finish")
+    assert page.inner_text(".finish-race").split() == ["Finish", "now", "ADMIN"]  # the button and its badge, nothing else
     # When the admin presses "Finish now", then "No"
     page.click(".finish-race button.finish")
     assert page.inner_text(".finish-race .question") == "Finish the race now?"
