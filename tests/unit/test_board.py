@@ -72,6 +72,14 @@ def test_class_merge_raises_bests_keeps_the_top_and_never_lowers_one():
     assert [(rank, s.racer_id) for rank, s in merged.page(2)] == [(1, "b"), (2, "a")]
 
 
+def test_class_merge_brings_a_renamed_racers_name_to_a_best_it_does_not_beat():
+    # A racer renamed while their race settled: the board got their old name, and the rename's work
+    # found no best of theirs in the class yet; the settlement run again brings the entry's new name
+    stored = e.ClassBoard("hill", {"a": [Decimal("50"), RACE, "Bo"]})
+    merged = ClassBoard.from_item(stored).merged([ClassStanding("a", Decimal("50"), RACE, "Dee")])
+    assert merged.item() == {"a": [Decimal("50"), RACE, "Dee"]}
+
+
 def test_class_merge_cuts_to_the_board_size_then_trims_until_it_fits():
     bests = [ClassStanding(f"r{n:04d}", Decimal(n), RACE, "x" * 10) for n in range(1500)]
     top = ClassBoard.from_item(None).merged(bests)

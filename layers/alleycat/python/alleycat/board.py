@@ -13,7 +13,7 @@ frontend's twin is ``byBoardOrder`` in ``frontend/src/push.js``; a test holds th
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Callable, Iterable
 
@@ -187,12 +187,16 @@ class ClassBoard:
     def merged(self, bests: Iterable[ClassStanding], fits: Callable[[dict], bool] = lambda item: True,
                size: int = CLASS_BOARD_SIZE) -> ClassBoard:
         """This board with each best that beats the racer's (or is their first), cut to the top ``size``
-        and then, ``TRIM_STEP`` rows at a time, until ``fits`` accepts its stored standings."""
+        and then, ``TRIM_STEP`` rows at a time, until ``fits`` accepts its stored standings. A best
+        that does not beat the racer's still brings their name as it is now: a rename whose work ran
+        before this racer had a best in the class found no row of theirs to rename."""
         standings = dict(self.standings)
         for best in bests:
             held = standings.get(best.racer_id)
             if held is None or held.best < best.best:
                 standings[best.racer_id] = best
+            elif held.name != best.name:
+                standings[best.racer_id] = replace(held, name=best.name)
         top = _ranked(standings.values())[:size]
         while not fits(ClassBoard(top).item()):
             top = top[:-TRIM_STEP]  # long names: keep the board an item DynamoDB accepts
