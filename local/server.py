@@ -40,7 +40,7 @@ from .scheduler import SchedulerApi
 from .runtime import Runtime
 from .events import http_event, match
 from .static import static_file
-from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail
+from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail, stream_shards
 from .userpool import UserPool
 
 TABLE_NAME = "alleycat-local"
@@ -195,6 +195,8 @@ class LocalStack:
         # (no EVENT_API_URL: publishing off, the frontend polls).
         self.push = push_boards and os.environ.get("ALLEYCAT_PUSH", "1") != "0"
         self.events: EventApi | None = None
+        # The stream read as ALLEYCAT_STREAM_SHARDS shards, each invoking the function concurrently.
+        self.stream_shards = stream_shards()
         # A temporary database file by default, so race after race the JVM stays flat (see
         # EmbeddedDynamoDB); ALLEYCAT_DYNAMODB=memory is faster and grows with every stream record.
         # A given engine (the tests', with other JVM options) is the stack's from then on; start() starts it.
@@ -226,9 +228,10 @@ class LocalStack:
         dynamo.client.cache_clear()  # a client made earlier in this process may point elsewhere
         self.dynamodb.create_table(TABLE_NAME)
         tail = StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS)
-        # The stream function in a process of its own, as its own Lambda function would be.
-        self.stream_runtime = Runtime(workers=1, clock=self.clock, functions=(STREAM_PROCESSOR,))
-        self.stream = StreamPoller(tail, invoke=lambda event: self.stream_runtime.invoke(STREAM_PROCESSOR, event)).start()
+        # The stream function in processes of its own, one per shard, as its own Lambda function would be.
+        self.stream_runtime = Runtime(workers=self.stream_shards, clock=self.clock, functions=(STREAM_PROCESSOR,))
+        self.stream = StreamPoller(tail, shards=self.stream_shards,
+                                   invoke=lambda event: self.stream_runtime.invoke(STREAM_PROCESSOR, event)).start()
         # After configure_environment: the workers inherit it.
         self.runtime = Runtime(clock=self.clock, functions=(*(route.function for route in ROUTES), TOKEN_GROUPS))
         handler = type("BoundApiHandler", (ApiHandler,), {"users": self.users.pool, "runtime": self.runtime,
@@ -317,9 +320,13 @@ def wait_for_ctrl_c(stop: threading.Event | None = None) -> None:
 
 
 def start_or_explain(port: int) -> LocalStack:
-    """The started stack, or exit with a sentence saying what is missing (Java, npm packages)."""
+    """The started stack, or exit with a sentence saying what is missing (Java, npm packages) or wrong."""
     try:
-        return LocalStack(port=port).start()
+        stack = LocalStack(port=port)
+    except ValueError as error:  # a bad ALLEYCAT_* setting
+        sys.exit(f"cannot start the local stack: {error}")
+    try:
+        return stack.start()
     except EngineUnavailable as error:
         sys.exit(f"cannot start the local stack: {error}")
     except OSError as error:

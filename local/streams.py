@@ -6,24 +6,55 @@ read to its end, the mapping's filter, batch size and batching window, and the s
 shape to the same handler. A reported batch item failure is retried from that record (up
 to ``STREAM_RETRIES`` times, then the record goes to ``dead_letters``, as the SQS on-failure
 destination would take it).
+
+DynamoDB Local's stream has one shard; a table's stream in AWS has several (about one per
+partition), each item's records in the shard of its partition key, and the mapping invokes
+the function for each shard separately and concurrently, one batch in flight per shard.
+``ALLEYCAT_STREAM_SHARDS=S`` (default 1) splits the records read into S virtual shards by a
+stable hash of the partition key, each with its own batch, batching window and retries,
+delivered by a thread of its own. A shard's records are acknowledged (its checkpoint moves
+past them) only once every virtual shard has handled them and all records before them.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import sys
 import threading
 import time
+import zlib
+from collections import deque
 from urllib.parse import urlsplit
 
-from alleycat.schema import STREAM_PROCESSOR_TYPES
+from alleycat.schema import PARTITION_KEY, STREAM_PROCESSOR_TYPES
 from stacks.settings import STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR, STREAM_RETRIES
 
 from . import handlers
 
-POLL_SECONDS = 0.1          # between reads of a shard that gave nothing to deliver
+POLL_SECONDS = 0.1          # between reads, unless a read filled its page
 LIST_SHARDS_SECONDS = 1.0   # how often the stream's shards are listed again
+READ_LIMIT = 1000           # records a GetRecords asks for
+BUFFERED_BATCHES = 10       # reading pauses while a virtual shard holds this many batches
+SHARDS_VARIABLE = "ALLEYCAT_STREAM_SHARDS"
+
+
+def stream_shards(environ=os.environ) -> int:
+    """The number of virtual shards the local stack's poller reads the stream as."""
+    raw = environ.get(SHARDS_VARIABLE, "1")
+    shards = int(raw) if raw.strip().isdigit() else 0
+    if shards < 1:
+        raise ValueError(f"{SHARDS_VARIABLE} must be a whole number of shards, 1 or more, not {raw!r}")
+    return shards
+
+
+def shard_of(record: dict, shards: int) -> int:
+    """The virtual shard of a raw record: a stable hash of its item's partition key."""
+    if shards == 1:
+        return 0
+    key = next(iter(record["dynamodb"]["Keys"][PARTITION_KEY].values()))
+    return zlib.crc32(str(key).encode()) % shards
 
 
 def lambda_record(record: dict, stream_arn: str) -> dict:
@@ -50,26 +81,35 @@ def sequence(record: dict) -> int:
 
 
 class ShardReader:
-    """One shard: its iterator, the records read and not yet handled, and where to resume."""
+    """One shard: its iterator, where reading resumes, and its records read and not yet handled."""
 
-    def __init__(self, shard_id: str, parent_id: str | None):
+    def __init__(self, shard_id: str, parent_id: str | None, position: str | None = None):
         self.shard_id, self.parent_id = shard_id, parent_id
         self.iterator: str | None = None
         self.closed = False          # GetRecords gave no next iterator: nothing more will come
-        self.pending: list[dict] = []
-        self.first_pending_at = 0.0  # when the oldest pending record was read (batching window)
-        self.read_while_busy_since: float | None = None  # see StreamPoller._read
-        self.checkpoint: str | None = None  # the last record handled: a restart resumes after it
-        self.attempts = 0
+        self.position = position     # the last record read: reading resumes after it
+        self.unhandled: deque[tuple[str, str | None]] = deque()  # (record, the record read before it)
+        self.handled: set[str] = set()  # records of ``unhandled`` handled before an earlier one
+
+    @property
+    def checkpoint(self) -> str | None:
+        """The last record that, with every record before it, has been handled: a new poller
+        starts after it."""
+        return self.unhandled[0][1] if self.unhandled else self.position
 
     @property
     def finished(self) -> bool:
-        return self.closed and not self.pending
+        return self.closed and not self.unhandled
+
+    def handle(self, number: str) -> None:
+        self.handled.add(number)
+        while self.unhandled and self.unhandled[0][0] in self.handled:
+            self.handled.discard(self.unhandled.popleft()[0])
 
     def reset(self) -> None:
-        """After an error: read again from the checkpoint."""
-        if not self.finished:
-            self.iterator, self.closed, self.pending, self.attempts = None, False, [], 0
+        """After an error: a new iterator, after the last record read (the poller holds the rest)."""
+        if not self.closed:
+            self.iterator = None
 
 
 class WireRecords:
@@ -169,13 +209,13 @@ class StreamTail:
         return parent is None or parent.finished  # a parent no longer listed has been trimmed
 
     def fetch(self, reader: ShardReader) -> list[dict]:
-        """The shard's next records (raw), from its checkpoint when it has no iterator yet."""
+        """The shard's next records (raw), after its position when it has no iterator yet."""
         if reader.iterator is None:
-            start = ({"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": reader.checkpoint}
-                     if reader.checkpoint else {"ShardIteratorType": "TRIM_HORIZON"})
+            start = ({"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": reader.position}
+                     if reader.position else {"ShardIteratorType": "TRIM_HORIZON"})
             reader.iterator = self.client.get_shard_iterator(
                 StreamArn=self.stream_arn, ShardId=reader.shard_id, **start)["ShardIterator"]
-        response = self.client.get_records(ShardIterator=reader.iterator, Limit=1000)
+        response = self.client.get_records(ShardIterator=reader.iterator, Limit=READ_LIMIT)
         reader.iterator = response.get("NextShardIterator")
         reader.closed = reader.iterator is None
         return response["Records"]
@@ -187,95 +227,169 @@ class StreamTail:
             fetched = [(reader, self.fetch(reader)) for reader in self.readable()]
             for reader, records in fetched:
                 if records:
-                    reader.checkpoint = records[-1]["dynamodb"]["SequenceNumber"]
+                    reader.position = records[-1]["dynamodb"]["SequenceNumber"]
                 out += [lambda_record(r, self.stream_arn) for r in records]
             if not any(records for _, records in fetched):
                 return out
 
 
+class VirtualShard:
+    """The records of some partition keys, in order, delivered one batch at a time."""
+
+    def __init__(self, number: int):
+        self.number = number
+        self.pending: list[tuple[dict, ShardReader, float]] = []  # (record, its shard, when read)
+        self.busy = False  # a batch of it is with the function
+        self.attempts = 0
+
+
 class StreamPoller:
-    """The event source mapping: ``tail``'s records to the stream function, in a thread of its own."""
+    """The event source mapping: ``tail``'s records to the stream function, read by a thread of its
+    own and delivered by one thread per virtual shard (``shards``)."""
 
     def __init__(self, tail: StreamTail, batch_size: int = STREAM_BATCH_SIZE,
                  window_seconds: float = STREAM_BATCHING_WINDOW_SECONDS, max_retries: int = STREAM_RETRIES,
-                 invoke=None):
+                 invoke=None, shards: int = 1, poll_seconds: float = POLL_SECONDS, clock=time.monotonic):
         self.tail, self.stream_arn = tail, tail.stream_arn
         self.batch_size, self.window, self.max_retries = batch_size, window_seconds, max_retries
+        self.poll_seconds, self.clock = poll_seconds, clock
         self._invoke = invoke or (lambda event: handlers.invoke(STREAM_PROCESSOR, event))
+        self.virtual_shards = [VirtualShard(n) for n in range(shards)]
         self.dead_letters: list[dict] = []
         self.delivered = 0
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="stream", daemon=True)
+        self._changed = threading.Condition()  # guards the virtual shards and the readers' unhandled records
+        self._threads = [threading.Thread(target=self._read_all, name="stream", daemon=True)] + [
+            threading.Thread(target=self._deliver_all, args=(shard,), name=f"stream-{shard.number}", daemon=True)
+            for shard in self.virtual_shards]
 
     def start(self) -> "StreamPoller":
-        self._thread.start()
+        for thread in self._threads:
+            thread.start()
         return self
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=10)
+        with self._changed:
+            self._changed.notify_all()
+        for thread in self._threads:
+            thread.join(timeout=10)
 
-    def _run(self) -> None:
+    def poll_once(self) -> bool:
+        """One read, then every virtual shard's due batch delivered in this thread (a poller driven
+        by hand, not started); True when a batch was handed to the function."""
+        self.read_once()
+        delivered = False
+        for shard in self.virtual_shards:
+            batch = self._take(shard, wait=False)
+            if batch:
+                self._run(shard, batch)
+                delivered = True
+        return delivered
+
+    def _read_all(self) -> None:
         while not self._stop.is_set():
             try:
-                if not self.poll_once():
-                    self._stop.wait(POLL_SECONDS)
+                if not self.read_once():
+                    self._stop.wait(self.poll_seconds)
             except Exception as error:  # keep the local stack alive; say what happened
                 sys.stderr.write(f"stream poller restarting after: {error!r}\n")
                 for reader in self.tail.shards.values():
                     reader.reset()
                 self._stop.wait(1)
 
-    def poll_once(self) -> bool:
-        """One pass over the readable shards; True when a batch was handed to the function."""
-        delivered = False
+    def read_once(self) -> bool:
+        """Reads every readable shard once into the virtual shards; True when a read filled its page."""
+        more = False
         for reader in self.tail.readable():
-            self._read(reader)
-            delivered |= self._handle(reader)
-        return delivered
+            if reader.closed or self._full():
+                continue
+            records = self.tail.fetch(reader)
+            self._hold(reader, records)
+            more |= len(records) >= READ_LIMIT
+        return more
 
-    def _read(self, reader: ShardReader) -> None:
-        if reader.closed or len(reader.pending) >= self.batch_size:
-            return
-        records = self.tail.fetch(reader)
-        wanted = [lambda_record(r, self.stream_arn) for r in records if passes_filter(r)]
-        if wanted and not reader.pending:
-            # Lambda's poller keeps reading while the function runs; this one reads right after
-            # it returns, so records written meanwhile count as read since the invocation began.
-            reader.first_pending_at = reader.read_while_busy_since or time.monotonic()
-        reader.read_while_busy_since = None
-        reader.pending += wanted
-        if records and not reader.pending:
-            reader.checkpoint = records[-1]["dynamodb"]["SequenceNumber"]
+    def _full(self) -> bool:
+        return any(len(shard.pending) >= BUFFERED_BATCHES * self.batch_size for shard in self.virtual_shards)
 
-    def _handle(self, reader: ShardReader) -> bool:
-        """Delivers a batch when it is full, its window has passed or the shard has ended."""
-        if not reader.pending:
-            return False
-        waited = time.monotonic() - reader.first_pending_at
-        if len(reader.pending) < self.batch_size and waited < self.window and not reader.closed:
-            return False
-        batch = reader.pending[: self.batch_size]
-        started = time.monotonic()
-        failed = self._deliver(batch)
-        done = batch if failed is None else [r for r in batch if sequence(r) < failed]
-        reader.pending = reader.pending[len(done):]
-        reader.first_pending_at = reader.read_while_busy_since = started
+    def _hold(self, reader: ShardReader, records: list[dict]) -> None:
+        held, before = [], reader.position
+        for raw in records:
+            number = raw["dynamodb"]["SequenceNumber"]
+            if passes_filter(raw):
+                shard = self.virtual_shards[shard_of(raw, len(self.virtual_shards))]
+                held.append((number, before, lambda_record(raw, self.stream_arn), shard))
+            before = number
+        now = self.clock()
+        with self._changed:
+            for number, before, record, shard in held:
+                reader.unhandled.append((number, before))
+                shard.pending.append((record, reader, now))
+            if records:
+                reader.position = records[-1]["dynamodb"]["SequenceNumber"]
+            if held:
+                self._changed.notify_all()
+
+    def _deliver_all(self, shard: VirtualShard) -> None:
+        while not self._stop.is_set():
+            try:
+                batch = self._take(shard, wait=True)
+                if batch:
+                    self._run(shard, batch)
+            except Exception as error:
+                sys.stderr.write(f"stream shard {shard.number} restarting after: {error!r}\n")
+                shard.busy = False
+                self._stop.wait(1)
+
+    def _due(self, shard: VirtualShard) -> float | None:
+        """Seconds until the shard's next batch is due (0: now); None when it has none to deliver.
+        A batch is due when it is full, its window has passed or its shard has ended."""
+        if shard.busy or not shard.pending:
+            return None
+        _, reader, read_at = shard.pending[0]
+        if len(shard.pending) >= self.batch_size or reader.closed:
+            return 0
+        return max(0.0, read_at + self.window - self.clock())
+
+    def _take(self, shard: VirtualShard, wait: bool) -> list | None:
+        with self._changed:
+            while not self._stop.is_set():
+                due = self._due(shard)
+                if due == 0:
+                    shard.busy = True
+                    return shard.pending[: self.batch_size]
+                if not wait:
+                    return None
+                self._changed.wait(due)
+        return None
+
+    def _run(self, shard: VirtualShard, batch: list) -> None:
+        failed = self._deliver([record for record, _, _ in batch])
+        with self._changed:
+            backoff = self._settle(shard, batch, failed)
+        if backoff:
+            self._stop.wait(backoff)
+
+    def _settle(self, shard: VirtualShard, batch: list, failed: int | None) -> float:
+        """Acknowledges what the function handled; the seconds to wait before a retry."""
+        done = batch if failed is None else [item for item in batch if sequence(item[0]) < failed]
+        del shard.pending[: len(done)]
+        for record, reader, _ in done:
+            reader.handle(record["dynamodb"]["SequenceNumber"])
         self.delivered += len(done)
-        if done:
-            reader.checkpoint = done[-1]["dynamodb"]["SequenceNumber"]
+        shard.busy = False
         if failed is None:
-            reader.attempts = 0
-            return True
-        reader.attempts = 1 if done else reader.attempts + 1
-        if reader.attempts > self.max_retries:
-            self.dead_letters.append(reader.pending.pop(0))
-            reader.checkpoint = self.dead_letters[-1]["dynamodb"]["SequenceNumber"]
-            sys.stderr.write(f"stream record sent to dead letters after {self.max_retries} retries\n")
-            reader.attempts = 0
-        else:
-            self._stop.wait(min(0.05 * 2 ** reader.attempts, 2))
-        return True
+            shard.attempts = 0
+            return 0
+        shard.attempts = 1 if done else shard.attempts + 1
+        if shard.attempts <= self.max_retries:
+            return min(0.05 * 2 ** shard.attempts, 2)
+        record, reader, _ = shard.pending.pop(0)
+        reader.handle(record["dynamodb"]["SequenceNumber"])
+        self.dead_letters.append(record)
+        sys.stderr.write(f"stream record sent to dead letters after {self.max_retries} retries\n")
+        shard.attempts = 0
+        return 0
 
     def _deliver(self, batch: list[dict]) -> int | None:
         """Calls the handler; the lowest failed sequence number, or None when all succeeded."""
