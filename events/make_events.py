@@ -5,7 +5,8 @@ One per route, its record's sample (``alleycat.routes``: query and body, the pat
 ``SAMPLE_IDS``) shaped as the HTTP API sends it (payload format 2.0, the JWT authorizer's
 Cognito claims on the protected routes), and one for the stream processor: the record the table's stream
 delivers after `post_telemetry.json` (its samples, in racer-1's first chunk), and one for the finisher
-(what a race's finish schedule sends it). Used by the
+(what a race's finish schedule sends it), and one for the board publisher (what the stream processor
+sends it, due a second after the telemetry record). Used by the
 integration tests and by `sam local invoke -e`.
 """
 
@@ -16,7 +17,7 @@ from alleycat import entities as e
 from alleycat.routes import ROUTES, SAMPLE_IDS, by_function
 from alleycat.scores import output
 from local.events import http_event
-from stacks.settings import FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 
 HERE = Path(__file__).resolve().parent
 
@@ -67,6 +68,7 @@ def texts() -> dict[str, str]:
         files[f"{route.function}.json"] = json.dumps(event, indent=2) + "\n"
     files[f"{STREAM_PROCESSOR}.json"] = json.dumps(stream_event(), indent=2, default=str) + "\n"
     files[f"{FINISHER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"
+    files[f"{BOARD_PUBLISHER}.json"] = json.dumps({"raceId": RACE_ID, "at": 1763805602000}, indent=2) + "\n"
     files[f"{TOKEN_GROUPS}.json"] = json.dumps(token_event(), indent=2) + "\n"
     return files
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from alleycat import entities as e
 from alleycat.routes import ROUTES, SAMPLE_IDS
 from stacks import logical_id
-from stacks.settings import FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
 
@@ -29,11 +29,12 @@ SAMPLE_RACE = e.Race(RACE_ID, SAMPLE_IDS["classId"], "Hill climb", "2026-11-22T1
 def run_order() -> list[str]:
     """The functions in the order their sample events run against this table, each finding what the
     ones before it wrote: the routes' samples in the route table's order; the stream processor right
-    after the telemetry its record carries (events/make_events.py), the finisher right before an
+    after the telemetry its record carries (events/make_events.py) and the board publisher after it, the finisher right before an
     admin's finish (the sample race is long past its end: the finisher finishes it, the route then
     finds it finished), the token trigger last (it reads no table)."""
     order = [route.function for route in ROUTES]
     order.insert(order.index("post_telemetry") + 1, STREAM_PROCESSOR)
+    order.insert(order.index(STREAM_PROCESSOR) + 1, BOARD_PUBLISHER)
     order.insert(order.index("finish_race"), FINISHER)
     return [*order, TOKEN_GROUPS]
 

@@ -24,10 +24,10 @@ import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from alleycat import dynamo, ending, push, tokens
+from alleycat import dynamo, ending, push, push_gate, tokens
 from alleycat.routes import ROUTES
 from stacks import headers
-from stacks.settings import FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import BOARD_PUBLISHER, FINISHER, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR, TOKEN_GROUPS
 
 from . import openapi
 from .auth import authorizer_claims
@@ -46,6 +46,7 @@ from .userpool import UserPool
 TABLE_NAME = "alleycat-local"
 FINISH_GROUP = "alleycat-race-finishes"
 FINISHER_WORKERS = 8  # started as needed: races ending within the same ~2 minutes, each finisher waiting for its end
+PUBLISHER_WORKERS = 2  # started with the stack: each waits under a second for its race's next message
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
 USER_POOL_ENDPOINT = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"  # boto3's cognito-idp client: the stand-in
 
@@ -206,9 +207,10 @@ class LocalStack:
         self.runtime: Runtime | None = None
         self.stream_runtime: Runtime | None = None
         self.async_runtime: Runtime | None = None
+        self.publisher_runtime: Runtime | None = None
         self.functions_api: LambdaApi | None = None
         self.scheduler: SchedulerApi | None = None
-        self._finish_environment: dict[str, str] = {}
+        self._async_environment: dict[str, str] = {}
         self._http: ApiServer | None = None
 
     @property
@@ -223,7 +225,7 @@ class LocalStack:
                                    secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
                                    region=os.environ["AWS_DEFAULT_REGION"]).start()
             os.environ[push.URL_VARIABLE] = self.events.http_url
-        self._start_race_finishes()
+        self._start_async_functions()
         self._start_user_pool()
         dynamo.client.cache_clear()  # a client made earlier in this process may point elsewhere
         self.dynamodb.create_table(TABLE_NAME)
@@ -244,23 +246,35 @@ class LocalStack:
         threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
         return self
 
-    def _start_race_finishes(self) -> None:
-        """Races finish by themselves here as in AWS (``alleycat.ending``): stand-ins for EventBridge
-        Scheduler and Lambda's Invoke, on the stack's clock, run the finisher in worker processes
-        of its own (it waits for a race's end, up to ``ending.LONGEST_WAIT`` seconds)."""
+    def _start_async_functions(self) -> None:
+        """The functions invoked asynchronously, as in AWS. Races finish by themselves (``alleycat.ending``):
+        stand-ins for EventBridge Scheduler and Lambda's Invoke, on the stack's clock, run the finisher
+        in worker processes of its own (it waits for a race's end, up to ``ending.LONGEST_WAIT``
+        seconds). With push on, the board publisher (``alleycat.push_gate``) has workers of its own."""
         credentials = {"access_key": os.environ["AWS_ACCESS_KEY_ID"], "secret_key": os.environ["AWS_SECRET_ACCESS_KEY"],
                        "region": os.environ["AWS_DEFAULT_REGION"]}
         self.async_runtime = Runtime(workers=FINISHER_WORKERS, clock=self.clock, prestart=False, functions=(FINISHER,))
-        self.functions_api = LambdaApi(self.async_runtime.invoke, {FINISHER}, host=self.host, **credentials).start()
+
+        def run(function: str, event: dict) -> dict:
+            return (self.publisher_runtime if function == BOARD_PUBLISHER else self.async_runtime).invoke(function, event)
+
+        self.functions_api = LambdaApi(run, {FINISHER, *([BOARD_PUBLISHER] if self.push else [])}, host=self.host,
+                                       **credentials).start()
         self.scheduler = SchedulerApi(self.clock, self.functions_api.invoke_async, host=self.host,
                                       groups=(FINISH_GROUP,), **credentials).start()
         account, region = self.functions_api.account, credentials["region"]
-        self._finish_environment = {
+        self._async_environment = {
             "AWS_ENDPOINT_URL_SCHEDULER": self.scheduler.url, "AWS_ENDPOINT_URL_LAMBDA": self.functions_api.url,
             ending.GROUP_VARIABLE: FINISH_GROUP, ending.FINISHER_VARIABLE: self.functions_api.arn(FINISHER),
             ending.ROLE_VARIABLE: f"arn:aws:iam::{account}:role/{FINISH_GROUP}",
-            ending.DEAD_LETTERS_VARIABLE: f"arn:aws:sqs:{region}:{account}:{FINISH_GROUP}"}
-        os.environ.update(self._finish_environment)
+            ending.DEAD_LETTERS_VARIABLE: f"arn:aws:sqs:{region}:{account}:{FINISH_GROUP}",
+            **({push_gate.PUBLISHER_VARIABLE: self.functions_api.arn(BOARD_PUBLISHER)} if self.push else {}),
+            # the stack's rate, unless the environment names another (the bench measures several)
+            **({} if os.environ.get(push_gate.MESSAGES_VARIABLE) else
+               {push_gate.MESSAGES_VARIABLE: str(PUSH_MESSAGES_PER_SECOND)})}
+        os.environ.update(self._async_environment)
+        if self.push:  # after the environment: its workers start now, with it
+            self.publisher_runtime = Runtime(workers=PUBLISHER_WORKERS, clock=self.clock, functions=(BOARD_PUBLISHER,))
 
     def _start_user_pool(self) -> None:
         """Sign-up and sign-in as in AWS (stacks/users.py): the pool's tokens pass through the same
@@ -278,7 +292,8 @@ class LocalStack:
 
     def memory(self) -> str:
         """The stack's resident memory: its Python processes (server, function workers) and DynamoDB Local's JVM."""
-        python = rss_bytes() + sum(runtime.rss_bytes() for runtime in (self.runtime, self.stream_runtime, self.async_runtime))
+        python = rss_bytes() + sum(runtime.rss_bytes() for runtime in (self.runtime, self.stream_runtime, self.async_runtime,
+                                                                        self.publisher_runtime) if runtime)
         engine = self.dynamodb.rss_bytes()
         return (f"stack memory {(python + engine) / 2**20:,.0f} MB "
                 f"(Python {python / 2**20:,.0f} MB + DynamoDB Local {engine / 2**20:,.0f} MB)")
@@ -294,10 +309,10 @@ class LocalStack:
                 api.stop()
         if self.users and os.environ.get(USER_POOL_ENDPOINT) == self.users.url:
             del os.environ[USER_POOL_ENDPOINT]
-        for name, value in self._finish_environment.items():
+        for name, value in self._async_environment.items():
             if os.environ.get(name) == value:
                 del os.environ[name]
-        for runtime in (self.runtime, self.stream_runtime):
+        for runtime in (self.runtime, self.stream_runtime, self.publisher_runtime):
             if runtime:
                 runtime.stop()
         if self.async_runtime:

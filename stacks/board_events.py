@@ -1,12 +1,15 @@
 """Live race boards pushed to browsers: an AppSync Events API with one channel namespace, ``races``.
 
 The stream processor publishes each race's board changes on ``/races/<raceId>`` (``alleycat.push``)
-over the API's HTTP endpoint, signed with its own role (IAM); browsers subscribe over the
+over the API's HTTP endpoint, signed with its own role (IAM), at most ``PUSH_MESSAGES_PER_SECOND``
+a race: a change while the race's next message is not due is sent by the board publisher, a function
+the stream processor invokes asynchronously (``alleycat.push_gate``). Browsers subscribe over the
 real-time WebSocket endpoint with an API key.
 
 **Who may do what.** Connecting and subscribing take the API key, and only the API key; publishing
 takes IAM, and only IAM (the API's defaults and the namespace's modes say the same), and the only
-role granted ``appsync:EventPublish`` is the stream processor's, on this namespace alone. A browser
+roles granted ``appsync:EventPublish`` are the stream processor's and the board publisher's, on this
+namespace alone. A browser
 holding the key can read race boards, which are public anyway (``GET /races/{raceId}/leaderboard``
 is a public route), and cannot publish: its key is not an auth mode publishing accepts.
 
@@ -25,14 +28,18 @@ from __future__ import annotations
 
 import time
 
-from aws_cdk import Expiration, RemovalPolicy, Stack
+from aws_cdk import Duration, Expiration, RemovalPolicy, Stack
 from aws_cdk import aws_appsync as appsync
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from alleycat import push_gate
 from alleycat.push import NAMESPACE, URL_VARIABLE
+
+from .functions import Functions
+from .settings import BOARD_PUBLISHER, BOARD_PUBLISHER_ACTIONS, PUSH_MESSAGES_PER_SECOND, memory_mb
 
 API_KEY = appsync.AppSyncAuthorizationType.API_KEY
 IAM = appsync.AppSyncAuthorizationType.IAM
@@ -47,9 +54,19 @@ def key_expiry(now: float | None = None) -> Expiration:
 
 
 class BoardEvents(Construct):
-    def __init__(self, scope: Construct, id: str, *, publisher: lambda_.Function,
+    def __init__(self, scope: Construct, id: str, *, stream: lambda_.Function, functions: Functions,
                  removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
         super().__init__(scope, id)
+        # Waits until the race's next message is due (under a second), then one write, one Query, one publish.
+        self.publisher = functions.add(BOARD_PUBLISHER, "Sends a race's board when its next message is due",
+                                       BOARD_PUBLISHER_ACTIONS, timeout=Duration.seconds(10),
+                                       memory_size=memory_mb(BOARD_PUBLISHER))
+        # A message a minute late is worth nothing, nor is a retry: the race's next writer asks again
+        # (push_gate.STALE_MS) when one never came.
+        self.publisher.configure_async_invoke(max_event_age=Duration.seconds(60), retry_attempts=0)
+        stream.add_to_role_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"],
+                                                      resources=[self.publisher.function_arn]))
+        stream.add_environment(push_gate.PUBLISHER_VARIABLE, self.publisher.function_arn)
         # Errors only (a refused publish or subscription), into a log group of the stack's own,
         # written by a role that may write there and nowhere else (not AWS's managed policy).
         logs_role = iam.Role(self, "LogsRole", assumed_by=iam.ServicePrincipal("appsync.amazonaws.com"),
@@ -77,8 +94,10 @@ class BoardEvents(Construct):
             "Races", channel_namespace_name=NAMESPACE,
             authorization_config=appsync.NamespaceAuthConfig(publish_auth_mode_types=[IAM],
                                                              subscribe_auth_mode_types=[API_KEY]))
-        self.namespace.grant_publish(publisher)
-        publisher.add_environment(URL_VARIABLE, self.http_url)
+        for publisher in (stream, self.publisher):
+            self.namespace.grant_publish(publisher)
+            publisher.add_environment(URL_VARIABLE, self.http_url)
+            publisher.add_environment(push_gate.MESSAGES_VARIABLE, str(PUSH_MESSAGES_PER_SECOND))
 
     @property
     def http_url(self) -> str:

@@ -16,11 +16,18 @@ from alleycat.routes import BATCH_GET, BATCH_WRITE, CONDITION_CHECK, DELETE, GET
 STREAM_PROCESSOR = "stream_processor"  # on the table's stream
 FINISHER = "finish_due_race"  # finishes a race at its end, invoked by the race's one-time schedule (``ending``)
 TOKEN_GROUPS = "token_groups"  # the user pool's pre-token-generation trigger
-NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS)
+BOARD_PUBLISHER = "publish_board"  # sends a race's board when its next message is due (``alleycat.push_gate``)
+NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, BOARD_PUBLISHER)
 FUNCTIONS = (*(route.function for route in ROUTES), *NOT_ROUTES)
 
 # The stream processor's table actions (the finisher's are a route's: routes.FINISH_ACTIONS).
 STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WRITE, CONDITION_CHECK)
+# The board publisher's: the race's push gate (UpdateItem), then its board (one Query).
+BOARD_PUBLISHER_ACTIONS = (UPDATE, QUERY)
+# Pushed boards: at most this many messages a race a second, whatever the stream's shard count
+# (AppSync bills each message once per viewer): the cheapest rate that stays fresher than polling,
+# measured at 1, 2 and 4 (docs/performance.md, "Push").
+PUSH_MESSAGES_PER_SECOND = 1
 # Its event source mapping, read by the stack and by the local stream poller alike. One
 # invocation a second per shard at most: board writes are coalesced per invocation, so the
 # window bounds the writes a race's partition sees (docs/capacity.md).
@@ -33,6 +40,7 @@ STREAM_RETRIES = 5
 # ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
 DEFAULT_MEMORY_MB = 256
 MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128,  # the finisher mostly waits
+             BOARD_PUBLISHER: 128,  # waits up to a second, then one write, one Query and one publish
              # An admin's sign-in builds a boto3 client and calls AdminGetUser within Cognito's 5-second
              # limit, cold: 512 MB's CPU for that (a guess until measured in AWS); racers' pass straight through.
              TOKEN_GROUPS: 512}

@@ -3,7 +3,7 @@
 from alleycat import ending
 from alleycat.routes import FINISH_ACTIONS
 from stacks.functions import logical_id
-from stacks.settings import FINISHER, STREAM_PROCESSOR
+from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR
 
 from .conftest import of_type
 from .test_stack import as_list, role_of, statements
@@ -24,8 +24,8 @@ def test_the_schedules_role_can_only_invoke_the_finisher_or_give_up_into_its_que
     granted = {(action, str(statement["Resource"])) for statement in statements(resources, name)
                for action in as_list(statement["Action"])}
     # (the queue the finisher's failed asynchronous invocations go to)
-    [config] = of_type(resources, "AWS::Lambda::EventInvokeConfig").values()
-    assert config["Properties"]["FunctionName"] == {"Ref": logical_id(FINISHER)}
+    [config] = [config for config in of_type(resources, "AWS::Lambda::EventInvokeConfig").values()
+                if config["Properties"]["FunctionName"] == {"Ref": logical_id(FINISHER)}]
     failures = config["Properties"]["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"][0]
     assert granted == {("lambda:InvokeFunction", str({"Fn::GetAtt": [logical_id(FINISHER), "Arn"]})),
                        ("sqs:SendMessage", str({"Fn::GetAtt": [failures, "Arn"]}))}
@@ -54,11 +54,11 @@ def test_only_the_finisher_makes_schedules_and_passes_the_role(resources):
     assert makers == passers == {role_of(resources, FINISHER)}
 
 
-def test_the_stream_processor_may_only_start_the_finisher(resources):
+def test_the_stream_processor_may_only_start_the_finisher_and_the_board_publisher(resources):
     invokes = [statement for statement in statements(resources, role_of(resources, STREAM_PROCESSOR))
                if any(action.startswith("lambda:") for action in as_list(statement["Action"]))]
     assert invokes == [{"Action": "lambda:InvokeFunction", "Effect": "Allow",
-                        "Resource": {"Fn::GetAtt": [logical_id(FINISHER), "Arn"]}}]
+                        "Resource": [{"Fn::GetAtt": [logical_id(name), "Arn"]} for name in (FINISHER, BOARD_PUBLISHER)]}]
     environment = resources[logical_id(STREAM_PROCESSOR)]["Properties"]["Environment"]["Variables"]
     assert environment[ending.FINISHER_VARIABLE] == {"Fn::GetAtt": [logical_id(FINISHER), "Arn"]}
 

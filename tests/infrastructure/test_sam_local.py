@@ -28,7 +28,7 @@ from stacks import LAYER_DIR, python313
 from stacks.app import STACK_NAME
 from stacks.functions import ENDPOINT_VARIABLE, logical_id
 from stacks.layers import REQUIREMENTS, pinned_packages
-from stacks.settings import FINISHER, FUNCTIONS, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import BOARD_PUBLISHER, FINISHER, FUNCTIONS, STREAM_PROCESSOR, TOKEN_GROUPS
 
 from . import lambda_runtime
 
@@ -229,6 +229,12 @@ def test_route_function_answers_its_sample_event(invocations, route: Route):
 def test_the_finisher_finishes_the_sample_race_its_end_long_past(invocations):
     # Given what a race's finish schedule sends / Then the race, open and past its end, is finished at once
     assert invocations[FINISHER]["response"] == {"raceId": RACE_ID, "outcome": "finished"}
+
+
+def test_the_board_publisher_finds_no_message_asked_for_and_sends_none(invocations):
+    # Given what the stream processor sends it, for a race whose push gate asked for none (sam's stream
+    # processor has no Event API) / Then it returns at once, having sent nothing
+    assert invocations[BOARD_PUBLISHER]["response"] == {"raceId": RACE_ID, "sent": False}
 
 
 def test_the_token_trigger_leaves_a_racers_token_as_cognito_made_it(invocations):

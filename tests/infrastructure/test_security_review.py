@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 
+from alleycat import push_gate
 from alleycat.routes import ROUTES
 from stacks import headers
 from stacks.functions import logical_id
 from stacks.layers import pinned_packages
-from stacks.settings import FUNCTIONS, STREAM_PROCESSOR
+from stacks.settings import BOARD_PUBLISHER, FUNCTIONS, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR
 
 from aws_cdk import App, Stack, assertions
 
@@ -264,22 +265,45 @@ def appsync_statements(resources: dict) -> list[tuple[str, dict]]:
                    (statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]))]
 
 
-def test_only_the_stream_processor_may_publish_and_only_on_the_races_namespace(resources):
+def test_only_the_stream_processor_and_the_board_publisher_may_publish_and_only_on_the_races_namespace(resources):
     # Given every IAM statement about AppSync in the stack
     found = appsync_statements(resources)
-    # Then there is one: the stream processor's role may EventPublish, nothing else
-    [(role, statement)] = found
-    function = resources[logical_id(STREAM_PROCESSOR)]["Properties"]
-    assert function["Role"] == {"Fn::GetAtt": [role, "Arn"]}
-    assert statement["Effect"] == "Allow" and statement["Action"] == "appsync:EventPublish"
-    # And only on this API's races namespace (no wildcard, no other API)
+    # Then there are two: the stream processor's and the board publisher's roles may EventPublish, nothing else
+    functions = {name: resources[logical_id(name)]["Properties"] for name in (STREAM_PROCESSOR, BOARD_PUBLISHER)}
+    assert sorted(role for role, _ in found) == sorted(f["Role"]["Fn::GetAtt"][0] for f in functions.values())
     api, _ = event_api(resources)
-    parts = statement["Resource"]["Fn::Join"][1]
-    assert {"Fn::GetAtt": [api, "ApiId"]} in parts and parts[-1] == "/channelNamespace/races"
-    assert "*" not in json.dumps(statement["Resource"])
-    # And the function is told where to publish (the API's HTTP domain)
-    url = function["Environment"]["Variables"]["EVENT_API_URL"]
-    assert url == {"Fn::Join": ["", ["https://", {"Fn::GetAtt": [api, "Dns.Http"]}, "/event"]]}
+    for _, statement in found:
+        assert statement["Effect"] == "Allow" and statement["Action"] == "appsync:EventPublish"
+        # And only on this API's races namespace (no wildcard, no other API)
+        parts = statement["Resource"]["Fn::Join"][1]
+        assert {"Fn::GetAtt": [api, "ApiId"]} in parts and parts[-1] == "/channelNamespace/races"
+        assert "*" not in json.dumps(statement["Resource"])
+    for function in functions.values():
+        # And each is told where to publish (the API's HTTP domain) and at what rate
+        variables = function["Environment"]["Variables"]
+        assert variables["EVENT_API_URL"] == {"Fn::Join": ["", ["https://", {"Fn::GetAtt": [api, "Dns.Http"]}, "/event"]]}
+        assert variables[push_gate.MESSAGES_VARIABLE] == str(PUSH_MESSAGES_PER_SECOND)
+
+
+def test_only_the_stream_processor_may_invoke_the_board_publisher_which_is_tried_once(resources):
+    # Given every IAM statement allowing lambda:InvokeFunction on the board publisher
+    publisher = logical_id(BOARD_PUBLISHER)
+    invokers = [policy["Properties"]["Roles"][0]["Ref"] for policy in of_type(resources, "AWS::IAM::Policy").values()
+                for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+                if "lambda:InvokeFunction" in str(statement["Action"])
+                and {"Fn::GetAtt": [publisher, "Arn"]} in as_list(statement["Resource"])]
+    # Then it is the stream processor's role alone, told which function to invoke
+    stream = resources[logical_id(STREAM_PROCESSOR)]["Properties"]
+    assert invokers == [stream["Role"]["Fn::GetAtt"][0]]
+    assert stream["Environment"]["Variables"][push_gate.PUBLISHER_VARIABLE] == {"Fn::GetAtt": [publisher, "Arn"]}
+    # And the publisher is tried once and dropped within a minute: a late message is worth nothing
+    [config] = [c["Properties"] for c in of_type(resources, "AWS::Lambda::EventInvokeConfig").values()
+                if c["Properties"]["FunctionName"] == {"Ref": publisher}]
+    assert (config["MaximumRetryAttempts"], config["MaximumEventAgeInSeconds"]) == (0, 60)
+
+
+def as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
 
 
 def test_the_viewers_key_expires_within_appsyncs_year_and_is_renewed_by_each_deploy(resources):

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from alleycat import clock as function_clock
-from alleycat import ending
+from alleycat import aws, ending
 from alleycat.clock import epoch, iso
 from stacks.settings import FINISHER
 from local import handlers
@@ -40,7 +40,7 @@ class Finishes:
                             ending.ROLE_VARIABLE: "arn:aws:iam::000000000000:role/finishes",
                             ending.DEAD_LETTERS_VARIABLE: "arn:aws:sqs:us-east-1:000000000000:finishes"}.items():
             monkeypatch.setenv(name, value)
-        ending._client.cache_clear()  # clients made for another test's stand-ins
+        aws.client.cache_clear()  # clients made for another test's stand-ins
 
     def run(self, function, event):
         answer = handlers.invoke(function, event)
@@ -58,7 +58,7 @@ class Finishes:
     def stop(self):
         self.scheduler.stop()
         self.functions.stop()
-        ending._client.cache_clear()
+        aws.client.cache_clear()
 
 
 @pytest.fixture

@@ -469,7 +469,7 @@ class Recorder:
         self.sent += [(channel, event) for event in events]
 
 
-def react(records, publisher):
+def react(records, publisher, later=None):
     """The stream's work for ``records``, done in this process, while counting its DynamoDB requests."""
     from alleycat.stream.plan import Plan
     from alleycat.stream.reactions import react as react_to
@@ -479,7 +479,7 @@ def react(records, publisher):
     plan, unreadable = Plan.of(records)
     requests = Writes(operations=None)
     try:
-        assert unreadable == [] and react_to(plan, publisher) == []
+        assert unreadable == [] and react_to(plan, publisher, later) == []
     finally:
         requests.close()
     return requests.calls
@@ -555,3 +555,35 @@ def test_a_board_read_with_its_race_carries_the_races_status(server, race):
     react(server.read(), recorder)
     # Then the board read for the push says finished (viewers read the final board), as the settlement's message does
     assert [message["status"] for _, message in recorder.sent] == ["finished", "finished"]
+
+
+def test_a_board_written_before_its_next_message_is_due_is_sent_by_the_board_publisher(server, race, monkeypatch):
+    from alleycat import push_gate
+    from alleycat.stream import pushing
+
+    api, race_id = race
+    recorder, asked = Recorder(), []
+
+    def later(race_id, at):
+        asked.append((race_id, at))
+
+    # The race's first batch is sent at once
+    react(server.read(), recorder, later)
+    assert len(recorder.sent) == 1 and asked == []
+    # A batch within the second after it asks for a delayed publish instead
+    api("post_telemetry", {"raceId": race_id}, body={"samples": [{"racerId": "b", "second": 70, "cadence": 99,
+                                                                   "resistance": 50}]}, claims=ADMIN)
+    react(server.read(), recorder, later)
+    [(asked_race, at)] = asked
+    assert asked_race == race_id and len(recorder.sent) == 1
+    # When the board publisher runs at that time (its wait recorded, not waited)
+    waits = []
+    monkeypatch.setattr(push_gate, "sleep_until", waits.append)
+    monkeypatch.setattr(push_gate, "now_ms", lambda: at)
+    assert pushing.push_later(recorder, race_id, at) is True
+    # Then it sent the board as the route reads it, racer b's new second among its rows
+    (channel, message) = recorder.sent[-1]
+    assert waits == [at] and channel == f"/races/{race_id}"
+    assert message["rows"] == http_rows(api, race_id) and http_rows(api, race_id)[-1][1:4:2] == ["b", 70]
+    # and Lambda delivering the invocation twice sends nothing more
+    assert pushing.push_later(recorder, race_id, at) is False and len(recorder.sent) == 2

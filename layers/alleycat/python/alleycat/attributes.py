@@ -29,6 +29,8 @@ def to_attr(value: Any) -> dict:
         return {"L": [to_attr(v) for v in value]}
     if isinstance(value, (bytes, bytearray)):
         return {"B": bytes(value)}
+    if isinstance(value, (set, frozenset)) and value and all(isinstance(v, int) for v in value):
+        return {"NS": sorted(str(v) for v in value)}
     raise TypeError(f"cannot store {type(value).__name__}")
 
 

@@ -18,9 +18,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from functools import lru_cache
 
-from . import clock, races
+from . import aws, clock, races
 from . import entities as e
 from .observability import seconds
 
@@ -59,8 +58,7 @@ def schedule_name(race_id: str) -> str:
 
 def start(race_id: str) -> None:
     """The stream processor's part: the finisher invoked (asynchronously) for a race just created."""
-    _client("lambda").invoke(FunctionName=os.environ[FINISHER_VARIABLE], InvocationType="Event",
-                             Payload=json.dumps({"raceId": race_id}))
+    aws.invoke_later(os.environ[FINISHER_VARIABLE], {"raceId": race_id})
 
 
 def finish_when_due(race_id: str, finisher_arn: str) -> str:
@@ -84,7 +82,7 @@ def finish_when_due(race_id: str, finisher_arn: str) -> str:
 
 
 def _schedule(race: e.Race, minute: float, finisher_arn: str) -> None:
-    scheduler = _client("scheduler")
+    scheduler = aws.client("scheduler")
     try:
         scheduler.create_schedule(
             Name=schedule_name(race.raceId), GroupName=os.environ[GROUP_VARIABLE],
@@ -97,13 +95,3 @@ def _schedule(race: e.Race, minute: float, finisher_arn: str) -> None:
                     "DeadLetterConfig": {"Arn": os.environ[DEAD_LETTERS_VARIABLE]}})
     except scheduler.exceptions.ConflictException:
         pass  # made by an earlier invocation for the same race
-
-
-@lru_cache(maxsize=None)
-def _client(service: str):
-    """One client per service and process, made at its first use (as ``dynamo.client``)."""
-    import botocore.session
-
-    from .dynamo import config
-
-    return botocore.session.Session().create_client(service, config=config())

@@ -183,6 +183,19 @@ class RaceBoard(Entity):
 
 
 @dataclass
+class PushGate(Entity):
+    """When the race's board may next be pushed (``board_push``), in epoch milliseconds: ``next``, the
+    earliest next message; ``armed``, when a delayed publish was asked for (absent: none is coming);
+    ``pending``, the board shards written since the last message."""
+
+    KEYS = keys.PUSH_GATE
+    raceId: str
+    pending: set = field(default_factory=set)
+    next: int = 0
+    armed: int | None = None
+
+
+@dataclass
 class ClassBoard(Entity):
     """A class's all-time leaderboard: racerId -> [bestScore, raceId, name]."""
 
@@ -319,7 +332,7 @@ def sample_attribute(second: int) -> str:
 
 
 _BY_TYPE: dict[str, type[Entity]] = {
-    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, ClassBoard, Best, Chunk, PackedChunk,
+    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, PushGate, ClassBoard, Best, Chunk, PackedChunk,
                                      BestPace, ClassCard, RaceCard)
 }
 

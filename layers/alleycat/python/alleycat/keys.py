@@ -119,6 +119,7 @@ CLASS_BOARD = _entity("ClassBoard", "CLASS#{classId}", "BOARD#{classId}")
 RACE = _entity("Race", "RACE#{raceId}", "CLASS#{classId}")
 RACE_GATE = _entity("RaceGate", "GATE#{raceId}#{copy:02d}", "GATE#{raceId}")
 RACE_BOARD = _entity("RaceBoard", "RACE#{raceId}", "BOARD#{raceId}#{shard:02d}")
+PUSH_GATE = _entity("PushGate", "RACE#{raceId}", "PUSH#{raceId}")  # after the race: pattern 4's Query stops before it
 ENTRY = _entity("Entry", "RACER#{racerId}", "RACE#{raceId}")
 BEST = _entity("Best", "RACER#{racerId}", "BEST#{classId}")
 BEST_PACE = _entity("BestPace", "CLASS#{classId}", "PACE#{classId}")

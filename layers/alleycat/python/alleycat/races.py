@@ -169,3 +169,43 @@ def set_standing_name(race_id: str, racer_id: str, name: str) -> None:
                 UpdateExpression=f"SET standings.#racer[{NAME_INDEX}] = :name",
                 ConditionExpression="attribute_exists(standings.#racer)",
                 ExpressionAttributeNames={"#racer": racer_id}, ExpressionAttributeValues=values(name=name))
+
+
+# The race's push gate (``board_push``): times in epoch milliseconds, one item written in place.
+_GATE_NAMES = {"#next": "next", "#armed": "armed", "#pending": "pending", "#type": "type"}
+
+
+def _gate_write(race_id: str, expression: str, condition: str | None = None, **named) -> e.PushGate | None:
+    """The gate before the write (an empty gate if it was new); None when ``condition`` was not met."""
+    gate, said = e.PushGate(race_id), expression + (condition or "")
+    request = {"Key": key_of(gate), "UpdateExpression": expression,
+               "ExpressionAttributeNames": {name: value for name, value in _GATE_NAMES.items() if name in said},
+               "ExpressionAttributeValues": values(type=keys.PUSH_GATE.entity, **named), "ReturnValues": "ALL_OLD"}
+    if condition:
+        request["ConditionExpression"] = condition
+    answer = conditional("update_item", **request)
+    if answer is None:
+        return None
+    return e.from_item(answer["Attributes"]) if answer.get("Attributes") else gate
+
+
+def claim_push(race_id: str, now: int, interval: int, stale: int) -> e.PushGate | None:
+    """The next message is this one, sent now: when it is due and no delayed publish is coming (or the
+    one asked for at ``stale`` or before never came). The gate as it was (its pending shards), or None."""
+    return _gate_write(race_id, "SET #next = :next, #type = :type REMOVE #pending, #armed",
+                       "(attribute_not_exists(#next) OR #next <= :now) AND (attribute_not_exists(#armed) OR #armed < :stale)",
+                       next=now + interval, now=now, stale=stale)
+
+
+def note_push(race_id: str, shards: set[int], now: int) -> e.PushGate:
+    """Board shards written for the next message; a delayed publish asked for now unless one was (the
+    gate as it was says which: no ``armed``, this call armed it)."""
+    return _gate_write(race_id, "ADD #pending :shards SET #armed = if_not_exists(#armed, :now), #type = :type",
+                       shards=set(shards), now=now)
+
+
+def take_push(race_id: str, now: int, interval: int) -> e.PushGate | None:
+    """The delayed publish's message is sent now: the gate as it was (its pending shards), or None when
+    another message took it first (or is too recent: this publish came so late that it was replaced)."""
+    return _gate_write(race_id, "SET #next = :next, #type = :type REMOVE #pending, #armed",
+                       "attribute_exists(#armed) AND #next <= :now", next=now + interval, now=now)

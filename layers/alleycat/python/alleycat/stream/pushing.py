@@ -1,16 +1,21 @@
-"""Pushing boards to viewers: one message per race whose board a batch wrote, and one when a race is settled.
+"""Pushing boards to viewers: a race's board after a batch wrote it, paced by the race's push gate
+(``push_gate``: at most a message a second, the rest sent later by the board publisher); and a
+message when a race is settled.
 
 The publisher is a port: anything with ``publish(channel, events)`` (``push.Publisher`` sends to
-AppSync Events; a test's records what would be sent). A failure is logged and counted, never a
-failed record: the board in the table is the truth, and viewers read it again on a reconnect.
+AppSync Events; a test's records what would be sent); so is ``later(race_id, at)``, which asks for
+the delayed publish (``push_gate.invoke_publisher``: the board publisher, asynchronously). Without
+``later`` every batch's board is sent at once (a processor tested alone). A failure is logged and
+counted, never a failed record: the board in the table is the truth, and viewers read it again on a
+reconnect.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Callable, Protocol
 
 from .. import entities as e
-from .. import parallel, push, races
+from .. import parallel, push, push_gate, races
 from ..observability import count, logger
 
 
@@ -18,24 +23,54 @@ class Publisher(Protocol):
     def publish(self, channel: str, events: list[dict]) -> object: ...
 
 
-def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]], changed: dict[str, set[str]]) -> None:
+Later = Callable[[str, int], None]
+
+
+def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]], changed: dict[str, set[str]],
+                later: Later | None = None) -> None:
     """The live board of each race, from the shards as this batch wrote them; a race with a shard
     this batch did not write (a small race, or a quiet second) is read once, with its status."""
     if publisher is None or not boards:
         return
 
     def push_board(race_id: str, written: list[e.RaceBoard]) -> None:
+        step = push_gate.after_write(race_id, {board.shard for board in written}) if later else push_gate.Send()
+        if isinstance(step, push_gate.Later):
+            later(race_id, step.at)
+        if not isinstance(step, push_gate.Send):
+            return
         shards, status = written, e.OPEN
         if len(written) < e.BOARD_SHARDS:
             race, shards = races.with_boards(race_id, consistent=True)
             if race is None:
                 return
             status = race.status
-        publisher.publish(push.channel(race_id), [push.board_message(race_id, shards, changed[race_id], status)])
+        moved = changed[race_id] | push_gate.racers_on(shards, step.pending)
+        publisher.publish(push.channel(race_id), [push.board_message(race_id, shards, moved, status)])
 
     for race_id, outcome in parallel.outcomes(push_board, boards).items():
         if parallel.failed(outcome):
             _failed("board push failed", race_id, outcome)
+
+
+def push_later(publisher: Publisher | None, race_id: str, at: int) -> bool:
+    """The board publisher's turn, at ``at`` (epoch milliseconds): the board as it is then, with the
+    racers of the shards noted since the last message as its rows that moved. False when there was
+    nothing to send (another message took the notes, or publishing is off)."""
+    push_gate.sleep_until(at)
+    pending = push_gate.take(race_id) if publisher is not None else None
+    if pending is None:
+        return False
+    try:
+        race, shards = races.with_boards(race_id, consistent=True)
+        if race is None:
+            return False
+        message = push.board_message(race_id, shards, push_gate.racers_on(shards, pending), race.status)
+        publisher.publish(push.channel(race_id), [message])
+    except Exception as error:  # noqa: BLE001 - viewers read the board over HTTP on a reconnect anyway
+        _failed("delayed board push failed", race_id, error)
+        return False
+    return True
 
 
 def push_settled(publisher: Publisher | None, race_id: str) -> None:

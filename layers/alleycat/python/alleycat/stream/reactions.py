@@ -10,10 +10,10 @@ from . import pushing, renames, scoring, settlement
 from .plan import Plan
 
 
-def react(plan: Plan, publisher: pushing.Publisher | None) -> list[str]:
+def react(plan: Plan, publisher: pushing.Publisher | None, later: pushing.Later | None = None) -> list[str]:
     scored = scoring.score(plan.chunks, plan.first_seen)
     failed = scored.failed
-    pushing.push_boards(publisher, scored.boards, scored.changed)
+    pushing.push_boards(publisher, scored.boards, scored.changed, later)
     for race_id, sequence in plan.finished.items():
         if _failed(settlement.settle, race_id):
             failed.append(sequence)

@@ -1,0 +1,103 @@
+"""When a race's board is pushed: at most ``messages_per_second()`` messages a race, however many
+stream shards write its board, and no change left unsent.
+
+Each stream invocation that wrote a race's board shards asks the race's gate (one item in the race's
+partition, ``races.*_push``) what to do (``after_write``):
+
+- **send now** (``Send``) when the next message is due and no delayed publish is coming: a change
+  after a quiet spell waits for nothing. Sending takes the shards other invocations noted.
+- **ask for a delayed publish** (``Later``) otherwise, having noted the board shards it wrote on the
+  gate: the first to note since the last message asks for one at the time the next message is due.
+  The board publisher (``functions/publish_board``, invoked asynchronously) then sends the board as
+  it is, with the racers of every noted shard among its rows that moved (``take``).
+- **nothing** when a delayed publish is coming: it will carry this invocation's shards.
+
+A change is noted before the gate is asked, and a message takes the notes in the write that
+allows it, so every change is in a message sent or in the next one. A delayed publish that never
+came (Lambda gave it up) is replaced by the first writer ``STALE_MS`` after it was due, who sends.
+
+The gate reads the wall clock (AppSync bills messages as they go), never ``alleycat.clock``, the
+race's clock, which a test may stop.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from . import races
+
+MESSAGES_VARIABLE = "PUSH_MESSAGES_PER_SECOND"
+DEFAULT_MESSAGES_PER_SECOND = 1.0  # stacks/settings.py sets the deployed rate (docs/performance.md, "Push")
+STALE_MS = 5000
+PUBLISHER_VARIABLE = "BOARD_PUBLISHER_ARN"  # the stream processor's: the board publisher to invoke
+
+
+@dataclass(frozen=True)
+class Send:
+    """Send the board now; the racers of ``pending`` shards (noted by other invocations) moved too."""
+
+    pending: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class Later:
+    """Ask the board publisher for a message at ``at`` (epoch milliseconds)."""
+
+    at: int
+
+
+def messages_per_second(environ=os.environ) -> float:
+    return float(environ.get(MESSAGES_VARIABLE) or DEFAULT_MESSAGES_PER_SECOND)
+
+
+def interval_ms() -> int:
+    """The least time between two messages of a race."""
+    return round(1000 / messages_per_second())
+
+
+def now_ms() -> int:
+    return round(time.time() * 1000)
+
+
+def after_write(race_id: str, shards: Iterable[int], now: int | None = None) -> Send | Later | None:
+    """What an invocation that wrote these board shards of the race does about its viewers."""
+    now = now_ms() if now is None else now
+    claimed = races.claim_push(race_id, now, interval_ms(), now - interval_ms() - STALE_MS)
+    if claimed is not None:
+        return Send(frozenset(claimed.pending))
+    gate = races.note_push(race_id, set(shards), now)
+    return Later(max(gate.next, now)) if gate.armed is None else None
+
+
+def take(race_id: str, now: int | None = None) -> frozenset[int] | None:
+    """The delayed publish's turn: the shards noted since the last message, or None when a message
+    already took them."""
+    gate = races.take_push(race_id, now_ms() if now is None else now, interval_ms())
+    return None if gate is None else frozenset(gate.pending)
+
+
+def racers_on(boards: Iterable, shards: Iterable[int]) -> set[str]:
+    """The racers standing on these shards of the board (``RaceBoard`` items)."""
+    wanted = set(shards)
+    return {racer_id for board in boards if board.shard in wanted for racer_id in board.standings}
+
+
+def sleep_until(at: int) -> None:
+    wait = at / 1000 - time.time()
+    if wait > 0:
+        time.sleep(wait)
+
+
+
+def invoke_publisher(environ=os.environ) -> Callable[[str, int], None] | None:
+    """How the stream processor asks for a delayed publish: the board publisher invoked asynchronously
+    with ``{"raceId", "at"}``; None where the stack sets no board publisher."""
+    function = environ.get(PUBLISHER_VARIABLE)
+    if not function:
+        return None
+    from . import aws
+
+    return lambda race_id, at: aws.invoke_later(function, {"raceId": race_id, "at": at})
