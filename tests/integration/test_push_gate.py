@@ -46,6 +46,17 @@ def test_a_delayed_publish_that_never_came_is_replaced_by_the_first_writer_once_
     assert push_gate.take(RACE, now=T + 100 + STALE + 2) is None  # and if it comes after all: nothing to send
 
 
+def test_the_gate_is_not_in_the_race_partition_pattern_4_reads():
+    from alleycat import entities as e
+
+    race = e.Race(RACE, "hill-climb", "Hill climb", "2026-11-22T10:00:00Z", 300)
+    races.create(race)
+    push_gate.after_write(RACE, {0}, now=T)
+    push_gate.after_write(RACE, {1}, now=T + 10)
+    found, boards = races.with_boards(RACE, consistent=True)
+    assert found == race and sorted(board.shard for board in boards) == list(range(e.BOARD_SHARDS))
+
+
 def test_the_rate_is_a_setting(monkeypatch):
     monkeypatch.setenv(push_gate.MESSAGES_VARIABLE, "4")
     assert push_gate.after_write(RACE, {1}, now=T) == Send(frozenset())

@@ -1,4 +1,5 @@
-"""The race's partition (``RACE#raceId``): the race and its board shards; and the race's gate copies.
+"""The race's partition (``RACE#raceId``): the race and its board shards; and the race's gate copies
+and push gate, each in a partition of its own.
 
 Every read and write of these items, for the API and the stream alike. Pattern 4 (top scores by
 race) is one Query of the race's partition.
@@ -171,7 +172,8 @@ def set_standing_name(race_id: str, racer_id: str, name: str) -> None:
                 ExpressionAttributeNames={"#racer": racer_id}, ExpressionAttributeValues=values(name=name))
 
 
-# The race's push gate (``board_push``): times in epoch milliseconds, one item written in place.
+# The race's push gate (``push_gate``): times in epoch milliseconds, one item written in place, in a partition
+# of its own (its writes, a few a second, stay out of the partition viewers read).
 _GATE_NAMES = {"#next": "next", "#armed": "armed", "#pending": "pending", "#type": "type"}
 
 
