@@ -12,8 +12,8 @@ from pathlib import Path
 DATA = json.loads(Path(__file__).with_name("prices.json").read_text())
 PRICES, SCENARIO, ASSUMED = DATA["prices"], DATA["scenario"], DATA["assumed"]
 FULL_VCPU_MB, B = 1769, "race_day.bikes"  # Lambda developer guide, "memory and computing power"
-TELEMETRY, JOIN, BOARD, STREAM, FINISHER = "post_telemetry", "join_race", "get_race_leaderboard", "stream_processor", \
-    "finish_due_race"
+TELEMETRY, JOIN, BOARD, STREAM, FINISHER, PUBLISHER = "post_telemetry", "join_race", "get_race_leaderboard", \
+    "stream_processor", "finish_due_race", "publish_board"
 ENVELOPE = len(json.dumps({"type": "data", "id": "00000000-0000-0000-0000-000000000000", "event": ""}))
 
 
@@ -46,9 +46,13 @@ QUANTITIES = {
     "shards": lambda b: b.a("stream_shards"),
     "stream_invocations": lambda b: b.shards * b.s("seconds"),  # one a second a shard (the batching window)
     "per_racer": lambda b: b.s("racers") / b.of(STREAM, "records_per_invocation"),  # a smaller replay scaled up
-    # board messages: one per stream invocation that wrote the race's board, unless coalesced (not built)
-    "publishes": lambda b: b.s("seconds") * min(b.m("push.messages_per_second") * b.shards,
-                                                1.0 if b.lever("push_coalesced") else math.inf),
+    # board messages of the race as measured with the stream read as S shards (the race's push gate paces them)
+    "publishes": lambda b: b.s("seconds") * b.m("push.messages_per_second"),
+    # the push gate's writes: each stream invocation that wrote the race's board, and each delayed publish
+    "gate_writes": lambda b: (b.stream_invocations * b.a("gate_writes_per_invocation") + b.publishes
+                              if b.lever("push") else 0),
+    # the board publisher: at most one invocation a message, each reading the board once (strongly consistent)
+    "delayed_publishes": lambda b: b.publishes if b.lever("push") else 0,
     "api_requests": lambda b: b.api_posts + b.s("racers") + b.origin,
     "origin_shield": lambda b: b.a("regional_edge_caches") * b.origin,
     "polled_gb": lambda b: b.polls * (b.page_bytes + b.a("viewer_header_bytes")) / 1e9,
@@ -62,17 +66,20 @@ QUANTITIES = {
     "first_paints": lambda b: b.s("first_paints") * b.s("viewers"),
     "first_paint_gb": lambda b: b.first_paints * b.page_bytes / 1e9,
     "iot_minutes": lambda b: b.s("racers") * (b.s("seconds") / 60 + 1),
-    "lambda_requests": lambda b: b.posts + b.s("racers") + b.origin + b.stream_invocations + 2,  # + the finisher's two
+    "lambda_requests": lambda b: (b.posts + b.s("racers") + b.origin + b.stream_invocations + b.delayed_publishes
+                                  + 2),  # + the finisher's two
     "schedules": lambda b: b.s("schedules"),
     # a request of two samples writes its chunk once (a chunk stays under 1 KB); board writes grow with S
     "wru": lambda b: (b.m("race_day.wcu_per_racer_second") * b.s("racers") * b.s("seconds")
                       - (b.s("racers") * b.s("seconds") - b.posts) + b.m("race_day.join_wcu_total")
                       + (b.shards - 1) * b.of(STREAM, "board_wcu_per_invocation") * b.s("seconds")
-                      + b.m("race_day.finish.wcu") + b.m("race_day.finish.index_wcu") + b.a("catalog_card_wru")),
-    # pushed, the board is published as its shards' writes returned it: every shard is written each
-    # invocation at this size (a few hundred racers each), so it is never read back
+                      + b.m("race_day.finish.wcu") + b.m("race_day.finish.index_wcu") + b.a("catalog_card_wru")
+                      + b.gate_writes),
+    # pushed, a stream invocation publishes the board as its shards' writes returned it (every shard is
+    # written each invocation at this size, a few hundred racers each); the board publisher reads it
+    # strongly consistent (twice an eventually consistent read's units)
     "rru": lambda b: (b.posts * b.of(TELEMETRY, "rcu") + b.s("seconds") * b.of(STREAM, "rcu") * b.per_racer
-                      + (0 if b.lever("push") else b.origin * b.of(BOARD, "rcu"))
+                      + (2 * b.delayed_publishes * b.of(BOARD, "rcu") if b.lever("push") else b.origin * b.of(BOARD, "rcu"))
                       + b.s("racers") * b.of(JOIN, "rcu") + b.m("race_day.finish.rcu")),
     "log_gb": lambda b: (b.posts * b.logged(TELEMETRY) + b.s("racers") * b.logged(JOIN)
                          + b.stream_invocations * b.logged(STREAM) + (b.origin and b.origin * b.logged(BOARD))
@@ -144,6 +151,9 @@ class Bill:
             JOIN: invocations(JOIN, self.s("racers")), BOARD: self.origin and invocations(BOARD, self.origin),
             STREAM: self.gbs(STREAM, self.stream_invocations, stream_ms)
             + (self.gbs(STREAM, self.publishes, self.a("publish_ms")) if self.lever("push") else 0),
+            # each waits for its message's time (at most the interval between two) and publishes
+            PUBLISHER: self.gbs(PUBLISHER, self.delayed_publishes,
+                                1000 / self.m("push.messages_per_second_setting") + self.a("publish_ms")),
             FINISHER: self.gbs(FINISHER, 1, self.a("finisher_wait_s") * 1000)}
         return sum(self.per_function.values())
 

@@ -13,11 +13,16 @@ import uuid
 from collections import defaultdict
 from datetime import datetime, timezone
 
+from alleycat import push_gate
+from local.streams import SHARDS_VARIABLE
+from stacks.settings import PUSH_MESSAGES_PER_SECOND
+
 from .env import ROOT, say
 from .pricing import race_cost
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 RACERS, VIEWERS, POLLERS, SECONDS = (10, 10, 2, 60) if QUICK else (100, 100, 5, 120)
+SHARDS = 4  # as a 1,000-racer race's table has in AWS (docs/performance.md, "Push")
 
 
 class LoadSampler:
@@ -39,9 +44,10 @@ class LoadSampler:
                         "after": after, "cores": os.cpu_count()}
 
 
-def local_stack() -> tuple[subprocess.Popen, str]:
-    """`python -m local` as `make local` runs it, on a free port: once it says it is ready, it and its URL."""
-    process = subprocess.Popen([sys.executable, "-m", "local"], cwd=ROOT, env={**os.environ, "PORT": "0"},
+def local_stack(environment: dict | None = None) -> tuple[subprocess.Popen, str]:
+    """`python -m local` as `make local` runs it, on a free port, with ``environment`` besides ours: once it
+    says it is ready, it and its URL."""
+    process = subprocess.Popen([sys.executable, "-m", "local"], cwd=ROOT, env={**os.environ, **(environment or {}), "PORT": "0"},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines = []
     for line in process.stdout:
@@ -52,12 +58,14 @@ def local_stack() -> tuple[subprocess.Popen, str]:
     raise RuntimeError("the local stack did not start:\n" + "".join(lines))
 
 
-def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS, seconds: int = SECONDS) -> dict:
+def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS, seconds: int = SECONDS,
+            shards: int = SHARDS, rate: float = PUSH_MESSAGES_PER_SECOND) -> dict:
+    """One race pushed on a local stack reading the stream as ``shards`` shards, at most ``rate`` messages a second."""
     from simulator.client import ApiClient
     from simulator.progress import ProgressBar
     from simulator.race import Settings, Simulator
 
-    stack, url = local_stack()
+    stack, url = local_stack({SHARDS_VARIABLE: str(shards), push_gate.MESSAGES_VARIABLE: str(rate)})
     try:
         client, tag = ApiClient(url), uuid.uuid4().hex[:6]
         client.token = client.local_admin_token()
@@ -79,6 +87,7 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
         "measured": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load_average": load.figures,
         "machine": f"{os.uname().sysname} {os.uname().machine}, {os.cpu_count()} cores",
         "racers": racers, "viewers": viewers, "pollers": pollers, "race_seconds": seconds, "elapsed_seconds": elapsed,
+        "stream_shards": shards, "messages_per_second_setting": rate,
         "late_ticks": totals.late_ticks, "samples_accepted": totals.accepted, "never_shown": audience["push"]["never_shown"],
         **{f"{name}_{q}_s": audience[kind][q] for name, kind in (("freshness", "push"), ("polling", "poll"))
            for q in ("p50", "p95", "p99", "max")},

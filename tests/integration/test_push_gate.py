@@ -9,12 +9,13 @@ import random
 import pytest
 
 from alleycat import push_gate, races
-from alleycat.push_gate import Later, Send
+from alleycat.push_gate import Later
 
 RACE = "01JD5Z6Q8X0000000000000000"
 T = 1_800_000_000_000  # epoch milliseconds
 INTERVAL = 1000
-STALE = INTERVAL + push_gate.STALE_MS
+LINGER = push_gate.LINGER_MS
+STALE = push_gate.STALE_MS
 
 
 @pytest.fixture(autouse=True)
@@ -22,28 +23,30 @@ def one_a_second(table, monkeypatch):
     monkeypatch.setenv(push_gate.MESSAGES_VARIABLE, "1")
 
 
-def test_a_change_after_a_quiet_spell_is_sent_at_once_and_the_next_ones_a_second_later():
-    # The first write of a race sends its board now
-    assert push_gate.after_write(RACE, {3}, now=T) == Send(frozenset())
-    # A write 200 ms later asks for a delayed publish when the next message is due; one after it, nothing
-    assert push_gate.after_write(RACE, {5}, now=T + 200) == Later(T + INTERVAL)
-    assert push_gate.after_write(RACE, {6, 5}, now=T + 400) is None
-    # The delayed publish takes both writers' shards; asked again (Lambda delivered it twice), nothing
-    assert push_gate.take(RACE, now=T + INTERVAL) == {5, 6}
-    assert push_gate.take(RACE, now=T + INTERVAL + 5) is None
-    # A write before the next is due waits for it; one after, with nothing coming, is sent at once
-    assert push_gate.after_write(RACE, {1}, now=T + 1500) == Later(T + 2 * INTERVAL)
-    assert push_gate.take(RACE, now=T + 2 * INTERVAL) == {1}
-    assert push_gate.after_write(RACE, {2}, now=T + 3500) == Send(frozenset())
+def test_the_first_change_asks_for_a_message_a_moment_later_and_the_next_ones_ride_with_it():
+    # The race's first write asks for a message LINGER_MS later; the other shards' writes of that second
+    # ask for nothing: it will carry them
+    assert push_gate.after_write(RACE, {3}, now=T) == Later(T + LINGER)
+    assert push_gate.after_write(RACE, {5}, now=T + 50) is None
+    assert push_gate.after_write(RACE, {6, 5}, now=T + 120) is None
+    # The publisher takes every shard noted; asked again (Lambda delivered it twice), nothing
+    assert push_gate.take(RACE, now=T + LINGER) == {3, 5, 6}
+    assert push_gate.take(RACE, now=T + LINGER + 5) is None
+    # A write before the next message is due asks for it when it is due; one long after, a moment later
+    assert push_gate.after_write(RACE, {1}, now=T + 700) == Later(T + LINGER + INTERVAL)
+    assert push_gate.take(RACE, now=T + LINGER + INTERVAL) == {1}
+    assert push_gate.after_write(RACE, {2}, now=T + 5000) == Later(T + 5000 + LINGER)
 
 
-def test_a_delayed_publish_that_never_came_is_replaced_by_the_first_writer_once_it_is_stale():
-    assert push_gate.after_write(RACE, {1}, now=T) == Send(frozenset())
-    assert push_gate.after_write(RACE, {2}, now=T + 100) == Later(T + INTERVAL)
-    assert push_gate.after_write(RACE, {3}, now=T + 100 + STALE) is None  # still coming, maybe
-    # Lambda gave it up: the first write once it is stale sends, with the shards noted for it
-    assert push_gate.after_write(RACE, {4}, now=T + 100 + STALE + 1) == Send(frozenset({2, 3}))
-    assert push_gate.take(RACE, now=T + 100 + STALE + 2) is None  # and if it comes after all: nothing to send
+def test_a_message_that_never_came_is_asked_for_again_once_it_is_stale():
+    assert push_gate.after_write(RACE, {2}, now=T) == Later(T + LINGER)
+    assert push_gate.after_write(RACE, {3}, now=T + LINGER + INTERVAL + STALE) is None  # still coming, maybe
+    # Lambda gave it up: the first write once it is stale asks again, once, for every shard noted
+    late = T + LINGER + INTERVAL + STALE + 1
+    assert push_gate.after_write(RACE, {4}, now=late) == Later(late + LINGER)
+    assert push_gate.after_write(RACE, {5}, now=late + 1) is None
+    assert push_gate.take(RACE, now=late + LINGER) == {2, 3, 4, 5}
+    assert push_gate.take(RACE, now=late + LINGER + 10) is None  # and if the first came after all: nothing
 
 
 def test_the_gate_is_not_in_the_race_partition_pattern_4_reads():
@@ -59,15 +62,14 @@ def test_the_gate_is_not_in_the_race_partition_pattern_4_reads():
 
 def test_the_rate_is_a_setting(monkeypatch):
     monkeypatch.setenv(push_gate.MESSAGES_VARIABLE, "4")
-    assert push_gate.after_write(RACE, {1}, now=T) == Send(frozenset())
-    assert push_gate.after_write(RACE, {2}, now=T + 100) == Later(T + 250)
-    assert push_gate.take(RACE, now=T + 250) == {2}
-    assert push_gate.after_write(RACE, {3}, now=T + 600) == Send(frozenset())
+    assert push_gate.after_write(RACE, {1}, now=T) == Later(T + LINGER)
+    assert push_gate.take(RACE, now=T + LINGER) == {1}
+    assert push_gate.after_write(RACE, {2}, now=T + LINGER + 10) == Later(T + LINGER + 250)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_any_interleaving_sends_at_most_one_message_an_interval_and_loses_no_shard(seed):
-    """Writers (S shards' invocations, each a moment apart) and the delayed publishes they ask for, in
+    """Writers (S shards' invocations, each a moment apart) and the messages they ask for, in
     time order with random gaps; a delayed publish runs at its time plus a random delay (an async
     invocation's queue, or one so late it was replaced). Every shard written is in a message at or after its write."""
     rng = random.Random(seed)
@@ -82,10 +84,8 @@ def test_any_interleaving_sends_at_most_one_message_an_interval_and_loses_no_sha
         shards = set(rng.sample(range(20), rng.randint(1, 3)))
         written.append((now, shards))
         step = push_gate.after_write(RACE, shards, now=now)
-        if isinstance(step, Send):
-            sent.append((now, set(step.pending) | shards))
-        elif isinstance(step, Later):
-            assert step.at <= now + INTERVAL
+        if step is not None:
+            assert now + LINGER <= step.at <= now + max(LINGER, INTERVAL)
             due.append(step.at + rng.choice((0, 0, 20, 300, 7000)))
     for at in sorted(due):
         pending = push_gate.take(RACE, now=max(at, now))

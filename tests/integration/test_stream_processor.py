@@ -557,7 +557,7 @@ def test_a_board_read_with_its_race_carries_the_races_status(server, race):
     assert [message["status"] for _, message in recorder.sent] == ["finished", "finished"]
 
 
-def test_a_board_written_before_its_next_message_is_due_is_sent_by_the_board_publisher(server, race, monkeypatch):
+def test_with_a_board_publisher_the_batch_asks_it_for_the_message_and_it_sends_the_board(server, race, monkeypatch):
     from alleycat import push_gate
     from alleycat.stream import pushing
 
@@ -567,23 +567,23 @@ def test_a_board_written_before_its_next_message_is_due_is_sent_by_the_board_pub
     def later(race_id, at):
         asked.append((race_id, at))
 
-    # The race's first batch is sent at once
-    react(server.read(), recorder, later)
-    assert len(recorder.sent) == 1 and asked == []
-    # A batch within the second after it asks for a delayed publish instead
+    # The race's batch asks the board publisher for a message, and sends nothing itself
+    requests = react(server.read(), recorder, later)
+    [(asked_race, at)] = asked
+    assert asked_race == race_id and recorder.sent == [] and board_reads(requests, race_id) == 0
+    # A batch right after it asks for nothing: the message asked for will carry it
     api("post_telemetry", {"raceId": race_id}, body={"samples": [{"racerId": "b", "second": 70, "cadence": 99,
                                                                    "resistance": 50}]}, claims=ADMIN)
     react(server.read(), recorder, later)
-    [(asked_race, at)] = asked
-    assert asked_race == race_id and len(recorder.sent) == 1
+    assert len(asked) == 1
     # When the board publisher runs at that time (its wait recorded, not waited)
     waits = []
     monkeypatch.setattr(push_gate, "sleep_until", waits.append)
     monkeypatch.setattr(push_gate, "now_ms", lambda: at)
     assert pushing.push_later(recorder, race_id, at) is True
-    # Then it sent the board as the route reads it, racer b's new second among its rows
-    (channel, message) = recorder.sent[-1]
+    # Then it sent the board as the route reads it: every racer, b at its new second
+    [(channel, message)] = recorder.sent
     assert waits == [at] and channel == f"/races/{race_id}"
-    assert message["rows"] == http_rows(api, race_id) and http_rows(api, race_id)[-1][1:4:2] == ["b", 70]
+    assert message["rows"] == http_rows(api, race_id) and [row[1:4:2] for row in message["rows"]][-1] == ["b", 70]
     # and Lambda delivering the invocation twice sends nothing more
-    assert pushing.push_later(recorder, race_id, at) is False and len(recorder.sent) == 2
+    assert pushing.push_later(recorder, race_id, at) is False and len(recorder.sent) == 1

@@ -1,20 +1,18 @@
 """When a race's board is pushed: at most ``messages_per_second()`` messages a race, however many
 stream shards write its board, and no change left unsent.
 
-Each stream invocation that wrote a race's board shards asks the race's gate (one item in the race's
-partition, ``races.*_push``) what to do (``after_write``):
+Each stream invocation that wrote a race's board shards notes them on the race's gate (one item,
+``races.*_push``) and, the first to note since the last message, asks for the next one
+(``after_write`` gives ``Later``): the board publisher (``functions/publish_board``, invoked
+asynchronously) sends the board as it is then, with the racers of every noted shard among its rows
+that moved (``take``). A message goes when it is due (``next``: the last one plus the interval),
+and ``LINGER_MS`` after the change that asked for it at the soonest: the S shards' invocations of
+the same second (their batching windows open with the same second's samples) then ride in one
+message instead of waiting a whole interval for the next.
 
-- **send now** (``Send``) when the next message is due and no delayed publish is coming: a change
-  after a quiet spell waits for nothing. Sending takes the shards other invocations noted.
-- **ask for a delayed publish** (``Later``) otherwise, having noted the board shards it wrote on the
-  gate: the first to note since the last message asks for one at the time the next message is due.
-  The board publisher (``functions/publish_board``, invoked asynchronously) then sends the board as
-  it is, with the racers of every noted shard among its rows that moved (``take``).
-- **nothing** when a delayed publish is coming: it will carry this invocation's shards.
-
-A change is noted before the gate is asked, and a message takes the notes in the write that
-allows it, so every change is in a message sent or in the next one. A delayed publish that never
-came (Lambda gave it up) is replaced by the first writer ``STALE_MS`` after it was due, who sends.
+A change is noted before the gate is read, and a message takes the notes in the write that allows
+it, so every change is in a message sent or in the next one. A delayed publish that never came
+(Lambda gave it up) is asked for again by the first writer ``STALE_MS`` after it was due.
 
 The gate reads the wall clock (AppSync bills messages as they go), never ``alleycat.clock``, the
 race's clock, which a test may stop.
@@ -31,15 +29,9 @@ from . import races
 
 MESSAGES_VARIABLE = "PUSH_MESSAGES_PER_SECOND"
 DEFAULT_MESSAGES_PER_SECOND = 1.0  # stacks/settings.py sets the deployed rate (docs/performance.md, "Push")
+LINGER_MS = 200
 STALE_MS = 5000
 PUBLISHER_VARIABLE = "BOARD_PUBLISHER_ARN"  # the stream processor's: the board publisher to invoke
-
-
-@dataclass(frozen=True)
-class Send:
-    """Send the board now; the racers of ``pending`` shards (noted by other invocations) moved too."""
-
-    pending: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -62,14 +54,15 @@ def now_ms() -> int:
     return round(time.time() * 1000)
 
 
-def after_write(race_id: str, shards: Iterable[int], now: int | None = None) -> Send | Later | None:
-    """What an invocation that wrote these board shards of the race does about its viewers."""
+def after_write(race_id: str, shards: Iterable[int], now: int | None = None) -> Later | None:
+    """What an invocation that wrote these board shards of the race does about its viewers: ask for
+    the next message (``Later``), or nothing when it is asked for already."""
     now = now_ms() if now is None else now
-    claimed = races.claim_push(race_id, now, interval_ms(), now - interval_ms() - STALE_MS)
-    if claimed is not None:
-        return Send(frozenset(claimed.pending))
     gate = races.note_push(race_id, set(shards), now)
-    return Later(max(gate.next, now)) if gate.armed is None else None
+    if gate.armed is None or (gate.armed < now - interval_ms() - LINGER_MS - STALE_MS
+                              and races.rearm_push(race_id, gate.armed, now)):
+        return Later(max(gate.next, now + LINGER_MS))
+    return None
 
 
 def take(race_id: str, now: int | None = None) -> frozenset[int] | None:

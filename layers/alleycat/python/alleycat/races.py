@@ -191,23 +191,20 @@ def _gate_write(race_id: str, expression: str, condition: str | None = None, **n
     return e.from_item(answer["Attributes"]) if answer.get("Attributes") else gate
 
 
-def claim_push(race_id: str, now: int, interval: int, stale: int) -> e.PushGate | None:
-    """The next message is this one, sent now: when it is due and no delayed publish is coming (or the
-    one asked for at ``stale`` or before never came). The gate as it was (its pending shards), or None."""
-    return _gate_write(race_id, "SET #next = :next, #type = :type REMOVE #pending, #armed",
-                       "(attribute_not_exists(#next) OR #next <= :now) AND (attribute_not_exists(#armed) OR #armed < :stale)",
-                       next=now + interval, now=now, stale=stale)
-
-
 def note_push(race_id: str, shards: set[int], now: int) -> e.PushGate:
-    """Board shards written for the next message; a delayed publish asked for now unless one was (the
-    gate as it was says which: no ``armed``, this call armed it)."""
+    """Board shards written for the next message, which is asked for now unless it was (the gate as it
+    was says which: no ``armed``, this call asked)."""
     return _gate_write(race_id, "ADD #pending :shards SET #armed = if_not_exists(#armed, :now), #type = :type",
                        shards=set(shards), now=now)
 
 
+def rearm_push(race_id: str, armed: int, now: int) -> bool:
+    """The next message asked for again, in place of the one asked for at ``armed`` that never came."""
+    return _gate_write(race_id, "SET #armed = :now, #type = :type", "#armed = :armed", armed=armed, now=now) is not None
+
+
 def take_push(race_id: str, now: int, interval: int) -> e.PushGate | None:
-    """The delayed publish's message is sent now: the gate as it was (its pending shards), or None when
+    """The board publisher's message is sent now: the gate as it was (its pending shards), or None when
     another message took it first (or is too recent: this publish came so late that it was replaced)."""
     return _gate_write(race_id, "SET #next = :next, #type = :type REMOVE #pending, #armed",
-                       "attribute_exists(#armed) AND #next <= :now", next=now + interval, now=now)
+                       "attribute_exists(#armed) AND (attribute_not_exists(#next) OR #next <= :now)", next=now + interval, now=now)

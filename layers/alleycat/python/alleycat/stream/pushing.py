@@ -1,11 +1,11 @@
 """Pushing boards to viewers: a race's board after a batch wrote it, paced by the race's push gate
-(``push_gate``: at most a message a second, the rest sent later by the board publisher); and a
-message when a race is settled.
+(``push_gate``: the board publisher sends it, at most a message a second); and a message when a
+race is settled.
 
 The publisher is a port: anything with ``publish(channel, events)`` (``push.Publisher`` sends to
-AppSync Events; a test's records what would be sent); so is ``later(race_id, at)``, which asks for
-the delayed publish (``push_gate.invoke_publisher``: the board publisher, asynchronously). Without
-``later`` every batch's board is sent at once (a processor tested alone). A failure is logged and
+AppSync Events; a test's records what would be sent); so is ``later(race_id, at)``, which asks the
+board publisher for the race's next message (``push_gate.invoke_publisher``: asynchronously).
+Without ``later`` the batch sends each race's board itself (a processor tested alone). A failure is logged and
 counted, never a failed record: the board in the table is the truth, and viewers read it again on a
 reconnect.
 """
@@ -34,10 +34,10 @@ def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]
         return
 
     def push_board(race_id: str, written: list[e.RaceBoard]) -> None:
-        step = push_gate.after_write(race_id, {board.shard for board in written}) if later else push_gate.Send()
-        if isinstance(step, push_gate.Later):
-            later(race_id, step.at)
-        if not isinstance(step, push_gate.Send):
+        if later:
+            step = push_gate.after_write(race_id, {board.shard for board in written})
+            if step is not None:
+                later(race_id, step.at)
             return
         shards, status = written, e.OPEN
         if len(written) < e.BOARD_SHARDS:
@@ -45,8 +45,7 @@ def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]
             if race is None:
                 return
             status = race.status
-        moved = changed[race_id] | push_gate.racers_on(shards, step.pending)
-        publisher.publish(push.channel(race_id), [push.board_message(race_id, shards, moved, status)])
+        publisher.publish(push.channel(race_id), [push.board_message(race_id, shards, changed[race_id], status)])
 
     for race_id, outcome in parallel.outcomes(push_board, boards).items():
         if parallel.failed(outcome):
@@ -54,7 +53,7 @@ def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]
 
 
 def push_later(publisher: Publisher | None, race_id: str, at: int) -> bool:
-    """The board publisher's turn, at ``at`` (epoch milliseconds): the board as it is then, with the
+    """The board publisher's message, at ``at`` (epoch milliseconds): the board as it is then, with the
     racers of the shards noted since the last message as its rows that moved. False when there was
     nothing to send (another message took the notes, or publishing is off)."""
     push_gate.sleep_until(at)
