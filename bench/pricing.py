@@ -152,8 +152,8 @@ class Bill:
             STREAM: self.gbs(STREAM, self.stream_invocations, stream_ms)
             + (self.gbs(STREAM, self.publishes, self.a("publish_ms")) if self.lever("push") else 0),
             # each waits for its message's time (at most the interval between two) and publishes
-            PUBLISHER: self.gbs(PUBLISHER, self.delayed_publishes,
-                                1000 / self.m("push.messages_per_second_setting") + self.a("publish_ms")),
+            PUBLISHER: self.gbs(PUBLISHER, self.delayed_publishes, 1000 / self.m("push.messages_per_second_setting")
+                                + self.a("publish_ms")) if self.lever("push") else 0,
             FINISHER: self.gbs(FINISHER, 1, self.a("finisher_wait_s") * 1000)}
         return sum(self.per_function.values())
 

@@ -98,25 +98,56 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
     }
 
 
+TABLE_FIELDS = ("messages_per_second_setting", "racers", "messages_per_second", "freshness_p50_s", "freshness_p95_s",
+                "polling_p50_s", "polling_p95_s", "bytes_per_message", "late_ticks", "never_shown")
+
+
+def rates(shards: int = SHARDS) -> list[float]:
+    """The settings measured: a message a second, two, and one per shard (as many as the shards would send unpaced)."""
+    return sorted({1.0, 2.0, float(shards)})
+
+
+def meets(row: dict) -> bool:
+    """The goals of a setting (issue 30): no dearer than polling, about a message a race-second at most,
+    and fresher than polling, under 2 s at the 95th percentile."""
+    return (row["dollars_per_race"] <= row["polling_dollars_per_race"] and row["messages_per_second"] <= 1.1
+            and row["freshness_p95_s"] <= 2.0 and row["freshness_p95_s"] < row["polling_p95_s"])
+
+
 def priced(figures: dict) -> dict:
-    """The race's bill pushed beside the bill polled (``figures["cost"]``), and the kinds of line that differ."""
+    """The race's bill pushed beside the bill polled (``figures["cost"]``), and the kinds of line that differ;
+    each measured setting of the table priced the same way, and whether it meets the goals."""
     pushed, kinds = race_cost(figures, {"push": True}), defaultdict(lambda: [0.0, 0.0])
     for n, lines in enumerate((figures["cost"]["lines"], pushed["lines"])):
         for line in lines:  # "CloudFront requests (viewers' polls)" -> "CloudFront requests"
             kinds[line["item"].split(" (")[0]][n] += line["usd"]
+    table = []
+    for row in figures["push"].get("table", []):
+        cost = race_cost({**figures, "push": row}, {"push": True})["total"]
+        table.append({**row, "dollars_per_race": cost, "polling_dollars_per_race": figures["cost"]["total"]})
+        table[-1]["meets"] = meets(table[-1])
+    settings = sorted({row["messages_per_second_setting"] for row in table})
+    meeting = [rate for rate in settings if all(row["meets"] for row in table if row["messages_per_second_setting"] == rate)]
     return {"dollars_per_race": pushed["total"], "polling_dollars_per_race": figures["cost"]["total"],
             "differ": [{"item": item, "polled": polled, "pushed": pushed_usd} for item, (polled, pushed_usd) in kinds.items()
-                       if abs(polled - pushed_usd) >= 0.0005], "pushed_lines": pushed["lines"]}
+                       if abs(polled - pushed_usd) >= 0.0005], "pushed_lines": pushed["lines"], "table": table,
+            "cheapest_meeting": min(meeting, key=lambda rate: min(r["dollars_per_race"] for r in table
+                                                                  if r["messages_per_second_setting"] == rate), default=None)}
 
 
 def stage() -> dict:
-    """``make bench``'s push stage, measured (``priced`` prices it once the race's bill is known)."""
-    say(f"push: {RACERS} bikes and {VIEWERS} subscribed viewers (+{POLLERS} polling) on `make local` for {SECONDS} s")
-    figures = measure()
-    # On 2 cores 100 bikes, their viewers and the stack want more CPU than there is (late ticks): half the bikes too
-    say(f"push: {RACERS // 2} bikes as well, the load this machine keeps in real time")
-    figures["lighter"] = measure(racers=RACERS // 2)
-    say(f"push: shown after p50 {figures['freshness_p50_s']:.2f} s, p95 {figures['freshness_p95_s']:.2f} s "
-        f"(polling every second: p95 {figures['polling_p95_s']:.2f} s); {figures['messages_per_second']:.2f} "
-        f"messages/s of {figures['bytes_per_message']:,.0f} bytes; load {figures['load_average']['during_mean']:.1f}")
-    return figures
+    """``make bench``'s push stage, measured (``priced`` prices it once the race's bill is known): the stream read
+    as SHARDS shards, each rate of ``rates()`` at RACERS bikes and at half as many (on 2 cores 100 bikes, their
+    viewers and the stack want more CPU than there is: late ticks); the default setting's runs are the figures."""
+    runs = {}
+    for rate in rates():
+        for racers in (RACERS, RACERS // 2):
+            say(f"push: {racers} bikes and {VIEWERS} subscribed viewers (+{POLLERS} polling) on `make local` for "
+                f"{SECONDS} s, the stream as {SHARDS} shards, at most {rate:g} messages a second")
+            runs[(rate, racers)] = run = measure(racers=racers, rate=rate)
+            say(f"push: shown after p50 {run['freshness_p50_s']:.2f} s, p95 {run['freshness_p95_s']:.2f} s "
+                f"(polling every second: p95 {run['polling_p95_s']:.2f} s); {run['messages_per_second']:.2f} "
+                f"messages/s of {run['bytes_per_message']:,.0f} bytes; load {run['load_average']['during_mean']:.1f}")
+    default = float(PUSH_MESSAGES_PER_SECOND)
+    return {**runs[(default, RACERS)], "lighter": runs[(default, RACERS // 2)],
+            "table": [{field: run[field] for field in TABLE_FIELDS} for run in runs.values()]}
