@@ -70,7 +70,8 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
         client, tag = ApiClient(url), uuid.uuid4().hex[:6]
         client.token = client.local_admin_token()
         settings = Settings(racers=racers, races=1, duration=seconds, bikes=True, push_viewers=viewers,
-                            pollers=pollers, class_id=f"push-{tag}", racer_prefix=f"push-{tag}")
+                            pollers=pollers, class_id=f"push-{tag}", racer_prefix=f"push-{tag}",
+                            cognito_ids=True)  # as deployed: a message's bytes depend on them
         with LoadSampler() as load:
             started = time.monotonic()
             totals = Simulator(client, settings, progress=ProgressBar(enabled=False)).run()
@@ -107,11 +108,14 @@ def rates(shards: int = SHARDS) -> list[float]:
     return sorted({1.0, 2.0, float(shards)})
 
 
-def meets(row: dict) -> bool:
-    """The goals of a setting (issue 30): no dearer than polling, about a message a race-second at most,
+def missed(row: dict) -> list[str]:
+    """The goals of a setting a run missed: no dearer than polling, about a message a race-second at most,
     and fresher than polling, under 2 s at the 95th percentile."""
-    return (row["dollars_per_race"] <= row["polling_dollars_per_race"] and row["messages_per_second"] <= 1.1
-            and row["freshness_p95_s"] <= 2.0 and row["freshness_p95_s"] < row["polling_p95_s"])
+    goals = {"dearer than polling": row["dollars_per_race"] > row["polling_dollars_per_race"],
+             "over 1.1 messages a second": row["messages_per_second"] > 1.1,
+             "p95 over 2 s": row["freshness_p95_s"] > 2.0,
+             "p95 not below polling's": row["freshness_p95_s"] >= row["polling_p95_s"]}
+    return [goal for goal, failed in goals.items() if failed]
 
 
 def priced(figures: dict) -> dict:
@@ -125,9 +129,10 @@ def priced(figures: dict) -> dict:
     for row in figures["push"].get("table", []):
         cost = race_cost({**figures, "push": row}, {"push": True})["total"]
         table.append({**row, "dollars_per_race": cost, "polling_dollars_per_race": figures["cost"]["total"]})
-        table[-1]["meets"] = meets(table[-1])
+        table[-1]["missed"] = missed(table[-1])
     settings = sorted({row["messages_per_second_setting"] for row in table})
-    meeting = [rate for rate in settings if all(row["meets"] for row in table if row["messages_per_second_setting"] == rate)]
+    meeting = [rate for rate in settings
+               if not any(row["missed"] for row in table if row["messages_per_second_setting"] == rate)]
     return {"dollars_per_race": pushed["total"], "polling_dollars_per_race": figures["cost"]["total"],
             "differ": [{"item": item, "polled": polled, "pushed": pushed_usd} for item, (polled, pushed_usd) in kinds.items()
                        if abs(polled - pushed_usd) >= 0.0005], "pushed_lines": pushed["lines"], "table": table,

@@ -91,9 +91,19 @@ def _values(f: dict) -> dict:
                                 f"{q['brotli_bytes'] / 1024:.1f} KB" for n, q in pages.items()),
         "seen": DATA["seen"],
         "late": p["late_ticks"] > p["race_seconds"] / 10, "lighter": [p["lighter"]] if p.get("lighter") else [],
-        "shards": shards, "messages_all_shards": p["messages_per_second"] * shards,
-        "coalesced": next((lever["total"] for lever in f["levers"] if "coalesced" in lever["lever"]), 0.0),
+        "shards": shards, "push_table": [{**row, "verdict": ", ".join(row["missed"]) or "none"}
+                                         for row in p.get("table", [])],
+        "push_verdict": _push_verdict(p),
     }
+
+
+def _push_verdict(p: dict) -> str:
+    if p.get("cheapest_meeting") is not None:
+        return (f"**The cheapest setting that meets every goal at both loads: {p['cheapest_meeting']:g} message(s) a second"
+                + (" — the default.**" if p["cheapest_meeting"] == p["messages_per_second_setting"]
+                   else f"; the default is {p['messages_per_second_setting']:g}.**"))
+    return ("**No setting met every goal at both loads in these runs**: the default stays the cheapest, "
+            f"{min((r['messages_per_second_setting'] for r in p.get('table', [])), default=1):g} a second.")
 
 
 def markdown(f: dict) -> str:

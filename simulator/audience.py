@@ -25,6 +25,8 @@ import time
 import urllib.request
 from collections import defaultdict
 
+from alleycat.push import decoded
+
 PROTOCOL = "aws-appsync-event-ws"
 READY_SECONDS = 60
 
@@ -164,7 +166,7 @@ async def _subscriber(events, race_id, board: Board, record: bool, messages, cou
                     subscribed.set()
             elif kind == "data" and message.get("id") == sub_id:
                 now = time.monotonic()
-                event = json.loads(message["event"])
+                event = decoded(json.loads(message["event"]))
                 for row in event.get("rows", []):
                     board.show(row[1], row[3], now)
                 if record:

@@ -34,6 +34,7 @@ class Settings:
     class_id: str = "demo-class"
     class_name: str = "Demo class"
     racer_prefix: str = "rider"
+    cognito_ids: bool = False  # racer ids shaped as Cognito subs (36 characters, random-looking), not <prefix>-0001
     bikes: bool = False  # every racer posts its own sample each second with its own token
     watch: bool = False  # poll the race leaderboard and measure how far it lags accepted telemetry
     push_viewers: int = 0  # viewers subscribed to the race's board over the Event API (simulator.audience)
@@ -90,7 +91,8 @@ def chunks(items: list, size: int = MAX_SAMPLES_PER_REQUEST):
 
 
 def racer_ids(settings: Settings) -> list[str]:
-    return [f"{settings.racer_prefix}-{number:04d}" for number in range(1, settings.racers + 1)]
+    names = [f"{settings.racer_prefix}-{number:04d}" for number in range(1, settings.racers + 1)]
+    return [str(uuid.uuid5(uuid.NAMESPACE_URL, name)) for name in names] if settings.cognito_ids else names
 
 
 class Simulator:

@@ -119,6 +119,16 @@ export function subscribe(events, channel, { onEvent, onLive = () => {}, onDown 
   };
 }
 
+// A published message as the page reads it: its rows gzip-compressed and base64 (`z`, message v2,
+// alleycat.push.encoded) read back into `rows`; a message without `z` is taken as it is.
+export async function decodeMessage(message) {
+  if (typeof message?.z !== "string") return message;
+  const bytes = Uint8Array.from(atob(message.z), (c) => c.charCodeAt(0));
+  const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  const { z, ...rest } = message;
+  return { ...rest, rows: JSON.parse(text) };
+}
+
 // The boards' order: score descending, then racerId by code unit (no locale). The twin of `order` in
 // layers/alleycat/python/alleycat/board.py; tests/integration/test_push_js.py holds the two together.
 export const byBoardOrder = (a, b) => b.score - a.score || (a.racerId < b.racerId ? -1 : a.racerId > b.racerId ? 1 : 0);
@@ -172,7 +182,9 @@ export function liveBoard(raceId, { standings, show, reread, onFeed = () => {} }
         reread(); // whatever was published before this subscription
       },
       onDown: () => onFeed("poll"),
-      onEvent: (message) => {
+      onEvent: async (event) => {
+        const message = await decodeMessage(event).catch(() => null);
+        if (!message) return rereadSoon(); // a message the page cannot read: the board over HTTP instead
         const current = standings();
         if (!current || message.raceId !== raceId) return;
         if (message.status !== "open") {

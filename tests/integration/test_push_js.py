@@ -91,3 +91,25 @@ def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
     expected = [s.racer_id for s in ranked]
     assert len({s.score for s in standings}) < len(standings) / 10  # ties, many
     assert orders["sorted"] == expected and orders["merged"] == expected
+
+
+def test_the_page_reads_back_the_rows_the_stream_processor_compressed(tmp_path):
+    # Given a 100-racer board with Cognito-shaped ids and non-ASCII names, as alleycat.push publishes it
+    from alleycat import entities as e
+    from alleycat import push
+
+    rng = random.Random(3)
+    shards = {}
+    for n in range(100):
+        racer = "%08x-%04x-%04x-%04x-%012x" % tuple(rng.getrandbits(bits) for bits in (32, 16, 16, 16, 48))
+        shard = e.RaceBoard.shard_of(racer)
+        shards.setdefault(shard, e.RaceBoard("R1", shard)).standings[racer] = [
+            Decimal(rng.randint(10_000, 99_999)) / 100, 120, f"Zoë Ångström {n}"]
+    message = push.board_message("R1", list(shards.values()), {r for b in shards.values() for r in b.standings})
+    sent = push.encoded(message)
+    assert "rows" not in sent and len(json.dumps(sent, separators=(",", ":"), ensure_ascii=False).encode()) <= push.MAX_MESSAGE_BYTES
+    # When the page decodes it / Then it has the rows the processor chose, every racer's
+    decoded = with_push(tmp_path, f"return push.decodeMessage({json.dumps(sent)});")
+    assert decoded["rows"] == json.loads(json.dumps(message["rows"])) and len(decoded["rows"]) == 100
+    # And a message without rows compressed (version 1) is taken as it is
+    assert with_push(tmp_path, 'return push.decodeMessage({"v": 1, "rows": [[1, "a", 2, 3]]});')["rows"] == [[1, "a", 2, 3]]

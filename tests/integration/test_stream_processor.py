@@ -409,7 +409,7 @@ def event_api(monkeypatch):
         messages = []
         while True:
             try:
-                messages.append(json.loads(loop.run_until_complete(asyncio.wait_for(client.receive(), wait))["event"]))
+                messages.append(push.decoded(json.loads(loop.run_until_complete(asyncio.wait_for(client.receive(), wait))["event"])))
             except asyncio.TimeoutError:
                 return messages
             wait = 0.2

@@ -1,5 +1,7 @@
 """What the stream processor pushes for a race (``alleycat.push``): the message, its size, its signature."""
 
+import random
+import uuid
 from decimal import Decimal
 
 from alleycat import entities as e
@@ -19,7 +21,8 @@ def board(standings: dict[str, tuple]) -> tuple[str, list[e.RaceBoard]]:
 
 
 def size(message: dict) -> int:
-    return len(push._dumps(message).encode())
+    """The message's bytes as published (its rows compressed)."""
+    return len(push._dumps(push.encoded(message)).encode())
 
 
 def test_channel_is_the_races_namespace_and_the_race():
@@ -61,12 +64,22 @@ def test_a_full_board_of_changes_stays_within_the_message_budget_and_says_how_ma
     assert 50 < sent < 1000 and message["more"] == 1000 - sent
 
 
-def test_a_hundred_racer_race_fits_whole():
-    standings = {f"rider-{n:04d}": (10_000 + n * 7.1234, 120, f"Firstname Lastname{n}") for n in range(1, 101)}
+def test_a_hundred_racer_race_fits_whole_with_cognito_sized_ids():
+    rng = random.Random(5)
+    standings = {str(uuid.UUID(int=rng.getrandbits(128))): (10_000 + n * 7.1234, 120, f"Firstname Lastname{n}")
+                 for n in range(1, 101)}
     race, boards = board(standings)
     message = push.board_message(race, boards, set(standings))
     assert len(message["rows"]) == 100 and message["more"] == 0
     assert size(message) <= push.MAX_MESSAGE_BYTES
+
+
+def test_the_rows_are_sent_compressed_and_read_back_as_they_were():
+    race, boards = board({f"r{n:02d}": (1000 - n, 41, f"Rider {n}") for n in range(30)})
+    message = push.board_message(race, boards, {"r25"}, now=1_800_000_000)
+    sent = push.encoded(message)
+    assert "rows" not in sent and sent["v"] == 2 and push.decoded(sent) == message
+    assert push.encoded({"n": 1}) == {"n": 1}  # not a board message: as it is
 
 
 def test_an_unchanged_board_still_sends_its_top_rows():

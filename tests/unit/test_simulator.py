@@ -66,6 +66,13 @@ def test_racer_ids_are_numbered_under_the_prefix():
     assert racer_ids(Settings(racers=3, racer_prefix="t")) == ["t-0001", "t-0002", "t-0003"]
 
 
+def test_cognito_shaped_racer_ids_are_36_characters_distinct_per_prefix_and_the_same_every_run():
+    ids = racer_ids(Settings(racers=100, racer_prefix="t", cognito_ids=True))
+    assert all(len(i) == 36 and i.count("-") == 4 for i in ids) and len(set(ids)) == 100
+    assert ids == racer_ids(Settings(racers=100, racer_prefix="t", cognito_ids=True))
+    assert not set(ids) & set(racer_ids(Settings(racers=100, racer_prefix="u", cognito_ids=True)))
+
+
 class FlakyClient(ApiClient):
     """Fails with the given errors, then answers."""
 
