@@ -14,8 +14,8 @@ from alleycat.push_gate import Later
 RACE = "01JD5Z6Q8X0000000000000000"
 T = 1_800_000_000_000  # epoch milliseconds
 INTERVAL = 1000
-QUIET = push_gate.QUIET_MS
-STALE = INTERVAL * 3 // 2 + push_gate.STALE_MS  # a message asked for is due by then, at the latest
+LINGER = push_gate.LINGER_MS
+STALE = push_gate.STALE_MS
 
 
 @pytest.fixture(autouse=True)
@@ -24,43 +24,29 @@ def one_a_second(table, monkeypatch):
 
 
 def test_the_first_change_asks_for_a_message_a_moment_later_and_the_next_ones_ride_with_it():
-    # The race's first write asks for a message QUIET_MS later; the other shards' writes of that second
+    # The race's first write asks for a message LINGER_MS later; the other shards' writes of that second
     # ask for nothing: it will carry them
-    assert push_gate.after_write(RACE, {3}, now=T) == Later(T + QUIET)
+    assert push_gate.after_write(RACE, {3}, now=T) == Later(T + LINGER)
     assert push_gate.after_write(RACE, {5}, now=T + 50) is None
     assert push_gate.after_write(RACE, {6, 5}, now=T + 120) is None
     # The publisher takes every shard noted; asked again (Lambda delivered it twice), nothing
-    assert push_gate.take(RACE, now=T + QUIET) == {3, 5, 6}
-    assert push_gate.take(RACE, now=T + QUIET + 5) is None
+    assert push_gate.take(RACE, now=T + LINGER) == {3, 5, 6}
+    assert push_gate.take(RACE, now=T + LINGER + 5) is None
     # A write before the next message is due asks for it when it is due; one long after, a moment later
-    assert push_gate.after_write(RACE, {1}, now=T + 700) == Later(T + QUIET + INTERVAL)
-    assert push_gate.take(RACE, now=T + QUIET + INTERVAL) == {1}
-    assert push_gate.after_write(RACE, {2}, now=T + 5000) == Later(T + 5000 + QUIET)
+    assert push_gate.after_write(RACE, {1}, now=T + 700) == Later(T + LINGER + INTERVAL)
+    assert push_gate.take(RACE, now=T + LINGER + INTERVAL) == {1}
+    assert push_gate.after_write(RACE, {2}, now=T + 5000) == Later(T + 5000 + LINGER)
 
 
 def test_a_message_that_never_came_is_asked_for_again_once_it_is_stale():
-    assert push_gate.after_write(RACE, {2}, now=T) == Later(T + QUIET)
-    assert push_gate.after_write(RACE, {3}, now=T + STALE) is None  # still coming, maybe
+    assert push_gate.after_write(RACE, {2}, now=T) == Later(T + LINGER)
+    assert push_gate.after_write(RACE, {3}, now=T + LINGER + INTERVAL + STALE) is None  # still coming, maybe
     # Lambda gave it up: the first write once it is stale asks again, once, for every shard noted
-    late = T + STALE + 1
-    assert push_gate.after_write(RACE, {4}, now=late) == Later(late + QUIET)
+    late = T + LINGER + INTERVAL + STALE + 1
+    assert push_gate.after_write(RACE, {4}, now=late) == Later(late + LINGER)
     assert push_gate.after_write(RACE, {5}, now=late + 1) is None
-    assert push_gate.take(RACE, now=late + QUIET) == {2, 3, 4, 5}
-    assert push_gate.take(RACE, now=late + QUIET + 10) is None  # and if the first came after all: nothing
-
-
-def test_a_message_waits_for_the_shards_to_settle_but_no_more_than_half_an_interval():
-    assert push_gate.after_write(RACE, {1}, now=T) == Later(T + QUIET)
-    # Another shard noted 100 ms later: at its time the message looks again once that one has been quiet
-    push_gate.after_write(RACE, {2}, now=T + 100)
-    assert push_gate.settled(RACE, T + QUIET, now=T + QUIET) == T + 100 + QUIET
-    assert push_gate.settled(RACE, T + QUIET, now=T + 100 + QUIET) is None
-    # Notes that never stop: it goes half an interval after it was due
-    for n in range(2, 8):
-        push_gate.after_write(RACE, {n}, now=T + 100 * n)
-    assert push_gate.settled(RACE, T + QUIET, now=T + 500) == T + QUIET + INTERVAL // 2
-    assert push_gate.settled(RACE, T + QUIET, now=T + QUIET + INTERVAL // 2) is None
-    assert push_gate.take(RACE, now=T + QUIET + INTERVAL // 2) == set(range(1, 8))
+    assert push_gate.take(RACE, now=late + LINGER) == {2, 3, 4, 5}
+    assert push_gate.take(RACE, now=late + LINGER + 10) is None  # and if the first came after all: nothing
 
 
 def test_the_gate_is_not_in_the_race_partition_pattern_4_reads():
@@ -76,9 +62,9 @@ def test_the_gate_is_not_in_the_race_partition_pattern_4_reads():
 
 def test_the_rate_is_a_setting(monkeypatch):
     monkeypatch.setenv(push_gate.MESSAGES_VARIABLE, "4")
-    assert push_gate.after_write(RACE, {1}, now=T) == Later(T + QUIET)
-    assert push_gate.take(RACE, now=T + QUIET) == {1}
-    assert push_gate.after_write(RACE, {2}, now=T + QUIET + 10) == Later(T + QUIET + 250)
+    assert push_gate.after_write(RACE, {1}, now=T) == Later(T + LINGER)
+    assert push_gate.take(RACE, now=T + LINGER) == {1}
+    assert push_gate.after_write(RACE, {2}, now=T + LINGER + 10) == Later(T + LINGER + 250)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -99,7 +85,7 @@ def test_any_interleaving_sends_at_most_one_message_an_interval_and_loses_no_sha
         written.append((now, shards))
         step = push_gate.after_write(RACE, shards, now=now)
         if step is not None:
-            assert now + QUIET <= step.at <= now + max(QUIET, INTERVAL)
+            assert now + LINGER <= step.at <= now + max(LINGER, INTERVAL)
             due.append(step.at + rng.choice((0, 0, 20, 300, 7000)))
     for at in sorted(due):
         pending = push_gate.take(RACE, now=max(at, now))

@@ -6,10 +6,9 @@ Each stream invocation that wrote a race's board shards notes them on the race's
 (``after_write`` gives ``Later``): the board publisher (``functions/publish_board``, invoked
 asynchronously) sends the board as it is then, with the racers of every noted shard among its rows
 that moved (``take``). A message goes when it is due (``next``: the last one plus the interval),
-once no shard has noted for ``QUIET_MS`` (``settled``; at most half an interval later): bikes post
-each race second as it ends, so the S shards' invocations write a second's changes close together,
-and a message sent after the last of them carries all of them instead of leaving the late ones a
-whole interval for the next.
+and ``LINGER_MS`` after the change that asked for it at the soonest: the S shards' invocations of
+the same second (their batching windows open with the same second's samples) then ride in one
+message instead of waiting a whole interval for the next.
 
 A change is noted before the gate is read, and a message takes the notes in the write that allows
 it, so every change is in a message sent or in the next one. A delayed publish that never came
@@ -30,7 +29,7 @@ from . import races
 
 MESSAGES_VARIABLE = "PUSH_MESSAGES_PER_SECOND"
 DEFAULT_MESSAGES_PER_SECOND = 1.0  # stacks/settings.py sets the deployed rate (docs/performance.md, "Push")
-QUIET_MS = 150
+LINGER_MS = 200
 STALE_MS = 5000
 PUBLISHER_VARIABLE = "BOARD_PUBLISHER_ARN"  # the stream processor's: the board publisher to invoke
 
@@ -60,25 +59,15 @@ def after_write(race_id: str, shards: Iterable[int], now: int | None = None) -> 
     the next message (``Later``), or nothing when it is asked for already."""
     now = now_ms() if now is None else now
     gate = races.note_push(race_id, set(shards), now)
-    if gate.armed is None or (gate.armed < now - interval_ms() * 3 // 2 - STALE_MS
+    if gate.armed is None or (gate.armed < now - interval_ms() - LINGER_MS - STALE_MS
                               and races.rearm_push(race_id, gate.armed, now)):
-        return Later(max(gate.next, now + QUIET_MS))
+        return Later(max(gate.next, now + LINGER_MS))
     return None
 
 
-def settled(race_id: str, at: int, now: int | None = None) -> int | None:
-    """When the message due at ``at`` should look again, a shard having noted in the last ``QUIET_MS``
-    (another may follow); None when it goes now (quiet, or half an interval past ``at``)."""
-    now = now_ms() if now is None else now
-    gate = races.push_gate(race_id)
-    if gate is None or now >= at + interval_ms() // 2 or gate.last + QUIET_MS <= now:
-        return None
-    return min(gate.last + QUIET_MS, at + interval_ms() // 2)
-
-
 def take(race_id: str, now: int | None = None) -> frozenset[int] | None:
-    """The board publisher's turn: the shards noted since the last message, or None when a message
-    already took them (or one sent since is too recent)."""
+    """The delayed publish's turn: the shards noted since the last message, or None when a message
+    already took them."""
     gate = races.take_push(race_id, now_ms() if now is None else now, interval_ms())
     return None if gate is None else frozenset(gate.pending)
 
@@ -95,9 +84,10 @@ def sleep_until(at: int) -> None:
         time.sleep(wait)
 
 
+
 def invoke_publisher(environ=os.environ) -> Callable[[str, int], None] | None:
-    """How the stream processor asks for a race's next message: the board publisher invoked
-    asynchronously with ``{"raceId", "at"}``; None where the stack sets no board publisher."""
+    """How the stream processor asks for a delayed publish: the board publisher invoked asynchronously
+    with ``{"raceId", "at"}``; None where the stack sets no board publisher."""
     function = environ.get(PUBLISHER_VARIABLE)
     if not function:
         return None

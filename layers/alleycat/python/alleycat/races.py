@@ -174,7 +174,7 @@ def set_standing_name(race_id: str, racer_id: str, name: str) -> None:
 
 # The race's push gate (``push_gate``): times in epoch milliseconds, one item written in place, in a partition
 # of its own (its writes, a few a second, stay out of the partition viewers read).
-_GATE_NAMES = {"#next": "next", "#armed": "armed", "#pending": "pending", "#last": "last", "#type": "type"}
+_GATE_NAMES = {"#next": "next", "#armed": "armed", "#pending": "pending", "#type": "type"}
 
 
 def _gate_write(race_id: str, expression: str, condition: str | None = None, **named) -> e.PushGate | None:
@@ -194,13 +194,8 @@ def _gate_write(race_id: str, expression: str, condition: str | None = None, **n
 def note_push(race_id: str, shards: set[int], now: int) -> e.PushGate:
     """Board shards written for the next message, which is asked for now unless it was (the gate as it
     was says which: no ``armed``, this call asked)."""
-    return _gate_write(race_id, "ADD #pending :shards SET #armed = if_not_exists(#armed, :now), #last = :now, #type = :type",
+    return _gate_write(race_id, "ADD #pending :shards SET #armed = if_not_exists(#armed, :now), #type = :type",
                        shards=set(shards), now=now)
-
-
-def push_gate(race_id: str) -> e.PushGate | None:
-    """The race's push gate as it is now (strongly consistent)."""
-    return _get(keys.PUSH_GATE, True, raceId=race_id)
 
 
 def rearm_push(race_id: str, armed: int, now: int) -> bool:

@@ -24,7 +24,6 @@ class Publisher(Protocol):
 
 
 Later = Callable[[str, int], None]
-SETTLE_ROUNDS = 8  # looks at the gate again at most so often (each wait ends within half an interval of ``at``)
 
 
 def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]], changed: dict[str, set[str]],
@@ -54,16 +53,10 @@ def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]
 
 
 def push_later(publisher: Publisher | None, race_id: str, at: int) -> bool:
-    """The board publisher's message, at ``at`` (epoch milliseconds) or once the shards have settled
-    (``push_gate.settled``): the board as it is then, with the racers of the shards noted since the
-    last message as its rows that moved. False when there was
+    """The board publisher's message, at ``at`` (epoch milliseconds): the board as it is then, with the
+    racers of the shards noted since the last message as its rows that moved. False when there was
     nothing to send (another message took the notes, or publishing is off)."""
     push_gate.sleep_until(at)
-    for _ in range(SETTLE_ROUNDS):
-        again = push_gate.settled(race_id, at) if publisher is not None else None
-        if again is None:
-            break
-        push_gate.sleep_until(again)
     pending = push_gate.take(race_id) if publisher is not None else None
     if pending is None:
         return False
