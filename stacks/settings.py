@@ -25,8 +25,9 @@ STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WR
 # The board publisher's: the race's push gate (UpdateItem), then its board (one Query).
 BOARD_PUBLISHER_ACTIONS = (UPDATE, QUERY)
 # Pushed boards: at most this many messages a race a second, whatever the stream's shard count
-# (AppSync bills each message once per viewer): the cheapest rate that stays fresher than polling,
-# measured at 1, 2 and 4 (docs/performance.md, "Push").
+# (AppSync bills each message once per viewer). 1 is the cheapest measured and about as fresh as
+# polling every second on `make local`; 2 and 4 are fresher and dearer than polling
+# (docs/performance.md, section 6: the table of 1, 2 and 4 decides).
 PUSH_MESSAGES_PER_SECOND = 1
 # Its event source mapping, read by the stack and by the local stream poller alike. One
 # invocation a second per shard at most: board writes are coalesced per invocation, so the

@@ -185,7 +185,7 @@ class RaceBoard(Entity):
 @dataclass
 class PushGate(Entity):
     """When the race's board may next be pushed (``push_gate``), in epoch milliseconds: ``next``, the
-    earliest next message; ``armed``, when a delayed publish was asked for (absent: none is coming);
+    earliest next message; ``armed``, when the next message was asked for (absent: none is coming);
     ``pending``, the board shards written since the last message."""
 
     KEYS = keys.PUSH_GATE

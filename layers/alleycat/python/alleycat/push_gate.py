@@ -11,7 +11,7 @@ the same second (their batching windows open with the same second's samples) the
 message instead of waiting a whole interval for the next.
 
 A change is noted before the gate is read, and a message takes the notes in the write that allows
-it, so every change is in a message sent or in the next one. A delayed publish that never came
+it, so every change is in a message sent or in the next one. A message asked for that never came
 (Lambda gave it up) is asked for again by the first writer ``STALE_MS`` after it was due.
 
 The gate reads the wall clock (AppSync bills messages as they go), never ``alleycat.clock``, the
@@ -66,8 +66,8 @@ def after_write(race_id: str, shards: Iterable[int], now: int | None = None) -> 
 
 
 def take(race_id: str, now: int | None = None) -> frozenset[int] | None:
-    """The delayed publish's turn: the shards noted since the last message, or None when a message
-    already took them."""
+    """The board publisher's turn: the shards noted since the last message, or None when a message
+    already took them (or one sent since is too recent)."""
     gate = races.take_push(race_id, now_ms() if now is None else now, interval_ms())
     return None if gate is None else frozenset(gate.pending)
 
@@ -84,10 +84,9 @@ def sleep_until(at: int) -> None:
         time.sleep(wait)
 
 
-
 def invoke_publisher(environ=os.environ) -> Callable[[str, int], None] | None:
-    """How the stream processor asks for a delayed publish: the board publisher invoked asynchronously
-    with ``{"raceId", "at"}``; None where the stack sets no board publisher."""
+    """How the stream processor asks for a race's next message: the board publisher invoked
+    asynchronously with ``{"raceId", "at"}``; None where the stack sets no board publisher."""
     function = environ.get(PUBLISHER_VARIABLE)
     if not function:
         return None
