@@ -123,5 +123,5 @@ demo: $(STAMP_PY) $(FRONTEND) java
 bench: $(STAMP_PY) $(STAMP_NPM) java  # figures in docs/performance.md and .json; never part of make test
 	$(PY) -m bench
 
-bench-push: $(STAMP_PY) $(STAMP_NPM) java  # the push stage alone (about 17 minutes): 1, 2 and 4 messages a second, 100 and 50 bikes
+bench-push: $(STAMP_PY) $(STAMP_NPM) java  # the push stage alone (about 15 minutes): 1, 2 and 4 messages a second, 100 and 50 bikes
 	BENCH_ONLY=push $(PY) -m bench

@@ -12,7 +12,7 @@ from bench import pricing, push, report
 from bench.env import ROOT
 
 FIGURES = json.loads((ROOT / "docs" / "performance.json").read_text())
-MEASURED = {"messages_per_second": 1.0, "bytes_per_message": 3000}
+MEASURED = {"messages_per_second": 1.0, "bytes_per_message": 3000, "messages_per_second_setting": 1.0}
 
 
 def test_every_input_of_every_priced_line_is_measured_scenario_or_assumed_and_shown():
@@ -51,16 +51,28 @@ def line(cost: dict, kind: str, key: str = "quantity") -> float:
 
 
 def test_push_is_priced_per_operation_and_connection_minute_in_the_races_bill():
-    # Each of the S shards' 300 messages reaches each of 1,000 viewers, one operation each, plus a connect and
-    # a subscribe per viewer and a keep-alive a minute over 6 minutes; coalesced, one message a second
-    publishes, cost = pricing.ASSUMED["stream_shards"]["value"] * 300, pushed(MEASURED)
-    assert line(cost, "AppSync Events operations") == publishes * 1001 + 2_000 + 6_000
-    assert line(pushed(MEASURED, push_coalesced=True), "AppSync Events operations") == 300 * 1001 + 2_000 + 6_000
+    # The race's 300 messages (one a second, as measured, whatever the S stream shards: its push gate paces
+    # them) reach each of 1,000 viewers, one operation each, plus a connect and a subscribe per viewer and
+    # a keep-alive a minute over 6 minutes
+    cost = pushed(MEASURED)
+    assert line(cost, "AppSync Events operations") == 300 * 1001 + 2_000 + 6_000
+    assert line(pushed({**MEASURED, "messages_per_second": 2.0}), "AppSync Events operations") == 600 * 1001 + 8_000
     assert line(cost, "AppSync Events connection-minutes") == 6_000
     # Viewers no longer poll through CloudFront: two reads each (first paint, on subscribing)
     assert (line(cost, "CloudFront requests"), line(pricing.race_cost(FIGURES), "CloudFront requests")) == (2_000, 300_000)
     twice = pushed({**MEASURED, "bytes_per_message": 6000})  # over the 5 KB metering step
     assert line(twice, "AppSync Events op", "usd") == pytest.approx(2 * line(cost, "AppSync Events op", "usd"), rel=0.02)
+    # The push gate's writes (each stream invocation's, each message's) and the board publisher's invocations
+    shards, polled = pricing.ASSUMED["stream_shards"]["value"], pricing.race_cost(FIGURES)
+    gate = shards * 300 * pricing.ASSUMED["gate_writes_per_invocation"]["value"] + 300
+    assert line(cost, "DynamoDB write") - line(polled, "DynamoDB write") == pytest.approx(gate)
+    assert line(cost, "Lambda requests") - line(polled, "Lambda requests") == 300 - polled_origin_fetches(polled)
+
+
+def polled_origin_fetches(cost: dict) -> float:
+    """The board route's invocations a polled race has (CloudFront's misses) and a pushed one does not."""
+    return sum(given["value"] for row in cost["lines"] if row["item"] == "Lambda requests" for given in row["inputs"]
+               if given["name"] == "origin_fetches_per_second") * 300
 
 
 def test_the_report_renders_push_beside_polling_from_the_figures():
