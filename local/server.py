@@ -46,7 +46,7 @@ from .userpool import UserPool
 TABLE_NAME = "alleycat-local"
 FINISH_GROUP = "alleycat-race-finishes"
 FINISHER_WORKERS = 8  # started as needed: races ending within the same ~2 minutes, each finisher waiting for its end
-PUBLISHER_WORKERS = 2  # started with the stack: each waits under a second for its race's next message
+PUBLISHER_WORKERS = 2  # started as needed: each waits under a second for its race's next message
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
 USER_POOL_ENDPOINT = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"  # boto3's cognito-idp client: the stand-in
 
@@ -273,8 +273,9 @@ class LocalStack:
             **({} if os.environ.get(push_gate.MESSAGES_VARIABLE) else
                {push_gate.MESSAGES_VARIABLE: str(PUSH_MESSAGES_PER_SECOND)})}
         os.environ.update(self._async_environment)
-        if self.push:  # after the environment: its workers start now, with it
-            self.publisher_runtime = Runtime(workers=PUBLISHER_WORKERS, clock=self.clock, functions=(BOARD_PUBLISHER,))
+        if self.push:  # after the environment: its workers start with it (the first with the first message)
+            self.publisher_runtime = Runtime(workers=PUBLISHER_WORKERS, clock=self.clock, prestart=False,
+                                             functions=(BOARD_PUBLISHER,))
 
     def _start_user_pool(self) -> None:
         """Sign-up and sign-in as in AWS (stacks/users.py): the pool's tokens pass through the same
