@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from alleycat import push_gate
 from local.clock import ManualClock
 from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
 from local.server import LocalStack
@@ -16,10 +17,15 @@ from .browsing import chromium
 
 @pytest.fixture(scope="package")
 def stack():
-    running = LocalStack(port=0, dynamodb=EmbeddedDynamoDB(jvm_options=QUICK_JIT),
-                         clock=ManualClock(float(int(time.time())))).start()
-    yield running
-    running.stop()
+    # Boards are pushed at most so many times a wall second (alleycat.push_gate: AppSync bills by the
+    # wall clock), which these tests do not move: the race seconds they pass in one wall second get
+    # ten messages, not one (tests/integration/test_push_gate.py holds the pacing itself).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(push_gate.MESSAGES_VARIABLE, "10")
+        running = LocalStack(port=0, dynamodb=EmbeddedDynamoDB(jvm_options=QUICK_JIT),
+                             clock=ManualClock(float(int(time.time())))).start()
+        yield running
+        running.stop()
 
 
 @pytest.fixture(scope="package")
