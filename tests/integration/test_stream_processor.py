@@ -587,3 +587,19 @@ def test_with_a_board_publisher_the_batch_asks_it_for_the_message_and_it_sends_t
     assert message["rows"] == http_rows(api, race_id) and [row[1:4:2] for row in message["rows"]][-1] == ["b", 70]
     # and Lambda delivering the invocation twice sends nothing more
     assert pushing.push_later(recorder, race_id, at) is False and len(recorder.sent) == 1
+
+
+def test_the_board_publisher_sends_nothing_once_the_race_is_finished(server, race, monkeypatch):
+    # The page takes a finished status to mean the final board: only the settlement's message may say so
+    from alleycat import push_gate
+    from alleycat.stream import pushing
+
+    api, race_id = race
+    asked = []
+    react(server.read(), Recorder(), lambda race_id, at: asked.append(at))
+    [at] = asked
+    api("finish_race", {"raceId": race_id}, claims=ADMIN)  # finished, its settlement not run yet
+    monkeypatch.setattr(push_gate, "sleep_until", lambda at: None)
+    monkeypatch.setattr(push_gate, "now_ms", lambda: at + 1000)
+    recorder = Recorder()
+    assert pushing.push_later(recorder, race_id, at) is False and recorder.sent == []

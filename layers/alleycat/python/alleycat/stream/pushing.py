@@ -55,14 +55,14 @@ def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]
 def push_later(publisher: Publisher | None, race_id: str, at: int) -> bool:
     """The board publisher's message, at ``at`` (epoch milliseconds): the board as it is then, with the
     racers of the shards noted since the last message as its rows that moved. False when there was
-    nothing to send (another message took the notes, or publishing is off)."""
+    nothing to send (another message took the notes, the race is finished, or publishing is off)."""
     push_gate.sleep_until(at)
     pending = push_gate.take(race_id) if publisher is not None else None
     if pending is None:
         return False
     try:
         race, shards = races.with_boards(race_id, consistent=True)
-        if race is None:
+        if race is None or race.status != e.OPEN:  # finished: its settlement's message tells viewers, once final
             return False
         message = push.board_message(race_id, shards, push_gate.racers_on(shards, pending), race.status)
         publisher.publish(push.channel(race_id), [message])
