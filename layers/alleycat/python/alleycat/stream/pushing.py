@@ -28,8 +28,10 @@ Later = Callable[[str, int], None]
 
 def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]], changed: dict[str, set[str]],
                 later: Later | None = None) -> None:
-    """The live board of each race, from the shards as this batch wrote them; a race with a shard
-    this batch did not write (a small race, or a quiet second) is read once, with its status."""
+    """Each race's live board to its viewers. With ``later`` (the stack's board publisher): the shards
+    this batch wrote are noted on the race's push gate, and the race's next message asked for if this
+    batch is the first since the last. Without: published now, from the shards as this batch wrote
+    them (a race with a shard it did not write, a small race or a quiet second, read once, with its status)."""
     if publisher is None or not boards:
         return
 
