@@ -149,9 +149,9 @@ class Bill:
         self.per_function = {
             TELEMETRY: invocations(TELEMETRY, self.posts, self.a("jwt_verify_cpu_ms") if self.lever("function_url") else 0),
             JOIN: invocations(JOIN, self.s("racers")), BOARD: self.origin and invocations(BOARD, self.origin),
-            STREAM: self.gbs(STREAM, self.stream_invocations, stream_ms)
-            + (self.gbs(STREAM, self.publishes, self.a("publish_ms")) if self.lever("push") else 0),
-            # each waits for its message's time (at most the interval between two) and publishes
+            STREAM: self.gbs(STREAM, self.stream_invocations, stream_ms),
+            # the board publisher sends every board message: it waits for its time (at most the interval
+            # between two) and publishes
             PUBLISHER: self.gbs(PUBLISHER, self.delayed_publishes, 1000 / self.m("push.messages_per_second_setting")
                                 + self.a("publish_ms")) if self.lever("push") else 0,
             FINISHER: self.gbs(FINISHER, 1, self.a("finisher_wait_s") * 1000)}

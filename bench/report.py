@@ -45,7 +45,7 @@ def _inputs(row: dict) -> str:
 def _values(f: dict) -> dict:
     """What report.md names beyond the figures: rows that need more than the figures, sentences that depend."""
     cold, race, model, cost, p = f["cold_start"], f["race_day"], f["model"], f["cost"], f["push"]
-    bikes, pages, shards = race["bikes"], race["bikes"]["pages"], f["assumed"]["stream_shards"]["value"]
+    bikes, pages = race["bikes"], race["bikes"]["pages"]
     span = lambda key: f"{min(map(key, functions)):.2f}–{max(map(key, functions)):.2f}×"  # noqa: E731
     functions = [c for c in cold.values() if "no_bytecode" in c]
     closing = "; ".join(f"{lever['lever']} (${lever['total']:.2f})" for lever in f["levers"] if lever["total"] <= TARGET)
@@ -91,8 +91,8 @@ def _values(f: dict) -> dict:
                                 f"{q['brotli_bytes'] / 1024:.1f} KB" for n, q in pages.items()),
         "seen": DATA["seen"],
         "late": p["late_ticks"] > p["race_seconds"] / 10, "lighter": [p["lighter"]] if p.get("lighter") else [],
-        "shards": shards, "push_table": [{**row, "verdict": ", ".join(row["missed"]) or "none"}
-                                         for row in p.get("table", [])],
+        "push_table": [{**row, "verdict": ", ".join(row["missed"]) or "none"}
+                       for row in p.get("table", [])],
         "push_verdict": _push_verdict(p),
     }
 

@@ -96,6 +96,18 @@ def back_on(page, stack, hash_: str) -> None:
     assert page.url == f"{stack.url}/{hash_}"
 
 
+def signed_up_new(page, stack, hash_: str, prefix: str) -> str:
+    """A new racer signs up from the site's ``hash_`` page (its sign-in, then the pool's sign-up) and is
+    back there, signed in: their email."""
+    email = f"{prefix}-{uuid.uuid4().hex[:8]}@example.com"
+    page.goto(f"{stack.url}/{hash_}")
+    page.click(".top .account button.sign-in")
+    sign_up_on_the_pools_page(page, stack, email)
+    back_on(page, stack, hash_)
+    signed_in_as(page, email)
+    return email
+
+
 def make_admin(stack, email: str) -> str:
     """The one command an operator runs for an admin (`make admin EMAIL= SITE=`), against this stack:
     AdminCreateUser (the temporary password emailed: the stand-in's outbox), then AdminAddUserToGroup."""

@@ -18,8 +18,7 @@ import pytest
 
 from alleycat.clock import iso
 
-from .browsing import (DOCS, ROOT, back_on, claims, needs_chromium, new_page, session, sign_up_on_the_pools_page,
-                       signed_in_as)
+from .browsing import DOCS, ROOT, claims, needs_chromium, new_page, session, signed_in_as, signed_up_new
 
 pytestmark = needs_chromium
 
@@ -32,12 +31,7 @@ WAIT_SECONDS = 20
 def rider(browser, stack):
     """A new racer, signed up from the home page (no name yet): {page, sub}."""
     page = new_page(browser, stack, width=1000, height=1000)
-    email = f"rider-{uuid.uuid4().hex[:8]}@example.com"
-    page.goto(f"{stack.url}/#/")
-    page.click(".top .account button.sign-in")
-    sign_up_on_the_pools_page(page, stack, email)
-    back_on(page, stack, "#/")
-    signed_in_as(page, email)
+    signed_up_new(page, stack, "#/", "rider")
     yield {"page": page, "sub": claims(session(page)["idToken"])["sub"]}
     page.context.close()
 

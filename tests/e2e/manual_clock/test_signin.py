@@ -15,7 +15,8 @@ import pytest
 from local.auth import totp
 
 from .browsing import (DOCS, PASSWORD, advance, back_on, claims, mailed, make_admin, needs_chromium,
-                       new_page, session, sign_in_on_the_pools_page, sign_up_on_the_pools_page, signed_in_as)
+                       new_page, session, sign_in_on_the_pools_page, sign_up_on_the_pools_page, signed_in_as,
+                       signed_up_new)
 
 MINUTE = 60
 
@@ -193,12 +194,7 @@ def test_signing_out_forgets_the_session_here_and_at_the_user_pool(stack, racer)
 
 def test_a_refresh_the_user_pool_refuses_signs_out_with_a_message(stack, browser):
     page = new_page(browser, stack)
-    email = f"gone-{uuid.uuid4().hex[:8]}@example.com"
-    page.goto(f"{stack.url}/#/races/none")
-    page.click(".top .account button.sign-in")
-    sign_up_on_the_pools_page(page, stack, email)
-    back_on(page, stack, "#/races/none")
-    signed_in_as(page, email)
+    signed_up_new(page, stack, "#/races/none", "gone")
     # Given its refresh token revoked elsewhere (another device signed out)
     assert page.request.post(f"{stack.users.url}/oauth2/revoke", form={
         "token": session(page)["refreshToken"], "client_id": stack.users.client_id}).ok
