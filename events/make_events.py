@@ -28,6 +28,11 @@ CLAIMS = {"sub": "racer-1", "cognito:groups": "[admin]", "token_use": "id", "ema
           "iss": "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example", "aud": "exampleclientid",
           "auth_time": "1763805000", "iat": "1763805000", "exp": "1763808600"}
 HOST = "abc123.execute-api.eu-west-1.amazonaws.com"
+# When each sample request reaches the API: a year before the sample race (2026-11-22T10:00:00Z), so the
+# race it creates is upcoming; telemetry an hour after that race's start, so every second of a race of
+# that start (up to 3,600 s) has happened by the server's clock (Domain, contract v1.2).
+REQUEST_TIME = ("22/Nov/2025:10:00:00 +0000", 1763805600000)
+REQUEST_TIMES = {"post_telemetry": ("22/Nov/2026:11:00:00 +0000", 1795345200000)}
 STREAM_ARN = ("arn:aws:dynamodb:eu-west-1:123456789012:table/Alleycat-DataTable/stream/"
               "2026-11-22T09:00:00.000")
 
@@ -64,7 +69,7 @@ def texts() -> dict[str, str]:
                            headers.items(), body, CLAIMS if route.protected else None, "203.0.113.10")
         event["requestContext"].update({"accountId": "123456789012", "apiId": "abc123",
                                         "requestId": "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
-                                        "time": "22/Nov/2025:10:00:00 +0000", "timeEpoch": 1763805600000})
+                                        **dict(zip(("time", "timeEpoch"), REQUEST_TIMES.get(route.function, REQUEST_TIME)))})
         files[f"{route.function}.json"] = json.dumps(event, indent=2) + "\n"
     files[f"{STREAM_PROCESSOR}.json"] = json.dumps(stream_event(), indent=2, default=str) + "\n"
     files[f"{FINISHER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"

@@ -1,10 +1,12 @@
 """PUT /races/{raceId}/racers/{racerId}: join a racer to an open race (that racer or an admin)."""
 
-from alleycat import http, racers, races, views
+from alleycat import http, racers, races, routes, views
 from alleycat.entities import FINISHED
 from alleycat.errors import Conflict, NotFound
+from alleycat.fairplay import BIKE
 
 app = http.create_app()
+SCHEMA = routes.by_function("join_race").request
 
 
 @http.route(app, "join_race")
@@ -12,6 +14,7 @@ def join_race(raceId: str, racerId: str):
     racer_id = http.entity_id("racerId", racerId)
     race_id = http.race_id(raceId)
     http.require_self_or_admin(app, racer_id)
+    body = http.body(app, SCHEMA, optional=True)
     race = races.get(race_id, consistent=True)
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
@@ -20,7 +23,7 @@ def join_race(raceId: str, racerId: str):
         raise NotFound(f"racer {racer_id} does not exist")
     if race.status == FINISHED:
         raise Conflict(f"race {race_id} is finished")
-    return http.respond(views.joined(races.join(race, racer)))
+    return http.respond(views.joined(races.join(race, racer, body.get("equipment", BIKE), body.get("device"))))
 
 
 handler = http.lambda_handler(app)

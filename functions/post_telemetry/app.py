@@ -11,8 +11,9 @@ SCHEMA = routes.by_function("post_telemetry").request
 def post_telemetry(raceId: str):
     race_id = http.race_id(raceId)
     caller = http.identity(app)
-    samples = http.body(app, SCHEMA)["samples"]
-    outcome = telemetry.ingest(race_id, samples, caller.sub, caller.is_admin, http.idempotency_key(app))
+    body = http.body(app, SCHEMA)
+    outcome = telemetry.ingest(race_id, body["samples"], caller.sub, caller.is_admin, http.idempotency_key(app),
+                               body.get("device"), http.request_time(app))
     # Accepted samples are counted by the stream processor, once per batch (SamplesAccepted): a
     # bike's healthy one-sample request writes no line at all. What is not plain is counted here.
     if outcome.duplicates:

@@ -94,7 +94,7 @@ def test_join_is_idempotent_and_counts_once(api, race):
     for _ in range(2):
         status, body = api("join_race", {"raceId": rid, "racerId": "racer-1"}, claims=racer_claims("racer-1"))
         assert (status, body) == (200, {"raceId": rid, "racerId": "racer-1", "name": "Racer One",
-                                        "score": 0, "lastSecond": None})
+                                        "score": 0, "lastSecond": None, "equipment": "trainer"})
     assert api("get_race", {"raceId": rid})[1]["racerCount"] == 1
 
 

@@ -428,8 +428,8 @@ def test_the_processor_pushes_one_message_per_race_with_its_board(server, race, 
     # Then one message went out on the race's channel, with the board as stored
     [message] = event_api.received()
     assert (message["raceId"], message["status"], message["racers"], message["more"]) == (race_id, "open", 3, 0)
-    assert message["rows"] == [[1, "a", 70 * 143.75, 69, "A"], [2, "c", 70 * 126.5, 69, "C"],
-                               [3, "b", 70 * 109.25, 69, "B"]]
+    assert message["rows"] == [[1, "a", 70 * 143.75, 69, "trainer", None, "A"], [2, "c", 70 * 126.5, 69, "trainer", None, "C"],
+                               [3, "b", 70 * 109.25, 69, "trainer", None, "B"]]
     assert event_api.stats["publish_requests"] == 1
     # When the race is finished / Then viewers are told, to read the final board
     api("finish_race", {"raceId": race_id}, claims=ADMIN)
@@ -493,7 +493,7 @@ def board_reads(requests, race_id) -> int:
 
 
 def http_rows(api, race_id) -> list[list]:
-    return [[row["rank"], row["racerId"], row["score"], row["lastSecond"], row["name"]]
+    return [[row["rank"], row["racerId"], row["score"], row["lastSecond"], row["equipment"], row["review"], row["name"]]
             for row in api("get_race_leaderboard", {"raceId": race_id}, query={"limit": "1000"})[1]["items"]]
 
 

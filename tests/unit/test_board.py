@@ -27,9 +27,12 @@ def test_builds_from_shards_as_stored_and_converts_back_byte_identical():
     stored = [from_item(shard.to_item()) for shard in shards]  # as DynamoDB gives them back
     built = Board.from_shards(e.RaceBoard(RACE, s["shard"], s["standings"]) for s in stored)
     assert len(built) == 3 and [s.racer_id for s in built.ranked()] == ["c", "a", "b"]
+    # A board of a race before v1.2 holds [score, lastSecond, name]: bike, no review
     assert {s.racer_id: to_attr(s.item()) for s in built.ranked()} == {
-        racer_id: to_attr(value) for shard in shards for racer_id, value in shard.standings.items()}
-    assert Standing.joined("z", "Zed").item() == [0, None, "Zed"]
+        racer_id: to_attr(value + ["bike", None]) for shard in shards for racer_id, value in shard.standings.items()}
+    assert Standing.joined("z", "Zed").item() == [0, None, "Zed", "bike", None]
+    assert Standing.joined("z", "Zed", "virtual").item() == [0, None, "Zed", "virtual", None]
+    assert Standing.stored("y", [3, 1, "Y", "trainer", "pending"]) == Standing("y", Decimal(3), 1, "Y", "trainer", "pending")
 
 
 def test_a_page_is_the_first_rows_with_their_ranks():
@@ -49,7 +52,7 @@ def test_delta_sends_the_top_with_names_then_changed_racers_below_within_the_bud
     built = Board(standing(f"r{n:02d}", 100 - n, name=f"Rider {n}") for n in range(40))
     rows, more = built.delta({"r30", "r12", "r03"}, 10_000, top=5)
     assert [row[0] for row in rows] == [1, 2, 3, 4, 5, 13, 31] and more == 0
-    assert rows[0] == [1, "r00", 100, 5, "Rider 0"] and rows[5] == [13, "r12", 88, 5]
+    assert rows[0] == [1, "r00", 100, 5, "bike", None, "Rider 0"] and rows[5] == [13, "r12", 88, 5, "bike", None]
     # A budget that holds the top and one more row leaves the last changed racer out, counted
     budget = sum(len(json.dumps(row, separators=(",", ":"))) + 1 for row in rows[:6])
     assert built.delta({"r30", "r12", "r03"}, budget, top=5) == (rows[:6], 1)
@@ -59,7 +62,35 @@ def test_delta_sends_the_top_with_names_then_changed_racers_below_within_the_bud
 def test_delta_rows_are_rounded_and_ties_keep_the_board_order():
     built = Board([standing("b", "1.00005"), standing("a", "1.00005"), standing("c", 2)])
     rows, _ = built.delta(set(), 1000, top=10)
-    assert rows == [[1, "c", 2, 5, "C"], [2, "a", 1.0001, 5, "A"], [3, "b", 1.0001, 5, "B"]]
+    assert rows == [[1, "c", 2, 5, "bike", None, "C"], [2, "a", 1.0001, 5, "bike", None, "A"],
+                    [3, "b", 1.0001, 5, "bike", None, "B"]]
+
+
+def test_a_disqualified_ride_has_no_rank_and_comes_last_whatever_its_score():
+    # Given a board where the best score is disqualified and another ride is pending
+    rows = [standing("a", 50), Standing("b", Decimal(90), 5, "B", "trainer", "disqualified"),
+            Standing("c", Decimal(40), 5, "C", "virtual", "pending"), Standing("d", Decimal(1), 5, "D", "bike", "disqualified")]
+    built = Board(rows)
+    # Then the pending ride keeps its place, the disqualified ones come last (by score) with no rank
+    assert [(rank, s.racer_id) for rank, s in built.page(10)] == [(1, "a"), (2, "c"), (None, "b"), (None, "d")]
+    assert built.places() == {"a": 1, "c": 2, "b": None, "d": None}
+    rows, _ = built.delta(set(), 10_000, top=10)
+    assert rows[2] == [None, "b", 90, 5, "trainer", "disqualified", "B"]
+
+
+def test_real_equipment_only_ranks_the_real_rides_alone():
+    built = Board([Standing("v", Decimal(99), 5, "V", "virtual"), Standing("t", Decimal(50), 5, "T", "trainer"),
+                   standing("b", 60)])
+    assert [(rank, s.racer_id) for rank, s in built.real_only().page(10)] == [(1, "b"), (2, "t")]
+    assert [(rank, s.racer_id) for rank, s in built.page(10)] == [(1, "v"), (2, "b"), (3, "t")]
+
+
+def test_a_class_board_row_set_or_removed_whatever_it_held():
+    held = ClassBoard([ClassStanding("a", Decimal(10), RACE, "A"), ClassStanding("b", Decimal(20), RACE, "B")])
+    lowered = held.with_best("b", ClassStanding("b", Decimal(5), "01JD5Z6Q8X0000000000000001", "B"))
+    assert [(s.racer_id, s.best) for s in lowered.ranked()] == [("a", 10), ("b", 5)]
+    assert [s.racer_id for s in held.with_best("a", None).ranked()] == ["b"]
+    assert [s.racer_id for s in held.ranked()] == ["b", "a"]  # unchanged
 
 
 def test_class_merge_raises_bests_keeps_the_top_and_never_lowers_one():

@@ -39,16 +39,16 @@ def test_message_has_the_top_rows_with_names_then_the_changed_racers_in_board_or
     # Then the rows are the top ten, each with its name, then the changed racers with their ranks
     ranks = [row[0] for row in message["rows"]]
     assert ranks == list(range(1, 11)) + [17, 27]  # r29 ranks third
-    assert message["rows"][1] == [2, "r01", 990, 41, "Rider 1"]
+    assert message["rows"][1] == [2, "r01", 990, 41, "bike", None, "Rider 1"]
     assert message["rows"][2][1] == "r29"
-    assert message["rows"][10] == [17, "r15", 850, 41]  # no name below the top
+    assert message["rows"][10] == [17, "r15", 850, 41, "bike", None]  # no name below the top
     assert (message["raceId"], message["status"], message["racers"], message["more"]) == (RACE, "open", 30, 0)
     assert message["at"] == 1_800_000_000_000
 
 
 def test_scores_are_rounded_like_the_leaderboard_route():
     race, boards = board({"a": (Decimal("123.456789"), 3, "A")})
-    assert push.board_message(race, boards, {"a"})["rows"] == [[1, "a", 123.4568, 3, "A"]]
+    assert push.board_message(race, boards, {"a"})["rows"] == [[1, "a", 123.4568, 3, "bike", None, "A"]]
 
 
 def test_a_full_board_of_changes_stays_within_the_message_budget_and_says_how_many_it_left_out():
@@ -78,7 +78,7 @@ def test_the_rows_are_sent_compressed_and_read_back_as_they_were():
     race, boards = board({f"r{n:02d}": (1000 - n, 41, f"Rider {n}") for n in range(30)})
     message = push.board_message(race, boards, {"r25"}, now=1_800_000_000)
     sent = push.encoded(message)
-    assert "rows" not in sent and sent["v"] == 2 and push.decoded(sent) == message
+    assert "rows" not in sent and sent["v"] == 3 and push.decoded(sent) == message
     assert push.encoded({"n": 1}) == {"n": 1}  # not a board message: as it is
 
 

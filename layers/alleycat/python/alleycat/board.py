@@ -1,13 +1,13 @@
 """The race board and the class board: the one place standings are ranked and ordered.
 
 A race's live board is stored in shards (``RaceBoard`` items), each a map racerId ->
-``[score, lastSecond, name]``; a class's all-time board is one ``ClassBoard`` item, a map
-racerId -> ``[bestScore, raceId, name]``. Here those lists become records (``Standing``,
-``ClassStanding``), converted at the storage edge by ``stored``/``item`` so the stored
-attributes stay exactly what they were.
+``[score, lastSecond, name, equipment, review]``; a class's all-time board is one ``ClassBoard``
+item, a map racerId -> ``[bestScore, raceId, name]``. Here those lists become records
+(``Standing``, ``ClassStanding``), converted at the storage edge by ``stored``/``item``.
 
-Both boards rank the same way: score descending, then racerId ascending (``order``). The
-frontend's twin is ``byBoardOrder`` in ``frontend/src/push.js``; a test holds them together.
+Both boards rank the same way: score descending, then racerId ascending (``order``); on a race's
+board a disqualified ride has no rank and comes last (``fairplay.is_ranked``). The frontend's twin
+is ``byBoardOrder`` in ``frontend/src/push.js``; a test holds them together.
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Callable, Iterable
 
+from .fairplay import BIKE, REAL, is_ranked
 from .scores import number
 
 CLASS_BOARD_SIZE = 1000
 NAME_INDEX = 2  # the name's place in a stored standing, either board's (a rename sets it in place)
+EQUIPMENT_INDEX, REVIEW_INDEX = 3, 4  # their places in a race board's stored standing (set in place too)
 TRIM_STEP = 10  # rows dropped at a time from a class board too big to store
 
 
@@ -37,27 +39,34 @@ class Standing:
     score: Decimal
     last_second: int | None
     name: str
+    equipment: str = BIKE
+    review: str | None = None
 
     @classmethod
     def stored(cls, racer_id: str, value: list) -> Standing:
-        score, last_second, name = value
-        return cls(racer_id, Decimal(score), last_second, name)
+        score, last_second, name, *rest = value  # boards of races before v1.2: the first three alone
+        equipment, review = (list(rest) + [BIKE, None])[:2]
+        return cls(racer_id, Decimal(score), last_second, name, equipment, review)
 
     @classmethod
     def of_entry(cls, entry) -> Standing:
-        return cls(entry.racerId, entry.score, entry.lastSecond, entry.name)
+        return cls(entry.racerId, entry.score, entry.lastSecond, entry.name, entry.equipment, entry.review)
 
     @classmethod
-    def joined(cls, racer_id: str, name: str) -> Standing:
+    def joined(cls, racer_id: str, name: str, equipment: str = BIKE) -> Standing:
         """A racer who joined and has no second yet."""
-        return cls(racer_id, 0, None, name)
+        return cls(racer_id, 0, None, name, equipment)
 
     def item(self) -> list:
-        """As stored: ``[score, lastSecond, name]``."""
-        return [self.score, self.last_second, self.name]
+        """As stored: ``[score, lastSecond, name, equipment, review]``."""
+        return [self.score, self.last_second, self.name, self.equipment, self.review]
+
+    @property
+    def ranked(self) -> bool:
+        return is_ranked(self.review)
 
     def key(self) -> tuple:
-        return order(self.score, self.racer_id)
+        return (not self.ranked, *order(self.score, self.racer_id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +92,8 @@ class ClassStanding:
 
 
 def in_order(entries: Iterable) -> list:
-    """Entries (anything with ``score`` and ``racerId``) in the boards' order."""
-    return sorted(entries, key=lambda entry: order(entry.score, entry.racerId))
+    """Entries (anything with ``score``, ``racerId`` and ``review``) in the boards' order, disqualified last."""
+    return sorted(entries, key=lambda entry: (not is_ranked(entry.review), *order(entry.score, entry.racerId)))
 
 
 def _ranked(standings: Iterable) -> list:
@@ -120,35 +129,40 @@ class Board:
         board.standings.update((standing.racer_id, standing) for standing in standings)
         return board
 
+    def real_only(self) -> Board:
+        """The rides on real equipment alone (``?equipment=real``)."""
+        return Board(standing for standing in self.standings.values() if standing.equipment in REAL)
+
     def ranked(self) -> list[Standing]:
-        """Every standing in rank order (score descending, then racerId)."""
+        """Every standing in board order (score descending, then racerId; disqualified rides last)."""
         if self._ranked is None:
             self._ranked = _ranked(self.standings.values())
         return self._ranked
 
-    def places(self) -> dict[str, int]:
-        """racerId -> rank (1 = first)."""
-        return {standing.racer_id: place for place, standing in enumerate(self.ranked(), start=1)}
+    def places(self) -> dict[str, int | None]:
+        """racerId -> rank (1 = first; None for a disqualified ride)."""
+        return {standing.racer_id: rank for rank, standing in self.page(len(self.standings))}
 
-    def page(self, limit: int) -> list[tuple[int, Standing]]:
-        """The first ``limit`` (rank, standing)."""
-        return list(enumerate(self.ranked()[:limit], start=1))
+    def page(self, limit: int) -> list[tuple[int | None, Standing]]:
+        """The first ``limit`` (rank, standing): ranks count the ranked rides, a disqualified one has None."""
+        return [(place if standing.ranked else None, standing)
+                for place, standing in enumerate(self.ranked()[:limit], start=1)]
 
     def delta(self, changed: Iterable[str], max_bytes: int, top: int) -> tuple[list[list], int]:
-        """Rows ``[rank, racerId, score, lastSecond]`` in rank order, the name appended for the top
-        ``top`` rows: the top rows always, then the ``changed`` racers ranked below them, while the rows
-        (as compact JSON, a comma each) take at most ``max_bytes``; and how many changed racers were
-        left out (all ranked below every row given)."""
+        """Rows ``[rank, racerId, score, lastSecond, equipment, review]`` in board order, the name appended
+        for the top ``top`` rows: the top rows always, then the ``changed`` racers ranked below them, while
+        the rows (as compact JSON, a comma each) take at most ``max_bytes``; and how many changed racers
+        were left out (all ranked below every row given)."""
         changed = set(changed)
-        wanted = [(rank, standing) for rank, standing in enumerate(self.ranked(), start=1)
-                  if rank <= top or standing.racer_id in changed]
+        wanted = [(place, rank, standing) for place, (rank, standing) in enumerate(self.page(len(self.standings)), start=1)
+                  if place <= top or standing.racer_id in changed]
         rows, size = [], 0
-        for index, (rank, standing) in enumerate(wanted):
-            row = [rank, standing.racer_id, number(standing.score), standing.last_second] + \
-                ([standing.name] if rank <= top else [])
+        for index, (place, rank, standing) in enumerate(wanted):
+            row = [rank, standing.racer_id, number(standing.score), standing.last_second, standing.equipment,
+                   standing.review] + ([standing.name] if place <= top else [])
             cost = _wire_bytes(row) + 1  # and its comma
             if size + cost > max_bytes:
-                return rows, sum(1 for _, left in wanted[index:] if left.racer_id in changed)
+                return rows, sum(1 for _, _, left in wanted[index:] if left.racer_id in changed)
             rows.append(row)
             size += cost
         return rows, 0
@@ -183,6 +197,15 @@ class ClassBoard:
     def item(self) -> dict[str, list]:
         """The standings as stored (a merged board holds them in rank order)."""
         return {standing.racer_id: standing.item() for standing in self.standings.values()}
+
+    def with_best(self, racer_id: str, best: ClassStanding | None) -> ClassBoard:
+        """This board with the racer's row set to ``best`` (None: removed), whatever it held: a review's
+        decision may lower a best. (A row removed from a full board leaves it one short until the
+        next settlement of the class brings more rows.)"""
+        standings = {held.racer_id: held for held in self.standings.values() if held.racer_id != racer_id}
+        if best is not None:
+            standings[racer_id] = best
+        return ClassBoard(_ranked(standings.values())[:CLASS_BOARD_SIZE])
 
     def merged(self, bests: Iterable[ClassStanding], fits: Callable[[dict], bool] = lambda item: True,
                size: int = CLASS_BOARD_SIZE) -> ClassBoard:

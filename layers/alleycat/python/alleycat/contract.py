@@ -19,6 +19,10 @@ SECOND_OR_NULL = {"type": ["integer", "null"], "minimum": 0}
 STATUS = {"type": "string", "enum": ["open", "finished"]}
 TOKEN = {"type": ["string", "null"]}
 TEXT_OR_NULL = {"type": ["string", "null"]}
+RANK_OR_NULL = {"type": ["integer", "null"], "minimum": 1}
+EQUIPMENT = {"type": "string", "enum": ["bike", "trainer", "virtual"]}
+REVIEW = {"type": "string", "enum": ["pending", "cleared", "disqualified"]}
+REVIEW_OR_NULL = {"type": ["string", "null"], "enum": ["pending", "cleared", "disqualified", None]}
 
 
 def obj(properties: dict, required: list | None = None) -> dict:

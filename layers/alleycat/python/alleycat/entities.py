@@ -96,6 +96,7 @@ class RaceGate(Entity):
     classId: str
     durationSeconds: int
     status: str = OPEN
+    startsAt: str | None = None  # absent on gates written before v1.2: their seconds are not checked
 
     @staticmethod
     def copy_for(racer_id: str) -> int:
@@ -103,7 +104,8 @@ class RaceGate(Entity):
 
     @classmethod
     def copies_of(cls, race: "Race") -> list["RaceGate"]:
-        return [cls(race.raceId, copy, race.classId, race.durationSeconds, race.status) for copy in range(GATE_COPIES)]
+        return [cls(race.raceId, copy, race.classId, race.durationSeconds, race.status, race.startsAt)
+                for copy in range(GATE_COPIES)]
 
 
 def _facts(entity: Entity) -> dict:
@@ -147,6 +149,9 @@ class Entry(Entity):
 
     ``chunks`` maps a history chunk number to ``[points, lastSecond]`` of that chunk,
     so re-applying a chunk is idempotent; score and lastSecond are derived from it.
+    ``equipment`` is what the ride is on (``fairplay``), ``device`` the device that holds it (None:
+    none named yet). ``review`` is None or its state; ``rules`` the rules the ride broke, ``note`` the
+    admin's, ``reviewedAt`` when its review item (``Review``) was written.
     """
 
     KEYS = keys.ENTRY
@@ -158,6 +163,22 @@ class Entry(Entity):
     raceStatus: str = OPEN  # not "status": that one is projected to the inverted index
     rank: int | None = None
     chunks: dict = field(default_factory=dict)
+    equipment: str = "bike"
+    device: str | None = None
+    review: str | None = None
+    rules: list = field(default_factory=list)
+    note: str = ""
+    reviewedAt: str | None = None
+
+    _ABSENT_UNSET: ClassVar[tuple[str, ...]] = ("device", "review", "rules", "note", "reviewedAt")
+
+    def to_item(self) -> dict:
+        """Absent, not null, while unset: conditions test ``attribute_not_exists(device)`` and ``(review)``."""
+        item = super().to_item()
+        for name in self._ABSENT_UNSET:
+            if not getattr(self, name):
+                item.pop(name, None)
+        return item
 
     @property
     def score(self) -> Decimal:
@@ -169,8 +190,32 @@ class Entry(Entity):
 
 
 @dataclass
+class Review(Entity):
+    """A ride that waits for (``pending``) or has had (``cleared``, ``disqualified``) an admin's review,
+    as ``GET /reviews`` lists it: in its state's partition, by ``at`` (when it was flagged or decided).
+    The entry names its review's state and ``at``; a decision moves the review to another partition."""
+
+    KEYS = keys.REVIEW
+    state: str
+    at: str
+    raceId: str
+    racerId: str
+    classId: str
+    name: str
+    score: Decimal = Decimal(0)
+    equipment: str = "bike"
+    rules: list = field(default_factory=list)
+    note: str = ""
+
+    @classmethod
+    def of(cls, entry: Entry, state: str, at: str) -> "Review":
+        return cls(state, at, entry.raceId, entry.racerId, entry.classId, entry.name, entry.score, entry.equipment,
+                   list(entry.rules), entry.note)
+
+
+@dataclass
 class RaceBoard(Entity):
-    """One shard of a race's live leaderboard: racerId -> [score, lastSecond, name]."""
+    """One shard of a race's live leaderboard: racerId -> [score, lastSecond, name, equipment, review]."""
 
     KEYS = keys.RACE_BOARD
     raceId: str
@@ -333,7 +378,7 @@ def sample_attribute(second: int) -> str:
 
 _BY_TYPE: dict[str, type[Entity]] = {
     cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, PushGate, ClassBoard, Best, Chunk, PackedChunk,
-                                     BestPace, ClassCard, RaceCard)
+                                     BestPace, ClassCard, RaceCard, Review)
 }
 
 

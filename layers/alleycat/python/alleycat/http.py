@@ -174,9 +174,11 @@ def idempotency_key(app: Resolver) -> str | None:
     return None if key is None else entity_id("Idempotency-Key", key)
 
 
-def body(app: Resolver, schema: dict) -> dict:
-    """The JSON body, checked for size and against the route's JSON schema."""
+def body(app: Resolver, schema: dict, optional: bool = False) -> dict:
+    """The JSON body, checked for size and against the route's JSON schema; ``optional``: no body is ``{}``."""
     raw = app.current_event.decoded_body or ""
+    if optional and not raw.strip():
+        return {}
     if len(raw.encode() if isinstance(raw, str) else raw) > MAX_BODY_BYTES:
         raise PayloadTooLarge("the body is larger than 256 KiB")
     try:

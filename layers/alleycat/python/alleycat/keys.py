@@ -130,6 +130,8 @@ CHUNK = _entity("Chunk", "RACER#{racerId}", "HIST#{raceId}#{racerId}#{chunk:03d}
 CLASS_CARD = _entity("ClassCard", "CLASSES", "CARD#{classId}")
 RACE_CARD = _entity("RaceCard", "RACES#{status}", "CARD#{startsAt}#{raceId}")
 PACKED_CHUNK = _entity("PackedChunk", "RACER#{racerId}", "HIST#{raceId}#{racerId}#P{part:02d}")
+# The reviews admins work through: one partition per review state, by when the ride was flagged or decided.
+REVIEW = _entity("Review", "REVIEWS#{state}", "REVIEW#{at}#{raceId}#{racerId}")
 
 ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_GATE, RACE_BOARD, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK,
-                                  BEST_PACE, CLASS_CARD, RACE_CARD)}
+                                  BEST_PACE, CLASS_CARD, RACE_CARD, PUSH_GATE, REVIEW)}

@@ -40,7 +40,9 @@ MAX_MESSAGE_BYTES = 4800
 TOP_ROWS = 10  # always sent, changed or not: a viewer's first rows heal from any missed message
 SLACK_BYTES = 16  # for ``more``'s digits
 TIMEOUT_SECONDS = 2.0
-MESSAGE_VERSION = 2  # 2: the rows sent gzip-compressed, base64 (``z``); 1 sent them as JSON (``rows``)
+# 3: rows [rank, racerId, score, lastSecond, equipment, review, name?], gzip-compressed, base64 (``z``);
+# 2 the same without equipment and review; 1 sent them as JSON (``rows``)
+MESSAGE_VERSION = 3
 
 
 def channel(race_id: str) -> str:

@@ -121,7 +121,24 @@ def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list],
         return e.from_item(stored), False
 
 
-def rank_entry(race_id: str, racer_id: str, rank: int) -> None:
+def claim_ride(race_id: str, racer_id: str, device: str) -> str | None:
+    """The device that holds the racer's ride once ``device`` asked for it: ``device`` if none held it."""
+    from botocore.exceptions import ClientError
+
+    key = key_from(keys.ENTRY, raceId=race_id, racerId=racer_id)
+    try:
+        send("update_item", TableName=table_name(), Key=key,
+             UpdateExpression="SET device = :device", ConditionExpression="attribute_exists(PK) AND attribute_not_exists(device)",
+             ExpressionAttributeValues=values(device=device), ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        return device
+    except ClientError as error:
+        if error_code(error) != "ConditionalCheckFailedException":
+            raise translate(error) from error
+        stored = error.response.get("Item") or call("get_item", Key=key, ConsistentRead=True).get("Item", {})
+        return stored.get("device", {}).get("S")
+
+
+def rank_entry(race_id: str, racer_id: str, rank: int | None) -> None:
     call("update_item", Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
          UpdateExpression="SET #rank = :rank, raceStatus = :finished",
          ExpressionAttributeNames={"#rank": "rank"}, ExpressionAttributeValues=values(rank=rank, finished=e.FINISHED))
@@ -143,6 +160,15 @@ def raise_best(best: e.Best) -> bool:
     return conditional("put_item", Item=best.to_item(),
                        ConditionExpression="attribute_not_exists(bestScore) OR bestScore < :score",
                        ExpressionAttributeValues=values(score=best.bestScore)) is not None
+
+
+def set_best(racer_id: str, class_id: str, best: e.Best | None) -> None:
+    """Sets the racer's best in the class to ``best`` whatever it was (None: no best): a review's
+    decision may lower it."""
+    if best is None:
+        call("delete_item", Key=key_from(keys.BEST, racerId=racer_id, classId=class_id))
+    else:
+        call("put_item", Item=best.to_item())
 
 
 # --- history chunks --------------------------------------------------------

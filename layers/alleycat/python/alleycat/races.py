@@ -10,9 +10,10 @@ from __future__ import annotations
 from . import entities as e
 from . import keys
 from .attributes import to_attr
-from .board import NAME_INDEX, Standing
+from .board import EQUIPMENT_INDEX, NAME_INDEX, REVIEW_INDEX, Standing
 from .dynamo import call, conditional, get as _get, get_all, key_from, key_of, send, table_name, values
 from .errors import Conflict, cancellation_codes, error_code, first_condition_failed, translate
+from .fairplay import BIKE, equipment_after
 from .paging import query as _query
 
 
@@ -63,15 +64,17 @@ def gate_and_entries(race_id: str, racer_ids: list[str]) -> tuple[e.RaceGate | N
     return gate, [item for item in found if isinstance(item, e.Entry)]
 
 
-def join(race: e.Race, racer: e.Racer) -> e.Entry:
+def join(race: e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None = None) -> e.Entry:
     """Adds the racer to the race, its count, its board and its history in one transaction.
 
-    Idempotent: when the entry exists already the transaction is cancelled and the
-    existing entry is returned unchanged.
+    Idempotent: when the entry exists already the transaction is cancelled and the existing
+    entry is kept, its score untouched; only its equipment (``fairplay.equipment_after``: virtual
+    stays virtual) and, with a ``device``, the device that holds the ride change (``rejoin``).
     """
     from botocore.exceptions import ClientError
 
-    entry = e.Entry(race.raceId, racer.racerId, racer.name, race.classId, race.startsAt)
+    entry = e.Entry(race.raceId, racer.racerId, racer.name, race.classId, race.startsAt, equipment=equipment,
+                    device=device)
     board = e.RaceBoard(race.raceId, e.RaceBoard.shard_of(racer.racerId))
     first_chunk = e.Chunk(race.raceId, racer.racerId, 0, race.classId)
     name = table_name()
@@ -86,7 +89,8 @@ def join(race: e.Race, racer: e.Racer) -> e.Entry:
         {"Update": {"TableName": name, "Key": key_of(board),
                     "UpdateExpression": "SET standings.#racer = if_not_exists(standings.#racer, :standing)",
                     "ExpressionAttributeNames": {"#racer": racer.racerId},
-                    "ExpressionAttributeValues": values(standing=Standing.joined(racer.racerId, racer.name).item())}},
+                    "ExpressionAttributeValues": values(
+                        standing=Standing.joined(racer.racerId, racer.name, equipment).item())}},
     ]
     try:
         send("transact_write_items", TransactItems=actions)
@@ -94,14 +98,51 @@ def join(race: e.Race, racer: e.Racer) -> e.Entry:
         codes = cancellation_codes(error)
         if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in codes:
             raise translate(error) from error
-        if codes[0] == "ConditionalCheckFailed":  # joined before: change nothing
+        if codes[0] == "ConditionalCheckFailed":  # joined before: keep the ride, move it if asked
             from . import racers  # only a join that finds it joined before reads the entry
 
             existing = racers.get_entry(race.raceId, racer.racerId, consistent=True)
             if existing:
-                return existing
+                return rejoin(existing, equipment, device)
         raise Conflict("the race is finished") from error
     return entry
+
+
+def rejoin(entry: e.Entry, equipment: str, device: str | None) -> e.Entry:
+    """A racer joining a race again: the ride's equipment as ``fairplay.equipment_after`` says, on the
+    entry and the board alike, and with a ``device`` the ride moved to it; one transaction, retried
+    when another join changed the entry in between."""
+    from botocore.exceptions import ClientError
+
+    from . import racers
+
+    for _ in range(5):
+        now_on = equipment_after(entry.equipment, equipment)
+        moved = device is not None and device != entry.device
+        if now_on == entry.equipment and not moved:
+            return entry
+        held = "equipment = :was" if entry.equipment else "attribute_not_exists(equipment)"
+        expression = "SET equipment = :equipment" + (", device = :device" if moved else "")
+        board = e.RaceBoard(entry.raceId, e.RaceBoard.shard_of(entry.racerId))
+        try:
+            send("transact_write_items", TransactItems=[
+                {"Update": {"TableName": table_name(), "Key": key_of(entry), "UpdateExpression": expression,
+                            "ConditionExpression": f"attribute_exists(PK) AND {held}",
+                            "ExpressionAttributeValues": values(equipment=now_on, **({"was": entry.equipment} if entry.equipment else {}),
+                                                                **({"device": device} if moved else {}))}},
+                {"Update": {"TableName": table_name(), "Key": key_of(board),
+                            "UpdateExpression": f"SET standings.#racer[{EQUIPMENT_INDEX}] = :equipment",
+                            "ConditionExpression": "attribute_exists(standings.#racer)",
+                            "ExpressionAttributeNames": {"#racer": entry.racerId},
+                            "ExpressionAttributeValues": values(equipment=now_on)}}])
+            entry.equipment = now_on
+            entry.device = device if moved else entry.device
+            return entry
+        except ClientError as error:
+            if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in cancellation_codes(error):
+                raise translate(error) from error
+            entry = racers.get_entry(entry.raceId, entry.racerId, consistent=True) or entry
+    raise Conflict("the ride kept changing while it was joined again: try again")
 
 
 def finish(race: e.Race, only_if_open: bool = False) -> bool:
@@ -162,6 +203,16 @@ def set_standings(race_id: str, shard: int, standings: dict[str, Standing]) -> e
                        ConditionExpression="attribute_exists(PK)", ExpressionAttributeNames=names,
                        ExpressionAttributeValues=expression_values, ReturnValues="ALL_NEW")["Attributes"]
     return e.from_item(written) if written else e.RaceBoard(race_id, shard)
+
+
+def set_standing_review(race_id: str, racer_id: str, review: str | None) -> e.RaceBoard | None:
+    """Sets the review in a racer's standing (in place): the shard as written, or None when the racer is not on it."""
+    written = conditional("update_item", Key=key_of(e.RaceBoard(race_id, e.RaceBoard.shard_of(racer_id))),
+                          UpdateExpression=f"SET standings.#racer[{REVIEW_INDEX}] = :review",
+                          ConditionExpression="attribute_exists(standings.#racer)",
+                          ExpressionAttributeNames={"#racer": racer_id}, ExpressionAttributeValues=values(review=review),
+                          ReturnValues="ALL_NEW")
+    return e.from_item(written["Attributes"]) if written else None
 
 
 def set_standing_name(race_id: str, racer_id: str, name: str) -> None:

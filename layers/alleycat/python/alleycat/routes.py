@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .contract import (COUNT, ERRORS, ID, NAME, NUMBER, RACE_ID, SECOND_OR_NULL, STATUS, TEXT, TEXT_OR_NULL, TIME,
-                       TOKEN, array, obj)
+from .contract import (COUNT, EQUIPMENT, ERRORS, ID, NAME, NUMBER, RACE_ID, RANK_OR_NULL, REVIEW, REVIEW_OR_NULL,
+                       SECOND_OR_NULL, STATUS, TEXT, TEXT_OR_NULL, TIME, TOKEN, array, obj)
 
 # The error statuses every route may answer (bad input, nothing there, DynamoDB busy), and those a
 # user route adds (no valid token, not this caller's to do, a body over 256 KiB).
@@ -97,6 +97,8 @@ IDEMPOTENCY_KEY = "Idempotency-Key"  # a retry with the same key gets the first 
 
 _RACE_FIELDS = {"raceId": RACE_ID, "classId": ID, "startsAt": TIME, "durationSeconds": COUNT, "status": STATUS}
 _RACER, _CLASS, _RACE = SAMPLE_IDS["racerId"], SAMPLE_IDS["classId"], SAMPLE_IDS["raceId"]
+_REVIEW_ITEM = obj({"raceId": RACE_ID, "classId": ID, "racerId": ID, "name": TEXT, "score": NUMBER, "equipment": EQUIPMENT,
+                    "rules": array(TEXT), "state": REVIEW, "note": TEXT})
 
 ROUTES: tuple[Route, ...] = (
     Route("PUT", "/classes/{classId}", "put_class", "user", (PUT,),
@@ -118,34 +120,40 @@ ROUTES: tuple[Route, ...] = (
           response=obj({**_RACE_FIELDS, "racerCount": COUNT}),
           sample=Sample(answer={"raceId": _RACE})),
     Route("PUT", "/races/{raceId}/racers/{racerId}", "join_race", "user", (QUERY, GET, PUT, UPDATE),
-          response=obj({"raceId": RACE_ID, "racerId": ID, "name": TEXT, "score": NUMBER, "lastSecond": SECOND_OR_NULL}),
+          request=obj({"equipment": EQUIPMENT, "device": ID}, []),
+          response=obj({"raceId": RACE_ID, "racerId": ID, "name": TEXT, "score": NUMBER, "lastSecond": SECOND_OR_NULL,
+                        "equipment": EQUIPMENT}),
           errors=(CONFLICT,),
-          sample=Sample(answer={"raceId": _RACE, "racerId": _RACER})),
+          sample=Sample(body={"equipment": "trainer"}, answer={"raceId": _RACE, "racerId": _RACER, "equipment": "trainer"})),
     Route("POST", "/races/{raceId}/telemetry", "post_telemetry", "user", (GET, UPDATE, BATCH_GET),
           headers=(IDEMPOTENCY_KEY,),
-          request=obj({"samples": {
+          request=obj({"device": ID, "samples": {
               "type": "array", "minItems": 1, "maxItems": 1000,
               "items": obj({"racerId": ID, "second": {"type": "integer", "minimum": 0},
                             "cadence": {"type": "number", "minimum": 0, "maximum": 300},
                             "resistance": {"type": "number", "minimum": 0, "maximum": 100}}),
-          }}),
+          }}, ["samples"]),
           response=obj({"accepted": COUNT, "duplicates": COUNT,
                         "rejected": array(obj({"racerId": ID, "second": COUNT, "reason": TEXT}))}),
           errors=(CONFLICT,),
           sample=Sample(body={"samples": [{"racerId": _RACER, "second": 0, "cadence": 82, "resistance": 47},
                                           {"racerId": _RACER, "second": 1, "cadence": 84.5, "resistance": 47}]},
                         answer={"accepted": 2, "duplicates": 0})),
-    Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,), query=LIMIT,
+    Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,), query=("limit", "equipment"),
           response=obj({"raceId": RACE_ID, "classId": ID, "status": STATUS,
-                        "items": array(obj({"rank": COUNT, "racerId": ID, "name": TEXT_OR_NULL,
-                                            "score": NUMBER, "lastSecond": SECOND_OR_NULL}))}),
+                        "items": array(obj({"rank": RANK_OR_NULL, "racerId": ID, "name": TEXT_OR_NULL,
+                                            "score": NUMBER, "lastSecond": SECOND_OR_NULL, "equipment": EQUIPMENT,
+                                            "review": REVIEW_OR_NULL}))}),
           # The telemetry sample's two seconds: (82 + 35) * (47 + 65) / 100 + (84.5 + 35) * (47 + 65) / 100
           sample=Sample(query="limit=10", answer={"items": [{"racerId": _RACER, "score": 264.88}]})),
     Route("GET", "/racers/{racerId}/results", "get_racer_results", "public", (QUERY,), paged=True, query=PAGE,
           response=obj({"racerId": ID, "name": TEXT_OR_NULL, "nextToken": TOKEN,
                         "items": array(obj({"raceId": RACE_ID, "classId": ID, "status": STATUS, "startsAt": TIME,
-                                            "score": NUMBER, "lastSecond": SECOND_OR_NULL,
-                                            "rank": {"type": ["integer", "null"], "minimum": 1}}))}),
+                                            "score": NUMBER, "lastSecond": SECOND_OR_NULL, "rank": RANK_OR_NULL,
+                                            "equipment": EQUIPMENT, "review": REVIEW_OR_NULL,
+                                            "rules": array(TEXT), "note": TEXT},
+                                           ["raceId", "classId", "status", "startsAt", "score", "lastSecond", "rank",
+                                            "equipment", "review"]))}),
           sample=Sample(query="limit=10", answer={"items": [{"raceId": _RACE}]})),
     Route("GET", "/racers/{racerId}/history", "get_racer_history", "public", (QUERY, GET), paged=True,
           query=("raceId", "nextToken"),
@@ -176,6 +184,16 @@ ROUTES: tuple[Route, ...] = (
           response=obj({"classId": ID, "name": TEXT, "items": array(obj({
               "rank": COUNT, "racerId": ID, "name": TEXT, "bestScore": NUMBER, "raceId": RACE_ID}))}),
           sample=Sample(query="limit=10", answer={"classId": _CLASS})),
+    Route("POST", "/races/{raceId}/racers/{racerId}/review", "review_ride", "user", (GET, UPDATE, PUT, DELETE),
+          request=obj({"decision": {"type": "string", "enum": ["clear", "disqualify"]},
+                       "note": {"type": "string", "maxLength": 500}}, ["decision"]),
+          response=_REVIEW_ITEM,
+          sample=Sample(body={"decision": "clear", "note": "Checked the trainer's file"},
+                        answer={"raceId": _RACE, "racerId": _RACER, "state": "cleared"})),
+    Route("GET", "/reviews", "get_reviews", "user", (QUERY,), paged=True, query=("state", "limit", "nextToken"),
+          required=("state",),
+          response=obj({"state": REVIEW, "nextToken": TOKEN, "items": array(_REVIEW_ITEM)}),
+          sample=Sample(query="state=cleared&limit=10", answer={"items": [{"raceId": _RACE, "racerId": _RACER}]})),
 )
 
 _BY_FUNCTION = {route.function: route for route in ROUTES}

@@ -18,7 +18,7 @@ INVERTED_PROJECTION = (
 
 # Item types whose changes the stream processor acts on: the stack's event source (and the local
 # stream poller) filters out every other record, and the processor reads only these.
-STREAM_PROCESSOR_TYPES = ("Chunk", "Race", "Class", "Racer")
+STREAM_PROCESSOR_TYPES = ("Chunk", "Race", "Class", "Racer", "Review")
 
 
 def create_table_request(table_name: str) -> dict:

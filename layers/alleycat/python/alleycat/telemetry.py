@@ -12,9 +12,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from . import clock
 from . import entities as e
 from . import parallel, racers, races
 from .errors import BadRequest, Conflict, Forbidden, NotFound
+from .fairplay import ANOTHER_DEVICE, NOT_YET, latest_second
 from .scores import output, round4
 
 NOT_JOINED = "racer has not joined this race"
@@ -45,17 +47,20 @@ def check(race: e.RaceGate, samples: list[dict], caller_sub: str, caller_is_admi
             raise BadRequest(f"samples[{index}].second must be an integer from 0 to {race.durationSeconds - 1}")
 
 
-def plan(joined: set[str], samples: list[dict]):
+def plan(joined: set[str], samples: list[dict], latest: int | None = None, elsewhere: frozenset[str] = frozenset()):
     """Chunk writes for a checked batch: {(racerId, chunk): {second: [cadence, resistance]}}.
 
-    Samples repeated inside the batch are duplicates; those of racers not joined are rejected.
+    Samples repeated inside the batch are duplicates; those of racers not joined, for a second later
+    than ``latest`` (None: any) or of a racer whose ride another device holds (``elsewhere``) are rejected.
     """
     writes: dict[tuple[str, int], dict[int, list]] = defaultdict(dict)
     outcome = Outcome()
     for sample in samples:
         racer_id, second = sample["racerId"], int(sample["second"])
-        if racer_id not in joined:
-            outcome.rejected.append({"racerId": racer_id, "second": second, "reason": NOT_JOINED})
+        reason = (NOT_JOINED if racer_id not in joined else ANOTHER_DEVICE if racer_id in elsewhere
+                  else NOT_YET if latest is not None and second > latest else None)
+        if reason:
+            outcome.rejected.append({"racerId": racer_id, "second": second, "reason": reason})
             continue
         chunk = writes[(racer_id, second // e.Chunk.SECONDS)]
         if second in chunk:
@@ -66,9 +71,11 @@ def plan(joined: set[str], samples: list[dict]):
 
 
 def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: bool,
-           request_key: str | None = None) -> Outcome:
-    """Applies a checked batch. With a ``request_key`` (Idempotency-Key) a retry of the same
-    request answers the counts the first attempt did (see ``racers.add_samples``)."""
+           request_key: str | None = None, device: str | None = None, now: float | None = None) -> Outcome:
+    """Applies a checked batch received at ``now`` (epoch seconds; the server's clock decides which
+    seconds have happened). With a ``request_key`` (Idempotency-Key) a retry of the same request
+    answers the counts the first attempt did (see ``racers.add_samples``). With a ``device``, a
+    racer's samples count only from the device that holds their ride (the first to send)."""
     # consistent: an eventual read could miss a finish just done
     race, entries = races.gate_and_entries(race_id, sorted({s["racerId"] for s in samples}))
     if race is None:
@@ -77,7 +84,9 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
         raise Conflict(f"race {race_id} is finished: it takes no more telemetry")
     check(race, samples, caller_sub, caller_is_admin)
     joined = {entry.racerId for entry in entries}
-    writes, outcome = plan(joined, samples)
+    latest = latest_second(clock.now() if now is None else now, clock.epoch(race.startsAt)) if race.startsAt else None
+    elsewhere = frozenset(entry.racerId for entry in entries if device and not _holds(entry, device))
+    writes, outcome = plan(joined, samples, latest, elsewhere)
 
     def write(item):
         (racer_id, chunk), seconds = item
@@ -92,3 +101,10 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
         outcome.rejected += [{"racerId": racer_id, "second": second, "reason": TOO_LATE}
                              for second in written.too_late]
     return outcome
+
+
+def _holds(entry: e.Entry, device: str) -> bool:
+    """Whether ``device`` holds the entry's ride: the first device to send takes a ride none holds."""
+    if entry.device is None:
+        entry.device = racers.claim_ride(entry.raceId, entry.racerId, device)
+    return entry.device == device

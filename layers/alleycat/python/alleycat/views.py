@@ -37,20 +37,34 @@ def race_in_class(r: e.Race) -> dict:
 
 
 def result(entry: e.Entry) -> dict:
-    return {"raceId": entry.raceId, "classId": entry.classId, "status": entry.raceStatus,
+    """A racer's result; a reviewed ride says why too (``rules`` it broke, the admin's ``note``)."""
+    body = {"raceId": entry.raceId, "classId": entry.classId, "status": entry.raceStatus,
             "startsAt": entry.startsAt, "score": number(entry.score),
-            "lastSecond": entry.lastSecond, "rank": entry.rank}
+            "lastSecond": entry.lastSecond, "rank": entry.rank, "equipment": entry.equipment, "review": entry.review}
+    if entry.review:
+        body.update(rules=list(entry.rules), note=entry.note)
+    return body
 
 
 def joined(entry: e.Entry) -> dict:
     return {"raceId": entry.raceId, "racerId": entry.racerId, "name": entry.name,
-            "score": number(entry.score), "lastSecond": entry.lastSecond}
+            "score": number(entry.score), "lastSecond": entry.lastSecond, "equipment": entry.equipment}
 
 
-def race_leaderboard(r: e.Race, boards: list[e.RaceBoard], limit: int) -> dict:
+def race_leaderboard(r: e.Race, boards: list[e.RaceBoard], limit: int, real_only: bool = False) -> dict:
+    standings = board.Board.from_shards(boards)
+    if real_only:
+        standings = standings.real_only()
     items = [{"rank": rank, "racerId": row.racer_id, "name": row.name, "score": number(row.score),
-              "lastSecond": row.last_second} for rank, row in board.Board.from_shards(boards).page(limit)]
+              "lastSecond": row.last_second, "equipment": row.equipment, "review": row.review}
+             for rank, row in standings.page(limit)]
     return {"raceId": r.raceId, "classId": r.classId, "status": r.status, "items": items}
+
+
+def review(item: e.Review) -> dict:
+    return {"raceId": item.raceId, "classId": item.classId, "racerId": item.racerId, "name": item.name,
+            "score": number(item.score), "equipment": item.equipment, "rules": list(item.rules),
+            "state": item.state, "note": item.note}
 
 
 def class_leaderboard(c: e.Class, stored: e.ClassBoard | None, limit: int) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Callable
 
 from .. import entities as e
 from .. import racers
@@ -11,9 +12,11 @@ from ..scores import output
 COMPACTION_ATTEMPTS = 5
 
 
-def compact(race: e.Race, entry: e.Entry) -> bool:
+def compact(race: e.Race, entry: e.Entry, check: Callable[[e.Entry, dict], object] | None = None) -> bool:
     """Replaces the racer's live chunks by packed ones (sealing the live ones), and makes the entry's chunk
-    totals those of the stored samples; True when the totals had to change.
+    totals those of the stored samples; True when the totals had to change. ``check`` sees the whole
+    ride's samples (second -> [cadence, resistance]) before its live chunks are sealed, so a run that
+    fails after it still finds them live and checks again.
 
     A live chunk is deleted only if no sample reached it since it was read; if one did,
     the racer is compacted again from what is stored now.
@@ -39,6 +42,8 @@ def compact(race: e.Race, entry: e.Entry) -> bool:
             changed = True
             racers.set_entry_chunks(race.raceId, entry.racerId, totals, ranked_too=True)
             entry.chunks = {str(k): v for k, v in totals.items()}
+        if check is not None:
+            check(entry, samples)
         if racers.replace_chunks(packed, live):
             return changed
     raise RuntimeError(f"racer {entry.racerId} kept receiving samples while race {race.raceId} was compacted")

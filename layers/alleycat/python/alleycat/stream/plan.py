@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import entities as e
+from ..fairplay import PENDING
 from ..observability import logger
 from ..schema import STREAM_PROCESSOR_TYPES
 
@@ -20,6 +21,7 @@ class Plan:
     carded: dict = field(default_factory=dict)          # raceId -> sequence number: its catalog card to sync
     renamed_classes: dict = field(default_factory=dict)  # classId -> sequence number
     renamed_racers: dict = field(default_factory=dict)  # racerId -> sequence number
+    decided: dict = field(default_factory=dict)         # raceId -> {racerId: sequence number}: a review decided
 
     @classmethod
     def of(cls, records: list[dict]) -> tuple[Plan, list[str]]:
@@ -56,3 +58,5 @@ class Plan:
             self.renamed_classes.setdefault(new.classId, sequence)
         elif isinstance(new, e.Racer) and isinstance(old, e.Racer) and new.name != old.name:
             self.renamed_racers.setdefault(new.racerId, sequence)
+        elif isinstance(new, e.Review) and old is None and new.state != PENDING:
+            self.decided.setdefault(new.raceId, {}).setdefault(new.racerId, sequence)

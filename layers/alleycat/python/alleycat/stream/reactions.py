@@ -6,13 +6,22 @@ from __future__ import annotations
 from .. import catalog, ending, parallel, races
 from .. import entities as e
 from ..observability import logger
-from . import pushing, renames, scoring, settlement
+from . import decisions, pushing, renames, scoring, settlement
 from .plan import Plan
 
 
 def react(plan: Plan, publisher: pushing.Publisher | None, later: pushing.Later | None = None) -> list[str]:
     scored = scoring.score(plan.chunks, plan.first_seen)
     failed = scored.failed
+    for race_id, decided in plan.decided.items():
+        try:
+            written = decisions.apply(race_id, sorted(decided))
+        except Exception:  # noqa: BLE001 - retried from its first record
+            logger.exception("review decision failed")
+            failed.append(min(decided.values(), key=int))
+            continue
+        scored.boards[race_id].extend(written)
+        scored.changed[race_id].update(decided)
     pushing.push_boards(publisher, scored.boards, scored.changed, later)
     for race_id, sequence in plan.finished.items():
         if _failed(settlement.settle, race_id):

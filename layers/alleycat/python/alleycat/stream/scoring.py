@@ -14,9 +14,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from .. import clock, parallel, racers, races, reviews
 from .. import entities as e
-from .. import parallel, racers, races
 from ..board import Standing
+from ..fairplay import broken_rules
 from ..observability import logger
 
 Racer = tuple[str, str]  # (raceId, racerId)
@@ -46,7 +47,7 @@ def score(chunks: dict[Racer, set[int]], first_seen: dict[Racer, str]) -> Scored
 
     standings: dict[tuple[str, int], dict[str, Standing]] = defaultdict(dict)
     feeders: dict[tuple[str, int], list[str]] = defaultdict(list)
-    for key, entry in parallel.outcomes(lambda _, item: live_totals(*item), stored).items():
+    for key, entry in parallel.outcomes(lambda _, item: checked(live_totals(*item), item[1]), stored).items():
         if parallel.failed(entry):
             scored.failed.append(first_seen[key])
         elif entry is None:  # gone, or its race being settled (settlement owns it)
@@ -99,6 +100,17 @@ def live_totals(entry: e.Entry, chunks: dict[int, e.Chunk]) -> e.Entry | None:
         if not written:  # ranked meanwhile (or gone)
             return stored
     entry.chunks = {str(chunk): pair for chunk, pair in {**done, newest: known.get(newest, [Decimal(0), None])}.items()}
+    return entry
+
+
+def checked(entry: e.Entry | None, chunks: dict[int, e.Chunk]) -> e.Entry | None:
+    """A live ride whose changed ``chunks`` break a plausibility rule is put up for review as it is seen
+    (a rule held across chunks is caught at the finish, which checks the whole ride)."""
+    if entry is None or entry.review or entry.raceStatus == e.FINISHED:
+        return entry
+    rules = broken_rules({second: pair for chunk in chunks.values() for second, pair in chunk.samples.items()})
+    if rules:
+        reviews.flag(entry, rules, clock.iso(clock.now()))
     return entry
 
 

@@ -10,8 +10,9 @@ so the class leaderboard shows the race soonest.
 
 from __future__ import annotations
 
-from .. import board, classes, parallel, racers, races, sizing
+from .. import board, classes, clock, parallel, racers, races, reviews, sizing
 from .. import entities as e
+from ..fairplay import broken_rules, counts_for_class, is_ranked
 from .history import compact
 from .pacing import ClassPacer
 
@@ -24,9 +25,19 @@ def settle(race_id: str) -> None:
         return
     roster = [racer_id for shard in boards for racer_id in shard.standings]
     entries = racers.get_entries(race_id, roster)
-    parallel.map_all(lambda entry: compact(race, entry), entries)
+    parallel.map_all(lambda entry: compact(race, entry, check_ride), entries)
+    parallel.map_all(reviews.refresh_score, [entry for entry in entries if entry.review])
     publish_ranks(race, entries)
     races.mark_settled(race)
+
+
+def check_ride(entry: e.Entry, samples: dict) -> None:
+    """The whole ride against the plausibility rules: at the latest at the finish, a ride that breaks
+    one is put up for review (unless it has a review already)."""
+    if entry.review is None:
+        rules = broken_rules(samples)
+        if rules:
+            reviews.flag(entry, rules, clock.iso(clock.now()))
 
 
 def amend(race_id: str, racer_ids: list[str]) -> None:
@@ -43,7 +54,7 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
     if not race.settled:
         settle(race_id)
         return
-    changed = [entry for entry in racers.get_entries(race_id, racer_ids) if compact(race, entry)]
+    changed = [entry for entry in racers.get_entries(race_id, racer_ids) if compact(race, entry, check_ride)]
     if not changed:
         return
     stored = board.Board.from_shards(boards)
@@ -60,14 +71,15 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
 
 
 def publish_ranks(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:
-    """Class board first (the class leaderboard shows the race soonest), then ranks, bests, board."""
+    """Class board first (the class leaderboard shows the race soonest), then ranks, bests, board.
+    A disqualified ride has no rank; only rides that count (``fairplay.counts_for_class``) reach the class."""
     entries = board.in_order(entries)
     merge_into_class_board(race, entries)
-    pacer = ClassPacer(race.classId, len(entries))
+    pacer = ClassPacer(race.classId, sum(1 for entry in entries if _counts(entry)))
 
     def rank(ranked):
         place, entry = ranked
-        racers.rank_entry(race.raceId, entry.racerId, place)
+        racers.rank_entry(race.raceId, entry.racerId, place if is_ranked(entry.review) else None)
         raise_best(race, entry, pacer)
 
     parallel.map_all(rank, enumerate(entries, start=1))
@@ -75,7 +87,13 @@ def publish_ranks(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:
     return entries
 
 
+def _counts(entry: e.Entry) -> bool:
+    return counts_for_class(entry.equipment, entry.review)
+
+
 def raise_best(race: e.Race, entry: e.Entry, pacer: ClassPacer) -> None:
+    if not _counts(entry):
+        return
     pacer.wait()
     racers.raise_best(e.Best(entry.racerId, race.classId, entry.score, race.raceId, entry.name))
 
@@ -90,7 +108,8 @@ def merge_into_class_board(race: e.Race, entries: list[e.Entry]) -> None:
     def fits(standings: dict) -> bool:  # long names: keep the board an item DynamoDB accepts
         return sizing.item_size(e.ClassBoard(race.classId, standings).to_item()) <= CLASS_BOARD_MAX_BYTES
 
-    bests = [board.ClassStanding(entry.racerId, entry.score, race.raceId, entry.name) for entry in entries]
+    bests = [board.ClassStanding(entry.racerId, entry.score, race.raceId, entry.name) for entry in entries
+             if _counts(entry)]
     while True:
         stored = classes.get_board(race.classId)
         version = getattr(stored, "version", None) if stored else None

@@ -1,0 +1,90 @@
+"""Reviews of rides (Fair play): a ride flagged by the plausibility rules waits as ``pending`` until an
+admin clears or disqualifies it. Each review is one ``Review`` item in its state's partition
+(``REVIEWS#<state>``, by when it was flagged or decided), and the racer's entry names its state:
+both are written in one transaction, so the list and the ride never disagree. ``GET /reviews`` is
+one Query a page of a partition.
+"""
+
+from __future__ import annotations
+
+from . import entities as e
+from . import keys
+from .dynamo import key_of, send, table_name, values
+from .errors import Conflict, cancellation_codes, error_code, translate
+from .fairplay import PENDING
+from .paging import Page, query
+
+ATTEMPTS = 5
+
+
+def list_reviews(state: str, limit: int, token: str | None) -> Page:
+    """Reviews in ``state``: oldest first while pending, newest decision first once decided."""
+    return query(f"reviews:{state}", token, [keys.REVIEW], partition=keys.REVIEW.pk.build({"state": state}),
+                 limit=limit, forward=state == PENDING)
+
+
+def flag(entry: e.Entry, rules: list[str], at: str) -> bool:
+    """Puts the ride up for review (``pending``) for breaking ``rules``, unless it has a review already
+    (flagged before, or decided: an admin's decision stands). True when this call flagged it; the
+    entry then says so."""
+    from botocore.exceptions import ClientError
+
+    flagged = e.Entry(**{**entry.__dict__, "review": PENDING, "rules": list(rules), "reviewedAt": at})
+    try:
+        send("transact_write_items", TransactItems=[
+            {"Update": {"TableName": table_name(), "Key": key_of(entry),
+                        "UpdateExpression": "SET review = :pending, #rules = :rules, reviewedAt = :at",
+                        "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(review)",
+                        "ExpressionAttributeNames": {"#rules": "rules"},
+                        "ExpressionAttributeValues": values(pending=PENDING, rules=list(rules), at=at)}},
+            {"Put": {"TableName": table_name(), "Item": e.Review.of(flagged, PENDING, at).to_item()}}])
+    except ClientError as error:
+        if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in cancellation_codes(error):
+            raise translate(error) from error
+        return False
+    entry.review, entry.rules, entry.reviewedAt = PENDING, list(rules), at
+    return True
+
+
+def refresh_score(entry: e.Entry) -> None:
+    """The entry's review, as listed, takes the entry's score now (a ride flagged while it went on)."""
+    if entry.review and entry.reviewedAt:
+        from .dynamo import conditional
+
+        conditional("update_item", Key=key_of(e.Review.of(entry, entry.review, entry.reviewedAt)),
+                    UpdateExpression="SET score = :score", ConditionExpression="attribute_exists(PK)",
+                    ExpressionAttributeValues=values(score=entry.score))
+
+
+def decide(entry: e.Entry, state: str, note: str, at: str, reread) -> e.Review:
+    """The admin's decision on the ride (``cleared`` or ``disqualified``): the same decision again changes
+    nothing, another replaces it. The entry's review and its listed item move together; retried when
+    the ride was flagged or decided meanwhile (``reread`` reads the entry again)."""
+    from botocore.exceptions import ClientError
+
+    for _ in range(ATTEMPTS):
+        if entry.review == state:
+            return e.Review.of(entry, state, entry.reviewedAt or at)
+        was = entry.review
+        decided = e.Entry(**{**entry.__dict__, "review": state, "note": note, "reviewedAt": at})
+        review = e.Review.of(decided, state, at)
+        held = "review = :was" if was else "attribute_not_exists(review)"
+        actions = [
+            {"Update": {"TableName": table_name(), "Key": key_of(entry),
+                        "UpdateExpression": "SET review = :state, note = :note, reviewedAt = :at",
+                        "ConditionExpression": f"attribute_exists(PK) AND {held}",
+                        "ExpressionAttributeValues": values(state=state, note=note, at=at, **({"was": was} if was else {}))}},
+            {"Put": {"TableName": table_name(), "Item": review.to_item()}}]
+        if was and entry.reviewedAt:
+            actions.append({"Delete": {"TableName": table_name(),
+                                       "Key": key_of(e.Review.of(entry, was, entry.reviewedAt))}})
+        try:
+            send("transact_write_items", TransactItems=actions)
+            return review
+        except ClientError as error:
+            if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in cancellation_codes(error):
+                raise translate(error) from error
+            entry = reread()
+            if entry is None:
+                break
+    raise Conflict("the ride's review kept changing: try again")

@@ -1,0 +1,76 @@
+"""Fair play's pure rules (``alleycat.fairplay``): equipment, what counts, seconds that have happened,
+and the plausibility rules at and around their thresholds."""
+
+from alleycat import fairplay
+from alleycat.fairplay import broken_rules
+
+
+def ride(cadences, resistance=50, start=0):
+    return {start + n: (cadence, resistance) for n, cadence in enumerate(cadences)}
+
+
+def test_a_ride_that_used_the_on_screen_bike_stays_virtual():
+    assert fairplay.equipment_after(None, "trainer") == "trainer"
+    assert fairplay.equipment_after("bike", "trainer") == "trainer"
+    assert fairplay.equipment_after("trainer", "virtual") == "virtual"
+    assert fairplay.equipment_after("virtual", "trainer") == "virtual"
+    assert fairplay.equipment_after("virtual", "bike") == "virtual"
+
+
+def test_only_real_rides_neither_pending_nor_disqualified_count_for_the_class():
+    assert fairplay.counts_for_class("bike", None) and fairplay.counts_for_class("trainer", "cleared")
+    assert not fairplay.counts_for_class("virtual", None)
+    assert not fairplay.counts_for_class("virtual", "cleared")
+    assert not fairplay.counts_for_class("bike", "pending")
+    assert not fairplay.counts_for_class("trainer", "disqualified")
+
+
+def test_seconds_that_have_happened_by_the_servers_clock_with_two_seconds_of_tolerance():
+    start = 1_800_000_000.0
+    assert fairplay.latest_second(start + 10.0, start) == 12
+    assert fairplay.latest_second(start + 10.999, start) == 12
+    assert fairplay.latest_second(start, start) == 2
+    assert fairplay.latest_second(start - 0.5, start) == 1
+    assert fairplay.latest_second(start - 2.0, start) == 0
+    assert fairplay.latest_second(start - 7200, start) == -7198  # two hours early: nothing has happened
+
+
+def test_a_realistic_ride_breaks_no_rule():
+    # 30 to 90 rpm climbing by a rpm a second, resistance 33-86 %: the simulator's riders
+    assert broken_rules(ride(range(30, 91), 86)) == []
+    assert broken_rules({}) == []
+
+
+def test_cadence_held_above_170_for_10_seconds():
+    assert broken_rules(ride([100] + [171] * 9 + [100] + [171] * 9)) == []     # 9 s twice, broken in between
+    assert broken_rules(ride([100] + [170] * 30, 0)) == []                        # at the threshold: not above
+    assert broken_rules(ride([100] + [171] * 10, 0)) == ["cadence-held"]
+    # a gap in the seconds breaks the run: 5 + 5 with second 6 missing is not 10 in a row
+    gap = {**ride([171] * 5, 0), **ride([171] * 5, 0, start=6)}
+    assert broken_rules(gap) == []
+
+
+def test_output_held_above_250_on_average_over_60_seconds():
+    # output = (cadence + 35) x (resistance + 65) / 100: 150 rpm at 100 % is 305.25; 100 rpm at 100 % is 222.75
+    strong, easy = (150, 100), (100, 100)
+    # 40 strong seconds and 20 easy ones average (40 x 305.25 + 20 x 222.75) / 60 = 277.75: broken
+    assert broken_rules({n: strong if n < 40 else easy for n in range(60)}) == ["output-held"]
+    # 59 seconds of the strongest output alone are not a minute
+    assert broken_rules({n: strong for n in range(59)}) == []
+    # 20 strong then 40 easy: (20 x 305.25 + 40 x 222.75) / 60 = 250.25 (> 250, broken); 19 and 41: 248.875
+    assert broken_rules({n: strong if n < 20 else easy for n in range(60)}) == ["output-held"]
+    assert broken_rules({n: strong if n < 19 else easy for n in range(60)}) == []
+    # the window slides: a strong minute after an easy one
+    assert broken_rules({n: easy if n < 30 else strong for n in range(90)}) == ["output-held"]
+
+
+def test_cadence_rising_80_rpm_in_one_second():
+    assert broken_rules(ride([10, 89])) == []
+    assert broken_rules(ride([10, 90])) == ["cadence-jump"]
+    assert broken_rules(ride([90, 10])) == []                        # stopping is allowed
+    assert broken_rules({0: (10, 50), 2: (95, 50)}) == []            # not consecutive seconds
+
+
+def test_a_minute_at_300_rpm_and_100_percent_breaks_every_rule_but_the_jump_unless_it_starts_from_rest():
+    assert broken_rules(ride([300] * 60, 100)) == ["cadence-held", "output-held"]
+    assert broken_rules(ride([0] + [300] * 60, 100)) == ["cadence-held", "output-held", "cadence-jump"]
