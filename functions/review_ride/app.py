@@ -21,7 +21,7 @@ def review_ride(raceId: str, racerId: str):
     if found is None:
         raise NotFound(f"racer {racer_id} is not in race {race_id}")
     decided = reviews.decide(found, DECISIONS[body["decision"]], body.get("note", ""),
-                             clock.iso(http.request_time(app)), entry)
+                             clock.iso_ms(http.request_time(app)), entry)
     return http.respond(views.review(decided))
 
 

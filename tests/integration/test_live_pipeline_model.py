@@ -5,10 +5,13 @@ Hypothesis draws programs of posts (any racer-seconds, any order, across chunk b
 duplicates, retries with and without Idempotency-Key, concurrent posts from worker processes),
 stream deliveries (batches cut at any record boundary, an invocation failing partway and
 redelivered as the event source mapping does, an old batch delivered again), a finish, posts
-after it and renames. An independent model (the samples accepted, by racer) says what every
-read must show: at every step no board score above the truth and no ``lastSecond`` going
-backwards; once the stream has drained, every score, ``lastSecond``, rank, result, class
-board best and history exactly.
+after it, renames, racers joining again on other equipment and admins' review decisions. One
+racer (the third) rides an implausible burst, 300 rpm for its first ``BURST`` seconds. An
+independent model (the samples accepted, by racer; the equipment and decisions asked for) says
+what every read must show: at every step no board score above the truth and no ``lastSecond``
+going backwards; once the stream has drained, every score, ``lastSecond``, equipment, review,
+rank, result, class board best and history exactly (fair play: a disqualified ride has no rank and
+comes last; only real rides neither pending nor disqualified reach the class board).
 
 ``MODEL_EXAMPLES=2000 MODEL_RANDOM=1`` explores more (and other) programs than ``make test``,
 whose 200 programs are seeded: CI runs the same ones each time, in two parts of 100 that make
@@ -40,16 +43,34 @@ TABLE = "alleycat-model"
 SECONDS = 3 * e.Chunk.SECONDS  # three chunks: late seconds land in chunks already done
 RACER = st.integers(0, 2)  # which of the program's three racers
 NAMES = ("Ann", "Bo", "Cy")
+BURST = 45  # the third racer's first seconds, at 300 rpm: 10 of them in a row break a plausibility rule
+HELD = 10
 DRAIN_ROUNDS = 30
 EXAMPLES = int(os.environ.get("MODEL_EXAMPLES", "200"))
 PARTS = 2
 RANDOM = os.environ.get("MODEL_RANDOM") == "1"
 
 
+def bursts(racer: str) -> bool:
+    """The program's third racer rides its first ``BURST`` seconds at 300 rpm."""
+    return racer.endswith("-2")
+
+
 def sample(racer: str, second: int) -> dict:
     """The one value a bike ever sends for a racer-second (a re-sent sample is the same sample)."""
     mix = zlib.crc32(f"{racer}:{second}".encode())
-    return {"racerId": racer, "second": second, "cadence": 30 + mix % 61, "resistance": 33 + (mix >> 8) % 54}
+    cadence = 300 if bursts(racer) and second < BURST else 30 + mix % 61
+    return {"racerId": racer, "second": second, "cadence": cadence, "resistance": 33 + (mix >> 8) % 54}
+
+
+def longest_burst(seconds: set[int], within=None) -> int:
+    """The longest run of consecutive burst seconds among ``seconds`` (inside one chunk if ``within``)."""
+    longest = run = 0
+    for second in range(BURST):
+        starts_chunk = within and second % e.Chunk.SECONDS == 0
+        run = (0 if starts_chunk else run) + 1 if second in seconds else 0
+        longest = max(longest, run)
+    return longest
 
 
 def output_of(racer: str, second: int) -> Decimal:
@@ -117,6 +138,8 @@ class Pipeline(RuleBasedStateMachine):
             assert call("put_racer", {"racerId": racer}, body={"name": self.names[racer]})[0] == 200
             assert call("join_race", {"raceId": self.race_id, "racerId": racer})[0] == 200
         self.accepted: set[tuple[str, int]] = set()  # the model: racer-seconds the service took
+        self.equipment = {racer: "trainer" for racer in self.racers}  # the sample join's body
+        self.decided: dict[str, str] = {}             # racer -> the admin's last decision
         self.finished = False
         self.sent: list[dict] = []                    # requests posted, for retries
         self.last_post = None                         # the request posted last, and its answer
@@ -262,6 +285,27 @@ class Pipeline(RuleBasedStateMachine):
         assert call("finish_race", {"raceId": self.race_id}) == (200, {"raceId": self.race_id, "status": "finished"})
         self.finished = True
 
+    @rule(racer=RACER, equipment=st.sampled_from(("bike", "trainer", "virtual")))
+    def join_again(self, racer, equipment):
+        racer = self.racers[racer]
+        status, body = call("join_race", {"raceId": self.race_id, "racerId": racer}, body={"equipment": equipment})
+        if self.finished:
+            assert status == 409, body
+            return
+        if "virtual" not in (self.equipment[racer], equipment):  # a ride that went virtual stays virtual
+            self.equipment[racer] = equipment
+        else:
+            self.equipment[racer] = "virtual"
+        assert (status, body["equipment"]) == (200, self.equipment[racer]), body
+
+    @rule(racer=RACER, decision=st.sampled_from(("clear", "disqualify")))
+    def review(self, racer, decision):
+        racer = self.racers[racer]
+        status, body = call("review_ride", {"raceId": self.race_id, "racerId": racer}, body={"decision": decision})
+        state = {"clear": "cleared", "disqualify": "disqualified"}[decision]
+        assert (status, body["state"], body["racerId"]) == (200, state, racer), body
+        self.decided[racer] = state
+
     @rule(racer=RACER, name=st.sampled_from(("Dee", "Eve", "Flo")))
     def rename(self, racer, name):
         racer = self.racers[racer]
@@ -286,37 +330,75 @@ class Pipeline(RuleBasedStateMachine):
             assert shown >= self.shown_last.get(racer, -1), (racer, row, self.shown_last)
             self.shown_last[racer] = shown
 
+    def reviews(self, board: dict[str, dict]) -> dict[str, str | None]:
+        """Each racer's review once drained: the admin's decision, else pending if the accepted seconds hold
+        a burst of ``HELD`` (as soon as seen within a chunk, at the latest at the finish); the board's
+        own word where the model cannot tell (a run across chunks of an open race, seen in one batch or not)."""
+        expected = {}
+        for racer in self.racers:
+            seconds = {s for r, s in self.accepted if r == racer} if bursts(racer) else set()
+            if racer in self.decided:
+                expected[racer] = self.decided[racer]
+            elif longest_burst(seconds, within=not self.finished) >= HELD:
+                expected[racer] = "pending"
+            elif longest_burst(seconds) < HELD:
+                expected[racer] = None
+            else:
+                assert board[racer]["review"] in (None, "pending"), board[racer]
+                expected[racer] = board[racer]["review"]
+        return expected
+
     def check_drained(self) -> None:
         board = self.board()
-        exact = {racer: (number(self.truth(racer)[0]), self.truth(racer)[1], self.names[racer]) for racer in self.racers}
-        assert {racer: (row["score"], row["lastSecond"], row["name"]) for racer, row in board.items()} == exact
-        order = sorted(self.racers, key=lambda racer: (-self.truth(racer)[0], racer))
-        assert [board[racer]["rank"] for racer in order] == [1, 2, 3]
+        reviews = self.reviews(board)
+        exact = {racer: (number(self.truth(racer)[0]), self.truth(racer)[1], self.names[racer], self.equipment[racer],
+                         reviews[racer]) for racer in self.racers}
+        assert {racer: (row["score"], row["lastSecond"], row["name"], row["equipment"], row["review"])
+                for racer, row in board.items()} == exact
+        out = {racer for racer in self.racers if reviews[racer] == "disqualified"}
+        order = sorted(self.racers, key=lambda racer: (racer in out, -self.truth(racer)[0], racer))
+        ranks = {racer: None if racer in out else place for place, racer in enumerate(order, start=1)}
+        assert {racer: board[racer]["rank"] for racer in self.racers} == ranks
+        assert [row["racerId"] for row in call("get_race_leaderboard", {"raceId": self.race_id},
+                                               query={"limit": "1000"})[1]["items"]] == order
         for racer in self.racers:
             status, results = call("get_racer_results", {"racerId": racer}, query={})
             assert status == 200 and results["name"] == self.names[racer]
             result = results["items"][0]
             if self.finished:
                 score, last = self.truth(racer)
-                expected = ("finished", number(score), last, order.index(racer) + 1)
+                expected = ("finished", number(score), last, ranks[racer])
             else:  # an open race's entry holds the chunks that are done: all but the racer's newest
                 newest = max((s // e.Chunk.SECONDS for r, s in self.accepted if r == racer), default=0)
                 score, last = self.truth(racer, below=newest * e.Chunk.SECONDS)
                 expected = ("open", number(score), last, None)
             assert (result["status"], result["score"], result["lastSecond"], result["rank"]) == expected, racer
+            assert (result["equipment"], result["review"]) == (self.equipment[racer], reviews[racer]), racer
             status, history = call("get_racer_history", {"racerId": racer}, query={"raceId": self.race_id})
             assert status == 200
             samples = history["races"][0]["samples"] if history["races"] else []
             assert samples == [[s, sample(racer, s)["cadence"], sample(racer, s)["resistance"], number(output_of(racer, s))]
                                for s in sorted(s for r, s in self.accepted if r == racer)], racer
         self.check_card()
+        self.check_review_lists(reviews)
         if self.finished:
+            counting = [racer for racer in order if self.equipment[racer] != "virtual"
+                        and reviews[racer] not in ("pending", "disqualified")]
             status, classboard = call("get_class_leaderboard", {"classId": self.class_id}, query={"limit": "10"})
             assert status == 200
             assert [(row["racerId"], row["rank"], row["bestScore"], row["name"], row["raceId"])
                     for row in classboard["items"]] == \
                 [(racer, rank, number(self.truth(racer)[0]), self.names[racer], self.race_id)
-                 for rank, racer in enumerate(order, start=1)]
+                 for rank, racer in enumerate(counting, start=1)]
+
+    def check_review_lists(self, reviews: dict[str, str | None]) -> None:
+        """Each reviewed ride is listed once, in its state's list (every program's race is new: its
+        reviews are the newest decided, and pending ones are found by their race)."""
+        for state in ("pending", "cleared", "disqualified"):
+            status, listed = call("get_reviews", query={"state": state, "limit": "100"})
+            assert status == 200
+            mine = sorted(item["racerId"] for item in listed["items"] if item["raceId"] == self.race_id)
+            assert mine == sorted(racer for racer in self.racers if reviews[racer] == state), (state, listed)
 
     def check_card(self) -> None:
         """The race is listed once, in its state's list (its start is after the sample events' time),

@@ -110,7 +110,7 @@ def checked(entry: e.Entry | None, chunks: dict[int, e.Chunk]) -> e.Entry | None
         return entry
     rules = broken_rules({second: pair for chunk in chunks.values() for second, pair in chunk.samples.items()})
     if rules:
-        reviews.flag(entry, rules, clock.iso(clock.now()))
+        reviews.flag(entry, rules, clock.iso_ms(clock.now()))
     return entry
 
 

@@ -37,7 +37,7 @@ def check_ride(entry: e.Entry, samples: dict) -> None:
     if entry.review is None:
         rules = broken_rules(samples)
         if rules:
-            reviews.flag(entry, rules, clock.iso(clock.now()))
+            reviews.flag(entry, rules, clock.iso_ms(clock.now()))
 
 
 def amend(race_id: str, racer_ids: list[str]) -> None:

@@ -1,0 +1,184 @@
+"""Fair play (contract v1.2) through the handlers, the table and the stream: seconds that have happened
+by the server's clock, one device a ride, equipment on boards and results, and reviews of implausible
+rides reaching ranks, results and the class board."""
+
+import pytest
+
+from .conftest import ADMIN, Api, process, racer_claims
+
+START = "2026-11-22T10:00:00Z"
+AT = "2026-11-22T10:01:00Z"  # a minute into the race
+
+
+def calm(racer_id, seconds, cadence=80, resistance=50):
+    return [{"racerId": racer_id, "second": s, "cadence": cadence, "resistance": resistance} for s in seconds]
+
+
+def output(cadence, resistance):
+    return (cadence + 35) * (resistance + 65) / 100
+
+
+@pytest.fixture
+def field(server):
+    """A class and a race of 120 s starting at START, racers a (bike), t (trainer), v (virtual) joined."""
+    api = Api()
+    assert api("put_class", body={"name": "Hill climb"}, claims=ADMIN)[0] == 200
+    race_id = api("create_race", body={"startsAt": START, "durationSeconds": 120}, claims=ADMIN)[1]["raceId"]
+    for racer_id, equipment in (("a", "bike"), ("t", "trainer"), ("v", "virtual")):
+        api("put_racer", {"racerId": racer_id}, body={"name": racer_id.upper()}, claims=ADMIN)
+        status, joined = api("join_race", {"raceId": race_id, "racerId": racer_id}, body={"equipment": equipment},
+                             claims=racer_claims(racer_id))
+        assert (status, joined["equipment"]) == (200, equipment)
+    return api, race_id
+
+
+def post(api, race_id, samples, at=AT, device=None, claims=ADMIN):
+    body = {"samples": samples, **({"device": device} if device else {})}
+    return api("post_telemetry", {"raceId": race_id}, body=body, claims=claims, at=at)
+
+
+def board(api, race_id, query=""):
+    items = api("get_race_leaderboard", {"raceId": race_id},
+                query={"limit": "100", **({"equipment": query} if query else {})})[1]["items"]
+    return [(row["rank"], row["racerId"], row["equipment"], row["review"]) for row in items]
+
+
+def test_a_second_counts_only_once_it_has_happened_by_the_servers_clock(field, server):
+    api, race_id = field
+    # Two hours before the start, a whole race of maximum seconds: every one is "not yet"
+    status, body = post(api, race_id, calm("a", range(120), 300, 100), at="2026-11-22T08:00:00Z")
+    assert status == 200 and body["accepted"] == 0 and len(body["rejected"]) == 120
+    assert {r["reason"] for r in body["rejected"]} == {"not yet"}
+    # A minute in: seconds up to 62 (60 and two of tolerance) count, later ones are "not yet"
+    status, body = post(api, race_id, calm("a", range(70)))
+    assert body["accepted"] == 63 and [r["second"] for r in body["rejected"]] == list(range(63, 70))
+    assert {r["reason"] for r in body["rejected"]} == {"not yet"}
+    process(server.read())
+    assert api("get_race_leaderboard", {"raceId": race_id})[1]["items"][0]["lastSecond"] == 62
+    # The same seconds once they have happened are accepted
+    status, body = post(api, race_id, calm("a", range(70)), at="2026-11-22T10:01:10Z")
+    assert (body["accepted"], body["duplicates"], body["rejected"]) == (7, 63, [])
+
+
+def test_one_device_holds_a_ride_until_the_racer_joins_again_from_another(field):
+    api, race_id = field
+    mine = racer_claims("t")
+    assert post(api, race_id, calm("t", [0, 1]), device="tab-1", claims=mine)[1]["accepted"] == 2
+    # Another device's samples of the same ride are rejected; a body naming no device is not checked
+    status, body = post(api, race_id, calm("t", [2, 3]), device="phone-2", claims=mine)
+    assert body["accepted"] == 0 and {r["reason"] for r in body["rejected"]} == {"another device"}
+    assert post(api, race_id, calm("t", [4]), claims=mine)[1]["accepted"] == 1
+    # Joining again from the other device moves the ride there: the first one is now refused
+    assert api("join_race", {"raceId": race_id, "racerId": "t"}, body={"equipment": "trainer", "device": "phone-2"},
+               claims=mine)[0] == 200
+    assert post(api, race_id, calm("t", [2, 3]), device="phone-2", claims=mine)[1]["accepted"] == 2
+    assert [r["reason"] for r in post(api, race_id, calm("t", [5]), device="tab-1", claims=mine)[1]["rejected"]] == \
+        ["another device"]
+    # A bad device id is a 400 naming it
+    status, body = post(api, race_id, calm("t", [6]), device="no spaces", claims=mine)
+    assert status == 400 and "device" in body["message"]
+
+
+def test_virtual_is_sticky_and_shown_on_the_board_results_and_real_only_board(field, server):
+    api, race_id = field
+    assert post(api, race_id, calm("a", range(10), 60) + calm("t", range(10), 70) + calm("v", range(10), 90))[1]["accepted"] == 30
+    # The trainer rider switches to the on-screen bike: the ride is virtual from then on, even back on the trainer
+    for equipment, shown in (("virtual", "virtual"), ("trainer", "virtual")):
+        status, body = api("join_race", {"raceId": race_id, "racerId": "t"}, body={"equipment": equipment},
+                           claims=racer_claims("t"))
+        assert (status, body["equipment"], body["lastSecond"]) == (200, shown, None)
+    process(server.read())
+    assert board(api, race_id) == [(1, "v", "virtual", None), (2, "t", "virtual", None), (3, "a", "bike", None)]
+    assert board(api, race_id, "real") == [(1, "a", "bike", None)]
+    assert api("get_race_leaderboard", {"raceId": race_id}, query={"equipment": "fake"})[0] == 400
+    # Finished: virtual rides are ranked in their race, and never reach the class board
+    api("finish_race", {"raceId": race_id}, claims=ADMIN)
+    process(server.read())
+    result = api("get_racer_results", {"racerId": "v"}, query={})[1]["items"][0]
+    assert (result["rank"], result["equipment"], result["review"]) == (1, "virtual", None)
+    classboard = api("get_class_leaderboard", query={"limit": "10"})[1]["items"]
+    assert [row["racerId"] for row in classboard] == ["a"]
+
+
+def test_an_implausible_ride_is_pending_as_soon_as_seen_and_off_the_class_board_until_cleared(field, server):
+    api, race_id = field
+    # t rides 300 rpm at 100 % for a minute: pending as its first chunk is seen, whatever its rank
+    post(api, race_id, calm("t", range(60), 300, 100) + calm("a", range(60), 80, 50))
+    process(server.read())
+    assert board(api, race_id)[0] == (1, "t", "trainer", "pending")
+    status, listed = api("get_reviews", query={"state": "pending", "limit": "10"}, claims=ADMIN)
+    assert status == 200 and [(i["racerId"], i["state"], i["equipment"]) for i in listed["items"]] == [
+        ("t", "pending", "trainer")]
+    assert "cadence-held" in listed["items"][0]["rules"]
+    # Not an admin: 403; a racer sees why on their own results
+    assert api("get_reviews", query={"state": "pending"}, claims=racer_claims("t"))[0] == 403
+    # Finished: t ranks first in the race but is not on the class board while pending
+    api("finish_race", {"raceId": race_id}, claims=ADMIN)
+    process(server.read())
+    result = api("get_racer_results", {"racerId": "t"}, query={})[1]["items"][0]
+    assert (result["rank"], result["review"], "output-held" in result["rules"]) == (1, "pending", True)
+    assert [row["racerId"] for row in api("get_class_leaderboard", query={"limit": "10"})[1]["items"]] == ["a"]
+    # The review as listed carries the final score
+    listed = api("get_reviews", query={"state": "pending", "limit": "10"}, claims=ADMIN)[1]["items"]
+    assert listed[0]["score"] == round(60 * output(300, 100), 4)
+    # An admin clears it: the class board takes it (within the stream's next batch)
+    status, review = api("review_ride", {"raceId": race_id, "racerId": "t"}, body={"decision": "clear", "note": "Real trainer"},
+                         claims=ADMIN)
+    assert (status, review["state"], review["note"]) == (200, "cleared", "Real trainer")
+    process(server.read())
+    assert [row["racerId"] for row in api("get_class_leaderboard", query={"limit": "10"})[1]["items"]] == ["t", "a"]
+    assert api("get_reviews", query={"state": "pending"}, claims=ADMIN)[1]["items"] == []
+    assert [i["racerId"] for i in api("get_reviews", query={"state": "cleared"}, claims=ADMIN)[1]["items"]] == ["t"]
+    # The same decision again changes nothing
+    assert api("review_ride", {"raceId": race_id, "racerId": "t"}, body={"decision": "clear"}, claims=ADMIN)[1] == review
+
+
+def test_disqualifying_a_ride_removes_its_rank_and_its_best_and_another_decision_replaces_it(field, server):
+    api, race_id = field
+    post(api, race_id, calm("a", range(60), 90, 60) + calm("t", range(60), 80, 50) + calm("v", range(60), 70, 50))
+    api("finish_race", {"raceId": race_id}, claims=ADMIN)
+    process(server.read())
+    assert board(api, race_id) == [(1, "a", "bike", None), (2, "t", "trainer", None), (3, "v", "virtual", None)]
+    assert [row["racerId"] for row in api("get_class_leaderboard", query={"limit": "10"})[1]["items"]] == ["a", "t"]
+    # An admin disqualifies a ride no rule flagged: it has no rank, comes last, and leaves the class board
+    status, review = api("review_ride", {"raceId": race_id, "racerId": "a"}, body={"decision": "disqualify", "note": "Two riders"},
+                         claims=ADMIN)
+    assert (status, review["state"], review["rules"]) == (200, "disqualified", [])
+    process(server.read())
+    assert board(api, race_id) == [(1, "t", "trainer", None), (2, "v", "virtual", None), (None, "a", "bike", "disqualified")]
+    assert [(i["raceId"], i["rank"], i["review"], i["note"])
+            for i in api("get_racer_results", {"racerId": "a"}, query={})[1]["items"]] == [(race_id, None, "disqualified", "Two riders")]
+    assert api("get_racer_results", {"racerId": "t"}, query={})[1]["items"][0]["rank"] == 1
+    assert [row["racerId"] for row in api("get_class_leaderboard", query={"limit": "10"})[1]["items"]] == ["t"]
+    # Cleared after all: back in its place and on the class board; a redelivered record changes nothing
+    api("review_ride", {"raceId": race_id, "racerId": "a"}, body={"decision": "clear"}, claims=ADMIN)
+    records = server.read()
+    process(records)
+    process(records)
+    assert board(api, race_id) == [(1, "a", "bike", "cleared"), (2, "t", "trainer", None), (3, "v", "virtual", None)]
+    assert [row["racerId"] for row in api("get_class_leaderboard", query={"limit": "10"})[1]["items"]] == ["a", "t"]
+    assert [i["racerId"] for i in api("get_reviews", query={"state": "disqualified"}, claims=ADMIN)[1]["items"]] == []
+
+
+def test_review_errors_are_4xx_with_a_message(field):
+    api, race_id = field
+    status, body = api("review_ride", {"raceId": race_id, "racerId": "nobody"}, body={"decision": "clear"}, claims=ADMIN)
+    assert status == 404 and "nobody" in body["message"]
+    assert api("review_ride", {"raceId": race_id, "racerId": "a"}, body={"decision": "clear"}, claims=racer_claims("a"))[0] == 403
+    status, body = api("review_ride", {"raceId": race_id, "racerId": "a"}, body={"decision": "ban"}, claims=ADMIN)
+    assert status == 400 and "decision" in body["message"]
+    status, body = api("get_reviews", query={"state": "waiting"}, claims=ADMIN)
+    assert status == 400 and "state" in body["message"]
+    status, body = api("join_race", {"raceId": race_id, "racerId": "a"}, body={"equipment": "rocket"}, claims=ADMIN)
+    assert status == 400 and "equipment" in body["message"]
+
+
+def test_the_reviews_list_is_one_query_a_page_oldest_pending_first(field, server):
+    api, race_id = field
+    for n, racer_id in enumerate(("v", "t", "a")):
+        post(api, race_id, calm(racer_id, range(n * 12, n * 12 + 12), 300, 100), at="2026-11-22T10:01:59Z")
+        process(server.read())
+    first = api("get_reviews", query={"state": "pending", "limit": "2"}, claims=ADMIN)[1]
+    second = api("get_reviews", query={"state": "pending", "limit": "2", "nextToken": first["nextToken"]}, claims=ADMIN)[1]
+    assert [i["racerId"] for i in first["items"] + second["items"]] == ["v", "t", "a"] and second["nextToken"] is None
+    assert api("get_reviews", query={"state": "pending", "nextToken": "forged"}, claims=ADMIN)[0] == 400
