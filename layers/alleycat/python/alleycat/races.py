@@ -7,8 +7,6 @@ race) is one Query of the race's partition.
 
 from __future__ import annotations
 
-import re
-
 from . import clock, keys
 from . import entities as e
 from .attributes import to_attr
@@ -20,17 +18,18 @@ from .fairplay import BIKE, equipment_after
 from .paging import query as _query
 
 # Exactly what the contract shows (fromisoformat alone lets a NUL or other odd characters through).
-UTC_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?Z", re.ASCII)
+UTC_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?Z"
 
 
 def starts_at(text: str, duration: int, now: float) -> str:
     """A new race's ``startsAt`` as stored (``clock.iso``'s form: UTC, whole seconds), or BadRequest
     when ``text`` is no UTC time, is not in ``clock.RACE_YEARS``, or the race would be over by ``now``
     (the request's time: ``startsAt + duration`` before it)."""
+    import re  # creating a race only
     from datetime import datetime, timezone
 
     try:
-        moment = datetime.fromisoformat(text) if UTC_TIME.fullmatch(text) else None
+        moment = datetime.fromisoformat(text) if re.fullmatch(UTC_TIME, text, re.ASCII) else None
     except ValueError:
         moment = None
     if moment is None:
