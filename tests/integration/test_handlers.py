@@ -89,6 +89,52 @@ def test_create_race_with_the_same_idempotency_key_creates_one_race(api, race):
     assert [r["raceId"] for r in races].count(first["raceId"]) == 1 and len(races) == 2
 
 
+def test_an_idempotency_key_reused_with_another_body_is_422_and_the_first_race_stands(api, race):
+    key = {"Idempotency-Key": "abc-2"}
+    status, first = api("create_race", body={"startsAt": "2026-11-22T11:00:00Z"}, claims=ADMIN, headers=key)
+    assert status == 201
+    # the same body as normalised (no seconds, the default duration said) is a retry: the first race
+    for same in ({"startsAt": "2026-11-22T11:00Z"}, {"startsAt": "2026-11-22T11:00:00.5Z", "durationSeconds": 300}):
+        assert api("create_race", body=same, claims=ADMIN, headers=key) == (201, first), same
+    for other in ({"startsAt": "2026-11-22T11:00:01Z"}, {"startsAt": "2026-11-22T11:00:00Z", "durationSeconds": 301}):
+        status, body = api("create_race", body=other, claims=ADMIN, headers=key)
+        assert status == 422 and body["message"] == (
+            f"this Idempotency-Key created race {first['raceId']} (2026-11-22T11:00:00Z, 300 seconds) with a different "
+            "body: use a new key for another race"), other
+    races = api("get_class_races", query={"limit": "100"})[1]["items"]
+    assert sorted(r["raceId"] for r in races) == sorted([race["raceId"], first["raceId"]])
+    assert api("get_race", {"raceId": first["raceId"]})[1]["startsAt"] == "2026-11-22T11:00:00Z"
+    # the key names a request of this class: another class's race with it is a race of its own
+    assert api("put_class", {"classId": "sprint"}, body={"name": "Sprint"}, claims=ADMIN)[0] == 200
+    status, sprint = api("create_race", {"classId": "sprint"}, body={"startsAt": "2026-11-22T12:00:00Z"}, claims=ADMIN,
+                         headers=key)
+    assert status == 201 and sprint["classId"] == "sprint" and sprint["raceId"] != first["raceId"]
+
+
+@pytest.mark.parametrize("starts_at", ["0001-01-01T00:00:00Z", "1999-12-31T23:59:59Z", "2100-01-01T00:00:00Z",
+                                       "9999-12-31T23:59:59Z"])
+def test_a_race_starting_outside_2000_to_2099_is_400(api, race, starts_at):
+    status, body = api("create_race", body={"startsAt": starts_at}, claims=ADMIN, at="1999-12-31T00:00:00Z")
+    assert (status, body) == (400, {"message": "startsAt must be a time from 2000 to 2099, e.g. 2026-11-22T10:00:00Z"})
+
+
+def test_a_race_that_would_already_be_over_by_the_servers_clock_is_400(api, race):
+    # Given a request that reaches the API at 10:00:00 (the server's clock, whatever the caller's says)
+    at = "2026-11-25T10:00:00Z"
+    status, body = api("create_race", body={"startsAt": "2026-11-25T09:54:59Z"}, claims=ADMIN, at=at)
+    assert (status, body) == (400, {"message": "the race would already be over: startsAt 2026-11-25T09:54:59Z plus "
+                                               "durationSeconds 300 ends at 2026-11-25T09:59:59Z, before now "
+                                               "(2026-11-25T10:00:00Z)"})
+    status, body = api("create_race", body={"startsAt": "2026-11-25T09:00:00Z", "durationSeconds": 3599}, claims=ADMIN,
+                       at=at)
+    assert status == 400 and "startsAt" in body["message"]
+    # while one ending at that moment, or started and ending later (live at once), is made
+    for starts_at, duration in (("2026-11-25T09:55:00Z", 300), ("2026-11-25T09:00:00Z", 3600)):
+        status, made = api("create_race", body={"startsAt": starts_at, "durationSeconds": duration}, claims=ADMIN, at=at)
+        assert (status, made["startsAt"], made["status"]) == (201, starts_at, "open")
+    assert len(api("get_class_races", query={"limit": "100"})[1]["items"]) == 3
+
+
 def test_join_is_idempotent_and_counts_once(api, race):
     rid = race["raceId"]
     for _ in range(2):

@@ -75,6 +75,29 @@ def test_starts_at_without_seconds_or_with_fractions_is_accepted_and_normalised(
     assert (status, body["startsAt"]) == (201, "2026-11-22T10:00:00Z")
 
 
+@pytest.mark.parametrize("starts_at", ["0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "1-01-01T00:00:00Z",
+                                       "-001-01-01T00:00:00Z", "10000-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
+                                       "9999-12-31T23:59:59.999999Z", "1970-01-01T00:00:00Z", "2026-11-22T24:00:00Z",
+                                       "2026-11-22T10:00:60Z", "2000-01-01T00:00:00Z"])
+def test_a_start_no_race_can_have_is_400_and_stores_nothing(api, race, starts_at):
+    status, body = api("create_race", body={"startsAt": starts_at}, claims=ADMIN, headers={"Idempotency-Key": "odd"})
+    assert status == 400 and "startsAt" in body["message"], body
+    # the key made nothing: a good body with it makes its race
+    status, made = api("create_race", body={"startsAt": "2026-11-22T11:00:00Z"}, claims=ADMIN,
+                       headers={"Idempotency-Key": "odd"})
+    assert (status, made["startsAt"]) == (201, "2026-11-22T11:00:00Z")
+    assert len(api("get_class_races", query={"limit": "100"})[1]["items"]) == 2
+
+
+def test_a_reused_idempotency_key_with_a_bad_body_is_400_and_with_another_body_422(api, race):
+    key = {"Idempotency-Key": "again"}
+    first = api("create_race", body={"startsAt": "2026-11-22T11:00:00Z"}, claims=ADMIN, headers=key)[1]
+    assert api("create_race", body={"startsAt": "9999-12-31T23:59:59Z"}, claims=ADMIN, headers=key)[0] == 400
+    assert api("create_race", body={"startsAt": "2026-11-22T11:00:00Z", "durationSeconds": 60}, claims=ADMIN,
+               headers=key)[0] == 422
+    assert api("create_race", body={"startsAt": "2026-11-22T11:00:00Z"}, claims=ADMIN, headers=key) == (201, first)
+
+
 def test_history_of_a_racer_that_does_not_exist_is_404(api, race):
     status, body = api("get_racer_history", {"racerId": "nobody"}, query={})
     assert status == 404 and "nobody" in body["message"]

@@ -68,11 +68,12 @@ def finishes(monkeypatch, table):
     running.stop()
 
 
-def new_race(starts_in, duration):
+def new_race(starts_in, duration, created_in=0):
+    """A race starting ``starts_in`` seconds from NOW, created ``created_in`` seconds from NOW."""
     api = Api()
     api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
     status, race = api("create_race", body={"startsAt": iso(NOW + starts_in), "durationSeconds": duration},
-                       claims=ADMIN)
+                       claims=ADMIN, at=iso(NOW + created_in))
     assert status == 201
     return race
 
@@ -119,14 +120,14 @@ def test_a_race_too_near_its_end_to_schedule_is_finished_after_its_grace(finishe
     assert finishes.outcomes(1) == ["finished"] and status_of(race["raceId"]) == "finished"
 
 
-def test_a_race_created_after_its_end_is_finished_at_once(finishes, server):
-    race = new_race(starts_in=-400, duration=300)
+def test_a_race_whose_end_passed_before_its_finisher_ran_is_finished_at_once(finishes, server):
+    race = new_race(starts_in=-400, duration=300, created_in=-400)  # ended 100 s ago
     assert process(server.read()) == {"batchItemFailures": []}
     assert finishes.outcomes(1) == ["finished"] and status_of(race["raceId"]) == "finished"
 
 
 def test_a_race_finished_before_its_finisher_runs_is_left_alone(finishes, server):
-    race = new_race(starts_in=-400, duration=300)
+    race = new_race(starts_in=-400, duration=300, created_in=-400)
     assert Api()("finish_race", {"raceId": race["raceId"]}, claims=ADMIN)[0] == 200
     assert process(server.read()) == {"batchItemFailures": []}
     assert finishes.outcomes(1) == ["left"] and not finishes.scheduler.schedules
@@ -139,3 +140,18 @@ def test_when_the_finisher_cannot_be_started_the_new_races_record_is_retried(fin
     created = [r for r in records if r["eventName"] == "INSERT" and r["dynamodb"]["NewImage"]["type"]["S"] == "Race"]
     failures = process(records)["batchItemFailures"]
     assert failures == [{"itemIdentifier": created[0]["dynamodb"]["SequenceNumber"]}]
+
+
+@pytest.mark.parametrize("starts_at", ["1-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "1999-12-31T23:59:59Z", "2100-01-01T00:00:00Z",
+                                       "yesterday"])
+def test_a_race_stored_with_a_start_creation_now_refuses_is_finished_at_once(finishes, server, starts_at):
+    # Given a race stored before creation checked its startsAt (as 0001-01-01T00:00:00Z was: "1-01-01T00:00:00Z")
+    from alleycat import ids, races
+    from alleycat.entities import Race
+
+    Api()("put_class", body={"name": "Hill climb"}, claims=ADMIN)
+    race = races.create(Race(ids.new_race_id(), "hill-climb", "Hill climb", starts_at, 300))
+    # When its finisher runs: it has no end a schedule can name, so it finishes the race rather than crash
+    assert process(server.read()) == {"batchItemFailures": []}
+    assert finishes.outcomes(1) == ["finished"] and status_of(race.raceId) == "finished"
+    assert not finishes.scheduler.schedules

@@ -119,11 +119,20 @@ def test_a_finisher_invoked_before_the_end_waits_for_it(stack, client, race):
     assert clock.now() - race["endsAt"] < ending.FINISH_WITHIN
 
 
-def test_a_race_created_after_its_end_is_finished_at_once(stack, client, race):
-    race = race(starts_in=-120, duration=60)
-    eventually(lambda: status_of(client, race["raceId"]) == "finished")
-    assert race["raceId"] in listed(client, "finished")
-    assert not any(name == f"finish-{race['raceId']}" for _, name in stack.scheduler.schedules)
+def test_a_race_that_would_already_be_over_by_the_stacks_clock_is_refused(stack, client, race):
+    # Given a class, on the stack's clock (the server's: the request's time, not the test machine's)
+    made = race(starts_in=600, duration=60)
+    admin, path = made["admin"], f"/classes/{made['classId']}/races"
+    # When a race that ended 60 s ago is asked for, then one in its last second: the first is over, the second is not
+    status, body = client.call("POST", path, {"startsAt": client.starts_in(-120), "durationSeconds": 60}, admin)
+    assert status == 400 and "already be over" in body["message"] and "startsAt" in body["message"]
+    status, ends_now = client.call("POST", path, {"startsAt": client.starts_in(-59), "durationSeconds": 60}, admin)
+    assert status == 201, ends_now
+    # Then only the second exists, and it finishes by itself after its grace
+    races = client.call("GET", f"/classes/{made['classId']}/races?limit=100")[1]["items"]
+    assert sorted(r["raceId"] for r in races) == sorted([made["raceId"], ends_now["raceId"]])
+    advance_to(stack.clock, epoch(ends_now["startsAt"]) + 60 + ending.GRACE)
+    eventually(lambda: status_of(client, ends_now["raceId"]) == "finished")
 
 
 def test_a_race_too_near_its_end_to_schedule_is_finished_after_its_end(stack, client, race):

@@ -10,6 +10,10 @@ import time
 from datetime import datetime, timezone
 
 UTC_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+# The years a race may start in (the contract's). ``iso`` writes every end of such a race, and
+# EventBridge Scheduler takes it; a year 1 is stored as ``1-01-01T00:00:00Z`` and ``epoch`` cannot
+# read it, and the end of a race starting at ``9999-12-31T23:59:59Z`` is in a year ``iso`` cannot write.
+RACE_YEARS = range(2000, 2100)
 
 now = time.time
 sleep = time.sleep
@@ -33,5 +37,15 @@ def iso_ms(seconds: float) -> str:
 
 
 def epoch(text: str) -> float:
-    """A time the contract wrote (``iso``'s form) as epoch seconds."""
+    """A time the contract wrote (``iso``'s form) as epoch seconds; ValueError for any other text."""
     return datetime.strptime(text, UTC_FORMAT).replace(tzinfo=timezone.utc).timestamp()
+
+
+def race_start(text: str) -> float | None:
+    """A stored race's ``startsAt`` as epoch seconds, or None when it is not a time of ``RACE_YEARS``
+    in ``iso``'s form (races created before creation refused them: ``1-01-01T00:00:00Z``, ``9999-12-31T23:59:59Z``)."""
+    try:
+        moment = datetime.strptime(text, UTC_FORMAT)
+    except (TypeError, ValueError):
+        return None
+    return moment.replace(tzinfo=timezone.utc).timestamp() if moment.year in RACE_YEARS else None

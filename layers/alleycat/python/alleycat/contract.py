@@ -40,7 +40,9 @@ ERROR = obj({"message": {"type": "string", "minLength": 1}}, ["message"])
 # Every error status the API answers, and what it means (each route's record says which it may answer).
 ERRORS = {400: "invalid input (the message names it)", 401: "no valid credentials", 403: "not allowed for this caller",
           404: "no such racer, class or race", 409: "conflicts with the state (e.g. the race is finished)",
-          413: "body larger than 256 KiB", 503: "DynamoDB is busy: retry after Retry-After seconds"}
+          413: "body larger than 256 KiB",
+          422: "an Idempotency-Key reused with a different body (the first request's effect stands)",
+          503: "DynamoDB is busy: retry after Retry-After seconds"}
 
 # Members may act on others' resources (the contract's "group admin may do every write"); their
 # tokens carry it only once they have TOTP (functions/token_groups). The stack makes the group.

@@ -11,6 +11,9 @@ race's end, the finisher makes a one-time schedule that invokes it again in the 
 Near the end it waits for ``end + GRACE`` and finishes the race, unless it is finished already.
 So the schedule's errors are the finisher's (Lambda's retries, then its alarmed failure queue),
 never a stream record's. Schedules delete themselves once they have run.
+
+A race stored before creation refused a ``startsAt`` outside ``clock.RACE_YEARS`` (``1-01-01T00:00:00Z``,
+``9999-12-31T23:59:59Z``) has no end a schedule can name: the finisher finishes it at once.
 """
 
 from __future__ import annotations
@@ -43,8 +46,10 @@ def enabled() -> bool:
     return bool(os.environ.get(FINISHER_VARIABLE))
 
 
-def ends_at(race: e.Race) -> float:
-    return clock.epoch(race.startsAt) + race.durationSeconds
+def ends_at(race: e.Race) -> float | None:
+    """The race's end (epoch seconds); None when its ``startsAt`` is no time of ``clock.RACE_YEARS``."""
+    start = clock.race_start(race.startsAt)
+    return None if start is None else start + race.durationSeconds
 
 
 def schedule_minute(end: float) -> float:
@@ -68,6 +73,8 @@ def finish_when_due(race_id: str, finisher_arn: str) -> str:
     if race is None or race.status != e.OPEN:
         return "left"
     end = ends_at(race)
+    if end is None:  # a year 1 or 9999 race, stored before creation refused them: over now
+        return "finished" if races.finish(race, only_if_open=True) else "left"
     minute = schedule_minute(end)
     if minute >= clock.now() + LEAD:
         _schedule(race, minute, finisher_arn)

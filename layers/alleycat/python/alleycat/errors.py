@@ -35,6 +35,12 @@ class PayloadTooLarge(AlleycatError):
     status = 413
 
 
+class Unprocessable(AlleycatError):
+    """Well-formed, but not doable as asked: an Idempotency-Key reused with a different body (422)."""
+
+    status = 422
+
+
 class Busy(AlleycatError):
     """DynamoDB asked us to slow down and our retries ran out: the caller may retry (503)."""
 

@@ -7,21 +7,50 @@ race) is one Query of the race's partition.
 
 from __future__ import annotations
 
+from . import clock, keys
 from . import entities as e
-from . import keys
 from .attributes import to_attr
 from .board import EQUIPMENT_INDEX, NAME_INDEX, REVIEW_INDEX, Standing
 from .dynamo import call, conditional, get as _get, get_all, key_from, key_of, send, table_name, values
-from .errors import Conflict, cancellation_codes, error_code, first_condition_failed, translate
+from .errors import (BadRequest, Conflict, Unprocessable, cancellation_codes, error_code, first_condition_failed,
+                     translate)
 from .fairplay import BIKE, equipment_after
 from .paging import query as _query
+
+# Exactly what the contract shows (fromisoformat alone lets a NUL or other odd characters through).
+UTC_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?Z"
+
+
+def starts_at(text: str, duration: int, now: float) -> str:
+    """A new race's ``startsAt`` as stored (``clock.iso``'s form: UTC, whole seconds), or BadRequest
+    when ``text`` is no UTC time, is not in ``clock.RACE_YEARS``, or the race would be over by ``now``
+    (the request's time: ``startsAt + duration`` before it)."""
+    import re  # creating a race only
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(text) if re.fullmatch(UTC_TIME, text, re.ASCII) else None
+    except ValueError:
+        moment = None
+    if moment is None:
+        raise BadRequest("startsAt must be an ISO 8601 time in UTC ending in Z, e.g. 2026-11-22T10:00:00Z")
+    if moment.year not in clock.RACE_YEARS:
+        first, last = clock.RACE_YEARS[0], clock.RACE_YEARS[-1]
+        raise BadRequest(f"startsAt must be a time from {first} to {last}, e.g. 2026-11-22T10:00:00Z")
+    start = int(moment.replace(tzinfo=timezone.utc).timestamp())
+    if start + duration < now:
+        raise BadRequest(f"the race would already be over: startsAt {clock.iso(start)} plus durationSeconds {duration} "
+                         f"ends at {clock.iso(start + duration)}, before now ({clock.iso(now)})")
+    return clock.iso(start)
 
 
 def create(race: e.Race, request_key: str | None = None) -> e.Race:
     """The race, its empty board shards and its gate copies, all or nothing.
 
     With a ``request_key`` (the caller's Idempotency-Key) a marker is written in the
-    same transaction; a retry finds it and gets the race it created the first time.
+    same transaction; a retry finds it and gets the race it created the first time, or
+    Unprocessable when it asks for another race (the body as normalised: its class is the
+    marker's, its startsAt and durationSeconds the first race's, which never change).
     """
     from botocore.exceptions import ClientError
 
@@ -35,7 +64,11 @@ def create(race: e.Race, request_key: str | None = None) -> e.Race:
         if not marker or not first_condition_failed(error):
             raise translate(error) from error
         done = _get(keys.RACE_REQUEST, True, classId=race.classId, requestKey=request_key)
-        return get(done.raceId, consistent=True)
+        first = get(done.raceId, consistent=True)
+        if first is not None and (first.startsAt, first.durationSeconds) != (race.startsAt, race.durationSeconds):
+            raise Unprocessable(f"this Idempotency-Key created race {first.raceId} ({first.startsAt}, "
+                                f"{first.durationSeconds} seconds) with a different body: use a new key for another race") from error
+        return first
     return race
 
 

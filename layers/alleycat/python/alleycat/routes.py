@@ -93,6 +93,7 @@ CONDITION_CHECK = "dynamodb:ConditionCheckItem"
 # marks it and its gates finished and moves its catalog card.
 FINISH_ACTIONS = (QUERY, UPDATE, DELETE, PUT)
 CONFLICT = 409  # the race is finished
+REUSED_KEY = 422  # an Idempotency-Key reused with a different body
 IDEMPOTENCY_KEY = "Idempotency-Key"  # a retry with the same key gets the first answer
 
 _RACE_FIELDS = {"raceId": RACE_ID, "classId": ID, "startsAt": TIME, "durationSeconds": COUNT, "status": STATUS}
@@ -113,7 +114,7 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/classes/{classId}/races", "create_race", "user", (GET, PUT, QUERY), headers=(IDEMPOTENCY_KEY,),
           request=obj({"startsAt": {"type": "string", "minLength": 1},
                        "durationSeconds": {"type": "integer", "minimum": 60, "maximum": 3600}}, ["startsAt"]),
-          status=201, response=obj(dict(_RACE_FIELDS)),
+          status=201, response=obj(dict(_RACE_FIELDS)), errors=(REUSED_KEY,),
           sample=Sample(body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 300},
                         answer={"classId": _CLASS, "startsAt": "2026-11-22T10:00:00Z", "status": "open"})),
     Route("GET", "/races/{raceId}", "get_race", "public", (QUERY,),
