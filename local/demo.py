@@ -1,7 +1,8 @@
 """`make demo`: the local stack plus a fleet of simulated racers, and the frontend to watch them.
 
-PORT (default 3000), RACERS (default 100), SPEED (race seconds per second, default 1),
-and RACES (stop after this many; default: until Ctrl-C) come from the environment. After each race it prints the late
+PORT (default 3000), RACERS (default 100), SPEED (race seconds per second, default 1; above 1 each race
+started ``duration × (1 − 1/SPEED)`` before its first tick, so every second posted has happened by the
+server's clock: ``simulator.race.head_start``), and RACES (stop after this many; default: until Ctrl-C) come from the environment. After each race it prints the late
 ticks so far and the stack's memory. Ctrl-C stops the simulator, then the stack.
 """
 

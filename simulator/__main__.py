@@ -14,7 +14,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--base-url", default="http://127.0.0.1:3000", help="the API's base URL")
     parser.add_argument("--token", help="an admin bearer token (default: ask the local stack's /local/token)")
     parser.add_argument("--racers", type=int, default=100)
-    parser.add_argument("--speed", type=float, default=1.0, help="race seconds per wall-clock second")
+    parser.add_argument("--speed", type=float, default=1.0, help="race seconds per wall-clock second (above 1, each race starts duration × (1 − 1/speed) "
+                             "before the first tick, so every second posted has happened)")
     parser.add_argument("--races", type=int, default=None, help="stop after this many (default: until Ctrl-C)")
     parser.add_argument("--duration", type=int, default=300, help="durationSeconds of each race (60-3600)")
     parser.add_argument("--class-id", default="demo-class")

@@ -1,4 +1,22 @@
-"""The race-day loop: set up a class and racers, then race after race over the API."""
+"""The race-day loop: set up a class and racers, then race after race over the API.
+
+Every second the simulator posts has happened by the server's clock when it is posted (contract
+v1.2: a later second is rejected ``not yet``), at any ``--speed``:
+
+- At speed 1 the race starts at the first tick, and tick k posts second k at ``startsAt + k`` or
+  later (a late tick later still: it rides on, it never bursts to catch up).
+- At speed X > 1 race-seconds are posted X times faster than they pass, so the race is created with
+  a head start: it started ``durationSeconds × (1 − 1/X)`` before the first tick (``head_start``).
+  Tick k then posts at ``first + k/X = startsAt + D(1 − 1/X) + k/X``, at or after ``startsAt + k``
+  for every k < D, while the race ends ``1/X`` s after the last tick: it is never over while ridden,
+  and the simulator finishes it at its last tick as before. Why this design: the seconds posted must
+  have happened (no weakening of the rule, not even its 2 s of tolerance for clocks), and the race
+  must be open for the whole ride; a race started that much earlier is the only race that is both.
+  What a viewer sees: the race's clock (its start, the time left) is the server's, so at speed 5 a
+  300 s race shows 240 s gone as its board starts to fill, and both end together.
+- At speed X < 1 there is no head start: seconds are posted later than they happen, and past the
+  race's end the race finishes by itself (its 409 ends the ride, ``_finished``).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +32,7 @@ from .client import ApiClient, ApiError
 from .profiles import RacerProfile
 from .progress import ProgressBar
 
+BIKE = "bike"  # the equipment the simulated racers join on: bikes posting over the API (contract v1.2)
 MAX_SAMPLES_PER_REQUEST = 1000
 SETUP_WORKERS = 8
 BIKE_WORKERS = 128  # bikes post at once, as real ones do; more than this queue for a thread
@@ -21,8 +40,16 @@ WATCH_SECONDS = 0.25
 
 
 def join_lead_seconds(racers: int) -> int:
-    """How far ahead a race is set to start: time for its racers to join (~100 a second here)."""
+    """How far ahead of a race's creation its first tick is: time for its racers to join (~100 a second here)."""
     return 2 + racers // 100
+
+
+def head_start(duration: int, speed: float) -> float:
+    """How long before its first tick a race ridden at ``speed`` starts, so that tick k, at ``k / speed`` s
+    after the first, posts a second that has happened (second k at ``startsAt + k`` or later) and the
+    race is not over until ``1 / speed`` s after its last tick: ``duration × (1 − 1/speed)``, 0 at
+    speed 1 or less."""
+    return duration * (1 - 1 / speed) if speed > 1 else 0.0
 
 
 @dataclass
@@ -39,7 +66,7 @@ class Settings:
     watch: bool = False  # poll the race leaderboard and measure how far it lags accepted telemetry
     push_viewers: int = 0  # viewers subscribed to the race's board over the Event API (simulator.audience)
     pollers: int = 0  # viewers polling the race leaderboard every second, as the page did before push
-    start_lead: int | None = None  # seconds between creating a race and its start (default: time to join)
+    start_lead: int | None = None  # seconds between creating a race and its first tick (default: time to join)
 
 
 @dataclass
@@ -109,6 +136,7 @@ class Simulator:
         self.watch: LeaderboardWatch | None = None
         self.audience = None
         self.current_race: str | None = None
+        self.first_tick: float | None = None  # epoch seconds the current race's first tick is due (head_start)
         self._finished = threading.Event()  # the current race finished by itself
 
     def run(self) -> Totals:
@@ -129,17 +157,22 @@ class Simulator:
 
     def race(self, number: int) -> None:
         settings = self.settings
-        # The race starts once its racers have joined: it finishes by itself at its end (the clock's),
-        # so its first second must be ridden at its start.
+        # The first tick once its racers have joined; the race started head_start before it (whole
+        # seconds: startsAt is ISO to the second, so the first tick is a little earlier instead), and
+        # it finishes by itself at its end (the clock's): so tick k, second k, has happened when posted.
         lead = join_lead_seconds(settings.racers) if settings.start_lead is None else settings.start_lead
-        starts = math.ceil(time.time()) + lead
+        ahead = head_start(settings.duration, settings.speed)
+        first = math.ceil(time.time()) + lead
+        starts = first - math.ceil(ahead)
+        first = self.first_tick = starts + ahead
         race = self.client.call("POST", f"/classes/{settings.class_id}/races",
                                 {"startsAt": datetime.fromtimestamp(starts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                                  "durationSeconds": settings.duration},
                                 headers={"Idempotency-Key": str(uuid.uuid4())})
         race_id = self.current_race = race["raceId"]
-        self._each_racer(lambda p: self.client.call("PUT", f"/races/{race_id}/racers/{p.racer_id}"))
-        if self.stop.wait(max(0.0, starts - time.time())):
+        self._each_racer(lambda p: self.client.call("PUT", f"/races/{race_id}/racers/{p.racer_id}",
+                                                    {"equipment": BIKE}))
+        if not self._wait_until(first):
             return
         self._finished.clear()
         efforts = [profile.in_race(race_id, settings.duration) for profile in self.profiles]
@@ -159,6 +192,9 @@ class Simulator:
                     return
                 if self._finished.is_set():  # by itself at its end: a tick ran too late
                     break
+                # second k has happened by the schedule (head_start); by the wall clock too, whatever the monotonic one did
+                if not self._wait_until(starts + second):
+                    return
                 self._send([effort.sample(second) for effort in efforts], race_id)
                 self.progress.show(label, second + 1, settings.duration, self.totals)
                 clock += interval
@@ -178,6 +214,13 @@ class Simulator:
         self.client.call("POST", f"/races/{race_id}/finish")
         self.totals.races_finished += 1
         self.progress.done(label, self.totals)
+
+    def _wait_until(self, moment: float) -> bool:
+        """Waits until the wall clock is at ``moment`` (epoch seconds); False if stopped first."""
+        while (wait := moment - time.time()) > 0:  # Event.wait may return a hair early: not before it
+            if self.stop.wait(wait):
+                return False
+        return True
 
     def _send(self, samples: list[dict], race_id: str) -> None:
         """One tick's samples: batches of up to 1,000 from the simulator, or one post per bike."""

@@ -25,7 +25,8 @@ class Client:
         self.base_url, self.clock = base_url, clock
 
     def starts_in(self, seconds: float = 0) -> str:
-        """A race's ``startsAt`` that many seconds from the stack's now (a race in the past finishes at once)."""
+        """A race's ``startsAt`` that many seconds from the stack's now; negative: a race that started that
+        long ago, whose seconds up to then have happened (one already over finishes at once)."""
         return iso(self.clock.now() + seconds)
 
     def call(self, method, path, body=None, token=None, raw=None):

@@ -27,7 +27,7 @@ def test_a_racer_joins_and_appears_everywhere(client, world):
     status, joined = client.call("PUT", f"/races/{race_id}/racers/{racer_id}", token=world["racer"])
     # Then every read route shows it
     assert status == 200 and joined == {"raceId": race_id, "racerId": racer_id, "name": "Eve",
-                                        "score": 0, "lastSecond": None}
+                                        "score": 0, "lastSecond": None, "equipment": "bike"}
     assert client.call("GET", f"/races/{race_id}")[1]["racerCount"] == 1
     board = client.call("GET", f"/races/{race_id}/leaderboard")[1]
     assert [row["racerId"] for row in board["items"]] == [racer_id]

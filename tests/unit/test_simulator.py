@@ -1,6 +1,7 @@
 """The simulator's racers: stable per id, inside the original ranges, trending up each race."""
 
 import io
+import threading
 
 import pytest
 
@@ -128,9 +129,11 @@ def test_a_race_sets_up_joins_sends_one_post_per_tick_and_finishes(whole_second)
     paths = [(method, path) for method, path, _, _ in client.calls]
     assert ("PUT", "/classes/c") in paths and ("PUT", "/racers/rider-0002") in paths
     create = next(call for call in client.calls if call[1] == "/classes/c/races")
-    assert create[2] == {"startsAt": "2026-11-25T18:00:00Z", "durationSeconds": 60} and create[3]["Idempotency-Key"]
+    # (at 1,000 race-seconds a second, the 60 s race started 59.94 s before its first tick: a minute, in whole seconds)
+    assert create[2] == {"startsAt": "2026-11-25T17:59:00Z", "durationSeconds": 60} and create[3]["Idempotency-Key"]
     assert sum(path == "/races/R1/telemetry" for _, path in paths) == 60
-    assert ("PUT", "/races/R1/racers/rider-0003") in paths
+    joins = [body for _, path, body, _ in client.calls if path.startswith("/races/R1/racers/")]
+    assert len(joins) == 3 and all(body == {"equipment": "bike"} for body in joins)  # bikes, said so
     assert paths[-1] == ("POST", "/races/R1/finish")
     assert (totals.sent, totals.accepted, totals.races_finished) == (180, 180, 1)
 
@@ -252,3 +255,65 @@ def test_freshness_counts_each_viewer_and_never_goes_below_zero():
     assert sorted(lags) == [0.0, 0.5, 1.0]
     assert missing == 1 + 2  # second 1 missed by one viewer, second 2 by both
     assert percentiles([1.0, 2.0, 3.0, 4.0])["p50"] == 3.0
+
+
+class VirtualTime:
+    """The simulator's ``time`` module on a clock that moves only when the simulator waits."""
+
+    def __init__(self, now: float):
+        self.now = now
+
+    def time(self) -> float:
+        return self.now
+
+    monotonic = time
+
+
+class VirtualStop(threading.Event):
+    """A stop never set, whose waits move the virtual clock on by the time waited."""
+
+    def __init__(self, clock: VirtualTime):
+        super().__init__()
+        self.clock = clock
+
+    def wait(self, timeout=None) -> bool:
+        self.clock.now += timeout
+        return False
+
+
+class TimedClient(RecordingClient):
+    """Records when (on the virtual clock) each call was made."""
+
+    def __init__(self, clock: VirtualTime):
+        super().__init__()
+        self.clock, self.at = clock, []
+
+    def _once(self, method, path, body, headers):
+        self.at.append(self.clock.now)
+        return super()._once(method, path, body, headers)
+
+
+@pytest.mark.parametrize("speed, duration", [(1, 60), (1, 300), (2, 60), (5, 300), (7, 61), (60, 3600), (0.5, 60)])
+def test_every_second_posted_has_happened_and_the_race_is_not_over_while_it_is_ridden(monkeypatch, speed, duration):
+    # Given the simulator on a clock at 0.4 s past a whole second
+    clock = VirtualTime(1_795_629_600.4)
+    monkeypatch.setattr(race_module, "time", clock)
+    client = TimedClient(clock)
+    settings = Settings(racers=3, speed=speed, races=1, duration=duration, class_id="c")
+    # When it rides a race
+    Simulator(client, settings, progress=_quiet(), stop=VirtualStop(clock)).run()
+    # Then it posted every second of the race, each at or after the moment it happened by the race's start
+    # (the server's rule without its 2 s of tolerance: second <= now - startsAt)
+    created = next(at for at, (_, path, _, _) in zip(client.at, client.calls) if path == "/classes/c/races")
+    starts = race_module.datetime.strptime(next(body for _, path, body, _ in client.calls if path == "/classes/c/races")
+                                           ["startsAt"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=race_module.timezone.utc).timestamp()
+    posts = [(at, body["samples"]) for at, (_, path, body, _) in zip(client.at, client.calls) if path.endswith("/telemetry")]
+    assert [samples[0]["second"] for _, samples in posts] == list(range(duration))
+    assert all(at >= starts + samples[0]["second"] for at, samples in posts)
+    # while the race was not over (a race ridden slower than real time ends by itself: the service's finish)
+    if speed >= 1:
+        assert all(at < starts + duration for at, _ in posts)
+    # and it was created before it was over, its first tick the time to join after its creation
+    assert created < starts + duration and posts[0][0] - created == pytest.approx(race_module.join_lead_seconds(3), abs=1)
+    # and it rode at its speed: the whole race in duration / speed seconds
+    assert posts[-1][0] - posts[0][0] == pytest.approx((duration - 1) / speed)

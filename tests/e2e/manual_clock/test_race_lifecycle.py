@@ -76,8 +76,10 @@ def test_a_race_goes_live_at_its_start_and_finishes_by_itself_within_30_s_of_its
     assert race_id in listed(client, "upcoming") and race_id not in listed(client, "live")
     # When its start passes (no write in between)
     advance_to(clock, epoch(race["startsAt"]))
-    # Then it is live, and takes telemetry
+    # Then it is live
     assert race_id in listed(client, "live") and race_id not in listed(client, "upcoming")
+    # and once its 60 seconds have happened (its schedule fires 19 s or more after its end), takes them all
+    advance_to(clock, race["endsAt"])
     assert ride(client, race, range(60))[1]["accepted"] == 60
     # When the clock reaches the moment its schedule fires: the last second of the minute named
     minute = ending.schedule_minute(race["endsAt"])
@@ -107,7 +109,9 @@ def test_a_finisher_invoked_before_the_end_waits_for_it(stack, client, race):
     advance_to(clock, minute + 0.05)
     eventually(lambda: any(f.target_arn.endswith(":finish_due_race") and race_id in f.input and f.done.is_set()
                            for f in stack.scheduler.fired))
-    # Then the race stays open until its end and past it: its last second, still on its way, is taken
+    # Then the race stays open until its end and past it: its last seconds, as they happen or still on
+    # their way, are taken
+    advance_to(clock, race["endsAt"] - 1)
     assert ride(client, race, [298])[1]["accepted"] == 1
     advance_to(clock, race["endsAt"] + 1)
     assert ride(client, race, [299])[1]["accepted"] == 1
