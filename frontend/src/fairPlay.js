@@ -33,12 +33,14 @@ const CADENCE_JUMP_RPM = 80;
 export const RULES = {
   "cadence-held": {
     sentence: `cadence above ${CADENCE_HELD_RPM} rpm for ${CADENCE_HELD_SECONDS} s or more`,
+    on: "cadence", // what a chart marks at the seconds that broke it
     // Runs of consecutive seconds above the cadence, at least CADENCE_HELD_SECONDS long.
     seconds: (samples) => runs(samples, (sample) => sample[1] > CADENCE_HELD_RPM)
       .filter((run) => run.length >= CADENCE_HELD_SECONDS).flat(),
   },
   "output-held": {
     sentence: `average output above ${OUTPUT_HELD} over ${OUTPUT_HELD_SECONDS} s`,
+    on: "output",
     // The seconds of every window of OUTPUT_HELD_SECONDS consecutive seconds whose average is above.
     seconds: (samples) => {
       const marked = new Set();
@@ -55,6 +57,7 @@ export const RULES = {
   },
   "cadence-jump": {
     sentence: `cadence rising ${CADENCE_JUMP_RPM} rpm or more in one second`,
+    on: "cadence",
     // The seconds whose cadence is that much above the second before's.
     seconds: (samples) => samples.filter((sample, i) => i > 0 && samples[i - 1][0] === sample[0] - 1
       && sample[1] - samples[i - 1][1] >= CADENCE_JUMP_RPM).map((sample) => sample[0]),
@@ -73,6 +76,9 @@ export function reviewReason(review, rules = [], note = null) {
   const head = `${label[0].toUpperCase()}${label.slice(1)}${why}.`;
   return note ? `${head} ${review === "disqualified" ? "The admin's note" : "Note"}: ${note}` : head;
 }
+
+// What a chart marks for a rule: "output" or "cadence".
+export const ruleMarksOn = (rule) => RULES[rule]?.on ?? "output";
 
 // The seconds of a ride that broke `rule` (sorted), [] for a rule this page cannot locate.
 export const brokenSeconds = (rule, samples) => (RULES[rule] ? RULES[rule].seconds(samples || []) : []);
