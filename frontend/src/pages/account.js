@@ -4,6 +4,7 @@ import { api } from "../api.js";
 import { auth } from "../auth.js";
 import { classNames } from "../classNames.js";
 import { h, link, score } from "../dom.js";
+import { equipmentLabel, reviewLabel, reviewReason } from "../fairPlay.js";
 import { groupedSecret, nameProblem, otpauthUri, totpCode } from "../fields.js";
 import { raceHref, raceLabel } from "../races.js";
 import { totpEnabled, userPool } from "../userpool.js";
