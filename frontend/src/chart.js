@@ -9,7 +9,7 @@ const HEIGHT = 280;
 const MARKED_VALUE = { output: 3, cadence: 1 };
 
 // samples: [[second, cadence, resistance, output], ...] -> uPlot's column arrays; marks:
-// [{ label, on: "output"|"cadence", seconds: [second, ...] }] -> a column each, the value at a
+// [{ label, on: "output"|"cadence", seconds: [second, ...], color? }] -> a column each, the value at a
 // marked second and null elsewhere.
 export function columns(samples, marks = []) {
   const data = [0, 3, 1, 2].map((index) => samples.map((sample) => sample[index]));
@@ -54,8 +54,8 @@ export class OutputChart {
         { label: "cadence", scale: "input", stroke: "#2e86ab", width: 1 },
         { label: "resistance", scale: "input", stroke: "#76b041", width: 1 },
         ...this.marks.map((mark) => ({
-          label: mark.label, scale: mark.on === "output" ? "output" : "input", stroke: "#b3001b", width: 0,
-          paths: () => null, points: { show: true, size: 7, stroke: "#b3001b", fill: "#b3001b" },
+          label: mark.label, scale: mark.on === "output" ? "output" : "input", stroke: mark.color || "#b3001b", width: 0,
+          paths: () => null, points: { show: true, size: 5, stroke: mark.color || "#b3001b", fill: mark.color || "#b3001b" },
         })),
       ],
     }, data, this.container);

@@ -2,17 +2,22 @@
 // state, and the plausibility rules (docs/fair-play.md) as sentences a person reads, with the seconds
 // of a ride that broke each. Pure: no DOM, so Node tests it (tests/integration/test_fair_play_js.py).
 
-// Equipment (contract v1.2, Domain): bikes and trainers are real; the on-screen bike is virtual.
+// Equipment (contract v1.2, Domain): bikes and trainers are real; the on-screen bike is virtual. A page
+// shows the word with its icon: an element of class equipmentClass(...) (style.css draws the icon, an
+// SVG, so it shows on any system, emoji font or not).
 export const EQUIPMENT = {
-  bike: { icon: "🚲", word: "bike", real: true },
-  trainer: { icon: "⚙️", word: "trainer", real: true },
-  virtual: { icon: "🖥️", word: "virtual", real: false },
+  bike: { word: "bike", real: true },
+  trainer: { word: "trainer", real: true },
+  virtual: { word: "virtual", real: false },
 };
 
-// "🚲 bike"; an equipment this page does not know reads as its own word.
-export function equipmentLabel(equipment) {
+// "bike"; an equipment this page does not know reads as its own word ("" for none).
+export const equipmentLabel = (equipment) => EQUIPMENT[equipment]?.word ?? String(equipment ?? "");
+
+// "eq eq-bike real": the icon's class (and whether it is real); "eq" alone for an unknown one.
+export function equipmentClass(equipment) {
   const known = EQUIPMENT[equipment];
-  return known ? `${known.icon} ${known.word}` : String(equipment ?? "");
+  return known ? `eq eq-${equipment} ${known.real ? "real" : "not-real"}` : "eq";
 }
 
 // Review states (the `review` of a board row or a result): what a row says, null for none.

@@ -8,7 +8,8 @@ const MOVEMENT_SHOWN_MS = 4000;
 
 export class Leaderboard {
   // columns: [{ title, className?, value: (item) => string, href?: (item) => string,
-  //   tag?: (item) => string | null (a small mark after the value: "under review") }]
+  //   tag?: (item) => string | null (a small mark after the value: "under review"),
+  //   cellClass?: (item) => string (more classes of the cell, e.g. the equipment's icon) }]
   // A row says its review: class review-pending | review-cleared | review-disqualified; a
   // disqualified ride's rank is "—".
   constructor(columns) {
@@ -79,6 +80,10 @@ export class Leaderboard {
     this.columns.forEach((column, index) => {
       const cell = row.cells[index];
       const text = column.value(item);
+      if (column.cellClass) {
+        const className = `${column.className || ""} ${column.cellClass(item)}`.trim();
+        if (className !== cell.td.className) cell.td.className = className;
+      }
       if (text !== cell.text) {
         (cell.target || cell.td).textContent = text;
         cell.text = text;

@@ -4,7 +4,7 @@ import { api } from "../api.js";
 import { auth } from "../auth.js";
 import { classNames } from "../classNames.js";
 import { h, link, score } from "../dom.js";
-import { equipmentLabel, reviewLabel, reviewReason } from "../fairPlay.js";
+import { equipmentClass, equipmentLabel, reviewLabel, reviewReason } from "../fairPlay.js";
 import { groupedSecret, nameProblem, otpauthUri, totpCode } from "../fields.js";
 import { raceHref, raceLabel } from "../races.js";
 import { totpEnabled, userPool } from "../userpool.js";
@@ -80,7 +80,7 @@ async function racesSection(identity, racer) {
         h("th", { class: "num" }, "Rank"), h("th", { class: "num" }, ""))),
       h("tbody", {}, racer.items.map((item) => h("tr", {},
         h("td", { class: "name" }, link(raceHref(item.raceId), raceLabel(item, names[item.classId])),
-          h("small", { class: "equipment muted" }, ` · ${equipmentLabel(item.equipment)}`),
+          " ", h("small", { class: `equipment ${equipmentClass(item.equipment)}` }, equipmentLabel(item.equipment)),
           reviewLabel(item.review) ? h("small", { class: `tag review-${item.review}` }, reviewLabel(item.review)) : null,
           reviewReason(item.review, item.rules, item.note) ? h("small", { class: `why review-${item.review}` },
             reviewReason(item.review, item.rules, item.note)) : null),

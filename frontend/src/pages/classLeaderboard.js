@@ -1,14 +1,12 @@
 // A class's all-time leaderboard: each racer's best score over finished races, on real equipment.
 import { api } from "../api.js";
 import { errorBox, h, link, score } from "../dom.js";
-import { EQUIPMENT } from "../fairPlay.js";
 import { Leaderboard } from "../leaderboard.js";
 import { poll } from "../poll.js";
 
 const REFRESH_MS = 10000;
 // The class board counts real equipment only (contract v1.2, Fair play), and no ride under review.
-const REAL_ONLY = `Real equipment only (${EQUIPMENT.bike.icon} bikes and ${EQUIPMENT.trainer.icon} trainers): `
-  + `${EQUIPMENT.virtual.icon} virtual rides, rides under review and disqualified rides are not on it.`;
+const REAL_ONLY = "Real equipment only (bikes and trainers): virtual rides, rides under review and disqualified rides are not on it.";
 
 export function classLeaderboardPage(classId) {
   const board = new Leaderboard([

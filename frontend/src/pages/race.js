@@ -7,7 +7,7 @@
 // limit is a multiple of the page, so CloudFront keeps a few answers, not one per viewer. The race
 // itself (its racer count) is read again every RACE_MS while it is open.
 //
-// Every row shows its equipment ("🚲 bike", "🖥️ virtual") and its review ("under review",
+// Every row shows its equipment (an icon and a word: "bike", "trainer", "virtual") and its review ("under review",
 // "disqualified": no rank). "Real equipment only" reads the board of bikes and trainers ranked alone
 // (?equipment=real), polled: pushed messages rank every ride together. A finished race's board is
 // read again every second while a ride on it is under review: an admin's decision shows within 5 s.
@@ -15,7 +15,7 @@ import { api, ApiError, fairPlayApi } from "../api.js";
 import { className } from "../classNames.js";
 import { countdowns } from "../countdown.js";
 import { errorBox, h, link, score } from "../dom.js";
-import { equipmentLabel, reviewLabel } from "../fairPlay.js";
+import { equipmentClass, equipmentLabel, reviewLabel } from "../fairPlay.js";
 import { Leaderboard } from "../leaderboard.js";
 import { myRacerId } from "../auth.js";
 import { poll } from "../poll.js";
@@ -44,7 +44,8 @@ export function racePage(raceId, { ride = false } = {}) {
     { title: "Score", className: "num", value: (item) => score(item.score) },
     { title: "Second", className: "num hide-narrow", value: (item) => (item.lastSecond ?? "–").toString() },
     // Last: the ride page's tests read the score and second by their places (4th, 5th).
-    { title: "Ride", className: "equipment", value: (item) => equipmentLabel(item.equipment) },
+    { title: "Ride", className: "equipment", value: (item) => equipmentLabel(item.equipment),
+      cellClass: (item) => equipmentClass(item.equipment) },
   ]);
   // The race reads as its class and start ("Hill climb · 18:30") once both are known; its state: a
   // countdown to its start ("starts in 4:12", then "live"), or "finished".

@@ -5,7 +5,7 @@ import { api } from "../api.js";
 import { auth } from "../auth.js";
 import { className, classNames } from "../classNames.js";
 import { errorBox, h, link, score } from "../dom.js";
-import { equipmentLabel, reviewLabel, reviewReason } from "../fairPlay.js";
+import { equipmentClass, equipmentLabel, reviewLabel, reviewReason } from "../fairPlay.js";
 import { OutputChart } from "../chart.js";
 import { poll } from "../poll.js";
 import { raceHref, raceLabel } from "../races.js";
@@ -28,7 +28,7 @@ function resultsTable(racerId, items, selected, names, why) {
       h("tr", { class: classes, "data-race": item.raceId },
         h("td", { class: "name" }, link(racerHref(racerId, item.raceId), raceLabel(item, names[item.classId])),
           label ? h("small", { class: "tag" }, label) : null),
-        h("td", { class: "equipment" }, equipmentLabel(item.equipment)),
+        h("td", { class: `equipment ${equipmentClass(item.equipment)}` }, equipmentLabel(item.equipment)),
         h("td", { class: "num" }, score(item.score)),
         h("td", { class: "num rank" }, rankOf(item))),
       reason ? h("tr", { class: `why review-${item.review}`, "data-race": item.raceId },

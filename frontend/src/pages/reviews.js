@@ -8,7 +8,7 @@ import { auth } from "../auth.js";
 import { OutputChart } from "../chart.js";
 import { className } from "../classNames.js";
 import { h, link, score } from "../dom.js";
-import { brokenSeconds, equipmentLabel, reviewLabel, ruleMarksOn, ruleSentence, secondRanges } from "../fairPlay.js";
+import { brokenSeconds, equipmentClass, equipmentLabel, reviewLabel, ruleMarksOn, ruleSentence, secondRanges } from "../fairPlay.js";
 import { PagedList } from "../pagedList.js";
 import { adminBadge, why } from "./formField.js";
 
@@ -20,13 +20,16 @@ const DONE = { clear: "Cleared: it counts; its rank and the class board follow w
   disqualify: "Disqualified: it has no rank and is on no class board; the racer sees why." };
 
 const key = (item) => `${item.raceId}/${item.racerId}`;
+// A rule's marks on the chart, by its place in the review's list (style.css has .mark-0 … .mark-2).
+const MARK_COLORS = ["#b3001b", "#e08a00", "#6b4fd6"];
 
 // One review's ride: the chart, beside the rules with their seconds, and the decision.
 function reviewDetail(item, charts) {
   const chartBox = h("div", { class: "chart" });
   const chartNote = h("p", { class: "muted chart-note" }, "Loading the ride…");
-  const rules = h("ul", { class: "rules" }, (item.rules || []).map((rule) =>
-    h("li", { "data-rule": rule }, h("strong", {}, ruleSentence(rule)), h("span", { class: "where muted" }))));
+  const rules = h("ul", { class: "rules" }, (item.rules || []).map((rule, index) =>
+    h("li", { "data-rule": rule }, h("span", { class: `dot mark-${index % MARK_COLORS.length}`, "aria-hidden": "true" }, "●"), " ",
+      h("strong", {}, ruleSentence(rule)), h("span", { class: "where muted" }))));
   const note = h("textarea", { class: "note", rows: "2", maxlength: String(NOTE_MAX),
     placeholder: "A note for the racer (optional)", "aria-label": "Note (optional, up to 500 characters)" });
   note.value = item.note || "";
@@ -68,10 +71,12 @@ function reviewDetail(item, charts) {
     try {
       const history = await api.racerHistory(item.racerId, item.raceId);
       const samples = history.races[0]?.samples || [];
-      const marks = (item.rules || []).map((rule) => ({ label: rule, on: ruleMarksOn(rule), seconds: brokenSeconds(rule, samples) }));
+      const marks = (item.rules || []).map((rule, index) => ({
+        label: rule, on: ruleMarksOn(rule), seconds: brokenSeconds(rule, samples), color: MARK_COLORS[index % MARK_COLORS.length],
+      }));
       for (const mark of marks) {
         rules.querySelector(`li[data-rule="${CSS.escape(mark.label)}"] .where`).textContent = mark.seconds.length
-          ? ` at second${mark.seconds.length > 1 ? "s" : ""} ${secondRanges(mark.seconds)} (${mark.seconds.length} s, marked ● on the chart)`
+          ? ` at second${mark.seconds.length > 1 ? "s" : ""} ${secondRanges(mark.seconds)} (${mark.seconds.length} s, marked on the chart)`
           : " (not found in the stored seconds)";
       }
       chartNote.textContent = `${samples.length} seconds · total ${score(samples.reduce((sum, sample) => sum + sample[3], 0))}`;
@@ -90,7 +95,7 @@ function reviewRow(item, charts) {
   const details = h("details", { class: "review" },
     h("summary", {},
       h("span", { class: "label" }, item.name || item.racerId),
-      h("span", { class: "equipment" }, equipmentLabel(item.equipment)),
+      h("span", { class: `equipment ${equipmentClass(item.equipment)}` }, equipmentLabel(item.equipment)),
       h("span", { class: "score num" }, score(item.score)),
       h("span", { class: "state tag" }, reviewLabel(item.state) || ""),
       h("span", { class: "rule-list muted" }, (item.rules || []).map(ruleSentence).join("; "))),
