@@ -44,6 +44,12 @@ export class Leaderboard {
     }
   }
 
+  // Forgets every row (another board in its place: no ▲/▼ between the two).
+  clear() {
+    this.body.replaceChildren();
+    this.rows.clear();
+  }
+
   createRow(item) {
     const rank = h("td", { class: "num rank" });
     const move = h("td", { class: "move" });

@@ -157,7 +157,10 @@ export function racePage(raceId, { ride = false } = {}) {
     const real = realOnly;
     const read = await readBoard(shown);
     if (real !== realOnly) return true; // the toggle changed meanwhile: its own read draws
-    if (own.real !== real) Object.assign(own, { row: null, limit: null, at: 0, absent: false, real });
+    if (own.real !== real) {
+      if (own.real !== undefined) board.clear(); // the other board: its places are no movement
+      Object.assign(own, { row: null, limit: null, at: 0, absent: false, real });
+    }
     standings = read;
     await readRace(Date.now());
     await ownRow(myRacerId(), Date.now());
