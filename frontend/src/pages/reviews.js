@@ -10,6 +10,7 @@ import { className } from "../classNames.js";
 import { h, link, score } from "../dom.js";
 import { brokenSeconds, equipmentClass, equipmentLabel, reviewLabel, ruleMarksOn, ruleSentence, secondRanges } from "../fairPlay.js";
 import { PagedList } from "../pagedList.js";
+import { raceLabel } from "../races.js";
 import { adminBadge, why } from "./formField.js";
 
 export const REVIEW_STATES = ["pending", "cleared", "disqualified"];
@@ -109,8 +110,9 @@ function reviewRow(item, charts) {
     details.append(reviewDetail(item, charts));
   });
   const li = h("li", { class: "review-item", "data-race": item.raceId, "data-racer": item.racerId, "data-state": item.state }, details);
-  className(item.classId).then((name) => {
-    details.querySelector(".where-race a").textContent = name;
+  // The race reads as its class and start ("Hill climb · 18:30"), as everywhere in the site.
+  Promise.all([api.race(item.raceId), className(item.classId).catch(() => null)]).then(([race, name]) => {
+    details.querySelector(".where-race a").textContent = raceLabel(race, name);
   }, () => {});
   return li;
 }
