@@ -106,13 +106,14 @@ def test_message_rows_read_both_shapes_and_the_last_rank_skips_a_disqualified_ro
 
 
 def board_rows(seed: int, racers: int = 300) -> list:
-    """A race board with many ties (few distinct scores, four decimals) and racer ids that sort
-    differently by locale than by code point."""
+    """A race board with many ties (few distinct scores, four decimals), racer ids that sort
+    differently by locale than by code point, and reviews (a disqualified ride comes last)."""
     rng = random.Random(seed)
     scores = [Decimal(rng.randrange(0, 4000)) / 10000 * rng.choice([1, 10, 1000]) for _ in range(12)]
     ids = {rng.choice(["", "A", "a", "Z", "_", "-", "0"]) + f"{rng.randrange(1000):x}" + rng.choice(["", "b", "B"])
            for _ in range(racers)}
-    return [Standing(racer_id, rng.choice(scores), rng.randrange(60), racer_id.upper()) for racer_id in ids]
+    return [Standing(racer_id, rng.choice(scores), rng.randrange(60), racer_id.upper(), rng.choice(["bike", "trainer", "virtual"]),
+                     rng.choice([None, None, None, "pending", "cleared", "disqualified"])) for racer_id in ids]
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -121,9 +122,10 @@ def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
     standings = board_rows(seed)
     ranked = Board(standings).ranked()
     shuffled = random.Random(seed).sample(standings, len(standings))
-    rows = [{"racerId": s.racer_id, "score": number(s.score)} for s in shuffled]
-    # When the frontend sorts the same rows (its order) and merges them as one message into an empty board
-    message = {"rows": [[n, s.racer_id, number(s.score), s.last_second, s.name] for n, s in enumerate(shuffled, 1)]}
+    rows = [{"racerId": s.racer_id, "score": number(s.score), "review": s.review} for s in shuffled]
+    # When the frontend sorts the same rows (its order) and merges them as one v3 message into an empty board
+    message = {"v": 3, "rows": [[n, s.racer_id, number(s.score), s.last_second, s.equipment, s.review, s.name]
+                                for n, s in enumerate(shuffled, 1)]}
     orders = with_push(tmp_path, f"const sorted = {json.dumps(rows)}.sort(push.byBoardOrder).map((row) => row.racerId);"
                                  f"const merged = push.applyBoardMessage([], {json.dumps(message)}).items.map((row) => row.racerId);"
                                  "return { sorted, merged };")
@@ -131,6 +133,7 @@ def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
     expected = [s.racer_id for s in ranked]
     assert len({s.score for s in standings}) < len(standings) / 10  # ties, many
     assert orders["sorted"] == expected and orders["merged"] == expected
+    assert any(s.review == "disqualified" for s in standings) and not ranked[-1].ranked
 
 
 def test_the_page_reads_back_the_rows_the_stream_processor_compressed(tmp_path):
