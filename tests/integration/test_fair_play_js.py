@@ -78,3 +78,11 @@ def test_a_minute_at_full_effort_breaks_the_output_rule_on_every_second_of_it(tm
 def test_seconds_read_as_ranges(tmp_path):
     assert fair(tmp_path, "return [[3, 4, 5, 9], [], [7], [1, 2, 4, 5, 6]].map(fair.secondRanges);") == [
         "3–5, 9", "", "7", "1–2, 4–6"]
+
+
+def test_the_pages_sentences_are_the_servers_rules(tmp_path):
+    # The rule ids and sentences of alleycat.fairplay (what flags a ride) and of the page (what a person reads) agree
+    from alleycat import fairplay
+
+    page = fair(tmp_path, "return Object.fromEntries(Object.keys(fair.RULES).map((id) => [id, fair.ruleSentence(id)]));")
+    assert page == {rule.id: rule.says for rule in fairplay.RULES}
