@@ -75,3 +75,13 @@ export const api = {
 
 // A new Idempotency-Key: one per write a person asked for, the same on each retry of it.
 export const newKey = () => globalThis.crypto?.randomUUID?.() || `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+
+// Fair play (contract v1.2): a race's board of real equipment only (bikes and trainers ranked alone);
+// the reviews of rides an admin decides (admin only).
+export const fairPlayApi = {
+  realRaceLeaderboard: (raceId, limit) => get(`/races/${enc(raceId)}/leaderboard?equipment=real&limit=${limit}`),
+  reviews: (state, limit, nextToken) => send("GET", `/reviews?state=${enc(state)}&limit=${limit}${page(nextToken)}`),
+  // decision: "clear" | "disqualify"; note: optional, ≤ 500 characters.
+  decideReview: (raceId, racerId, decision, note) => send("POST", `/races/${enc(raceId)}/racers/${enc(racerId)}/review`,
+    note ? { decision, note } : { decision }),
+};

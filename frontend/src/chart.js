@@ -1,17 +1,29 @@
-// Per-second output (and cadence, resistance) of one racer in one race, drawn with uPlot.
+// Per-second output (and cadence, resistance) of one racer in one race, drawn with uPlot; optionally
+// with marked seconds (the reviews page: where a ride broke a rule) as dots on their own series.
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 
 const HEIGHT = 280;
 
-export function columns(samples) {
-  // samples: [[second, cadence, resistance, output], ...] -> uPlot's column arrays
-  return [0, 3, 1, 2].map((index) => samples.map((sample) => sample[index]));
+// Which of a sample's values a mark sits on (samples: [second, cadence, resistance, output, ...]).
+const MARKED_VALUE = { output: 3, cadence: 1 };
+
+// samples: [[second, cadence, resistance, output], ...] -> uPlot's column arrays; marks:
+// [{ label, on: "output"|"cadence", seconds: [second, ...], color? }] -> a column each, the value at a
+// marked second and null elsewhere.
+export function columns(samples, marks = []) {
+  const data = [0, 3, 1, 2].map((index) => samples.map((sample) => sample[index]));
+  for (const mark of marks) {
+    const seconds = new Set(mark.seconds);
+    data.push(samples.map((sample) => (seconds.has(sample[0]) ? sample[MARKED_VALUE[mark.on]] : null)));
+  }
+  return data;
 }
 
 export class OutputChart {
-  constructor(container) {
+  constructor(container, { marks = [] } = {}) {
     this.container = container;
+    this.marks = marks;
     this.plot = null;
     this.resize = () => this.plot?.setSize({ width: this.width(), height: HEIGHT });
     window.addEventListener("resize", this.resize);
@@ -22,7 +34,7 @@ export class OutputChart {
   }
 
   show(samples) {
-    const data = columns(samples);
+    const data = columns(samples, this.marks);
     if (this.plot) {
       this.plot.setData(data);
       return;
@@ -41,6 +53,10 @@ export class OutputChart {
         { label: "output", scale: "output", stroke: "#e4572e", width: 2, fill: "rgba(228,87,46,0.08)" },
         { label: "cadence", scale: "input", stroke: "#2e86ab", width: 1 },
         { label: "resistance", scale: "input", stroke: "#76b041", width: 1 },
+        ...this.marks.map((mark) => ({
+          label: mark.label, scale: mark.on === "output" ? "output" : "input", stroke: mark.color || "#b3001b", width: 0,
+          paths: () => null, points: { show: true, size: 5, stroke: mark.color || "#b3001b", fill: mark.color || "#b3001b" },
+        })),
       ],
     }, data, this.container);
   }

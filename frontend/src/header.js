@@ -1,4 +1,4 @@
-// The header's account corner: who is signed in (their display name, else their email; a link to
+// The header's account corner: "Reviews" for admins (pages/reviews.js), who is signed in (their display name, else their email; a link to
 // their account page) and "Sign out", or "Sign in". Under the header, a notice about the sign-in
 // when there is one (signed out because the session ended, sign-in cancelled, not available).
 import { api } from "./api.js";
@@ -27,6 +27,7 @@ export function accountHeader(header) {
     if (identity) {
       readName(identity);
       corner.replaceChildren(
+        identity.admin ? h("a", { class: "reviews-link", href: "#/reviews", title: "Rides waiting for an admin's review" }, "Reviews") : "",
         h("a", { class: "who", href: "#/me", title: "Your account" }, auth.name || identity.email || "Your account"),
         h("button", { type: "button", class: "sign-out", onclick: () => auth.signOut() }, "Sign out"));
     } else {

@@ -2,11 +2,16 @@
 // the cells whose value changed and moves only the rows whose place changed, so 1,000
 // rows update without rebuilding the table.
 import { h } from "./dom.js";
+import { rankText } from "./fairPlay.js";
 
 const MOVEMENT_SHOWN_MS = 4000;
 
 export class Leaderboard {
-  // columns: [{ title, className?, value: (item) => string, href?: (item) => string }]
+  // columns: [{ title, className?, value: (item) => string, href?: (item) => string,
+  //   tag?: (item) => string | null (a small mark after the value: "under review"),
+  //   cellClass?: (item) => string (more classes of the cell, e.g. the equipment's icon) }]
+  // A row says its review: class review-pending | review-cleared | review-disqualified; a
+  // disqualified ride's rank is "—".
   constructor(columns) {
     this.columns = columns;
     this.rows = new Map();
@@ -39,21 +44,28 @@ export class Leaderboard {
     }
   }
 
+  // Forgets every row (another board in its place: no ▲/▼ between the two).
+  clear() {
+    this.body.replaceChildren();
+    this.rows.clear();
+  }
+
   createRow(item) {
     const rank = h("td", { class: "num rank" });
     const move = h("td", { class: "move" });
     const cells = this.columns.map((column) => {
-      const target = column.href ? h("a", { href: column.href(item) }) : null;
-      return { td: h("td", { class: column.className || "" }, target), target, text: null };
+      const target = column.href ? h("a", { href: column.href(item) }) : column.tag ? h("span") : null;
+      const tag = column.tag ? h("small", { class: "tag" }) : null;
+      return { td: h("td", { class: column.className || "" }, target, tag), target, tag, text: null, tagText: null };
     });
     const tr = h("tr", { "data-racer": item.racerId }, rank, move, cells.map((cell) => cell.td));
-    const row = { tr, rank, move, cells, place: null, movedAt: 0 };
+    const row = { tr, rank, move, cells, place: null, movedAt: 0, review: "" };
     this.rows.set(item.racerId, row);
     return row;
   }
 
   fill(row, item, now) {
-    if (row.place !== null && row.place !== item.rank) {
+    if (row.place != null && item.rank != null && row.place !== item.rank) {
       const change = row.place - item.rank;
       row.move.textContent = change > 0 ? `▲${change}` : `▼${-change}`;
       row.move.className = `move ${change > 0 ? "up" : "down"}`;
@@ -63,14 +75,32 @@ export class Leaderboard {
       row.move.className = "move";
       row.movedAt = 0;
     }
-    if (row.place !== item.rank) row.rank.textContent = String(item.rank);
+    if (row.place !== item.rank || !row.rank.textContent) row.rank.textContent = rankText(item.rank);
     row.place = item.rank;
+    const review = item.review || "";
+    if (row.review !== review) {
+      if (row.review) row.tr.classList.remove(`review-${row.review}`);
+      if (review) row.tr.classList.add(`review-${review}`);
+      row.review = review;
+    }
     this.columns.forEach((column, index) => {
       const cell = row.cells[index];
       const text = column.value(item);
+      if (column.cellClass) {
+        const className = `${column.className || ""} ${column.cellClass(item)}`.trim();
+        if (className !== cell.td.className) cell.td.className = className;
+      }
       if (text !== cell.text) {
         (cell.target || cell.td).textContent = text;
         cell.text = text;
+      }
+      if (cell.tag) {
+        const tag = column.tag(item) || "";
+        if (tag !== cell.tagText) {
+          cell.tag.textContent = tag;
+          cell.tag.hidden = !tag;
+          cell.tagText = tag;
+        }
       }
     });
   }

@@ -1,4 +1,5 @@
 // Hash routes: #/ · #/classes/{c} · #/classes/{c}/leaderboard · #/races/{r}[/ride] · #/racers/{id}[/{raceId}] · #/me
+// · #/reviews[/{state}] (admins)
 import "./style.css";
 import { auth } from "./auth.js";
 import { h } from "./dom.js";
@@ -9,6 +10,7 @@ import { classPage } from "./pages/class.js";
 import { classLeaderboardPage } from "./pages/classLeaderboard.js";
 import { racePage, ridePage } from "./pages/race.js";
 import { racerPage } from "./pages/racer.js";
+import { reviewsPage } from "./pages/reviews.js";
 
 const routes = [
   [/^\/classes\/([^/]+)\/leaderboard$/, classLeaderboardPage],
@@ -17,6 +19,7 @@ const routes = [
   [/^\/races\/([^/]+)\/ride$/, ridePage],
   [/^\/racers\/([^/]+)(?:\/([^/]+))?$/, racerPage],
   [/^\/me$/, accountPage],
+  [/^\/reviews(?:\/(pending|cleared|disqualified))?$/, reviewsPage],
   [/^\/?$/, homePage],
 ];
 

@@ -119,8 +119,8 @@ export function subscribe(events, channel, { onEvent, onLive = () => {}, onDown 
   };
 }
 
-// A published message as the page reads it: its rows gzip-compressed and base64 (`z`, message v2,
-// alleycat.push.encoded) read back into `rows`; a message without `z` is taken as it is.
+// A published message as the page reads it: its rows gzip-compressed and base64 (`z`, message v2 and
+// v3, alleycat.push.encoded) read back into `rows`; a message without `z` is taken as it is.
 export async function decodeMessage(message) {
   if (typeof message?.z !== "string") return message;
   const bytes = Uint8Array.from(atob(message.z), (c) => c.charCodeAt(0));
@@ -129,37 +129,63 @@ export async function decodeMessage(message) {
   return { ...rest, rows: JSON.parse(text) };
 }
 
-// The boards' order: score descending, then racerId by code unit (no locale). The twin of `order` in
-// layers/alleycat/python/alleycat/board.py; tests/integration/test_push_js.py holds the two together.
-export const byBoardOrder = (a, b) => b.score - a.score || (a.racerId < b.racerId ? -1 : a.racerId > b.racerId ? 1 : 0);
+// A message's rows as board items (name only where the row has one). Message v3 (docs/push.md):
+// [rank|null, racerId, score, lastSecond, equipment, review|null, name?]; v2 and before:
+// [rank, racerId, score, lastSecond, name?] (no equipment, no review: the row keeps the ones it had).
+export function messageRows(message) {
+  const v3 = (message?.v ?? 0) >= 3;
+  return (message?.rows || []).map((row) => {
+    const [rank, racerId, score, lastSecond] = row;
+    const item = { rank, racerId, score, lastSecond };
+    const name = v3 ? row[6] : row[4];
+    if (v3) Object.assign(item, { equipment: row[4], review: row[5] ?? null });
+    if (name !== undefined) item.name = name;
+    return item;
+  });
+}
+
+// The boards' order: a disqualified ride last, then score descending, then racerId by code unit (no
+// locale). The twin of `order` in layers/alleycat/python/alleycat/board.py; tests/integration/test_push_js.py
+// holds the two together.
+const disqualified = (row) => (row.review === "disqualified" ? 1 : 0);
+export const byBoardOrder = (a, b) => disqualified(a) - disqualified(b) || b.score - a.score
+  || (a.racerId < b.racerId ? -1 : a.racerId > b.racerId ? 1 : 0);
 
 // A pushed board message merged into the board's items (as GET /races/{raceId}/leaderboard gives
-// them): a racer's row only moves forwards (a late or repeated message never rewinds it), and the
-// rows are ranked again in the board's order. Ranks come from position for the block of rows the
-// items hold from rank 1 on (the whole board, or its top); a row held beyond that block (say, a
-// racer's own row far down) keeps the rank the message, or the last read, gave it.
-// `unknown`: the message named racers these items lack.
+// them): a racer's row only moves forwards (a late or repeated message never rewinds it; a review
+// decision comes with the same lastSecond), and the rows are ranked again in the board's order. Ranks
+// come from position for the block of rows the items hold from rank 1 on (the whole board, or its
+// top); a row held beyond that block (say, a racer's own row far down) keeps the rank the message, or
+// the last read, gave it. A disqualified ride has no rank (null). `unknown`: the message named racers
+// these items lack.
 export function applyBoardMessage(items, message) {
   const rows = new Map(items.map((item) => [item.racerId, { ...item }]));
   const held = new Set(items.map((item) => item.rank));
   let top = 0;
   while (held.has(top + 1)) top += 1;
   let unknown = false;
-  for (const [rank, racerId, score, lastSecond, name] of message.rows || []) {
-    const row = rows.get(racerId);
+  for (const pushed of messageRows(message)) {
+    const row = rows.get(pushed.racerId);
     if (!row) {
-      if (name === undefined) unknown = true;
-      else rows.set(racerId, { rank, racerId, name, score, lastSecond });
-    } else if ((lastSecond ?? -1) >= (row.lastSecond ?? -1)) {
-      Object.assign(row, { rank, score, lastSecond }, name === undefined ? {} : { name });
+      if (pushed.name === undefined) unknown = true;
+      else rows.set(pushed.racerId, pushed);
+    } else if ((pushed.lastSecond ?? -1) >= (row.lastSecond ?? -1)) {
+      Object.assign(row, pushed);
     }
   }
   const ranked = [...rows.values()].sort(byBoardOrder);
   ranked.forEach((row, index) => {
-    if (index < top) row.rank = index + 1;
-    else row.rank = Math.max(row.rank, top + 1);
+    if (row.review === "disqualified") row.rank = null;
+    else if (index < top) row.rank = index + 1;
+    else row.rank = Math.max(row.rank ?? 0, top + 1);
   });
   return { items: ranked, unknown };
+}
+
+// The rank of a message's last row that has one (0 for none): changed racers it left out rank below.
+export function lastRankOf(message) {
+  const ranks = messageRows(message).map((row) => row.rank).filter((rank) => rank != null);
+  return ranks.length ? ranks[ranks.length - 1] : 0;
 }
 
 // The race page's live feed: `standings()` is the board shown now, `show(standings)` draws a new one,
@@ -194,7 +220,7 @@ export function liveBoard(raceId, { standings, show, reread, onFeed = () => {} }
         const { items, unknown } = applyBoardMessage(current.items, message);
         show({ ...current, items });
         // Changed racers the message left out rank below its last row: rows there may lag.
-        const lastRank = message.rows?.length ? message.rows[message.rows.length - 1][0] : 0;
+        const lastRank = lastRankOf(message);
         if (unknown || (message.more > 0 && items.length > lastRank)) rereadSoon();
       },
     });

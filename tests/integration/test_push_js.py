@@ -65,14 +65,55 @@ def test_a_row_held_beyond_the_top_block_keeps_its_servers_rank(tmp_path):
     assert [(row["racerId"], row["rank"]) for row in result["items"]] == [("a", 1), ("b", 2), ("me", 41)]
 
 
+def test_v3_rows_carry_equipment_and_review_and_a_disqualified_ride_has_no_rank(tmp_path):
+    # Given a board of three, as read over HTTP
+    items = [dict(item(1, "a", 30, 2), equipment="bike", review=None), dict(item(2, "b", 20, 2), equipment="virtual", review=None),
+             dict(item(3, "c", 10, 2), equipment="trainer", review=None)]
+    # When a v3 message puts a under review and disqualifies b (the same second: a decision), and adds n
+    message = {"v": 3, "rows": [[1, "a", 31, 3, "bike", "pending", "A"], [None, "b", 20, 2, "virtual", "disqualified"],
+                                [2, "n", 25, 3, "trainer", None, "New"]]}
+    result = apply(tmp_path, items, message)
+    # Then each row has its equipment and review; the disqualified ride comes last, without a rank
+    assert [(row["racerId"], row["rank"], row["equipment"], row["review"]) for row in result["items"]] == [
+        ("a", 1, "bike", "pending"), ("n", 2, "trainer", None), ("c", 3, "trainer", None), ("b", None, "virtual", "disqualified")]
+    assert result["items"][1]["name"] == "New" and result["unknown"] is False
+    # And a later clear gives it its rank back
+    cleared = apply(tmp_path, result["items"], {"v": 3, "rows": [[2, "b", 20, 2, "virtual", "cleared"]]})
+    assert [(row["racerId"], row["rank"], row["review"]) for row in cleared["items"]] == [
+        ("a", 1, "pending"), ("n", 2, None), ("b", 3, "cleared"), ("c", 4, None)]
+
+
+def test_v2_rows_are_still_read_and_keep_what_the_row_knew(tmp_path):
+    items = [dict(item(1, "a", 30, 2), equipment="trainer", review="pending")]
+    # A v2 row: [rank, racerId, score, lastSecond, name?] (its fifth value is the name, not the equipment)
+    result = apply(tmp_path, items, {"v": 2, "rows": [[1, "a", 40, 3, "Amy"], [2, "z", 1, 3, "Zed"]]})
+    assert [(row["racerId"], row["name"], row["score"], row.get("equipment"), row.get("review")) for row in result["items"]] == [
+        ("a", "Amy", 40, "trainer", "pending"), ("z", "Zed", 1, None, None)]
+
+
+def test_message_rows_read_both_shapes_and_the_last_rank_skips_a_disqualified_row(tmp_path):
+    read = with_push(tmp_path, """
+      const v3 = {v: 3, rows: [[1, "a", 5, 2, "bike", null, "A"], [7, "b", 4, 2, "virtual", "pending"], [null, "c", 9, 2, "bike", "disqualified"]]};
+      const v2 = {v: 2, rows: [[1, "a", 5, 2, "A"], [4, "b", 4, 2]]};
+      return { v3: push.messageRows(v3), v2: push.messageRows(v2), last3: push.lastRankOf(v3), last2: push.lastRankOf(v2) };""")
+    assert read["v3"] == [
+        {"rank": 1, "racerId": "a", "score": 5, "lastSecond": 2, "equipment": "bike", "review": None, "name": "A"},
+        {"rank": 7, "racerId": "b", "score": 4, "lastSecond": 2, "equipment": "virtual", "review": "pending"},
+        {"rank": None, "racerId": "c", "score": 9, "lastSecond": 2, "equipment": "bike", "review": "disqualified"}]
+    assert read["v2"] == [{"rank": 1, "racerId": "a", "score": 5, "lastSecond": 2, "name": "A"},
+                          {"rank": 4, "racerId": "b", "score": 4, "lastSecond": 2}]
+    assert (read["last3"], read["last2"]) == (7, 4)
+
+
 def board_rows(seed: int, racers: int = 300) -> list:
-    """A race board with many ties (few distinct scores, four decimals) and racer ids that sort
-    differently by locale than by code point."""
+    """A race board with many ties (few distinct scores, four decimals), racer ids that sort
+    differently by locale than by code point, and reviews (a disqualified ride comes last)."""
     rng = random.Random(seed)
     scores = [Decimal(rng.randrange(0, 4000)) / 10000 * rng.choice([1, 10, 1000]) for _ in range(12)]
     ids = {rng.choice(["", "A", "a", "Z", "_", "-", "0"]) + f"{rng.randrange(1000):x}" + rng.choice(["", "b", "B"])
            for _ in range(racers)}
-    return [Standing(racer_id, rng.choice(scores), rng.randrange(60), racer_id.upper()) for racer_id in ids]
+    return [Standing(racer_id, rng.choice(scores), rng.randrange(60), racer_id.upper(), rng.choice(["bike", "trainer", "virtual"]),
+                     rng.choice([None, None, None, "pending", "cleared", "disqualified"])) for racer_id in ids]
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -81,9 +122,10 @@ def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
     standings = board_rows(seed)
     ranked = Board(standings).ranked()
     shuffled = random.Random(seed).sample(standings, len(standings))
-    rows = [{"racerId": s.racer_id, "score": number(s.score)} for s in shuffled]
-    # When the frontend sorts the same rows (its order) and merges them as one message into an empty board
-    message = {"rows": [[n, s.racer_id, number(s.score), s.last_second, s.name] for n, s in enumerate(shuffled, 1)]}
+    rows = [{"racerId": s.racer_id, "score": number(s.score), "review": s.review} for s in shuffled]
+    # When the frontend sorts the same rows (its order) and merges them as one v3 message into an empty board
+    message = {"v": 3, "rows": [[n, s.racer_id, number(s.score), s.last_second, s.equipment, s.review, s.name]
+                                for n, s in enumerate(shuffled, 1)]}
     orders = with_push(tmp_path, f"const sorted = {json.dumps(rows)}.sort(push.byBoardOrder).map((row) => row.racerId);"
                                  f"const merged = push.applyBoardMessage([], {json.dumps(message)}).items.map((row) => row.racerId);"
                                  "return { sorted, merged };")
@@ -91,6 +133,7 @@ def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
     expected = [s.racer_id for s in ranked]
     assert len({s.score for s in standings}) < len(standings) / 10  # ties, many
     assert orders["sorted"] == expected and orders["merged"] == expected
+    assert any(s.review == "disqualified" for s in standings) and not ranked[-1].ranked
 
 
 def test_the_page_reads_back_the_rows_the_stream_processor_compressed(tmp_path):

@@ -4,6 +4,7 @@ import { api } from "../api.js";
 import { auth } from "../auth.js";
 import { classNames } from "../classNames.js";
 import { h, link, score } from "../dom.js";
+import { equipmentClass, equipmentLabel, reviewLabel, reviewReason } from "../fairPlay.js";
 import { groupedSecret, nameProblem, otpauthUri, totpCode } from "../fields.js";
 import { raceHref, raceLabel } from "../races.js";
 import { totpEnabled, userPool } from "../userpool.js";
@@ -78,9 +79,13 @@ async function racesSection(identity, racer) {
       h("thead", {}, h("tr", {}, h("th", { class: "name" }, "Race"), h("th", { class: "num" }, "Score"),
         h("th", { class: "num" }, "Rank"), h("th", { class: "num" }, ""))),
       h("tbody", {}, racer.items.map((item) => h("tr", {},
-        h("td", { class: "name" }, link(raceHref(item.raceId), raceLabel(item, names[item.classId]))),
+        h("td", { class: "name" }, link(raceHref(item.raceId), raceLabel(item, names[item.classId])),
+          " ", h("small", { class: `equipment ${equipmentClass(item.equipment)}` }, equipmentLabel(item.equipment)),
+          reviewLabel(item.review) ? h("small", { class: `tag review-${item.review}` }, reviewLabel(item.review)) : null,
+          reviewReason(item.review, item.rules, item.note) ? h("small", { class: `why review-${item.review}` },
+            reviewReason(item.review, item.rules, item.note)) : null),
         h("td", { class: "num" }, score(item.score)),
-        h("td", { class: "num" }, item.rank == null ? item.status : String(item.rank)),
+        h("td", { class: "num" }, item.review === "disqualified" ? "—" : item.rank == null ? item.status : String(item.rank)),
         h("td", { class: "num" }, link(racerHref(identity.racerId, item.raceId), "chart")))))),
     ...(own ? [own] : []));
   return section;

@@ -6,10 +6,16 @@
 // when it is below them — refreshed every OWN_ROW_MS from the smallest page that holds it. Every
 // limit is a multiple of the page, so CloudFront keeps a few answers, not one per viewer. The race
 // itself (its racer count) is read again every RACE_MS while it is open.
-import { api, ApiError } from "../api.js";
+//
+// Every row shows its equipment (an icon and a word: "bike", "trainer", "virtual") and its review ("under review",
+// "disqualified": no rank). "Real equipment only" reads the board of bikes and trainers ranked alone
+// (?equipment=real), polled: pushed messages rank every ride together. A finished race's board is
+// read again every second while a ride on it is under review: an admin's decision shows within 5 s.
+import { api, ApiError, fairPlayApi } from "../api.js";
 import { className } from "../classNames.js";
 import { countdowns } from "../countdown.js";
 import { errorBox, h, link, score } from "../dom.js";
+import { equipmentClass, equipmentLabel, reviewLabel } from "../fairPlay.js";
 import { Leaderboard } from "../leaderboard.js";
 import { myRacerId } from "../auth.js";
 import { poll } from "../poll.js";
@@ -34,9 +40,12 @@ export function racePage(raceId, { ride = false } = {}) {
   const pageHolding = (rank) => Math.min(MAX_ROWS, Math.ceil((rank + Math.ceil(PAGE_ROWS / 4)) / PAGE_ROWS) * PAGE_ROWS);
   const racer = (item) => `#/racers/${encodeURIComponent(item.racerId)}/${encodeURIComponent(raceId)}`;
   const board = new Leaderboard([
-    { title: "Racer", className: "name", value: (item) => item.name, href: racer },
+    { title: "Racer", className: "name", value: (item) => item.name, href: racer, tag: (item) => reviewLabel(item.review) },
     { title: "Score", className: "num", value: (item) => score(item.score) },
     { title: "Second", className: "num hide-narrow", value: (item) => (item.lastSecond ?? "–").toString() },
+    // Last: the ride page's tests read the score and second by their places (4th, 5th).
+    { title: "Ride", className: "equipment", value: (item) => equipmentLabel(item.equipment),
+      cellClass: (item) => equipmentClass(item.equipment) },
   ]);
   // The race reads as its class and start ("Hill climb · 18:30") once both are known; its state: a
   // countdown to its start ("starts in 4:12", then "live"), or "finished".
@@ -55,11 +64,20 @@ export function racePage(raceId, { ride = false } = {}) {
     `Top ${PAGE_ROWS} only`);
   const paging = h("div", { class: "board-more" }, more, less);
   const nobody = h("p", { class: "empty", hidden: true }, "No racer has joined yet: the board fills as they join.");
+  let realOnly = false;
+  const realBox = h("input", { type: "checkbox", class: "real-only", onchange: () => {
+    realOnly = realBox.checked;
+    element.dataset.board = realOnly ? "real" : "all";
+    refresh().catch(() => {});
+  } });
+  const realToggle = h("label", { class: "real-toggle" }, realBox, " Real equipment only",
+    h("small", { class: "muted" }, " (bikes and trainers ranked alone)"));
   const rider = ride ? ridePanel(raceId) : null;
   const rideLink = h("a", { class: "button primary ride-link", href: `#/races/${encodeURIComponent(raceId)}/ride`, hidden: true },
     "Join and ride →");
   const element = h("section", {}, h("h1", {}, title, " ", state, " ", feed),
-    summary, rider ? rider.element : h("p", {}, rideLink), board.element, nobody, paging);
+    summary, rider ? rider.element : h("p", {}, rideLink), realToggle, board.element, nobody, paging);
+  element.dataset.board = "all";
 
   let race = null;
   let raceAt = 0;
@@ -75,8 +93,8 @@ export function racePage(raceId, { ride = false } = {}) {
     if (own.racerId !== mine) Object.assign(own, { row: null, limit: null, at: 0, absent: false, racerId: mine });
     if (own.absent || now - own.at < OWN_ROW_MS) return own.row;
     own.at = now;
-    own.limit = own.row ? pageHolding(own.row.rank) : MAX_ROWS;
-    const page = await api.raceLeaderboard(raceId, own.limit);
+    own.limit = own.row?.rank != null ? pageHolding(own.row.rank) : MAX_ROWS;
+    const page = await readBoard(own.limit);
     own.row = page.items.find((item) => item.racerId === mine) || null;
     own.absent = !own.row && own.limit >= MAX_ROWS; // not in this race
     return own.row;
@@ -122,7 +140,7 @@ export function racePage(raceId, { ride = false } = {}) {
       + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
     const mine = myRacerId();
     const row = own.racerId === mine && !standings.items.some((item) => item.racerId === mine) ? own.row : null;
-    const items = row && row.rank > standings.items.length ? [...standings.items, row] : standings.items;
+    const items = row && (row.rank ?? Infinity) > standings.items.length ? [...standings.items, row] : standings.items;
     board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
     rideLink.hidden = standings.status !== "open";
     rider?.update({ race, standings, own: items.find((item) => item.racerId === mine) || null });
@@ -132,13 +150,23 @@ export function racePage(raceId, { ride = false } = {}) {
     less.hidden = shown <= PAGE_ROWS;
   }
 
+  // The board as asked for: every ride, or the real equipment's alone.
+  const readBoard = (limit) => (realOnly ? fairPlayApi.realRaceLeaderboard(raceId, limit) : api.raceLeaderboard(raceId, limit));
+
   async function refresh() {
-    standings = await api.raceLeaderboard(raceId, shown);
+    const real = realOnly;
+    const read = await readBoard(shown);
+    if (real !== realOnly) return true; // the toggle changed meanwhile: its own read draws
+    if (own.real !== real) {
+      if (own.real !== undefined) board.clear(); // the other board: its places are no movement
+      Object.assign(own, { row: null, limit: null, at: 0, absent: false, real });
+    }
+    standings = read;
     await readRace(Date.now());
     await ownRow(myRacerId(), Date.now());
     draw();
     if (standings.status !== "open") push.close();
-    return standings.status === "open";
+    return standings.status === "open" || standings.items.some((item) => item.review === "pending");
   }
 
   // The rows held now, the racer's own row among them: what a pushed message is merged into.
@@ -148,6 +176,7 @@ export function racePage(raceId, { ride = false } = {}) {
     return { ...standings, items: [...standings.items, ...extra] };
   };
   const showPushed = (merged) => {
+    if (realOnly) return; // pushed rows rank every ride: the real board is polled
     const mine = myRacerId();
     const mineMerged = merged.items.find((item) => item.racerId === mine);
     standings = { ...merged, items: merged.items.filter((item) => item.rank <= shown).slice(0, shown) };
@@ -171,7 +200,7 @@ export function racePage(raceId, { ride = false } = {}) {
   };
   const load = async () => {
     try {
-      const open = await (push.live ? pushedOnly() : refresh());
+      const open = await (push.live && !realOnly ? pushedOnly() : refresh());
       showFeed(feedKind);
       return open;
     } catch (error) {
