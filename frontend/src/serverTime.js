@@ -11,6 +11,7 @@
 // answers sent at different moments of the server's second narrow it. When windows stop overlapping
 // (this computer's clock was set while the page was open), the newest alone holds.
 
+export const LEAD_MS = 1000; // how far ahead of the earliest the server's clock can be a second is sent (the server allows 2 s)
 export const DRIFT = 2e-4; // what two clocks may drift apart, per unit of time: a window grows this much as it ages
 
 export class ServerClock {
@@ -50,17 +51,13 @@ export class ServerClock {
     return this.local() + (window ? (window.low + window.high) / 2 : 0);
   }
 
-  // A time (ms) the server's clock has certainly reached: a second is sent only once this reaches it.
-  // Before any answer, this page's own clock.
-  earliest() {
+  // The server's time (ms) as a second is sent by it: the best guess, but never more than LEAD_MS
+  // past the earliest the server's clock can be (a wide window: few answers, slow ones, cached ones).
+  // A second is sent once this reaches it: at most LEAD_MS before it happens by the server's clock,
+  // within the 2 s the server allows; never a second early by this computer's clock.
+  reached() {
     const window = this.window;
-    return this.local() + (window ? window.low : 0);
-  }
-
-  // The page's clock (ms) at which the server's `earliest` reaches `serverTime`.
-  localAt(serverTime) {
-    const window = this.window;
-    return serverTime - (window ? window.low : 0);
+    return this.local() + (window ? Math.min((window.low + window.high) / 2, window.low + LEAD_MS) : 0);
   }
 }
 

@@ -241,7 +241,7 @@ export function ridePanel(raceId) {
     elsewhere.hidden = true;
     if (rider === "tab") return holdLock(true);
     rider = "here";
-    lastQueued = Math.max(lastQueued, raceSecond(race, serverClock.earliest()) - 1); // from now on
+    lastQueued = Math.max(lastQueued, raceSecond(race, serverClock.reached()) - 1); // from now on
     if (joined) {
       joined = false;
       await join();
@@ -261,12 +261,13 @@ export function ridePanel(raceId) {
     return { racerId, second, cadence: said.cadence ?? 0, resistance: said.resistance ?? bike.resistance };
   }
 
-  // A second is queued once the server's clock has certainly reached it (never before: the API
-  // rejects a later second `not yet`); a tick woken late fills in the MAX_FILL seconds just before.
+  // A second is queued as the server's clock reaches it (serverTime.js: at most a second early, within
+  // the 2 s the API allows; a later second is rejected `not yet`); a tick woken late fills in the
+  // MAX_FILL seconds just before.
   function tick() {
     timer = null;
     if (!race || over || rider !== "here") return;
-    const second = raceSecond(race, serverClock.earliest());
+    const second = raceSecond(race, serverClock.reached());
     if (joined && second >= 0 && second < race.durationSeconds && second > lastQueued) {
       const at = Date.now();
       const from = lastQueued >= 0 && second - lastQueued <= MAX_FILL + 1 ? lastQueued + 1 : second;
@@ -280,10 +281,10 @@ export function ridePanel(raceId) {
     if (second < race.durationSeconds) schedule();
   }
 
-  // The next tick: as the server's clock (its earliest) reaches the race's next whole second.
+  // The next tick: as the server's clock reaches the race's next whole second.
   function schedule() {
     if (timer !== null || !race || over || rider !== "here") return;
-    const since = (serverClock.earliest() - Date.parse(race.startsAt)) % 1000;
+    const since = (serverClock.reached() - Date.parse(race.startsAt)) % 1000;
     timer = setTimeout(tick, Math.ceil(since < 0 ? -since : 1000 - since));
   }
 

@@ -67,10 +67,13 @@ def joined(page):
     page.wait_for_selector(".ride .riding:not([hidden])")
 
 
-def at_the_start(page, stack, race):
-    """Both clocks a moment before the race's first second; the page's stands still from here."""
-    page.clock.pause_at(race["start"] - 0.25)
+def at_the_start(page, stack, race, shift=0.0):
+    """Both clocks a moment before the race's first second (the page's ``shift`` seconds off); the page's
+    stands still from here. The stack's clock moves first, here and in ``one_second``: the page takes
+    its race clock from the stack's answers (frontend/src/serverTime.js), and an answer made while the
+    page's clock had moved on and the stack's not yet would read as a page whose clock is fast."""
     stack.clock.advance(max(0.0, race["start"] - 0.25 - stack.clock.now()))
+    page.clock.pause_at(race["start"] - 0.25 + shift)
 
 
 def until(page, predicate, arg=None):
@@ -78,15 +81,15 @@ def until(page, predicate, arg=None):
     its polling runs on the page's timers, which stand still with the page's clock."""
     deadline = time.monotonic() + WAIT_SECONDS
     while not page.evaluate(predicate, arg):
-        assert time.monotonic() < deadline, f"not within {WAIT_SECONDS} s: {predicate} ({arg})"
+        assert time.monotonic() < deadline, f"not within {WAIT_SECONDS} s: {predicate} ({arg}) {page.inner_text('.ride')!r}"
         time.sleep(0.02)
 
 
 def one_second(page, stack, counted_at_least=None):
     """A second of the race passes for the page and the stack; then, if asked, wait until the page
     says that many seconds were counted by the API."""
-    page.clock.run_for(1000)
     stack.clock.advance(1)
+    page.clock.run_for(1000)
     if counted_at_least is not None:
         until(page, "n => Number(document.querySelector('.ride-sent').dataset.counted) >= n", counted_at_least)
 
