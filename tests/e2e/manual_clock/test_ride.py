@@ -25,6 +25,7 @@ pytestmark = needs_chromium
 STANDIN = ROOT / "tests" / "e2e" / "bluetooth_standin.js"
 START = (0, 50)  # the virtual bike's cadence and resistance before any key
 WAIT_SECONDS = 20
+STEPS = 10  # a second passes in tenths (one_second)
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +45,11 @@ def output(cadence, resistance) -> Decimal:
 
 def new_race(stack, client, page, lead=60, duration=60):
     """A race of a class of its own that starts ``lead`` s after the page's now; the stack's clock
-    is brought to the page's (which flowed while the stack's stood still)."""
-    page_now = page.evaluate("() => Date.now()") / 1000
-    stack.clock.advance(max(0.0, page_now - stack.clock.now()))
+    is brought to the page's (which flowed while the stack's stood still), and from here both stand
+    still until a test moves them (the page's race clock is the stack's: they must not drift apart)."""
+    target = max(page.evaluate("() => Date.now()") / 1000, stack.clock.now()) + 0.5  # a moment ahead of both
+    stack.clock.advance(target - stack.clock.now())
+    page.clock.pause_at(target)
     admin = client.token("ops", ["admin"])
     class_id = f"ride-{uuid.uuid4().hex[:8]}"
     assert client.call("PUT", f"/classes/{class_id}", {"name": "Ride day"}, admin)[0] == 200
@@ -86,10 +89,11 @@ def until(page, predicate, arg=None):
 
 
 def one_second(page, stack, counted_at_least=None):
-    """A second of the race passes for the page and the stack; then, if asked, wait until the page
+    """A second of the race passes for the stack and the page; then, if asked, wait until the page
     says that many seconds were counted by the API."""
-    stack.clock.advance(1)
-    page.clock.run_for(1000)
+    for _ in range(STEPS):  # in steps: the stack's clock never more than a step ahead of the page's
+        stack.clock.advance(1 / STEPS)
+        page.clock.run_for(1000 // STEPS)
     if counted_at_least is not None:
         until(page, "n => Number(document.querySelector('.ride-sent').dataset.counted) >= n", counted_at_least)
 
