@@ -373,6 +373,7 @@ export function ridePanel(raceId) {
       + (outbox.refused ? ` · ${outbox.refused} not counted` : "");
     sent.dataset.counted = String(outbox.accepted);
     sent.dataset.waiting = String(outbox.waiting);
+    sent.dataset.queued = String(lastQueued + 1); // seconds queued so far (the tests wait on it)
     if (problem) {
       message.className = "form-message error";
       message.textContent = problemShown = problem;

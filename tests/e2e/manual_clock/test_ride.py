@@ -26,6 +26,7 @@ STANDIN = ROOT / "tests" / "e2e" / "bluetooth_standin.js"
 START = (0, 50)  # the virtual bike's cadence and resistance before any key
 WAIT_SECONDS = 20
 STEPS = 10  # a second passes in tenths (one_second)
+LEAD = 1.5  # at_the_start: the page may think the server half a second ahead (its Date has whole seconds)
 
 
 @pytest.fixture(scope="module")
@@ -71,12 +72,12 @@ def joined(page):
 
 
 def at_the_start(page, stack, race, shift=0.0):
-    """Both clocks a moment before the race's first second (the page's ``shift`` seconds off); the page's
+    """Both clocks LEAD s before the race's first second (the page's ``shift`` seconds off); the page's
     stands still from here. The stack's clock moves first, here and in ``one_second``: the page takes
     its race clock from the stack's answers (frontend/src/serverTime.js), and an answer made while the
     page's clock had moved on and the stack's not yet would read as a page whose clock is fast."""
-    stack.clock.advance(max(0.0, race["start"] - 0.25 - stack.clock.now()))
-    page.clock.pause_at(race["start"] - 0.25 + shift)
+    stack.clock.advance(max(0.0, race["start"] - LEAD - stack.clock.now()))
+    page.clock.pause_at(race["start"] - LEAD + shift)
 
 
 def until(page, predicate, arg=None):
@@ -89,11 +90,20 @@ def until(page, predicate, arg=None):
 
 
 def one_second(page, stack, counted_at_least=None):
-    """A second of the race passes for the stack and the page; then, if asked, wait until the page
-    says that many seconds were counted by the API."""
-    for _ in range(STEPS):  # in steps: the stack's clock never more than a step ahead of the page's
+    """A second of the race passes for the stack and the page, in tenths (the stack's clock never more
+    than a tenth ahead of the page's). With ``counted_at_least``: until the page has queued that many
+    seconds (the page knows the server's clock to within its answers' Date, whole seconds: it sends a
+    second up to a second early or late; what a rider pressed before this call is in that second), then
+    until the API has counted them."""
+    steps = 0
+    queued = "n => Number(document.querySelector('.ride-sent')?.dataset.queued) >= n"
+    while steps < STEPS or (counted_at_least is not None and not page.evaluate(queued, counted_at_least)):
+        assert steps < 3 * STEPS, f"second {counted_at_least} not queued within 3 s"
         stack.clock.advance(1 / STEPS)
         page.clock.run_for(1000 // STEPS)
+        steps += 1
+        if counted_at_least is not None and page.evaluate(queued, counted_at_least):
+            break
     if counted_at_least is not None:
         until(page, "n => Number(document.querySelector('.ride-sent').dataset.counted) >= n", counted_at_least)
 
