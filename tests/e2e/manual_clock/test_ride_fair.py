@@ -7,6 +7,7 @@ import json
 import math
 import re
 import uuid
+from email.utils import parsedate_to_datetime
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
@@ -216,3 +217,11 @@ def test_a_second_device_is_told_the_ride_is_elsewhere_and_taking_over_moves_it(
     assert set(cadences[:switch]) == {90} and set(cadences[switch:]) == {30}, cadences
     for page in both:
         page.context.close()
+
+
+def test_the_local_servers_date_is_the_stacks_clock(stack, client):
+    # BaseHTTPRequestHandler's Date is Python's wall clock; the page's race clock must be the stack's
+    stack.clock.advance(3600.0)
+    for path in ("/races?state=live", "/config.json", "/races/no-such-race/nothing"):
+        _, headers, _ = client.exchange("GET", path)
+        assert parsedate_to_datetime(headers["Date"]).timestamp() == int(stack.clock.now()), path
