@@ -82,6 +82,11 @@ class ApiHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: a bike's connection serves all its posts
     timeout = 60  # an idle kept-alive connection is closed after this many seconds
 
+    def date_time_string(self, timestamp=None):
+        """The ``Date`` of every answer: the stack's clock (a test's manual one), not Python's wall clock
+        (``BaseHTTPRequestHandler`` reads ``time.time()``): the ride page takes its race clock from it."""
+        return super().date_time_string(self.clock.now() if timestamp is None else timestamp)
+
     def log_message(self, fmt, *args):  # one quiet line per request
         if os.environ.get("ALLEYCAT_ACCESS_LOG") == "1":
             sys.stderr.write(f"{self.address_string()} {fmt % args}\n")

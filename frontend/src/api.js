@@ -3,6 +3,7 @@
 // carry the signed-in user's access token (auth.js), refreshed before it expires and once after a
 // 401. A failed call throws an ApiError with the API's own message.
 import { auth } from "./auth.js";
+import { serverClock } from "./serverTime.js";
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -17,8 +18,17 @@ async function answer(response) {
   return body;
 }
 
+// fetch, each answer's Date telling the server's clock (serverTime.js; Age: a cache kept the answer).
+async function timed(path, options) {
+  const sent = Date.now();
+  const response = await fetch(path, options);
+  const date = response.headers.get("Date");
+  if (date) serverClock.observe(sent, Date.now(), date, response.headers.get("Age"));
+  return response;
+}
+
 async function get(path) {
-  return answer(await fetch(path, { cache: "no-store" }));
+  return answer(await timed(path, { cache: "no-store" }));
 }
 
 const SIGNED_OUT = "You are not signed in (or your sign-in has ended): sign in, then try again.";
@@ -26,7 +36,7 @@ const SIGNED_OUT = "You are not signed in (or your sign-in has ended): sign in, 
 // `key`: an Idempotency-Key (the API's routes that take one answer a retry with the first answer);
 // `timeoutMs`: a request unanswered this long is given up (it throws, as with no connection).
 async function send(method, path, body, key, timeoutMs) {
-  const call = (token) => fetch(path, {
+  const call = (token) => timed(path, {
     method,
     cache: "no-store",
     signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined,
@@ -64,8 +74,11 @@ export const api = {
   // Writes (signed in): a racer's display name (theirs, or any as admin), joining a race, the
   // samples of a ride; a class, a race, a race's finish (admin).
   putRacer: (racerId, name) => send("PUT", `/racers/${enc(racerId)}`, { name }),
-  joinRace: (raceId, racerId) => send("PUT", `/races/${enc(raceId)}/racers/${enc(racerId)}`),
-  sendSamples: (raceId, samples, key) => send("POST", `/races/${enc(raceId)}/telemetry`, { samples }, key, SAMPLES_TIMEOUT_MS),
+  // equipment: "trainer" | "virtual" (what the ride is on); device: this browser's id, to move the ride here.
+  joinRace: (raceId, racerId, equipment, device) =>
+    send("PUT", `/races/${enc(raceId)}/racers/${enc(racerId)}`, device ? { equipment, device } : { equipment }),
+  sendSamples: (raceId, samples, key, device) =>
+    send("POST", `/races/${enc(raceId)}/telemetry`, { device, samples }, key, SAMPLES_TIMEOUT_MS),
   putClass: (classId, name, description) =>
     send("PUT", `/classes/${enc(classId)}`, description ? { name, description } : { name }),
   createRace: (classId, startsAt, durationSeconds, key) =>

@@ -1,7 +1,9 @@
 // Countdowns to races' starts: "starts in 4:12", ticking on each second, then "live". One ticker
 // per page: the page makes its countdown elements with it and stops it when the page goes (for
 // good: an element made after that, by a read that was still under way, shows but never ticks).
+// The server's clock counts (serverTime.js): a computer's clock minutes off still shows the right wait.
 import { h } from "./dom.js";
+import { serverClock } from "./serverTime.js";
 import { timeLeft } from "./time.js";
 
 // onStart(): a start the ticker counted down to has passed (once per tick, however many did) —
@@ -23,7 +25,7 @@ export function countdowns(onStart = () => {}) {
 
   function tick() {
     timer = null;
-    const now = Date.now();
+    const now = serverClock.now();
     let started = false;
     for (const [element, at] of counting) {
       if (!element.isConnected) counting.delete(element); // its list was drawn again, or the page left
@@ -37,7 +39,7 @@ export function countdowns(onStart = () => {}) {
   }
 
   function schedule() {
-    if (timer === null && counting.size) timer = setTimeout(tick, 1000 - (Date.now() % 1000)); // on the second
+    if (timer === null && counting.size) timer = setTimeout(tick, 1000 - (((serverClock.now() % 1000) + 1000) % 1000)); // on the server's second
   }
 
   return {
@@ -46,7 +48,7 @@ export function countdowns(onStart = () => {}) {
     element(startsAt) {
       const element = h("span", { class: "countdown" });
       const at = Date.parse(startsAt);
-      if (!show(element, at, Date.now()) && !stopped) {
+      if (!show(element, at, serverClock.now()) && !stopped) {
         counting.set(element, at);
         schedule();
       }

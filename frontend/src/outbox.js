@@ -6,6 +6,8 @@
 // (tests/integration/test_ride_js.py).
 
 export const MAX_BATCH = 1000; // the contract's largest batch
+export const ANOTHER_DEVICE = "another device"; // a rejected sample's reason (contract v1.2, Fair play)
+export const NOT_YET = "not yet";
 
 export class Outbox {
   // newKey(): a fresh Idempotency-Key. saved: what toJSON() gave (a page reloaded mid-ride).
@@ -30,13 +32,21 @@ export class Outbox {
     return this.pending;
   }
 
-  // The API's answer to `batch`: {accepted, duplicates, rejected}.
+  // The API's answer to `batch`: {accepted, duplicates, rejected}. Samples rejected because another
+  // device holds the ride are not counted as refused: they were this device's, while it was not riding
+  // (the page stops queueing; what it had queued then goes with drop()). A `not yet` is refused and
+  // never sent again (a page that sends a second before it happens has a bug: resending it would not fix it).
   answered(batch, answer) {
     if (batch !== this.pending) return;
     this.pending = null;
     this.accepted += answer.accepted;
     this.duplicates += answer.duplicates;
-    this.refused += answer.rejected.length;
+    this.refused += answer.rejected.filter((sample) => sample.reason !== ANOTHER_DEVICE).length;
+  }
+
+  // Drops what is queued, not yet sent (the ride is on another device): how many.
+  drop() {
+    return this.queued.splice(0).length;
   }
 
   // The API refused `batch` for good (a 4xx other than a lost sign-in): no retry can change that.

@@ -107,3 +107,15 @@ def test_answers_and_refusals_are_counted_once(js):
       box.refusedBatch(refused);
       return [box.accepted, box.duplicates, box.refused, box.waiting];""")
     assert got == [1, 1, 1, 0]
+
+
+def test_a_batch_from_a_device_that_does_not_hold_the_ride_is_not_refused_and_what_is_queued_is_dropped(js):
+    got = js(OUTBOX + """
+      box.add(s(0)); box.add(s(1));
+      const batch = box.next();
+      box.add(s(2)); box.add(s(3));
+      box.answered(batch, { accepted: 0, duplicates: 0, rejected: [
+        { racerId: "r", second: 0, reason: outbox.ANOTHER_DEVICE }, { racerId: "r", second: 1, reason: outbox.NOT_YET }] });
+      return { refused: box.refused, dropped: box.drop(), waiting: box.waiting, next: box.next() };""")
+    # the `not yet` is refused for good (never sent again); the other device's second is not this page's fault
+    assert got == {"refused": 1, "dropped": 2, "waiting": 0, "next": None}

@@ -1,19 +1,33 @@
 // The ride panel on a race's ride page (#/races/{raceId}/ride): the signed-in racer joins (naming
 // themselves first if they have no name yet), then rides the virtual bike (keys or buttons) or a
-// smart trainer over Web Bluetooth. Each second of the race one sample leaves for that second; what
-// could not be sent is kept (in this browser's storage too) and sent again (outbox.js). Their place
-// and score come from the board the race page shows below (pushed, or polled); the ride ends with
-// the race and shows the result.
+// smart trainer over Web Bluetooth. Each second of the race one sample leaves for that second, once
+// it has happened by the server's clock (serverTime.js), not this computer's; what could not be sent
+// is kept (in this browser's storage too) and sent again (outbox.js). Their place and score come
+// from the board the race page shows below (pushed, or polled); the ride ends with the race and shows
+// the result.
+//
+// Fair play (contract v1.2): the ride joins as `virtual` once it rides the on-screen bike (the server
+// keeps that), as `trainer` while only a smart trainer has ridden. One tab of this browser rides at
+// a time (a Web Lock per ride): another tab of the same ride says so and offers "Ride here instead".
+// Every sample names this browser's device (device.js); when another device holds the ride the API
+// rejects them (`another device`): the page stops and offers to take the ride over, which joins
+// again with this device's id and so moves the ride here.
 import { api, ApiError, newKey } from "../api.js";
+import { deviceId } from "../device.js";
 import { auth } from "../auth.js";
 import { CADENCE, KEYS, output, raceSecond, RESISTANCE, VirtualBike } from "../bike.js";
 import { h, link, score } from "../dom.js";
 import { nameProblem } from "../fields.js";
-import { Outbox } from "../outbox.js";
+import { ANOTHER_DEVICE, Outbox } from "../outbox.js";
+import { serverClock } from "../serverTime.js";
 import { timeLeft } from "../time.js";
+import { bluetoothAvailable } from "../trainer.js";
 import { trainerPanel } from "./rideTrainer.js";
 
 const RETRY_MS = 2000; // a batch that failed is tried again after this (or with the next second, if sooner)
+const MAX_FILL = 2; // seconds a late tick fills in (a timer woken late, the server's clock better known)
+const TRAINER = "trainer";
+const VIRTUAL = "virtual";
 
 const ordinal = (n) => {
   const tens = n % 100;
@@ -41,20 +55,28 @@ function control(bike, which, range, label, onChange) {
 export function ridePanel(raceId) {
   const racerId = auth.identity?.racerId;
   const storeKey = `alleycat.ride.${raceId}.${racerId}`;
-  const saved = (() => {
+  const saved = () => {
     try {
       return JSON.parse(localStorage.getItem(storeKey));
     } catch {
       return null;
     }
-  })();
-  const outbox = new Outbox(newKey, saved?.outbox);
+  };
+  const device = racerId ? deviceId() : null;
+  let outbox = new Outbox(newKey);
   const bike = new VirtualBike();
   let race = null;
   let standings = null;
   let ownRow = null;
   let joined = false;
-  let lastQueued = saved?.lastQueued ?? -1;
+  let lastQueued = -1;
+  let onScreen = false; // a second ridden on the on-screen bike was queued: the ride is virtual
+  let declared = null; // the equipment the racer last joined with (or the board says)
+  let declaring = false;
+  // Who rides: null (not known yet), "here" (this tab sends), "tab" (another tab of this browser),
+  // "device" (another device: the API said so).
+  let rider = null;
+  let releaseLock = null;
   let sending = false;
   let problem = null; // why samples wait (offline, signed out), shown until the next answer
   let problemShown = null;
@@ -68,6 +90,7 @@ export function ridePanel(raceId) {
   const now = h("p", { class: "ride-now" });
   const sent = h("p", { class: "ride-sent muted" });
   const message = h("p", { class: "form-message" });
+  const elsewhere = h("div", { class: "ride-elsewhere", role: "alert", hidden: true });
   const drawAll = () => {
     cadence.draw();
     resistance.draw();
@@ -86,7 +109,8 @@ export function ridePanel(raceId) {
   const riding = h("div", { class: "riding", hidden: true }, clock, place, now, controls,
     h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainer.element, sent);
   const setup = h("div", { class: "ride-setup" });
-  const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), setup, riding, message);
+  const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), elsewhere, setup, riding,
+    message);
 
   // --- joining ------------------------------------------------------------------------------------
 
@@ -119,9 +143,15 @@ export function ridePanel(raceId) {
     return form;
   }
 
+  // What the ride is on: `virtual` once the on-screen bike rode a second; before any, a trainer where
+  // this browser can connect one (a later second on the on-screen bike joins again as virtual).
+  const equipment = () => (onScreen || (!trainer.connected && !bluetoothAvailable()) ? VIRTUAL : TRAINER);
+
+  // Joins the race with this device's id, which moves the ride here (or takes it back).
   async function join() {
     try {
-      await api.joinRace(raceId, racerId);
+      const entry = await api.joinRace(raceId, racerId, equipment(), device);
+      declared = entry.equipment ?? equipment();
       joined = true;
       setup.replaceChildren();
       riding.hidden = false;
@@ -135,22 +165,114 @@ export function ridePanel(raceId) {
     }
   }
 
+  // A racer already on the board (a reload, or this ride's other tab or device) is not joined again
+  // here: a join names the equipment, and the ride may be on a trainer elsewhere. Its seconds say
+  // whether this device holds the ride.
+  function begin() {
+    if (!race || rider !== "here" || joined || over) return;
+    if (ownRow) {
+      declared = ownRow.equipment ?? null;
+      joined = true;
+      setup.replaceChildren();
+      riding.hidden = false;
+      schedule();
+      flush();
+    } else {
+      join();
+    }
+  }
+
+  // The ride's saved state, read as this tab starts riding (another tab may have ridden until now).
+  function load() {
+    const kept = saved();
+    outbox = new Outbox(newKey, kept?.outbox);
+    lastQueued = kept?.lastQueued ?? -1;
+    onScreen = kept?.onScreen ?? false;
+  }
+
+  // One tab rides: the one holding this ride's lock. `take`: steal it from the tab that holds it.
+  function holdLock(take = false) {
+    if (!navigator.locks) return rideHere(); // no Web Locks (an old browser): no tab checks
+    navigator.locks.request(`alleycat.ride.${raceId}.${racerId}`, take ? { steal: true } : { ifAvailable: true }, (lock) => {
+      if (!lock) return rideElsewhere("tab");
+      if (stopped) return undefined;
+      rideHere();
+      return new Promise((resolve) => { releaseLock = resolve; });
+    }).catch(() => rideElsewhere("tab")); // taken by another tab ("Ride here instead" there)
+  }
+
+  function rideHere() {
+    rider = "here";
+    elsewhere.hidden = true;
+    load();
+    if (joined) {
+      schedule();
+      flush();
+    } else {
+      begin();
+    }
+    show();
+  }
+
+  // The ride is on another tab or device: this page stops sending and offers to take it over.
+  function rideElsewhere(where) {
+    if (stopped || over) return;
+    if (where === "device") {
+      outbox.drop(); // they would be rejected too
+      save();
+    } else {
+      releaseLock = null;
+    }
+    rider = where;
+    clearTimeout(timer);
+    clearTimeout(retry);
+    timer = null;
+    const text = where === "tab"
+      ? "You are riding this race in another tab of this browser: its seconds count, this tab sends none."
+      : "Your ride is on another device now: its seconds count, this one sends none.";
+    elsewhere.replaceChildren(h("p", {}, h("strong", {}, text)),
+      h("button", { type: "button", class: "primary take-over", onclick: takeOver }, "Ride here instead"));
+    elsewhere.hidden = false;
+    element.dataset.rider = rider;
+    show();
+  }
+
+  async function takeOver() {
+    elsewhere.hidden = true;
+    if (rider === "tab") return holdLock(true);
+    rider = "here";
+    lastQueued = Math.max(lastQueued, raceSecond(race, serverClock.reached()) - 1); // from now on
+    if (joined) {
+      joined = false;
+      await join();
+    } else {
+      begin();
+    }
+    show();
+  }
+
   // --- the race's seconds -------------------------------------------------------------------------
 
   // The sample of this second: the trainer's cadence (and resistance, where it tells one), else the bike's.
   function sample(second, at) {
     if (!trainer.connected) return { racerId, second, cadence: bike.cadence, resistance: bike.resistance };
+    // (the trainer's reading is by this page's clock: `at` is)
     const said = trainer.reading(at);
     return { racerId, second, cadence: said.cadence ?? 0, resistance: said.resistance ?? bike.resistance };
   }
 
+  // A second is queued as the server's clock reaches it (serverTime.js: at most a second early, within
+  // the 2 s the API allows; a later second is rejected `not yet`); a tick woken late fills in the
+  // MAX_FILL seconds just before.
   function tick() {
     timer = null;
-    if (!race || over) return;
-    const at = Date.now();
-    const second = raceSecond(race, at);
+    if (!race || over || rider !== "here") return;
+    const second = raceSecond(race, serverClock.reached());
     if (joined && second >= 0 && second < race.durationSeconds && second > lastQueued) {
-      outbox.add(sample(second, at));
+      const at = Date.now();
+      const from = lastQueued >= 0 && second - lastQueued <= MAX_FILL + 1 ? lastQueued + 1 : second;
+      for (let s = from; s <= second; s += 1) outbox.add(sample(s, at));
+      onScreen ||= !trainer.connected;
       lastQueued = second;
       save(); // kept before it is sent: a request that hangs holds no second only in memory
       flush();
@@ -159,17 +281,32 @@ export function ridePanel(raceId) {
     if (second < race.durationSeconds) schedule();
   }
 
-  // The next tick: on the race's next whole second.
+  // The next tick: as the server's clock reaches the race's next whole second.
   function schedule() {
-    if (timer !== null || !race || over) return;
-    const since = (Date.now() - Date.parse(race.startsAt)) % 1000;
-    timer = setTimeout(tick, since < 0 ? -since : 1000 - since);
+    if (timer !== null || !race || over || rider !== "here") return;
+    const since = (serverClock.reached() - Date.parse(race.startsAt)) % 1000;
+    timer = setTimeout(tick, Math.ceil(since < 0 ? -since : 1000 - since));
   }
 
   function save() {
-    if (stopped) return; // another ride page for this race may be using the storage now
-    if (outbox.waiting || !over) localStorage.setItem(storeKey, JSON.stringify({ outbox, lastQueued }));
+    if (stopped || rider !== "here") return; // another ride page (or tab) for this race may be using the storage now
+    if (outbox.waiting || !over) localStorage.setItem(storeKey, JSON.stringify({ outbox, lastQueued, onScreen }));
     else localStorage.removeItem(storeKey);
+  }
+
+  // The ride rode a second on what it has not joined with: it joins again with it (without this
+  // device's id: that would take back a ride another device took meanwhile).
+  async function declare() {
+    const wanted = equipment();
+    if (declaring || !joined || declared === wanted || declared === VIRTUAL) return;
+    declaring = true;
+    try {
+      declared = (await api.joinRace(raceId, racerId, wanted)).equipment ?? wanted;
+    } catch {
+      // tried again after the next answer
+    } finally {
+      declaring = false;
+    }
   }
 
   async function flush() {
@@ -177,10 +314,14 @@ export function ridePanel(raceId) {
     sending = true;
     clearTimeout(retry);
     try {
-      for (let batch = outbox.next(); batch; batch = outbox.next()) {
+      for (let batch = outbox.next(); batch && rider === "here"; batch = outbox.next()) {
         try {
-          outbox.answered(batch, await api.sendSamples(raceId, batch.samples, batch.key));
+          const answer = await api.sendSamples(raceId, batch.samples, batch.key, device);
+          if (rider !== "here") break; // another tab took the ride meanwhile: it sends this batch again, under its key
+          outbox.answered(batch, answer);
           problem = null;
+          if (answer.rejected.some((sample) => sample.reason === ANOTHER_DEVICE)) rideElsewhere("device");
+          else if (answer.accepted) declare();
         } catch (error) {
           if (error instanceof ApiError && error.status === 409) {
             outbox.refusedBatch(batch);
@@ -201,7 +342,7 @@ export function ridePanel(raceId) {
       }
     } finally {
       sending = false;
-      if (outbox.waiting && !stopped) retry = setTimeout(flush, RETRY_MS);
+      if (outbox.waiting && !stopped && rider === "here") retry = setTimeout(flush, RETRY_MS);
       show();
     }
   }
@@ -210,9 +351,10 @@ export function ridePanel(raceId) {
 
   function show() {
     if (!race) return;
-    const second = raceSecond(race, Date.now());
+    const serverNow = serverClock.now();
+    const second = raceSecond(race, serverNow);
     if (over) clock.textContent = "Finished";
-    else if (second < 0) clock.textContent = `Starts in ${timeLeft(Date.parse(race.startsAt) - Date.now())}: warm up.`;
+    else if (second < 0) clock.textContent = `Starts in ${timeLeft(Date.parse(race.startsAt) - serverNow)}: warm up.`;
     else if (second < race.durationSeconds) clock.textContent = `Second ${second + 1} of ${race.durationSeconds}`;
     else clock.textContent = "Time is up: the result comes as the race finishes.";
     const current = sample(Math.max(second, 0), Date.now());
@@ -231,6 +373,7 @@ export function ridePanel(raceId) {
       + (outbox.refused ? ` · ${outbox.refused} not counted` : "");
     sent.dataset.counted = String(outbox.accepted);
     sent.dataset.waiting = String(outbox.waiting);
+    sent.dataset.queued = String(lastQueued + 1); // seconds queued so far (the tests wait on it)
     if (problem) {
       message.className = "form-message error";
       message.textContent = problemShown = problem;
@@ -238,6 +381,8 @@ export function ridePanel(raceId) {
       message.textContent = problemShown = "";
     }
     element.dataset.state = over ? "finished" : second < 0 ? "upcoming" : "live";
+    element.dataset.rider = rider ?? "";
+    riding.hidden = !joined || rider !== "here";
   }
 
   function endRide() {
@@ -245,6 +390,7 @@ export function ridePanel(raceId) {
     clearTimeout(timer);
     timer = null;
     if (!joined) setup.replaceChildren(h("p", { class: "muted" }, "This race is over: its board is below."));
+    elsewhere.hidden = true;
     save();
     show();
   }
@@ -253,7 +399,7 @@ export function ridePanel(raceId) {
 
   const onKey = (event) => {
     const key = KEYS[event.key];
-    if (!key || !joined || over || event.altKey || event.ctrlKey || event.metaKey
+    if (!key || !joined || over || rider !== "here" || event.altKey || event.ctrlKey || event.metaKey
       || event.target.closest?.("input, textarea, select")) return;
     event.preventDefault();
     if (bike.step(...key)) drawAll();
@@ -275,13 +421,15 @@ export function ridePanel(raceId) {
         flush();
         endRide();
       }
-      if (first && racerId && !over) join();
+      if (first && racerId && !over) holdLock();
+      else begin();
       show();
     },
     stop() {
       stopped = over = true;
       clearTimeout(timer);
       clearTimeout(retry);
+      releaseLock?.();
       document.removeEventListener("keydown", onKey);
       trainer.disconnect();
     },

@@ -25,6 +25,8 @@ pytestmark = needs_chromium
 STANDIN = ROOT / "tests" / "e2e" / "bluetooth_standin.js"
 START = (0, 50)  # the virtual bike's cadence and resistance before any key
 WAIT_SECONDS = 20
+STEPS = 10  # a second passes in tenths (one_second)
+LEAD = 1.5  # at_the_start: the page may think the server half a second ahead (its Date has whole seconds)
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +46,11 @@ def output(cadence, resistance) -> Decimal:
 
 def new_race(stack, client, page, lead=60, duration=60):
     """A race of a class of its own that starts ``lead`` s after the page's now; the stack's clock
-    is brought to the page's (which flowed while the stack's stood still)."""
-    page_now = page.evaluate("() => Date.now()") / 1000
-    stack.clock.advance(max(0.0, page_now - stack.clock.now()))
+    is brought to the page's (which flowed while the stack's stood still), and from here both stand
+    still until a test moves them (the page's race clock is the stack's: they must not drift apart)."""
+    target = max(page.evaluate("() => Date.now()") / 1000, stack.clock.now()) + 0.5  # a moment ahead of both
+    stack.clock.advance(target - stack.clock.now())
+    page.clock.pause_at(target)
     admin = client.token("ops", ["admin"])
     class_id = f"ride-{uuid.uuid4().hex[:8]}"
     assert client.call("PUT", f"/classes/{class_id}", {"name": "Ride day"}, admin)[0] == 200
@@ -67,10 +71,13 @@ def joined(page):
     page.wait_for_selector(".ride .riding:not([hidden])")
 
 
-def at_the_start(page, stack, race):
-    """Both clocks a moment before the race's first second; the page's stands still from here."""
-    page.clock.pause_at(race["start"] - 0.25)
-    stack.clock.advance(max(0.0, race["start"] - 0.25 - stack.clock.now()))
+def at_the_start(page, stack, race, shift=0.0):
+    """Both clocks LEAD s before the race's first second (the page's ``shift`` seconds off); the page's
+    stands still from here. The stack's clock moves first, here and in ``one_second``: the page takes
+    its race clock from the stack's answers (frontend/src/serverTime.js), and an answer made while the
+    page's clock had moved on and the stack's not yet would read as a page whose clock is fast."""
+    stack.clock.advance(max(0.0, race["start"] - LEAD - stack.clock.now()))
+    page.clock.pause_at(race["start"] - LEAD + shift)
 
 
 def until(page, predicate, arg=None):
@@ -78,15 +85,25 @@ def until(page, predicate, arg=None):
     its polling runs on the page's timers, which stand still with the page's clock."""
     deadline = time.monotonic() + WAIT_SECONDS
     while not page.evaluate(predicate, arg):
-        assert time.monotonic() < deadline, f"not within {WAIT_SECONDS} s: {predicate} ({arg})"
+        assert time.monotonic() < deadline, f"not within {WAIT_SECONDS} s: {predicate} ({arg}) {page.inner_text('.ride')!r}"
         time.sleep(0.02)
 
 
 def one_second(page, stack, counted_at_least=None):
-    """A second of the race passes for the page and the stack; then, if asked, wait until the page
-    says that many seconds were counted by the API."""
-    page.clock.run_for(1000)
-    stack.clock.advance(1)
+    """A second of the race passes for the stack and the page, in tenths (the stack's clock never more
+    than a tenth ahead of the page's). With ``counted_at_least``: until the page has queued that many
+    seconds (the page knows the server's clock to within its answers' Date, whole seconds: it sends a
+    second up to a second early or late; what a rider pressed before this call is in that second), then
+    until the API has counted them."""
+    steps = 0
+    queued = "n => Number(document.querySelector('.ride-sent')?.dataset.queued) >= n"
+    while steps < STEPS or (counted_at_least is not None and not page.evaluate(queued, counted_at_least)):
+        assert steps < 3 * STEPS, f"second {counted_at_least} not queued within 3 s"
+        stack.clock.advance(1 / STEPS)
+        page.clock.run_for(1000 // STEPS)
+        steps += 1
+        if counted_at_least is not None and page.evaluate(queued, counted_at_least):
+            break
     if counted_at_least is not None:
         until(page, "n => Number(document.querySelector('.ride-sent').dataset.counted) >= n", counted_at_least)
 

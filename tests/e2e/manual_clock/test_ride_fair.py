@@ -1,0 +1,227 @@
+"""Fair play on the ride page (contract v1.2), on the stack whose clock the tests move: a page whose
+computer clock is a minute fast or slow rides by the server's clock (its seconds sent as they happen
+there, its countdown the server's); two tabs of one ride: one sends, the other says so and can take
+the ride over; a second device likewise (the API rejects its samples `another device`)."""
+
+import json
+import math
+import re
+import uuid
+from email.utils import parsedate_to_datetime
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+
+from alleycat.clock import iso
+
+from .browsing import DOCS, claims, needs_chromium, new_page, session, signed_up_new
+from .test_ride import at_the_start, history, joined, one_second, until
+
+pytestmark = needs_chromium
+
+
+@pytest.fixture(scope="module")
+def racer(browser, stack, client):
+    """A new racer with a name, signed up in a browser: {state (the browser's storage), sub}."""
+    page = new_page(browser, stack)
+    signed_up_new(page, stack, "#/", "fair")
+    sub = claims(session(page)["idToken"])["sub"]
+    assert client.call("PUT", f"/racers/{sub}", {"name": "Fay Play"}, client.token(sub))[0] == 200
+    state = page.context.storage_state()
+    page.context.close()
+    yield {"state": state, "sub": sub}
+
+
+def rider_page(browser, stack, racer, shift=0.0, device=True, context=None):
+    """A page signed in as ``racer`` whose clock is ``shift`` s off the stack's and stands still; with
+    ``device=False``, a browser of its own (no device id yet). ``context``: a tab of that browser."""
+    if context is None:
+        state = json.loads(json.dumps(racer["state"]))
+        if not device:
+            for origin in state["origins"]:
+                origin["localStorage"] = [item for item in origin["localStorage"] if item["name"] != "alleycat.device"]
+        context = browser.new_context(viewport={"width": 1000, "height": 900}, locale="en-GB", storage_state=state)
+        context.clock.install(time=stack.clock.now() + shift)
+        stack.clock.advance(0.01)
+        context.clock.pause_at(stack.clock.now() + shift)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    return page
+
+
+def a_race(stack, client, name, lead=30, duration=60):
+    admin = client.token("ops", ["admin"])
+    class_id = f"fair-{uuid.uuid4().hex[:8]}"
+    assert client.call("PUT", f"/classes/{class_id}", {"name": "Fair day"}, admin)[0] == 200
+    start = math.ceil(stack.clock.now()) + lead
+    status, race = client.call("POST", f"/classes/{class_id}/races", {"startsAt": iso(start), "durationSeconds": duration},
+                               admin)
+    assert status == 201, race
+    return {**race, "start": start, "admin": admin}
+
+
+def ride_page(page, stack, race):
+    page.goto(f"{stack.url}/#/races/{race['raceId']}/ride")
+
+
+def watch_telemetry(page, stack, log):
+    """Each telemetry request of ``page`` goes on to the stack; ``log`` gets (the stack's time as it
+    left, its body, the API's answer)."""
+    def through(route):
+        at = stack.clock.now()
+        try:
+            response = route.fetch()
+            log.append((at, json.loads(route.request.post_data), response.json()))
+            route.fulfill(response=response)
+        except PlaywrightError:  # the page closed meanwhile (its test is over)
+            pass
+    page.route("**/telemetry", through)
+
+
+def set_the_bike(page, rpm):
+    for _ in range(rpm // 5):
+        page.keyboard.press("ArrowUp")
+
+
+@pytest.mark.parametrize("shift", [60, -60], ids=["a minute fast", "a minute slow"])
+def test_a_page_whose_clock_is_a_minute_off_rides_by_the_servers_clock(browser, stack, client, racer, shift):
+    race = a_race(stack, client, "clock")
+    page = rider_page(browser, stack, racer, shift=shift)
+    sent = []
+    watch_telemetry(page, stack, sent)
+    ride_page(page, stack, race)
+    joined(page)
+    set_the_bike(page, 90)
+    # Given the stack 20.25 s before the start, the page's own clock a minute off
+    until(page, "() => document.querySelector('.ride-clock').textContent.startsWith('Starts in')")
+    for _ in range(3):
+        one_second(page, stack)
+    left = race["start"] - stack.clock.now()
+    # Then the countdown is the server's (to within the second its Date can tell), not the page's
+    shown = re.match(r"Starts in 0:(\d\d)", page.inner_text(".ride-clock"))
+    assert shown, page.inner_text(".ride-clock")
+    assert abs(int(shown.group(1)) - math.ceil(left)) <= 1, (shown.group(0), left)
+    # When the race is ridden 12 seconds
+    at_the_start(page, stack, race, shift=shift)
+    for second in range(12):
+        one_second(page, stack, counted_at_least=second + 1)
+    # Then every second was sent once it had happened by the server's clock (give or take the
+    # second the contract allows for clocks), none was rejected, each counted once
+    assert sent
+    for at, body, answer in sent:
+        assert answer["rejected"] == [], answer
+        for sample in body["samples"]:
+            assert at >= race["start"] + sample["second"] - 1, (at - race["start"], sample["second"])
+        assert re.fullmatch(r"[A-Za-z0-9_-]{1,64}", body["device"])
+    assert [s for s, *_ in history(client, racer["sub"], race["raceId"])] == list(range(12))
+    page.context.close()
+
+
+def test_two_tabs_of_one_ride_one_sends_and_the_other_can_take_it_over(browser, stack, client, racer):
+    race = a_race(stack, client, "tabs")
+    first = rider_page(browser, stack, racer)
+    ride_page(first, stack, race)
+    joined(first)
+    set_the_bike(first, 90)
+    # Given a second tab of the same ride in the same browser
+    second = rider_page(browser, stack, racer, context=first.context)
+    sends = {"first": [], "second": []}
+    watch_telemetry(first, stack, sends["first"])
+    watch_telemetry(second, stack, sends["second"])
+    ride_page(second, stack, race)
+    # Then it says the ride is on another tab, and offers to ride there instead
+    second.wait_for_selector(".ride .ride-elsewhere:not([hidden]) button.take-over")
+    assert "another tab" in second.inner_text(".ride .ride-elsewhere")
+    assert second.is_hidden(".ride .riding")
+    for width, name in ((390, "screenshot-ride-elsewhere-phone.png"), (1280, "screenshot-ride-elsewhere.png")):
+        second.set_viewport_size({"width": width, "height": 900})
+        assert second.evaluate("() => document.documentElement.scrollWidth") <= width
+        second.screenshot(path=str(DOCS / name))
+    # When the race is ridden, only the first tab sends
+    at_the_start(first, stack, race)
+    for s in range(4):
+        one_second(first, stack, counted_at_least=s + 1)
+    assert sends["first"] and not sends["second"]
+    # When the second tab takes the ride over (its bike at 30 rpm)
+    second.click(".ride .ride-elsewhere button.take-over")
+    second.wait_for_selector(".ride .riding:not([hidden])")
+    set_the_bike(second, 30)
+    until(first, "() => document.querySelector('.ride').dataset.rider === 'tab'")
+    assert "another tab" in first.inner_text(".ride .ride-elsewhere")
+    before = len(sends["first"])
+    ridden = 4
+    for _ in range(4):
+        one_second(first, stack)
+        ridden += 1
+    until(second, "() => Number(document.querySelector('.ride-sent').dataset.counted) >= 1")
+    # Then the second tab sends and the first no more; every second once, from one tab at a time
+    assert sends["second"] and len(sends["first"]) == before
+    cadences = [c for _, c, _, _ in history(client, racer["sub"], race["raceId"])]
+    seconds = [s for s, *_ in history(client, racer["sub"], race["raceId"])]
+    assert seconds == sorted(set(seconds))
+    switch = cadences.index(30)
+    assert set(cadences[:switch]) == {90} and set(cadences[switch:]) == {30}, cadences
+    first.context.close()
+
+
+def test_a_second_device_is_told_the_ride_is_elsewhere_and_taking_over_moves_it(browser, stack, client, racer):
+    race = a_race(stack, client, "devices")
+    laptop = rider_page(browser, stack, racer)
+    ride_page(laptop, stack, race)
+    joined(laptop)
+    set_the_bike(laptop, 90)
+    phone = rider_page(browser, stack, racer, device=False)
+    sends = []
+    watch_telemetry(phone, stack, sends)
+    both = [laptop, phone]
+
+    def tick(counted_on=None, n=None):
+        """A second for the stack and both devices, in tenths (with ``counted_on``: until it queued ``n``)."""
+        queued = "n => Number(document.querySelector('.ride-sent')?.dataset.queued) >= n"
+        for step in range(30):
+            if step >= 10 and (counted_on is None or counted_on.evaluate(queued, n)):
+                break
+            stack.clock.advance(0.1)
+            for page in both:
+                page.clock.run_for(100)
+        if counted_on is not None:
+            until(counted_on, "n => Number(document.querySelector('.ride-sent').dataset.counted) >= n", n)
+
+    stack.clock.advance(race["start"] - 1.5 - stack.clock.now())
+    for page in both:
+        page.clock.pause_at(race["start"] - 1.5)
+    for s in range(3):
+        tick(laptop, s + 1)
+    # Given the racer opens the ride on a second device mid-ride (already in the race: it joins nothing)
+    ride_page(phone, stack, race)
+    joined(phone)
+    set_the_bike(phone, 30)
+    tick()
+    # Then its first samples are rejected (another device holds the ride): it stops, says so, offers to take over
+    phone.wait_for_selector(".ride .ride-elsewhere:not([hidden]) button.take-over")
+    assert "another device" in phone.inner_text(".ride .ride-elsewhere")
+    assert any(r["reason"] == "another device" for _, _, answer in sends for r in answer["rejected"])
+    rejected_so_far = len(sends)
+    tick(laptop, 5)
+    assert len(sends) == rejected_so_far  # it sends nothing more
+    # When it takes the ride over, the laptop's samples are the ones rejected, and it says so
+    phone.click(".ride .ride-elsewhere button.take-over")
+    phone.wait_for_selector(".ride .riding:not([hidden])")
+    for _ in range(3):
+        tick()
+    until(laptop, "() => document.querySelector('.ride').dataset.rider === 'device'")
+    until(phone, "() => Number(document.querySelector('.ride-sent').dataset.counted) >= 1")
+    # And the history has one source a second: the laptop's 90 rpm, then the phone's 30
+    cadences = [c for _, c, _, _ in history(client, racer["sub"], race["raceId"])]
+    switch = cadences.index(30)
+    assert set(cadences[:switch]) == {90} and set(cadences[switch:]) == {30}, cadences
+    for page in both:
+        page.context.close()
+
+
+def test_the_local_servers_date_is_the_stacks_clock(stack, client):
+    # BaseHTTPRequestHandler's Date is Python's wall clock; the page's race clock must be the stack's
+    stack.clock.advance(3600.0)
+    for path in ("/races?state=live", "/config.json", "/races/no-such-race/nothing"):
+        _, headers, _ = client.exchange("GET", path)
+        assert parsedate_to_datetime(headers["Date"]).timestamp() == int(stack.clock.now()), path
