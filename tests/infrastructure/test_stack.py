@@ -431,7 +431,7 @@ def test_every_api_path_goes_to_the_http_api_through_origin_shield(resources):
     for route in ROUTES:
         path = re.sub(r"\{\w+\}", "x1", route.path)
         assert [pattern for pattern in behaviors if fnmatchcase(path, pattern)], route.key
-    assert set(behaviors) == {"/classes", "/classes/*", "/races", "/races/*", "/racers/*"}
+    assert set(behaviors) == {"/classes", "/classes/*", "/races", "/races/*", "/racers/*", "/reviews"}
     [api] = of_type(resources, "AWS::ApiGatewayV2::Api")
     for behavior in behaviors.values():
         origin = origin_of(config, behavior["TargetOriginId"])

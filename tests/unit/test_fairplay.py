@@ -74,3 +74,21 @@ def test_cadence_rising_80_rpm_in_one_second():
 def test_a_minute_at_300_rpm_and_100_percent_breaks_every_rule_but_the_jump_unless_it_starts_from_rest():
     assert broken_rules(ride([300] * 60, 100)) == ["cadence-held", "output-held"]
     assert broken_rules(ride([0] + [300] * 60, 100)) == ["cadence-held", "output-held", "cadence-jump"]
+
+
+def test_the_simulators_riders_never_break_a_rule_100_racers_over_three_300_second_races():
+    # The simulator's riders stay within 30-90 rpm and 33-86 %, trending slowly with 2 of jitter:
+    # no plausibility rule should ever put one up for review.
+    from simulator.profiles import RacerProfile
+    from simulator.race import Settings, racer_ids
+
+    profiles = [RacerProfile.for_racer(racer_id) for racer_id in racer_ids(Settings(racers=100))]
+    flagged = []
+    for race in ("01JD5Z6Q8X0000000000000001", "01JD5Z6Q8X0000000000000002", "01JD5Z6Q8X0000000000000003"):
+        for profile in profiles:
+            effort = profile.in_race(race, 300)
+            samples = {s: (sample["cadence"], sample["resistance"]) for s in range(300)
+                       for sample in [effort.sample(s)]}
+            if broken_rules(samples):
+                flagged.append((race, profile.racer_id, broken_rules(samples)))
+    assert len(profiles) == 100 and flagged == []

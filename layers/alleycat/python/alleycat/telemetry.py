@@ -84,7 +84,7 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
         raise Conflict(f"race {race_id} is finished: it takes no more telemetry")
     check(race, samples, caller_sub, caller_is_admin)
     joined = {entry.racerId for entry in entries}
-    latest = latest_second(clock.now() if now is None else now, clock.epoch(race.startsAt)) if race.startsAt else None
+    latest = _latest(race, clock.now() if now is None else now)
     elsewhere = frozenset(entry.racerId for entry in entries if device and not _holds(entry, device))
     writes, outcome = plan(joined, samples, latest, elsewhere)
 
@@ -101,6 +101,15 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
         outcome.rejected += [{"racerId": racer_id, "second": second, "reason": TOO_LATE}
                              for second in written.too_late]
     return outcome
+
+
+def _latest(race: e.RaceGate, now: float) -> int | None:
+    """The race's latest second that has happened at ``now`` (None: a gate from before v1.2, unchecked);
+    a start no race may have (stored before creation refused it) lets no second happen."""
+    if race.startsAt is None:
+        return None
+    start = clock.race_start(race.startsAt)
+    return -1 if start is None else latest_second(now, start)
 
 
 def _holds(entry: e.Entry, device: str) -> bool:
