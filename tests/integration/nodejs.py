@@ -44,3 +44,10 @@ def run(*lines: str):
 def printed(body: str, replacer: str = "") -> str:
     """A line that prints the JSON of what the async function ``body`` returns (null for nothing)."""
     return f"console.log(JSON.stringify(await (async () => {{ {body} }})() ?? null{', ' + replacer if replacer else ''}));"
+
+
+def over(folder: Path, **modules: str):
+    """``js(body)`` -> the JSON value the async function ``body`` returns, with each ``name=file`` of
+    frontend/src imported as ``name`` (copied into ``folder`` first)."""
+    imports = imported(package(folder, [FRONTEND / file for file in modules.values()]), **modules)
+    return lambda body: run(imports, printed(body))

@@ -9,7 +9,7 @@ import pytest
 
 from alleycat.scores import number, output
 
-from .nodejs import FRONTEND, imported, needs_node, package, printed, run
+from .nodejs import needs_node, over
 
 pytestmark = needs_node
 
@@ -17,9 +17,7 @@ pytestmark = needs_node
 @pytest.fixture(scope="module")
 def js(tmp_path_factory):
     """js(statements) -> the JSON value the statements ``return``, over the modules bike and outbox."""
-    folder = package(tmp_path_factory.mktemp("ride_js"), [FRONTEND / "bike.js", FRONTEND / "outbox.js"])
-    modules = imported(folder, bike="bike.js", outbox="outbox.js")
-    return lambda body: run(modules, printed(body))
+    return over(tmp_path_factory.mktemp("ride_js"), bike="bike.js", outbox="outbox.js")
 
 
 def test_a_seconds_output_is_the_servers_to_four_places(js):

@@ -9,7 +9,7 @@ from email.utils import formatdate
 
 import pytest
 
-from .nodejs import FRONTEND, imported, needs_node, package, printed, run
+from .nodejs import needs_node, over
 
 pytestmark = needs_node
 
@@ -17,9 +17,7 @@ pytestmark = needs_node
 @pytest.fixture(scope="module")
 def js(tmp_path_factory):
     """js(statements) -> the JSON value the statements ``return``, over the modules serverTime and device."""
-    folder = package(tmp_path_factory.mktemp("server_time_js"), [FRONTEND / "serverTime.js", FRONTEND / "device.js"])
-    modules = imported(folder, time="serverTime.js", device="device.js")
-    return lambda body: run(modules, printed(body))
+    return over(tmp_path_factory.mktemp("server_time_js"), time="serverTime.js", device="device.js")
 
 
 def date(seconds: float) -> str:

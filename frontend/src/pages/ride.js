@@ -14,6 +14,7 @@
 // again with this device's id and so moves the ride here.
 import { api, ApiError, newKey } from "../api.js";
 import { deviceId } from "../device.js";
+import { reviewLabel } from "../fairPlay.js";
 import { auth } from "../auth.js";
 import { CADENCE, KEYS, output, raceSecond, RESISTANCE, VirtualBike } from "../bike.js";
 import { h, link, score } from "../dom.js";
@@ -364,9 +365,13 @@ export function ridePanel(raceId) {
       h("span", { class: "muted" }, ` · ${current.cadence} rpm at ${current.resistance}%${power}`));
     controls.classList.toggle("trainer-on", trainer.connected);
     const total = standings?.items.length ?? 0;
+    const standing = ownRow?.rank == null
+      ? ["Your ride is ", h("strong", { class: "rank" }, "disqualified")]
+      : [over ? "You placed " : "Your place ", h("strong", { class: "rank" }, ordinal(ownRow.rank)),
+        ` of ${Math.max(total, race.racerCount || 0, ownRow.rank)}`];
     place.replaceChildren(ownRow
-      ? h("span", {}, over ? "You placed " : "Your place ", h("strong", { class: "rank" }, ordinal(ownRow.rank)),
-        ` of ${Math.max(total, race.racerCount || 0, ownRow.rank)} · score `, h("strong", { class: "score" }, score(ownRow.score)),
+      ? h("span", {}, ...standing, " · score ", h("strong", { class: "score" }, score(ownRow.score)),
+        ownRow.review === "pending" ? ` · ${reviewLabel("pending")}` : "",
         over ? " · " : "", over ? link(`#/racers/${encodeURIComponent(racerId)}/${encodeURIComponent(raceId)}`, "Your ride, second by second →") : "")
       : "");
     sent.textContent = `${outbox.accepted} s counted` + (outbox.waiting ? ` · ${outbox.waiting} s waiting to send` : "")
