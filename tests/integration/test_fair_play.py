@@ -182,3 +182,22 @@ def test_the_reviews_list_is_one_query_a_page_oldest_pending_first(field, server
     second = api("get_reviews", query={"state": "pending", "limit": "2", "nextToken": first["nextToken"]}, claims=ADMIN)[1]
     assert [i["racerId"] for i in first["items"] + second["items"]] == ["v", "t", "a"] and second["nextToken"] is None
     assert api("get_reviews", query={"state": "pending", "nextToken": "forged"}, claims=ADMIN)[0] == 400
+
+
+def test_a_race_from_before_v1_2_takes_reviews_and_equipment_where_its_rows_had_no_place_for_them(field, server):
+    from alleycat import dynamo, races
+    from alleycat import entities as e
+    from alleycat.board import Standing
+
+    api, race_id = field
+    # Given rows stored as before v1.2: a board standing [score, lastSecond, name], an entry with no equipment
+    shard = e.RaceBoard.shard_of("a")
+    dynamo.call("update_item", Key=dynamo.key_of(e.RaceBoard(race_id, shard)), UpdateExpression="SET standings.a = :old",
+                ExpressionAttributeValues=dynamo.values(old=[7, 3, "A"]))
+    dynamo.call("update_item", Key=dynamo.key_from(e.keys.ENTRY, raceId=race_id, racerId="a"), UpdateExpression="REMOVE equipment")
+    # When its review is set / Then the standing is whole, the review in its place
+    races.set_standing_review(race_id, Standing("a", 7, 3, "A", "bike", "pending"))
+    assert dynamo.get(e.keys.RACE_BOARD, True, raceId=race_id, shard=shard).standings["a"] == [7, 3, "A", "bike", "pending"]
+    # And joining again on the on-screen bike works (the missing equipment was a bike)
+    status, body = api("join_race", {"raceId": race_id, "racerId": "a"}, body={"equipment": "virtual"}, claims=ADMIN)
+    assert (status, body["equipment"]) == (200, "virtual")

@@ -154,14 +154,15 @@ def rejoin(entry: e.Entry, equipment: str, device: str | None) -> e.Entry:
         moved = device is not None and device != entry.device
         if now_on == entry.equipment and not moved:
             return entry
-        held = "equipment = :was" if entry.equipment else "attribute_not_exists(equipment)"
+        # An entry from before v1.2 has no equipment stored: it was a bike
+        held = "(equipment = :was" + (" OR attribute_not_exists(equipment))" if entry.equipment == BIKE else ")")
         expression = "SET equipment = :equipment" + (", device = :device" if moved else "")
         board = e.RaceBoard(entry.raceId, e.RaceBoard.shard_of(entry.racerId))
         try:
             send("transact_write_items", TransactItems=[
                 {"Update": {"TableName": table_name(), "Key": key_of(entry), "UpdateExpression": expression,
                             "ConditionExpression": f"attribute_exists(PK) AND {held}",
-                            "ExpressionAttributeValues": values(equipment=now_on, **({"was": entry.equipment} if entry.equipment else {}),
+                            "ExpressionAttributeValues": values(equipment=now_on, was=entry.equipment,
                                                                 **({"device": device} if moved else {}))}},
                 {"Update": {"TableName": table_name(), "Key": key_of(board),
                             "UpdateExpression": f"SET standings.#racer[{EQUIPMENT_INDEX}] = :equipment",
@@ -238,13 +239,21 @@ def set_standings(race_id: str, shard: int, standings: dict[str, Standing]) -> e
     return e.from_item(written) if written else e.RaceBoard(race_id, shard)
 
 
-def set_standing_review(race_id: str, racer_id: str, review: str | None) -> e.RaceBoard | None:
-    """Sets the review in a racer's standing (in place): the shard as written, or None when the racer is not on it."""
-    written = conditional("update_item", Key=key_of(e.RaceBoard(race_id, e.RaceBoard.shard_of(racer_id))),
-                          UpdateExpression=f"SET standings.#racer[{REVIEW_INDEX}] = :review",
-                          ConditionExpression="attribute_exists(standings.#racer)",
-                          ExpressionAttributeNames={"#racer": racer_id}, ExpressionAttributeValues=values(review=review),
+def set_standing_review(race_id: str, standing: Standing) -> e.RaceBoard | None:
+    """Sets ``standing``'s review in the racer's standing, in place (a live score beside it is not
+    rewound): the shard as written, or None when the racer is not on it. A standing stored before v1.2
+    (score, lastSecond, name: no place for equipment and review) is written whole, as ``standing`` says."""
+    key = key_of(e.RaceBoard(race_id, e.RaceBoard.shard_of(standing.racer_id)))
+    written = conditional("update_item", Key=key, UpdateExpression=f"SET standings.#racer[{REVIEW_INDEX}] = :review",
+                          ConditionExpression="size(standings.#racer) > :index",
+                          ExpressionAttributeNames={"#racer": standing.racer_id},
+                          ExpressionAttributeValues=values(review=standing.review, index=REVIEW_INDEX),
                           ReturnValues="ALL_NEW")
+    if written is None:
+        written = conditional("update_item", Key=key, UpdateExpression="SET standings.#racer = :standing",
+                              ConditionExpression="attribute_exists(standings.#racer)",
+                              ExpressionAttributeNames={"#racer": standing.racer_id},
+                              ExpressionAttributeValues=values(standing=standing.item()), ReturnValues="ALL_NEW")
     return e.from_item(written["Attributes"]) if written else None
 
 

@@ -1,54 +1,65 @@
-"""An admin's review decision reaching the race's board and ranks, the racer's result and best, and the
-class board (within the contract's 5 s: a stream record of the new review item starts it).
+"""A review reaching the race's board and ranks, the racer's result and best, and the class board: an
+admin's decision (within the contract's 5 s: a stream record of the new review item starts it), or a
+ride flagged after its race was settled.
 
-What it writes is derived from what is stored now (the entries' reviews, their scores, the racer's
-finished rides in the class), so a redelivered or late record changes nothing more.
+Everything written is derived from what is stored now (the entries' reviews, the board's scores, the
+racer's finished rides in the class), and the entries are read again afterwards: a review that changed
+meanwhile (a second decision, on another stream shard) is applied again, so the last one stored wins
+and a redelivered or late record changes nothing more.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import board, classes, parallel, racers, races
 from .. import entities as e
 from ..fairplay import counts_for_class
-from . import settlement
+
+ATTEMPTS = 5
 
 
 def apply(race_id: str, racer_ids: list[str]) -> list[e.RaceBoard]:
-    """The racers' reviews as stored, applied; the board shards written while the race is open (to push)."""
-    race, boards = races.with_boards(race_id, consistent=True)
-    if race is None:
-        return []
-    if race.status == e.FINISHED and not race.settled:
-        settlement.settle(race_id)  # it reads the reviews as they are now
-        return []
-    entries = racers.get_entries(race_id, racer_ids)
-    before = board.Board.from_shards(boards)
-    reviewed = [standing for standing in (before.standings.get(entry.racerId) for entry in entries) if standing]
-    reviews = {entry.racerId: entry.review for entry in entries}
-    written = [shard for shard in parallel.map_all(lambda standing: races.set_standing_review(
-        race_id, standing.racer_id, reviews[standing.racer_id]), reviewed) if shard is not None]
-    if race.status != e.FINISHED:
-        return written
-    after = before.updated(_with_review(standing, reviews[standing.racer_id]) for standing in reviewed).places()
-    for racer_id, place in before.places().items():
-        if after.get(racer_id) != place:
-            racers.rank_entry(race_id, racer_id, after.get(racer_id))
-    for entry in entries:
-        set_class_best(race.classId, entry.racerId)
-    return []
+    """The racers' reviews as stored, applied; the board shards written while the race is open (to push).
+    A race finished but not yet settled is left to its settlement, which reads the reviews again once it
+    has marked the race settled."""
+    written: list[e.RaceBoard] = []
+    for _ in range(ATTEMPTS):
+        race, boards = races.with_boards(race_id, consistent=True)
+        if race is None or (race.status == e.FINISHED and not race.settled):
+            return written
+        reviews = {entry.racerId: entry.review for entry in racers.get_entries(race_id, racer_ids)}
+        stored = board.Board.from_shards(boards)
+        reviewed = [replace(stored.standings[racer_id], review=review)
+                    for racer_id, review in reviews.items() if racer_id in stored.standings]
+        written += [shard for shard in parallel.map_all(lambda standing: races.set_standing_review(race_id, standing),
+                                                        reviewed) if shard is not None]
+        if race.status == e.FINISHED:
+            _rank(race, stored.updated(reviewed))
+            for racer_id in reviews:
+                set_class_best(race.classId, racer_id)
+        if {entry.racerId: entry.review for entry in racers.get_entries(race_id, racer_ids)} == reviews:
+            return written if race.status != e.FINISHED else []
+    raise RuntimeError(f"reviews of race {race_id} kept changing: retried from the record")
 
 
-def _with_review(standing: board.Standing, review: str | None) -> board.Standing:
-    from dataclasses import replace
-
-    return replace(standing, review=review)
+def _rank(race: e.Race, standings: board.Board) -> None:
+    """Every entry whose stored rank is not its place on the board (a disqualified ride has none)."""
+    places = standings.places()
+    for entry in racers.get_entries(race.raceId, list(places)):
+        if entry.rank != places[entry.racerId]:
+            racers.rank_entry(race.raceId, entry.racerId, places[entry.racerId])
 
 
 def set_class_best(class_id: str, racer_id: str) -> None:
-    """The racer's best in the class and their class board row, from their finished rides that count now."""
-    counting = [entry for entry in racers.entries_of(racer_id)
-                if entry.classId == class_id and entry.raceStatus == e.FINISHED
-                and counts_for_class(entry.equipment, entry.review)]
+    """The racer's best in the class and their class board row, from their rides in the class that count
+    now: in races finished (an entry not ranked yet is read as finished when its race is: its settlement
+    may be merging it into the class board right now)."""
+    mine = [entry for entry in racers.entries_of(racer_id) if entry.classId == class_id]
+    finished = {entry.raceId for entry in mine if entry.raceStatus == e.FINISHED}
+    finished |= {entry.raceId for entry in mine if entry.raceId not in finished
+                 and getattr(races.get(entry.raceId, consistent=True), "status", None) == e.FINISHED}
+    counting = [entry for entry in mine if entry.raceId in finished and counts_for_class(entry.equipment, entry.review)]
     top = min(counting, key=lambda entry: board.order(entry.score, entry.raceId), default=None)
     racers.set_best(racer_id, class_id, e.Best(racer_id, class_id, top.score, top.raceId, top.name) if top else None)
     row = board.ClassStanding(racer_id, top.score, top.raceId, top.name) if top else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 from .. import board, classes, clock, parallel, racers, races, reviews, sizing
 from .. import entities as e
 from ..fairplay import broken_rules, counts_for_class, is_ranked
+from . import decisions
 from .history import compact
 from .pacing import ClassPacer
 
@@ -20,15 +21,24 @@ CLASS_BOARD_MAX_BYTES = 350 * 1024  # under DynamoDB's 400 KB item limit
 
 
 def settle(race_id: str) -> None:
+    """The race's final ranks, bests, class board and packed history from what is stored. Reviews may land
+    while it runs (a ride flagged as it is seen, an admin's decision): the entries are read again after
+    compaction, and once more after the race is marked settled, when a review that changed since is
+    applied as a decision on a settled race is (``decisions``); a decision that arrives later finds the
+    race settled and applies itself."""
     race, boards = races.with_boards(race_id, consistent=True)
     if race is None or race.status != e.FINISHED:
         return
     roster = [racer_id for shard in boards for racer_id in shard.standings]
+    parallel.map_all(lambda entry: compact(race, entry, check_ride), racers.get_entries(race_id, roster))
     entries = racers.get_entries(race_id, roster)
-    parallel.map_all(lambda entry: compact(race, entry, check_ride), entries)
     parallel.map_all(reviews.refresh_score, [entry for entry in entries if entry.review])
     publish_ranks(race, entries)
     races.mark_settled(race)
+    used = {entry.racerId: entry.review for entry in entries}
+    changed = [entry.racerId for entry in racers.get_entries(race_id, roster) if entry.review != used.get(entry.racerId)]
+    if changed:
+        decisions.apply(race_id, changed)
 
 
 def check_ride(entry: e.Entry, samples: dict) -> None:
@@ -54,7 +64,12 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
     if not race.settled:
         settle(race_id)
         return
-    changed = [entry for entry in racers.get_entries(race_id, racer_ids) if compact(race, entry, check_ride)]
+    read = racers.get_entries(race_id, racer_ids)
+    unreviewed = {entry.racerId for entry in read if entry.review is None}
+    changed = [entry for entry in read if compact(race, entry, check_ride)]
+    flagged = [entry.racerId for entry in read if entry.racerId in unreviewed and entry.review]
+    if flagged:  # late seconds that break a rule: off the class board until an admin clears the ride
+        decisions.apply(race_id, flagged)
     if not changed:
         return
     stored = board.Board.from_shards(boards)
