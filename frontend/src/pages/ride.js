@@ -295,8 +295,8 @@ export function ridePanel(raceId) {
     else localStorage.removeItem(storeKey);
   }
 
-  // The ride rode a second on what it has not joined with: it joins again with it (without this
-  // device's id: that would take back a ride another device took meanwhile).
+  // The ride rides on what it has not joined with: it joins again with it (without this device's id:
+  // that would take back a ride another device took meanwhile).
   async function declare() {
     const wanted = equipment();
     if (declaring || !joined || declared === wanted || declared === VIRTUAL) return;
@@ -317,6 +317,9 @@ export function ridePanel(raceId) {
     try {
       for (let batch = outbox.next(); batch && rider === "here"; batch = outbox.next()) {
         try {
+          // Seconds of the on-screen bike go out only once the ride is declared virtual (if that join
+          // fails, the answer's declare() below tries again): never as a trainer's.
+          if (equipment() === VIRTUAL && declared !== VIRTUAL) await declare();
           const answer = await api.sendSamples(raceId, batch.samples, batch.key, device);
           if (rider !== "here") break; // another tab took the ride meanwhile: it sends this batch again, under its key
           outbox.answered(batch, answer);
