@@ -46,6 +46,29 @@ def flag(entry: e.Entry, rules: list[str], at: str) -> bool:
     return True
 
 
+def add_rules(entry: e.Entry, rules: list[str]) -> None:
+    """A pending ride's rules, widened by those the whole ride breaks (checked again at the finish)."""
+    from botocore.exceptions import ClientError
+
+    wider = list(dict.fromkeys([*entry.rules, *rules]))
+    if entry.review != PENDING or not entry.reviewedAt or wider == list(entry.rules):
+        return
+    try:
+        send("transact_write_items", TransactItems=[
+            {"Update": {"TableName": table_name(), "Key": key_of(entry), "UpdateExpression": "SET #rules = :rules",
+                        "ConditionExpression": "review = :pending AND reviewedAt = :at",
+                        "ExpressionAttributeNames": {"#rules": "rules"},
+                        "ExpressionAttributeValues": values(rules=wider, pending=PENDING, at=entry.reviewedAt)}},
+            {"Update": {"TableName": table_name(), "Key": key_of(e.Review.of(entry, PENDING, entry.reviewedAt)),
+                        "UpdateExpression": "SET #rules = :rules", "ConditionExpression": "attribute_exists(PK)",
+                        "ExpressionAttributeNames": {"#rules": "rules"}, "ExpressionAttributeValues": values(rules=wider)}}])
+    except ClientError as error:  # decided meanwhile: the decision stands as it is
+        if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in cancellation_codes(error):
+            raise translate(error) from error
+        return
+    entry.rules = wider
+
+
 def refresh_score(entry: e.Entry) -> None:
     """The entry's review, as listed, takes the entry's score now (a ride flagged while it went on)."""
     if entry.review and entry.reviewedAt:

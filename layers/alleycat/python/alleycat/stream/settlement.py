@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .. import board, classes, clock, parallel, racers, races, reviews, sizing
 from .. import entities as e
-from ..fairplay import broken_rules, counts_for_class, is_ranked
+from ..fairplay import PENDING, broken_rules, counts_for_class, is_ranked
 from . import decisions
 from .history import compact
 from .pacing import ClassPacer
@@ -43,11 +43,14 @@ def settle(race_id: str) -> None:
 
 def check_ride(entry: e.Entry, samples: dict) -> None:
     """The whole ride against the plausibility rules: at the latest at the finish, a ride that breaks
-    one is put up for review (unless it has a review already)."""
-    if entry.review is None:
+    one is put up for review (unless an admin decided it already); a pending ride's rules are widened
+    by those the whole ride breaks."""
+    if entry.review in (None, PENDING):
         rules = broken_rules(samples)
-        if rules:
+        if rules and entry.review is None:
             reviews.flag(entry, rules, clock.iso_ms(clock.now()))
+        elif rules:
+            reviews.add_rules(entry, rules)
 
 
 def amend(race_id: str, racer_ids: list[str]) -> None:
