@@ -235,6 +235,9 @@ def test_history_of_a_joined_race_and_of_a_race_not_joined(api, race):
     ("get_class_leaderboard", {}, {}),
     ("get_race", None, None),
     ("get_race_leaderboard", None, {}),
+    ("get_race_leaderboard", None, {"equipment": "real"}),
+    ("get_reviews", {}, {"state": "pending"}),
+    ("get_reviews", {}, {"state": "cleared"}),
 ])
 def test_every_read_route_makes_one_dynamodb_request(api, race, request_counter, function, params, query):
     params = params if params is not None else {"raceId": race["raceId"]}
