@@ -117,12 +117,18 @@ def test_a_page_whose_clock_is_a_minute_off_rides_by_the_servers_clock(browser, 
     page.context.close()
 
 
+def riding_at_90(browser, stack, client, racer, name):
+    """A new race and a page of the racer's that joined it, its bike at 90 rpm."""
+    race = a_race(stack, client, name)
+    page = rider_page(browser, stack, racer)
+    ride_page(page, stack, race)
+    joined(page)
+    set_the_bike(page, 90)
+    return race, page
+
+
 def test_two_tabs_of_one_ride_one_sends_and_the_other_can_take_it_over(browser, stack, client, racer):
-    race = a_race(stack, client, "tabs")
-    first = rider_page(browser, stack, racer)
-    ride_page(first, stack, race)
-    joined(first)
-    set_the_bike(first, 90)
+    race, first = riding_at_90(browser, stack, client, racer, "tabs")
     # Given a second tab of the same ride in the same browser
     second = rider_page(browser, stack, racer, context=first.context)
     sends = {"first": [], "second": []}
@@ -165,11 +171,7 @@ def test_two_tabs_of_one_ride_one_sends_and_the_other_can_take_it_over(browser, 
 
 
 def test_a_second_device_is_told_the_ride_is_elsewhere_and_taking_over_moves_it(browser, stack, client, racer):
-    race = a_race(stack, client, "devices")
-    laptop = rider_page(browser, stack, racer)
-    ride_page(laptop, stack, race)
-    joined(laptop)
-    set_the_bike(laptop, 90)
+    race, laptop = riding_at_90(browser, stack, client, racer, "devices")
     phone = rider_page(browser, stack, racer, device=False)
     sends = []
     watch_telemetry(phone, stack, sends)

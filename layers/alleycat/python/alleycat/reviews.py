@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import entities as e
 from . import keys
-from .dynamo import key_of, send, table_name, values
+from .dynamo import conditional, key_of, send, table_name, values
 from .errors import Conflict, cancellation_codes, error_code, translate
 from .fairplay import PENDING
 from .paging import Page, query
@@ -23,57 +23,56 @@ def list_reviews(state: str, limit: int, token: str | None) -> Page:
                  limit=limit, forward=state == PENDING)
 
 
+def _written(actions: list[dict]) -> bool:
+    """One transaction: True when written, False when one of its conditions was not met."""
+    from botocore.exceptions import ClientError
+
+    try:
+        send("transact_write_items", TransactItems=actions)
+        return True
+    except ClientError as error:
+        if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in cancellation_codes(error):
+            raise translate(error) from error
+        return False
+
+
 def flag(entry: e.Entry, rules: list[str], at: str) -> bool:
     """Puts the ride up for review (``pending``) for breaking ``rules``, unless it has a review already
     (flagged before, or decided: an admin's decision stands). True when this call flagged it; the
     entry then says so."""
-    from botocore.exceptions import ClientError
-
     flagged = e.Entry(**{**entry.__dict__, "review": PENDING, "rules": list(rules), "reviewedAt": at})
-    try:
-        send("transact_write_items", TransactItems=[
+    if not _written([
             {"Update": {"TableName": table_name(), "Key": key_of(entry),
                         "UpdateExpression": "SET review = :pending, #rules = :rules, reviewedAt = :at",
                         "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(review)",
                         "ExpressionAttributeNames": {"#rules": "rules"},
                         "ExpressionAttributeValues": values(pending=PENDING, rules=list(rules), at=at)}},
-            {"Put": {"TableName": table_name(), "Item": e.Review.of(flagged, PENDING, at).to_item()}}])
-    except ClientError as error:
-        if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in cancellation_codes(error):
-            raise translate(error) from error
+            {"Put": {"TableName": table_name(), "Item": e.Review.of(flagged, PENDING, at).to_item()}}]):
         return False
     entry.review, entry.rules, entry.reviewedAt = PENDING, list(rules), at
     return True
 
 
 def add_rules(entry: e.Entry, rules: list[str]) -> None:
-    """A pending ride's rules, widened by those the whole ride breaks (checked again at the finish)."""
-    from botocore.exceptions import ClientError
-
+    """A pending ride's rules, widened by those the whole ride breaks (checked again at the finish); a
+    ride decided meanwhile keeps its decision as it is."""
     wider = list(dict.fromkeys([*entry.rules, *rules]))
     if entry.review != PENDING or not entry.reviewedAt or wider == list(entry.rules):
         return
-    try:
-        send("transact_write_items", TransactItems=[
+    if _written([
             {"Update": {"TableName": table_name(), "Key": key_of(entry), "UpdateExpression": "SET #rules = :rules",
                         "ConditionExpression": "review = :pending AND reviewedAt = :at",
                         "ExpressionAttributeNames": {"#rules": "rules"},
                         "ExpressionAttributeValues": values(rules=wider, pending=PENDING, at=entry.reviewedAt)}},
             {"Update": {"TableName": table_name(), "Key": key_of(e.Review.of(entry, PENDING, entry.reviewedAt)),
                         "UpdateExpression": "SET #rules = :rules", "ConditionExpression": "attribute_exists(PK)",
-                        "ExpressionAttributeNames": {"#rules": "rules"}, "ExpressionAttributeValues": values(rules=wider)}}])
-    except ClientError as error:  # decided meanwhile: the decision stands as it is
-        if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in cancellation_codes(error):
-            raise translate(error) from error
-        return
-    entry.rules = wider
+                        "ExpressionAttributeNames": {"#rules": "rules"}, "ExpressionAttributeValues": values(rules=wider)}}]):
+        entry.rules = wider
 
 
 def refresh_score(entry: e.Entry) -> None:
     """The entry's review, as listed, takes the entry's score now (a ride flagged while it went on)."""
     if entry.review and entry.reviewedAt:
-        from .dynamo import conditional
-
         conditional("update_item", Key=key_of(e.Review.of(entry, entry.review, entry.reviewedAt)),
                     UpdateExpression="SET score = :score", ConditionExpression="attribute_exists(PK)",
                     ExpressionAttributeValues=values(score=entry.score))
@@ -83,8 +82,6 @@ def decide(entry: e.Entry, state: str, note: str, at: str, reread) -> e.Review:
     """The admin's decision on the ride (``cleared`` or ``disqualified``): the same decision again changes
     nothing, another replaces it. The entry's review and its listed item move together; retried when
     the ride was flagged or decided meanwhile (``reread`` reads the entry again)."""
-    from botocore.exceptions import ClientError
-
     for _ in range(ATTEMPTS):
         if entry.review == state:
             return e.Review.of(entry, state, entry.reviewedAt or at)
@@ -101,13 +98,9 @@ def decide(entry: e.Entry, state: str, note: str, at: str, reread) -> e.Review:
         if was and entry.reviewedAt:
             actions.append({"Delete": {"TableName": table_name(),
                                        "Key": key_of(e.Review.of(entry, was, entry.reviewedAt))}})
-        try:
-            send("transact_write_items", TransactItems=actions)
+        if _written(actions):
             return review
-        except ClientError as error:
-            if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in cancellation_codes(error):
-                raise translate(error) from error
-            entry = reread()
-            if entry is None:
-                break
+        entry = reread()
+        if entry is None:
+            break
     raise Conflict("the ride's review kept changing: try again")
