@@ -8,8 +8,9 @@
 // offset (server − page) lies in [Date − received, Date + 1 s − sent]: an answer's window. An answer
 // a cache kept carries an older Date and its `Age` (whole seconds): its window is wider by a second
 // and is used only until an uncached answer arrives. The estimate is where the windows overlap;
-// answers sent at different moments of the server's second narrow it. When windows stop overlapping
-// (this computer's clock was set while the page was open), the newest alone holds.
+// answers sent at different moments of the server's second narrow it. An answer whose window does not
+// overlap is held aside: a lone one (this page's clock or the server's moved while it was in flight)
+// changes nothing; two that agree with each other (this computer's clock was set) replace the estimate.
 
 export const LEAD_MS = 1000; // how far ahead of the earliest the server's clock can be a second is sent (the server allows 2 s)
 export const DRIFT = 2e-4; // what two clocks may drift apart, per unit of time: a window grows this much as it ages
@@ -20,6 +21,7 @@ export class ServerClock {
     this.local = local;
     this.exact = null; // {low, high, at}: the overlap of uncached answers' windows (ms), `at` when last narrowed
     this.cached = null; // the same, of cached answers (only while there is no exact one)
+    this.aside = { exact: null, cached: null }; // an answer's window that did not overlap, until another agrees
   }
 
   // An answer: sent and received by this page's clock (ms), its Date header (a string or ms), its Age header (s).
@@ -32,7 +34,20 @@ export class ServerClock {
       : { low: server + aged * 1000 - received, high: server + (aged + 2) * 1000 - sent, at: received };
     const which = aged === null ? "exact" : "cached";
     if (which === "cached" && this.exact) return false;
-    this[which] = overlap(this[which], window);
+    const narrowed = overlap(this[which], window);
+    if (narrowed) {
+      this[which] = narrowed;
+      this.aside[which] = null;
+    } else {
+      const agreed = overlap(this.aside[which], window);
+      if (this.aside[which] && agreed) {
+        this[which] = agreed;
+        this.aside[which] = null;
+      } else {
+        this.aside[which] = window;
+        return true;
+      }
+    }
     if (which === "exact") this.cached = null;
     return true;
   }
@@ -61,12 +76,14 @@ export class ServerClock {
   }
 }
 
+// Where `held` (grown by the drift since it was narrowed) and `window` overlap; `window` alone where
+// nothing is held; null where they do not overlap.
 function overlap(held, window) {
   if (!held) return window;
   const grown = Math.abs(window.at - held.at) * DRIFT;
   const low = Math.max(held.low - grown, window.low);
   const high = Math.min(held.high + grown, window.high);
-  return low <= high ? { low, high, at: window.at } : window; // no overlap: the clock was set; the newest holds
+  return low <= high ? { low, high, at: window.at } : null;
 }
 
 // The one clock of this page (the API's answers feed it: api.js).

@@ -97,15 +97,39 @@ def test_a_second_leaves_at_most_a_second_before_it_happens_however_wide_the_win
     assert now == 10_000 + 92_500 and reached == 10_000 + 91_000
 
 
-def test_when_the_computers_clock_is_set_the_newest_answer_holds(js):
+def test_when_the_computers_clock_is_set_two_answers_that_agree_replace_the_estimate(js):
     before = answers(0.0, random.Random(1), 10)
-    after = [[sent + 90_000, received + 90_000, header] for sent, received, header in answers(0.0, random.Random(2), 1,
+    after = [[sent + 90_000, received + 90_000, header] for sent, received, header in answers(0.0, random.Random(2), 2,
                                                                                           start=before[-1][1] / 1000)]
     got = js(f"""
-      const clock = new time.ServerClock(() => {after[0][1]});
-      for (const [sent, received, date] of {json.dumps(before + after)}) clock.observe(sent, received, date);
-      return clock.window;""")
-    assert got["low"] <= -90_000 <= got["high"] and got["high"] - got["low"] <= 1400
+      const clock = new time.ServerClock(() => {after[-1][1]});
+      const windows = [];
+      for (const [sent, received, date] of {json.dumps(before + after)}) {{
+        clock.observe(sent, received, date);
+        windows.push(clock.window);
+      }}
+      return windows.slice(-2);""")
+    lone, agreed = got
+    assert lone["low"] <= 0 <= lone["high"]  # the first answer after the set is held aside
+    assert agreed["low"] <= -90_000 <= agreed["high"] and agreed["high"] - agreed["low"] <= 1400
+
+
+def test_a_lone_answer_that_disagrees_changes_nothing(js):
+    # An answer stamped after the server's clock jumped ahead, received before the page's did (both
+    # clocks set while it was in flight): it does not move the estimate; the next answers hold it
+    before = answers(0.0, random.Random(3), 10)
+    last_sent, last_received, _ = before[-1]
+    stray = [last_received + 100, last_received + 150, formatdate(int((last_received + 150) / 1000) + 25, usegmt=True)]
+    after = answers(0.0, random.Random(4), 3, start=(last_received + 200) / 1000)
+    got = js(f"""
+      const clock = new time.ServerClock(() => {after[-1][1]});
+      const windows = [];
+      for (const [sent, received, date] of {json.dumps(before + [stray] + after)}) {{
+        clock.observe(sent, received, date);
+        windows.push(clock.window);
+      }}
+      return windows.slice(-4);""")
+    assert all(window["low"] <= 0 <= window["high"] and window["high"] - window["low"] <= 1400 for window in got), got
 
 
 def test_nonsense_headers_change_nothing(js):
