@@ -13,10 +13,10 @@ from collections import Counter
 from datetime import datetime, timezone
 from decimal import Decimal
 
-from alleycat import entities as e
+from alleycat.storage import entities as e
 from alleycat import ids
-from alleycat.dynamo import client
-from alleycat.board import ClassBoard, ClassStanding, Standing
+from alleycat.storage.dynamo import client
+from alleycat.rules.board import ClassBoard, ClassStanding, Standing
 
 from . import bikes, coldstart, env, pricing, push, raceday, report
 from .bikes import percentile

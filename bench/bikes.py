@@ -63,7 +63,7 @@ _OUT, _LEDGER, _LEVEL = io.StringIO(), None, "INFO"  # what a worker's handlers 
 def _init(url: str, table: str, settings: dict) -> None:
     global _LEDGER, _LEVEL
     sys.stdout = sys.stderr = _OUT  # before anything imports Powertools: its Logger keeps the stream it finds
-    from alleycat import dynamo
+    from alleycat.storage import dynamo
     from local import handlers
     from local.events import sample_event
     from local.server import configure_environment

@@ -14,8 +14,8 @@ import tempfile
 from importlib import import_module
 from pathlib import Path
 
-from alleycat import entities as e
-from alleycat import classes, racers, races
+from alleycat.storage import entities as e
+from alleycat.storage import classes, racers, races
 from local.streams import StreamTail
 
 from . import env

@@ -14,7 +14,7 @@ from local.events import sample_event as event  # noqa: F401 - the function's ev
 from local.handlers import invoke  # noqa: F401
 from local.server import configure_environment
 
-from alleycat import dynamo
+from alleycat.storage import dynamo
 from stacks import logical_id
 
 ROOT = handlers.ROOT

@@ -1,6 +1,6 @@
 """Every DynamoDB request of the layer's client, with its time and capacity units: a single-item write's as the
 engine accounts it; a transaction's or batch write's from the items it touches, read before and after it
-(unrecorded) and sized with ``alleycat.sizing``, which sizes the reads too."""
+(unrecorded) and sized with ``alleycat.storage.sizing``, which sizes the reads too."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import time
 from collections import defaultdict, namedtuple
 from dataclasses import dataclass, field
 
-from alleycat import dynamo, sizing
-from alleycat.schema import INVERTED_PROJECTION
+from alleycat.storage import dynamo, sizing
+from alleycat.storage.schema import INVERTED_PROJECTION
 
 TABLE_KEY = ("PK", "SK")  # the inverted index's too, reversed: partition key SK, sort key PK
 SINGLE_WRITES = {"PutItem", "UpdateItem", "DeleteItem"}

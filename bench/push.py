@@ -13,7 +13,7 @@ import uuid
 from collections import defaultdict
 from datetime import datetime, timezone
 
-from alleycat import push_gate
+from alleycat.rules import push_gate
 from local.streams import SHARDS_VARIABLE
 from stacks.settings import PUSH_MESSAGES_PER_SECOND
 

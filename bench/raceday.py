@@ -9,7 +9,7 @@ import time
 import uuid
 from collections import defaultdict
 
-from alleycat import entities as e
+from alleycat.storage import entities as e
 from local.streams import StreamTail, passes_filter
 
 from . import bikes, env

@@ -1,7 +1,7 @@
 """Regenerates the sample events in this folder: `.venv/bin/python events/make_events.py` (the venv
 has the layer and the local stack installed: requirements-dev.txt).
 
-One per route, its record's sample (``alleycat.routes``: query and body, the path naming
+One per route, its record's sample (``alleycat.edge.routes``: query and body, the path naming
 ``SAMPLE_IDS``) shaped as the HTTP API sends it (payload format 2.0, the JWT authorizer's
 Cognito claims on the protected routes), and one for the stream processor: the record the table's stream
 delivers after `post_telemetry.json` (its samples, in racer-1's first chunk), and one for the finisher
@@ -13,9 +13,9 @@ integration tests and by `sam local invoke -e`.
 import json
 from pathlib import Path
 
-from alleycat import entities as e
-from alleycat.routes import ROUTES, SAMPLE_IDS, by_function
-from alleycat.scores import output
+from alleycat.storage import entities as e
+from alleycat.edge.routes import ROUTES, SAMPLE_IDS, by_function
+from alleycat.rules.scores import output
 from local.events import http_event
 from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 

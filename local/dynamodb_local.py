@@ -149,7 +149,7 @@ class EmbeddedDynamoDB:
                             aws_access_key_id=access_key, aws_secret_access_key=secret_key)
 
     def create_table(self, name: str) -> dict:
-        from alleycat.schema import create_table_request
+        from alleycat.storage.schema import create_table_request
 
         return self.client().create_table(**create_table_request(name))["TableDescription"]
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
-from alleycat.routes import ROUTES, Route
+from alleycat.edge.routes import ROUTES, Route
 
 
 def _pattern(route: Route) -> re.Pattern:

@@ -24,7 +24,8 @@ def _warm(clock, functions) -> None:
     """Worker start: the stack's clock is the functions' (``alleycat.clock``), the worker's functions
     imported (all, unless named) and the DynamoDB client made, so that the first requests a local
     stack serves (a race's first seconds) do not all pay cold starts."""
-    from alleycat import clock as function_clock, dynamo
+    from alleycat import clock as function_clock
+    from alleycat.storage import dynamo
 
     function_clock.use(clock)
     dynamo.client()

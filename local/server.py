@@ -24,8 +24,11 @@ import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from alleycat import dynamo, ending, push, push_gate, tokens
-from alleycat.routes import ROUTES
+from alleycat.storage import dynamo, tokens
+from alleycat.flows import ending
+from alleycat.edge import push
+from alleycat.rules import push_gate
+from alleycat.edge.routes import ROUTES
 from stacks import headers
 from stacks.settings import BOARD_PUBLISHER, FINISHER, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR, TOKEN_GROUPS
 
@@ -252,10 +255,10 @@ class LocalStack:
         return self
 
     def _start_async_functions(self) -> None:
-        """The functions invoked asynchronously, as in AWS. Races finish by themselves (``alleycat.ending``):
+        """The functions invoked asynchronously, as in AWS. Races finish by themselves (``alleycat.flows.ending``):
         stand-ins for EventBridge Scheduler and Lambda's Invoke, on the stack's clock, run the finisher
         in worker processes of its own (it waits for a race's end, up to ``ending.LONGEST_WAIT``
-        seconds). With push on, the board publisher (``alleycat.push_gate``) has workers of its own."""
+        seconds). With push on, the board publisher (``alleycat.rules.push_gate``) has workers of its own."""
         credentials = {"access_key": os.environ["AWS_ACCESS_KEY_ID"], "secret_key": os.environ["AWS_SECRET_ACCESS_KEY"],
                        "region": os.environ["AWS_DEFAULT_REGION"]}
         self.async_runtime = Runtime(workers=FINISHER_WORKERS, clock=self.clock, prestart=False, functions=(FINISHER,))

@@ -28,7 +28,7 @@ import zlib
 from collections import deque
 from urllib.parse import urlsplit
 
-from alleycat.schema import PARTITION_KEY, STREAM_PROCESSOR_TYPES
+from alleycat.storage.schema import PARTITION_KEY, STREAM_PROCESSOR_TYPES
 from stacks.settings import STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR, STREAM_RETRIES
 
 from . import handlers

@@ -28,7 +28,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Callable
 
-from alleycat.contract import ADMIN_GROUP
+from alleycat.edge.contract import ADMIN_GROUP
 
 from .auth import TokenSigner, s256, totp_matches
 

@@ -25,7 +25,7 @@ import time
 import urllib.request
 from collections import defaultdict
 
-from alleycat.push import decoded
+from alleycat.edge.push import decoded
 
 PROTOCOL = "aws-appsync-event-ws"
 READY_SECONDS = 60

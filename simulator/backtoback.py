@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
 from alleycat.clock import iso
-from alleycat.scores import number, output
+from alleycat.rules.scores import number, output
 
 from .client import ApiClient
 

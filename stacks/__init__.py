@@ -1,7 +1,7 @@
 """The Alleycat CDK app: one stack, built from the routes and table schema declared in the layer.
 
 The layer's package (``layers/alleycat``, installed in the venv by ``pip install -e``) is imported
-from here, so ``alleycat.routes`` and ``alleycat.schema`` stay the single source of truth for the
+from here, so ``alleycat.edge.routes`` and ``alleycat.storage.schema`` stay the single source of truth for the
 API and the table.
 
 This package, ``stacks.settings`` and ``stacks.headers`` import no ``aws_cdk`` (the helpers below

@@ -1,4 +1,4 @@
-"""The HTTP API (API Gateway v2), generated from ``alleycat.routes``, guarded by the user pool (stacks/users.py)."""
+"""The HTTP API (API Gateway v2), generated from ``alleycat.edge.routes``, guarded by the user pool (stacks/users.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from aws_cdk.aws_apigatewayv2_authorizers import HttpUserPoolAuthorizer
 from aws_cdk.aws_apigatewayv2_integrations import HttpLambdaIntegration
 from constructs import Construct
 
-from alleycat.routes import ROUTES, Route
+from alleycat.edge.routes import ROUTES, Route
 
 from . import acknowledge, pascal
 from .settings import ACCESS_LOG_FIELDS

@@ -1,9 +1,9 @@
 """Live race boards pushed to browsers: an AppSync Events API with one channel namespace, ``races``.
 
-The stream processor publishes each race's board changes on ``/races/<raceId>`` (``alleycat.push``)
+The stream processor publishes each race's board changes on ``/races/<raceId>`` (``alleycat.edge.push``)
 over the API's HTTP endpoint, signed with its own role (IAM), at most ``PUSH_MESSAGES_PER_SECOND``
 a race: a change while the race's next message is not due is sent by the board publisher, a function
-the stream processor invokes asynchronously (``alleycat.push_gate``). Browsers subscribe over the
+the stream processor invokes asynchronously (``alleycat.rules.push_gate``). Browsers subscribe over the
 real-time WebSocket endpoint with an API key.
 
 **Who may do what.** Connecting and subscribing take the API key, and only the API key; publishing
@@ -35,8 +35,8 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from alleycat import push_gate
-from alleycat.push import NAMESPACE, URL_VARIABLE
+from alleycat.rules import push_gate
+from alleycat.edge.push import NAMESPACE, URL_VARIABLE
 
 from .functions import Functions
 from .settings import BOARD_PUBLISHER, BOARD_PUBLISHER_ACTIONS, PUSH_MESSAGES_PER_SECOND, memory_mb

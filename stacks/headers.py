@@ -10,7 +10,7 @@
 
 No ``aws_cdk`` here (nor in ``stacks/__init__``): the local server imports it on every start. No
 function needs it: it is not in the layer.
-The API's own Cache-Control is ``alleycat.caching``'s.
+The API's own Cache-Control is ``alleycat.edge.caching``'s.
 """
 
 from __future__ import annotations

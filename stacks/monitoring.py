@@ -15,7 +15,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
-from alleycat.routes import ROUTES, Route
+from alleycat.edge.routes import ROUTES, Route
 
 from . import pascal
 from .api import Api

@@ -1,6 +1,6 @@
 """Races finish by themselves: the finisher (started by the stream processor when a race is created),
 the schedule group it makes each race's one-time schedule in, the role those schedules invoke it
-with, and a queue for finishes that failed for good (``alleycat.ending`` has the timing)."""
+with, and a queue for finishes that failed for good (``alleycat.flows.ending`` has the timing)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
-from alleycat import ending
-from alleycat.routes import FINISH_ACTIONS
+from alleycat.flows import ending
+from alleycat.edge.routes import FINISH_ACTIONS
 
 from . import acknowledge
 from .failures import failure_queue, first_message_alarm

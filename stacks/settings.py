@@ -4,19 +4,19 @@ functions log, the HTTP API's access log, the stream's event source mapping.
 Read by the stack, and by the local stack (the stream poller as the mapping) without the CDK (the
 bench reads what it prices, memory, logs and access logs, from the synthesized template): nothing here, nor in ``stacks/__init__``,
 imports ``aws_cdk``. What the functions read at runtime is in the layer: the routes
-(``alleycat.routes``), the admin group (``alleycat.contract``), the stream's item types
-(``alleycat.schema``).
+(``alleycat.edge.routes``), the admin group (``alleycat.edge.contract``), the stream's item types
+(``alleycat.storage.schema``).
 """
 
 from __future__ import annotations
 
-from alleycat.routes import BATCH_GET, BATCH_WRITE, CONDITION_CHECK, DELETE, GET, PUT, QUERY, ROUTES, UPDATE
+from alleycat.edge.routes import BATCH_GET, BATCH_WRITE, CONDITION_CHECK, DELETE, GET, PUT, QUERY, ROUTES, UPDATE
 
 # The functions that serve no route (functions/<name>), besides one per route.
 STREAM_PROCESSOR = "stream_processor"  # on the table's stream
 FINISHER = "finish_due_race"  # finishes a race at its end, invoked by the race's one-time schedule (``ending``)
 TOKEN_GROUPS = "token_groups"  # the user pool's pre-token-generation trigger
-BOARD_PUBLISHER = "publish_board"  # sends a race's board when its next message is due (``alleycat.push_gate``)
+BOARD_PUBLISHER = "publish_board"  # sends a race's board when its next message is due (``alleycat.rules.push_gate``)
 NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, BOARD_PUBLISHER)
 FUNCTIONS = (*(route.function for route in ROUTES), *NOT_ROUTES)
 

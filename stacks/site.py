@@ -7,7 +7,7 @@ kept a year by browsers and the edge, never overwritten, left in place by later 
 page and ``/config.json`` that name them (revalidated on every load, invalidated at the edge), so a
 page is never served before the files it names.
 
-The API behaviours cache what the handlers' Cache-Control allows (``alleycat.caching``): the
+The API behaviours cache what the handlers' Cache-Control allows (``alleycat.edge.caching``): the
 cache policy's TTLs are 0 unless the origin says otherwise, its key is the path, the route
 table's query parameters and the Authorization header (so a token's answer can only ever be
 served to that token, and the header reaches the origin). Writes are never cached: CloudFront
@@ -24,7 +24,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct
 
-from alleycat.routes import ROUTES, Route
+from alleycat.edge.routes import ROUTES, Route
 
 from . import ROOT, acknowledge, headers
 
@@ -37,7 +37,7 @@ ENTRY_FILES = ("index.html", CONFIG_FILE)  # what names the assets: deployed las
 # The page is asked for as / (the default root object) as well as /index.html: each its own cache entry.
 INVALIDATED = ("/", *(f"/{name}" for name in ENTRY_FILES))
 HANDLER_LOG_RETENTION = logs.RetentionDays.ONE_MONTH  # CDK's deployment and clean-up handlers
-# The longest any answer may stay at the edge, whatever its Cache-Control (alleycat.caching.FROZEN).
+# The longest any answer may stay at the edge, whatever its Cache-Control (alleycat.edge.caching.FROZEN).
 API_MAX_TTL = Duration.days(1)
 # Statuses CloudFront would otherwise cache for 10 s whatever the origin says: cached only as
 # long as their Cache-Control allows (a read's 4xx: 1 s; anything else: not at all).

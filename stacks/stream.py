@@ -9,7 +9,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as sources
 from constructs import Construct
 
-from alleycat.schema import STREAM_PROCESSOR_TYPES
+from alleycat.storage.schema import STREAM_PROCESSOR_TYPES
 
 from .failures import failure_queue, first_message_alarm, waiting
 from .functions import Functions

@@ -1,4 +1,4 @@
-"""The single-table store, declared from ``alleycat.schema``."""
+"""The single-table store, declared from ``alleycat.storage.schema``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from aws_cdk import RemovalPolicy
 from aws_cdk import aws_dynamodb as dynamodb
 from constructs import Construct
 
-from alleycat import schema
+from alleycat.storage import schema
 
 
 def _string(name: str) -> dynamodb.Attribute:

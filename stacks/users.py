@@ -14,7 +14,7 @@ from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
-from alleycat.contract import ADMIN_GROUP
+from alleycat.edge.contract import ADMIN_GROUP
 
 from . import acknowledge
 from .functions import Functions

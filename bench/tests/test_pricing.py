@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from alleycat import ending
+from alleycat.flows import ending
 from bench import pricing, push, report
 from bench.env import ROOT
 

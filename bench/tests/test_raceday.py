@@ -5,7 +5,7 @@ import json
 import pytest
 
 from alleycat.clock import epoch
-from alleycat.fairplay import latest_second
+from alleycat.rules.fairplay import latest_second
 from bench import raceday
 from local.events import sample_event
 

@@ -1,7 +1,9 @@
 """POST /classes/{classId}/races: schedule a race in a class (admin)."""
 
-from alleycat import classes, http, ids, races, routes, views
-from alleycat.entities import Race
+from alleycat.storage import classes, races
+from alleycat.edge import http, routes, views
+from alleycat import ids
+from alleycat.storage.entities import Race
 from alleycat.errors import NotFound
 
 app = http.create_app()

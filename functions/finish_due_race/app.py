@@ -1,8 +1,8 @@
 """The finisher, invoked with ``{"raceId": ...}``: by the stream processor when the race is created
 (far from its end it schedules itself), then by that one-time schedule (or at once, near the end)
-to finish the race at its end as ``POST /races/{raceId}/finish`` does (``alleycat.ending``)."""
+to finish the race at its end as ``POST /races/{raceId}/finish`` does (``alleycat.flows.ending``)."""
 
-from alleycat import ending
+from alleycat.flows import ending
 from alleycat.observability import end_invocation, logger, metrics
 
 

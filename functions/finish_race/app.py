@@ -1,6 +1,7 @@
 """POST /races/{raceId}/finish: close a race (admin, idempotent); the stream processor ranks it."""
 
-from alleycat import http, races
+from alleycat.edge import http
+from alleycat.storage import races
 from alleycat.errors import NotFound
 
 app = http.create_app()

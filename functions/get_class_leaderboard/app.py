@@ -1,6 +1,7 @@
 """GET /classes/{classId}/leaderboard: each racer's best score in the class, best first."""
 
-from alleycat import caching, classes, http, views
+from alleycat.edge import caching, http, views
+from alleycat.storage import classes
 from alleycat.errors import NotFound
 
 app = http.create_app()

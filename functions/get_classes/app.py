@@ -1,6 +1,7 @@
 """GET /classes: every class, by classId."""
 
-from alleycat import caching, catalog, http, views
+from alleycat.edge import caching, http, views
+from alleycat.storage import catalog
 
 app = http.create_app()
 

@@ -1,6 +1,7 @@
 """GET /races/{raceId}: one race."""
 
-from alleycat import caching, http, races, views
+from alleycat.edge import caching, http, views
+from alleycat.storage import races
 from alleycat.errors import NotFound
 
 app = http.create_app()

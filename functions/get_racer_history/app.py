@@ -1,6 +1,7 @@
 """GET /racers/{racerId}/history: the racer's samples, second by second, per race."""
 
-from alleycat import caching, http, racers, views
+from alleycat.edge import caching, http, views
+from alleycat.storage import racers
 from alleycat.errors import NotFound
 
 app = http.create_app()

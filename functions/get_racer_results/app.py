@@ -1,6 +1,7 @@
 """GET /racers/{racerId}/results: the racer's races, newest first."""
 
-from alleycat import caching, http, racers, views
+from alleycat.edge import caching, http, views
+from alleycat.storage import racers
 from alleycat.errors import NotFound
 
 app = http.create_app()

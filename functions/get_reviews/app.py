@@ -1,7 +1,8 @@
 """GET /reviews?state=pending|cleared|disqualified: the rides waiting for, or given, an admin's review (admin)."""
 
-from alleycat import http, reviews, views
-from alleycat.fairplay import REVIEW_STATES
+from alleycat.edge import http, views
+from alleycat.storage import reviews
+from alleycat.rules.fairplay import REVIEW_STATES
 
 app = http.create_app()
 

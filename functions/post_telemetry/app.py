@@ -1,6 +1,7 @@
 """POST /races/{raceId}/telemetry: samples counted exactly once (a racer for themself, admin for any)."""
 
-from alleycat import http, routes, telemetry
+from alleycat.edge import http, routes
+from alleycat.flows import telemetry
 from alleycat.observability import count
 
 app = http.create_app()

@@ -1,10 +1,10 @@
 """The board publisher, invoked asynchronously with ``{"raceId", "at"}`` by the stream processor when a
-race's board changed while its next message was not yet due (``alleycat.push_gate``): at ``at`` (epoch
+race's board changed while its next message was not yet due (``alleycat.rules.push_gate``): at ``at`` (epoch
 milliseconds, at most a message's interval away) it sends the race's board as it is then."""
 
-from alleycat import push
+from alleycat.edge import push
 from alleycat.observability import end_invocation, logger, metrics
-from alleycat.stream.pushing import push_later
+from alleycat.flows.pushing import push_later
 
 
 @metrics.log_metrics

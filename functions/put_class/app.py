@@ -1,7 +1,8 @@
 """PUT /classes/{classId}: create or update a class (admin)."""
 
-from alleycat import classes, http, routes, views
-from alleycat.entities import Class
+from alleycat.storage import classes
+from alleycat.edge import http, routes, views
+from alleycat.storage.entities import Class
 
 app = http.create_app()
 SCHEMA = routes.by_function("put_class").request

@@ -1,7 +1,8 @@
 """PUT /racers/{racerId}: create or rename a racer (that racer or an admin)."""
 
-from alleycat import http, racers, routes, views
-from alleycat.entities import Racer
+from alleycat.edge import http, routes, views
+from alleycat.storage import racers
+from alleycat.storage.entities import Racer
 
 app = http.create_app()
 SCHEMA = routes.by_function("put_racer").request

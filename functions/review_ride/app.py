@@ -1,8 +1,10 @@
 """POST /races/{raceId}/racers/{racerId}/review: an admin clears or disqualifies a ride (idempotent)."""
 
-from alleycat import clock, http, racers, reviews, routes, views
+from alleycat import clock
+from alleycat.edge import http, routes, views
+from alleycat.storage import racers, reviews
 from alleycat.errors import NotFound
-from alleycat.fairplay import DECISIONS
+from alleycat.rules.fairplay import DECISIONS
 
 app = http.create_app()
 SCHEMA = routes.by_function("review_ride").request

@@ -5,7 +5,8 @@ work they ask for is then done per batch (``alleycat.stream``), and any that fai
 the first record behind it, so Lambda retries from there (``ReportBatchItemFailures``).
 """
 
-from alleycat import push, push_gate
+from alleycat.edge import push
+from alleycat.rules import push_gate
 from alleycat.observability import count, end_invocation, logger, metrics
 from alleycat.stream.plan import Plan
 from alleycat.stream.reactions import react

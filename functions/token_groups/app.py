@@ -8,7 +8,7 @@ no second factor: their tokens pass through as Cognito made them, without a call
 
 import logging
 
-from alleycat.contract import ADMIN_GROUP
+from alleycat.edge.contract import ADMIN_GROUP
 
 TOTP = "SOFTWARE_TOKEN_MFA"
 LOG = logging.getLogger(__name__)  # Lambda's JSON log format; no Powertools on every sign-in's path

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from alleycat.routes import ROUTES
+from alleycat.edge.routes import ROUTES
 from local.openapi import PARAMETERS
 
 def text(min_size=0, max_size=20):
@@ -29,7 +29,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_
 
 
 def from_schema(schema: dict):
-    """Values the schema accepts, for the keywords the routes' request schemas use (alleycat.routes)."""
+    """Values the schema accepts, for the keywords the routes' request schemas use (alleycat.edge.routes)."""
     kind = schema.get("type")
     if kind == "object":
         required = set(schema.get("required", []))

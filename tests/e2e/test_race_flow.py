@@ -6,7 +6,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
-from alleycat.scores import number, output
+from alleycat.rules.scores import number, output
 
 _ids = itertools.count()
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from aws_cdk import App
 
-from alleycat.routes import ROUTES
+from alleycat.edge.routes import ROUTES
 from stacks import bytecode, python313
 from stacks.app import build
 from stacks.functions import logical_id

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from alleycat.routes import ROUTES, Route
+from alleycat.edge.routes import ROUTES, Route
 from local import sam_db
 from stacks import LAYER_DIR, python313
 from stacks.app import STACK_NAME
@@ -190,7 +190,7 @@ def body(invocations, function: str) -> tuple[int, dict]:
 
 
 def matches(value, expected) -> bool:
-    """``value`` as a sample's ``answer`` describes it (alleycat.routes.Sample): an object with these
+    """``value`` as a sample's ``answer`` describes it (alleycat.edge.routes.Sample): an object with these
     fields, a list of exactly these items in order or, ending in ``...``, holding them among others."""
     if isinstance(expected, dict):
         return isinstance(value, dict) and all(k in value and matches(value[k], v) for k, v in expected.items())
@@ -282,10 +282,10 @@ def test_function_loads_its_code_and_layers_from_bytecode_python313_accepts(invo
 # event handler and batch packages (their __init__ loads every resolver and event class, and
 # asyncio). Deferred to the call that needs them: JSON-schema validation (write routes, at
 # their first body), page tokens (paged reads, at a page that has a next one) and thread pools
-# (``alleycat.parallel``: a batch of two requests or more).
+# (``alleycat.storage.parallel``: a batch of two requests or more).
 NEVER = ("aws_xray_sdk", "aws_lambda_powertools.event_handler", "aws_lambda_powertools.utilities.batch",
          "aws_lambda_powertools.utilities.data_classes", "asyncio")
-DEFERRED = ("fastjsonschema", "alleycat.tokens", "concurrent.futures")
+DEFERRED = ("fastjsonschema", "alleycat.storage.tokens", "concurrent.futures")
 
 
 @pytest.mark.parametrize("function", [name for name in ORDER if name != TOKEN_GROUPS])
@@ -303,7 +303,7 @@ def test_the_token_trigger_loads_neither_powertools_nor_boto3_for_a_racer(invoca
     # the contract (the admin group's name); boto3 waits for an admin's sign-in
     modules = set(invocations[TOKEN_GROUPS]["cold_start"])
     assert not [m for m in modules if m.startswith(("aws_lambda_powertools", "boto3", "botocore", "aws_xray_sdk"))]
-    assert "alleycat.contract" in modules
+    assert "alleycat.edge.contract" in modules
 
 
 def test_packages_come_from_the_layers_and_the_runtime(provider, runtime_packages, invocations):
@@ -327,7 +327,7 @@ def test_sam_environment_points_the_functions_at_the_given_table_and_endpoint(pr
 
 def test_an_empty_endpoint_variable_leaves_the_client_on_the_aws_endpoint(monkeypatch):
     # Given the deployed functions' empty AWS_ENDPOINT_URL_DYNAMODB
-    from alleycat import dynamo
+    from alleycat.storage import dynamo
 
     monkeypatch.setenv(ENDPOINT_VARIABLE, "")
     monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from alleycat import push_gate
-from alleycat.routes import ROUTES
+from alleycat.rules import push_gate
+from alleycat.edge.routes import ROUTES
 from stacks import headers
 from stacks.functions import logical_id
 from stacks.layers import pinned_packages

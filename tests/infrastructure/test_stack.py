@@ -11,9 +11,9 @@ import re
 import pytest
 from aws_cdk.assertions import Match
 
-from alleycat import schema
-from alleycat.routes import QUERY, ROUTES
-from alleycat.schema import STREAM_PROCESSOR_TYPES
+from alleycat.storage import schema
+from alleycat.edge.routes import QUERY, ROUTES
+from alleycat.storage.schema import STREAM_PROCESSOR_TYPES
 from stacks import LINT_REASONS, headers
 from stacks.api import ADMIN_WRITES, RACERS, TELEMETRY_SAMPLING, throttle
 from stacks.functions import API_TIMEOUT_SECONDS, PASS_THROUGH_TRACING, logical_id

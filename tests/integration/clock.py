@@ -33,7 +33,7 @@ def install(monkeypatch) -> TestClock:
     """The clock, in place of ``time`` where botocore's retries and the layer's backoff sleep."""
     import botocore.endpoint
 
-    from alleycat import dynamo
+    from alleycat.storage import dynamo
 
     clock = TestClock()
     for module in (botocore.endpoint, dynamo):

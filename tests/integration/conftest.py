@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from alleycat import dynamo
+from alleycat.storage import dynamo
 from alleycat.clock import epoch
 from local import handlers
 from local.events import sample_event, with_header

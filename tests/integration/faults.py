@@ -10,7 +10,7 @@ import json
 
 from botocore.exceptions import ClientError
 
-from alleycat import dynamo
+from alleycat.storage import dynamo
 
 
 def cancelled(*reasons: str) -> ClientError:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from alleycat.routes import ROUTES, SAMPLE_IDS
+from alleycat.edge.routes import ROUTES, SAMPLE_IDS
 from local import handlers
 from local.events import sample_event
 

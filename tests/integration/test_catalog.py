@@ -3,7 +3,7 @@ that create and finish and by the stream."""
 
 import pytest
 
-from alleycat import catalog, dynamo, races
+from alleycat.storage import catalog, dynamo, races
 
 from .conftest import ADMIN, process
 

@@ -78,7 +78,7 @@ def test_a_stalled_database_ends_the_call_inside_the_lambda_timeout(monkeypatch)
     import threading
     import time
 
-    from alleycat import dynamo
+    from alleycat.storage import dynamo
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))

@@ -188,9 +188,9 @@ def test_the_reviews_list_is_one_query_a_page_oldest_pending_first(field, server
 
 
 def test_a_race_from_before_v1_2_takes_reviews_and_equipment_where_its_rows_had_no_place_for_them(field, server):
-    from alleycat import dynamo, races
-    from alleycat import entities as e
-    from alleycat.board import Standing
+    from alleycat.storage import dynamo, races
+    from alleycat.storage import entities as e
+    from alleycat.rules.board import Standing
 
     api, race_id = field
     # Given rows stored as before v1.2: a board standing [score, lastSecond, name], an entry with no equipment

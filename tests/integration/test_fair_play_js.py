@@ -81,8 +81,8 @@ def test_seconds_read_as_ranges(tmp_path):
 
 
 def test_the_pages_sentences_are_the_servers_rules(tmp_path):
-    # The rule ids and sentences of alleycat.fairplay (what flags a ride) and of the page (what a person reads) agree
-    from alleycat import fairplay
+    # The rule ids and sentences of alleycat.rules.fairplay (what flags a ride) and of the page (what a person reads) agree
+    from alleycat.rules import fairplay
 
     page = fair(tmp_path, "return Object.fromEntries(Object.keys(fair.RULES).map((id) => [id, fair.ruleSentence(id)]));")
     assert page == {rule.id: rule.says for rule in fairplay.RULES}

@@ -8,7 +8,7 @@ from .conftest import ADMIN, racer_claims
 @pytest.fixture
 def request_counter():
     """Counts DynamoDB requests made through botocore while the test runs."""
-    from alleycat import dynamo
+    from alleycat.storage import dynamo
 
     calls = []
 
@@ -153,7 +153,7 @@ def test_join_errors(api, race):
 
 
 def test_join_a_finished_race_is_409(api, race, table):
-    from alleycat import keys
+    from alleycat.storage import keys
     rid = race["raceId"]
     table.update_item(TableName="alleycat-test", Key={k: {"S": v} for k, v in
                       keys.RACE.key({"raceId": rid, "classId": "hill-climb"}).items()},

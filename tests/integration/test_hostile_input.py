@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from alleycat import routes
+from alleycat.edge import routes
 
 from .conftest import ADMIN, racer_claims
 

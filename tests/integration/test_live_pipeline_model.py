@@ -30,8 +30,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from alleycat import dynamo, entities as e
-from alleycat.scores import number, output
+from alleycat.storage import dynamo, entities as e
+from alleycat.rules.scores import number, output
 from local import handlers
 from local.events import sample_event, with_header
 from local.runtime import Runtime

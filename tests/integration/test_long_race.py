@@ -2,8 +2,8 @@
 
 import random
 
-from alleycat import entities as e
-from alleycat import keys, racers, races, sizing
+from alleycat.storage import entities as e
+from alleycat.storage import keys, racers, races, sizing
 from alleycat.stream import history
 
 from .conftest import ADMIN, TABLE

@@ -1,4 +1,4 @@
-"""The race's push gate (alleycat.push_gate) on DynamoDB Local, on times the test gives: at most one
+"""The race's push gate (alleycat.rules.push_gate) on DynamoDB Local, on times the test gives: at most one
 message per interval, however writers and delayed publishes interleave, and every written shard in a
 message sent or in the next one."""
 
@@ -8,8 +8,9 @@ import random
 
 import pytest
 
-from alleycat import push_gate, races
-from alleycat.push_gate import Later
+from alleycat.rules import push_gate
+from alleycat.storage import races
+from alleycat.rules.push_gate import Later
 
 RACE = "01JD5Z6Q8X0000000000000000"
 T = 1_800_000_000_000  # epoch milliseconds
@@ -50,7 +51,7 @@ def test_a_message_that_never_came_is_asked_for_again_once_it_is_stale():
 
 
 def test_the_gate_is_not_in_the_race_partition_pattern_4_reads():
-    from alleycat import entities as e
+    from alleycat.storage import entities as e
 
     race = e.Race(RACE, "hill-climb", "Hill climb", "2026-11-22T10:00:00Z", 300)
     races.create(race)

@@ -1,5 +1,5 @@
 """The race page's merge of a pushed message into its board (frontend/src/push.js), run in Node, and
-its order, the twin of alleycat.board's."""
+its order, the twin of alleycat.rules.board's."""
 
 import json
 import random
@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from alleycat.board import Board, Standing
-from alleycat.scores import number
+from alleycat.rules.board import Board, Standing
+from alleycat.rules.scores import number
 
 from .nodejs import FRONTEND, imported, needs_node, package, printed, run
 
@@ -118,7 +118,7 @@ def board_rows(seed: int, racers: int = 300) -> list:
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
-    # Given a board with ties, ranked by alleycat.board
+    # Given a board with ties, ranked by alleycat.rules.board
     standings = board_rows(seed)
     ranked = Board(standings).ranked()
     shuffled = random.Random(seed).sample(standings, len(standings))
@@ -137,9 +137,9 @@ def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
 
 
 def test_the_page_reads_back_the_rows_the_stream_processor_compressed(tmp_path):
-    # Given a 100-racer board with Cognito-shaped ids and non-ASCII names, as alleycat.push publishes it
-    from alleycat import entities as e
-    from alleycat import push
+    # Given a 100-racer board with Cognito-shaped ids and non-ASCII names, as alleycat.edge.push publishes it
+    from alleycat.storage import entities as e
+    from alleycat.edge import push
 
     rng = random.Random(3)
     shards = {}

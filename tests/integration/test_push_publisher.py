@@ -1,4 +1,4 @@
-"""The stream processor's publisher (alleycat.push) against what is out of process: a port with no
+"""The stream processor's publisher (alleycat.edge.push) against what is out of process: a port with no
 server, a fresh interpreter, and the local stack's stand-in Event API on loopback."""
 
 import json
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from alleycat import push
+from alleycat.edge import push
 
 
 def test_a_publish_the_api_refuses_raises():
@@ -18,7 +18,7 @@ def test_a_publish_the_api_refuses_raises():
 
 def test_importing_push_loads_nothing_of_botocore():
     # Given a fresh interpreter / When the stream processor's push module is imported
-    code = "import json, sys; import alleycat.push; print(json.dumps(sorted(sys.modules)))"
+    code = "import json, sys; import alleycat.edge.push; print(json.dumps(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           env={"PYTHONPATH": str(push.__file__).rsplit("/alleycat/", 1)[0], "PATH": "/usr/bin:/bin"})
     # Then botocore (its signer) and http.client wait for the first publish

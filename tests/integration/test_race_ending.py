@@ -1,4 +1,4 @@
-"""A race's finisher (``alleycat.ending``), started by the stream processor when the race is created,
+"""A race's finisher (``alleycat.flows.ending``), started by the stream processor when the race is created,
 with EventBridge Scheduler and Lambda's Invoke as their stand-ins, on a clock the test holds."""
 
 import time
@@ -6,7 +6,8 @@ import time
 import pytest
 
 from alleycat import clock as function_clock
-from alleycat import aws, ending
+from alleycat.aws import clients as aws
+from alleycat.flows import ending
 from alleycat.clock import epoch, iso
 from stacks.settings import FINISHER
 from local import handlers
@@ -146,8 +147,9 @@ def test_when_the_finisher_cannot_be_started_the_new_races_record_is_retried(fin
                                        "yesterday"])
 def test_a_race_stored_with_a_start_creation_now_refuses_is_finished_at_once(finishes, server, starts_at):
     # Given a race stored before creation checked its startsAt (as 0001-01-01T00:00:00Z was: "1-01-01T00:00:00Z")
-    from alleycat import ids, races
-    from alleycat.entities import Race
+    from alleycat import ids
+    from alleycat.storage import races
+    from alleycat.storage.entities import Race
 
     Api()("put_class", body={"name": "Hill climb"}, claims=ADMIN)
     race = races.create(Race(ids.new_race_id(), "hill-climb", "Hill climb", starts_at, 300))

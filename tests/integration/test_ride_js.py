@@ -1,5 +1,5 @@
 """A ride's logic with no page, run in Node: the race's second, a second's output (the twin of
-alleycat.scores.output), the virtual bike's ranges (frontend/src/bike.js), and the outbox that
+alleycat.rules.scores.output), the virtual bike's ranges (frontend/src/bike.js), and the outbox that
 sends each second once however the network behaves (frontend/src/outbox.js)."""
 
 import json
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from alleycat.scores import number, output
+from alleycat.rules.scores import number, output
 
 from .nodejs import needs_node, over
 

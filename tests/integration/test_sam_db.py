@@ -1,6 +1,6 @@
 """`make sam-db` (local/sam_db.py): the DynamoDB `sam local invoke --env-vars events/env.json` expects."""
 
-from alleycat import entities as e
+from alleycat.storage import entities as e
 from local import sam_db, server
 from local.dynamodb_local import free_port
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from alleycat import classes, racers, races
+from alleycat.storage import classes, racers, races
 
 from .conftest import ADMIN, Api, process
 
@@ -146,7 +146,7 @@ def test_a_sample_landing_after_the_freeze_is_counted(server, race):
     api("join_race", {"raceId": race_id, "racerId": "d"}, claims=ADMIN)
     finish_and_settle(server, api, race_id)
     # When a request that passed the open check writes a new second after the freeze
-    from alleycat import entities as e
+    from alleycat.storage import entities as e
     written = racers.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
     assert written.accepted == 1
     for _ in range(3):
@@ -162,7 +162,7 @@ def test_after_compaction_a_packed_second_is_a_duplicate_and_a_new_one_too_late(
     # Given a finished race whose history is packed
     api, race_id = race
     finish_and_settle(server, api, race_id)
-    from alleycat import entities as e
+    from alleycat.storage import entities as e
     # When a stalled request re-sends second 5 of racer a and a new second 85 into the sealed chunks
     first = racers.add_samples(e.Chunk(race_id, "a", 0, "hill-climb", samples={5: [1, 1]}), {5: 36.36})
     second = racers.add_samples(e.Chunk(race_id, "a", 2, "hill-climb", samples={65: [1, 1], 85: [1, 1]}),
@@ -216,7 +216,7 @@ def test_a_class_rename_reaches_a_race_the_index_does_not_show_yet(server, race,
     new_race = api("create_race", body={"startsAt": "2026-11-23T10:00:00Z"}, claims=ADMIN)[1]["raceId"]
     api("put_class", body={"name": "Mountain"}, claims=ADMIN)
     # and an inverted index that does not list that race yet (it is eventually consistent)
-    from alleycat import dynamo
+    from alleycat.storage import dynamo
     from .faults import Faults
     engine = dynamodb_local.client()  # a client the injected faults do not touch
 
@@ -282,7 +282,7 @@ def test_a_late_sample_re_ranks_only_the_entries_whose_place_moved(server, race)
     api("join_race", {"raceId": race_id, "racerId": "d"}, claims=ADMIN)
     finish_and_settle(server, api, race_id)
     # When a sample of d lands after the freeze in a minute d never wrote (enough to pass b, not c)
-    from alleycat import entities as e
+    from alleycat.storage import entities as e
     from .faults import Writes
     racers.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
     writes = Writes()
@@ -308,7 +308,7 @@ def test_a_bike_posting_every_second_gets_a_live_board_and_one_entry_write_per_c
     api("put_racer", {"racerId": "a"}, body={"name": "A"}, claims=ADMIN)
     api("join_race", {"raceId": race_id, "racerId": "a"}, claims=ADMIN)
     process(server.read())
-    from alleycat import keys
+    from alleycat.storage import keys
     from .faults import Writes
     writes = Writes()
     try:
@@ -384,7 +384,7 @@ def test_accepted_samples_are_counted_from_the_batch_once():
     assert module.samples_accepted(records) == 3
 
 
-# --- the board pushed to viewers (alleycat.push) ---------------------------------------------------
+# --- the board pushed to viewers (alleycat.edge.push) ---------------------------------------------------
 
 
 @pytest.fixture
@@ -393,7 +393,7 @@ def event_api(monkeypatch):
     and a subscriber on the races namespace (``received()``: the messages so far)."""
     import os
 
-    from alleycat import push
+    from alleycat.edge import push
     from local.eventapi import EventApi
     from tests.e2e.test_event_api import DocClient
 
@@ -439,7 +439,7 @@ def test_the_processor_pushes_one_message_per_race_with_its_board(server, race, 
 
 def test_a_publish_that_fails_never_fails_the_batch(server, race, monkeypatch):
     api, race_id = race
-    from alleycat import push
+    from alleycat.edge import push
 
     # Given an Event API endpoint that does not answer
     monkeypatch.setenv(push.URL_VARIABLE, "http://127.0.0.1:9/event")
@@ -450,7 +450,8 @@ def test_a_publish_that_fails_never_fails_the_batch(server, race, monkeypatch):
 
 def test_without_the_endpoint_nothing_is_published_nor_read(server, race, monkeypatch):
     api, race_id = race
-    from alleycat import push, races
+    from alleycat.edge import push
+    from alleycat.storage import races
 
     monkeypatch.delenv(push.URL_VARIABLE, raising=False)
     reads = []
@@ -498,7 +499,7 @@ def http_rows(api, race_id) -> list[list]:
 
 
 def test_a_race_with_every_shard_written_is_pushed_as_written_without_reading_its_board(server):
-    from alleycat.entities import BOARD_SHARDS, RaceBoard
+    from alleycat.storage.entities import BOARD_SHARDS, RaceBoard
 
     # Given a race with a racer on every board shard, each sending samples
     api = Api()
@@ -558,8 +559,8 @@ def test_a_board_read_with_its_race_carries_the_races_status(server, race):
 
 
 def test_with_a_board_publisher_the_batch_asks_it_for_the_message_and_it_sends_the_board(server, race, monkeypatch):
-    from alleycat import push_gate
-    from alleycat.stream import pushing
+    from alleycat.rules import push_gate
+    from alleycat.flows import pushing
 
     api, race_id = race
     recorder, asked = Recorder(), []
@@ -591,8 +592,8 @@ def test_with_a_board_publisher_the_batch_asks_it_for_the_message_and_it_sends_t
 
 def test_the_board_publisher_sends_nothing_once_the_race_is_finished(server, race, monkeypatch):
     # The page takes a finished status to mean the final board: only the settlement's message may say so
-    from alleycat import push_gate
-    from alleycat.stream import pushing
+    from alleycat.rules import push_gate
+    from alleycat.flows import pushing
 
     api, race_id = race
     asked = []

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alleycat import entities as e
-from alleycat import racers, scores
+from alleycat.storage import entities as e
+from alleycat.storage import racers
+from alleycat.rules import scores
 
 from .conftest import ADMIN, racer_claims
 
@@ -136,7 +137,7 @@ def test_response_counts_follow_the_ledger(api, race_with_racers):
 
 def test_telemetry_right_after_finish_is_409_while_eventual_reads_still_say_open(api, race_with_racers, faults):
     # Given an open race as an eventually consistent read may still show it for a moment after finish
-    from alleycat import dynamo, keys
+    from alleycat.storage import dynamo, keys
     race_id = race_with_racers["raceId"]
     partition = keys.RACE.pk.build({"raceId": race_id})
     stale = dynamo.client().query(TableName=dynamo.table_name(), KeyConditionExpression="PK = :p AND begins_with(SK, :c)",
@@ -179,7 +180,7 @@ def test_a_retry_of_a_batch_with_its_idempotency_key_answers_what_the_first_atte
 
 def test_a_bikes_sample_is_one_read_outside_the_race_partition_and_one_write(api, race_with_racers):
     # Given a racer in an open race
-    from alleycat import keys
+    from alleycat.storage import keys
     from .faults import Writes
     race_id = race_with_racers["raceId"]
     requests = Writes(operations=None)

@@ -3,7 +3,7 @@
 from collections import defaultdict
 from decimal import Decimal
 
-from alleycat.scores import number, output
+from alleycat.rules.scores import number, output
 
 from .conftest import ADMIN, Api, process
 from .faults import Throttle

@@ -1,12 +1,12 @@
-"""The race and class boards (``alleycat.board``): order, ties, pages, the pushed delta, the class merge."""
+"""The race and class boards (``alleycat.rules.board``): order, ties, pages, the pushed delta, the class merge."""
 
 import json
 from decimal import Decimal
 
-from alleycat import board
-from alleycat import entities as e
-from alleycat.attributes import from_item, to_attr
-from alleycat.board import Board, ClassBoard, ClassStanding, Standing
+from alleycat.rules import board
+from alleycat.storage import entities as e
+from alleycat.storage.attributes import from_item, to_attr
+from alleycat.rules.board import Board, ClassBoard, ClassStanding, Standing
 
 RACE = "01JD5Z6Q8X0000000000000000"
 

@@ -1,10 +1,10 @@
-"""What the API refuses in a body before its schema looks at it (alleycat.http)."""
+"""What the API refuses in a body before its schema looks at it (alleycat.edge.http)."""
 
 import json
 
 import pytest
 
-from alleycat.http import MAX_BODY_DEPTH, NOT_UNICODE, TOO_DEEP, _shape_problem
+from alleycat.edge.http import MAX_BODY_DEPTH, NOT_UNICODE, TOO_DEEP, _shape_problem
 
 
 def levels(depth: int) -> list:

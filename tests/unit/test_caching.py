@@ -1,10 +1,10 @@
-"""The Cache-Control rules (alleycat.caching) and the groups claim as an HTTP API passes it."""
+"""The Cache-Control rules (alleycat.edge.caching) and the groups claim as an HTTP API passes it."""
 
 import pytest
 
-from alleycat import caching
-from alleycat.entities import FINISHED, OPEN
-from alleycat.http import _groups
+from alleycat.edge import caching
+from alleycat.storage.entities import FINISHED, OPEN
+from alleycat.edge.http import _groups
 
 
 def max_age(cache_control: str) -> int:

@@ -1,6 +1,6 @@
 """A DynamoDB call that stalls must end inside the API functions' timeout, retries included."""
 
-from alleycat import dynamo
+from alleycat.storage import dynamo
 from stacks.functions import API_TIMEOUT_SECONDS
 
 # botocore's standard mode backs off up to 2 ** (attempt - 1) seconds (capped at 20) before each retry.

@@ -1,7 +1,7 @@
 """When a race's finish is scheduled: within the contract's 30 s, whatever second the race ends on and
 whenever in its minute EventBridge Scheduler invokes (60-second precision)."""
 
-from alleycat import ending
+from alleycat.flows import ending
 from alleycat.clock import epoch, iso
 
 END = epoch("2026-11-25T18:05:00Z")

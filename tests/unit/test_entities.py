@@ -2,8 +2,9 @@ from decimal import Decimal
 
 import pytest
 
-from alleycat import entities as e
-from alleycat import scores, views
+from alleycat.storage import entities as e
+from alleycat.rules import scores
+from alleycat.edge import views
 
 RACE_ID = "01JD5Z6Q8X0000000000000000"
 

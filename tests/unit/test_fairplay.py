@@ -1,8 +1,8 @@
-"""Fair play's pure rules (``alleycat.fairplay``): equipment, what counts, seconds that have happened,
+"""Fair play's pure rules (``alleycat.rules.fairplay``): equipment, what counts, seconds that have happened,
 and the plausibility rules at and around their thresholds."""
 
-from alleycat import fairplay
-from alleycat.fairplay import broken_rules
+from alleycat.rules import fairplay
+from alleycat.rules.fairplay import broken_rules
 
 
 def ride(cadences, resistance=50, start=0):

@@ -1,6 +1,6 @@
 import pytest
 
-from alleycat import keys
+from alleycat.storage import keys
 
 
 def sample_values():

@@ -241,7 +241,7 @@ def test_a_deployed_sites_pool_is_called_at_aws_with_your_credentials():
 
 
 def test_the_admin_group_is_the_one_the_api_checks():
-    from alleycat.http import ADMIN
+    from alleycat.edge.http import ADMIN
 
     assert make_admin.ADMIN_GROUP == ADMIN
 

@@ -2,7 +2,7 @@
 
 from jsonschema import Draft202012Validator
 
-from alleycat.routes import ROUTES
+from alleycat.edge.routes import ROUTES
 from local import openapi
 
 

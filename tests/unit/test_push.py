@@ -1,11 +1,11 @@
-"""What the stream processor pushes for a race (``alleycat.push``): the message, its size, its signature."""
+"""What the stream processor pushes for a race (``alleycat.edge.push``): the message, its size, its signature."""
 
 import random
 import uuid
 from decimal import Decimal
 
-from alleycat import entities as e
-from alleycat import push
+from alleycat.storage import entities as e
+from alleycat.edge import push
 from local.eventapi import SigV4Verifier
 
 RACE = "01JD5Z6Q8X0000000000000000"

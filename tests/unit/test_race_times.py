@@ -2,9 +2,10 @@
 
 import pytest
 
-from alleycat import ending, races
+from alleycat.flows import ending
+from alleycat.storage import races
 from alleycat.clock import epoch, race_start
-from alleycat.entities import Race
+from alleycat.storage.entities import Race
 from alleycat.errors import BadRequest
 
 NOW = epoch("2026-11-22T10:00:00Z")

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from alleycat.resolver import APPLICATION_JSON, Resolver, Response
+from alleycat.edge.resolver import APPLICATION_JSON, Resolver, Response
 
 
 class Refused(Exception):

@@ -1,4 +1,4 @@
-"""The route records (alleycat.routes) hold together, and the deployment's settings load without the CDK."""
+"""The route records (alleycat.edge.routes) hold together, and the deployment's settings load without the CDK."""
 
 import ast
 import importlib.util
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from alleycat import contract, routes
-from alleycat.routes import ROUTES, SAMPLE_IDS, Route
+from alleycat.edge import contract, routes
+from alleycat.edge.routes import ROUTES, SAMPLE_IDS, Route
 from stacks import FUNCTIONS_DIR, ROOT
 from stacks.settings import FUNCTIONS
 
@@ -83,4 +83,4 @@ def test_what_the_local_stack_and_the_bench_read_of_stacks_loads_no_cdk(module):
 
 def test_the_route_table_loads_only_the_contract():
     # Given every handler imports it / Then it stays cheap: no schema validator, nothing but the contract's dicts
-    assert top_level_imports(Path(routes.__file__)) == {"__future__", "dataclasses", ".contract"}
+    assert top_level_imports(Path(routes.__file__)) == {"__future__", "dataclasses", "alleycat.edge.contract"}

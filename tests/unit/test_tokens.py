@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from alleycat import keys, tokens
+from alleycat.storage import keys, tokens
 from alleycat.errors import BadRequest
 
 RACE_KEY = {"PK": {"S": "RACER#bob"}, "SK": {"S": "RACE#01JD5Z6Q8X0000000000000000"}}

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from alleycat import push_gate
+from alleycat.rules import push_gate
 from local.clock import ManualClock
 from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
 from local.server import LocalStack
@@ -17,7 +17,7 @@ from .browsing import chromium
 
 @pytest.fixture(scope="package")
 def stack():
-    # Boards are pushed at most so many times a wall second (alleycat.push_gate: AppSync bills by the
+    # Boards are pushed at most so many times a wall second (alleycat.rules.push_gate: AppSync bills by the
     # wall clock), which these tests do not move: the race seconds they pass in one wall second get
     # ten messages, not one (tests/integration/test_push_gate.py holds the pacing itself).
     with pytest.MonkeyPatch.context() as patch:

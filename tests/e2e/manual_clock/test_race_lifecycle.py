@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from alleycat import ending
+from alleycat.flows import ending
 from alleycat.clock import epoch
 from local.server import TABLE_NAME
 

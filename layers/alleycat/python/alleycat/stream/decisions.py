@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .. import board, classes, parallel, racers, races
-from .. import entities as e
-from ..fairplay import counts_for_class
+from alleycat.rules import board
+from alleycat.storage import classes, parallel, racers, races
+from alleycat.storage import entities as e
+from alleycat.rules.fairplay import counts_for_class
 
 ATTEMPTS = 5
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Callable
 
-from .. import entities as e
-from .. import racers
-from ..scores import output
+from alleycat.storage import entities as e
+from alleycat.storage import racers
+from alleycat.rules.scores import output
 
 COMPACTION_ATTEMPTS = 5
 

@@ -6,7 +6,7 @@ import threading
 import time
 from decimal import Decimal
 
-from .. import classes
+from alleycat.storage import classes
 
 # Best items of one class share one inverted-index partition (BEST#classId): keep their
 # writes, over all invocations, well under its 1,000 WCU/s.

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import entities as e
-from ..fairplay import PENDING
-from ..observability import logger
-from ..schema import STREAM_PROCESSOR_TYPES
+from alleycat.storage import entities as e
+from alleycat.rules.fairplay import PENDING
+from alleycat.observability import logger
+from alleycat.storage.schema import STREAM_PROCESSOR_TYPES
 
 WATCHED = set(STREAM_PROCESSOR_TYPES)
 

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-from .. import catalog, ending, parallel, races
-from .. import entities as e
-from ..observability import logger
-from . import decisions, pushing, renames, scoring, settlement
-from .plan import Plan
+from alleycat.storage import catalog, parallel, races
+from alleycat.flows import ending
+from alleycat.storage import entities as e
+from alleycat.observability import logger
+from alleycat.stream import decisions, renames, scoring, settlement
+from alleycat.flows import pushing
+from alleycat.stream.plan import Plan
 
 
 def react(plan: Plan, publisher: pushing.Publisher | None, later: pushing.Later | None = None) -> list[str]:

@@ -5,8 +5,8 @@ The names are read now (not taken from the record: an old record may come again)
 
 from __future__ import annotations
 
-from .. import classes, racers, races
-from .. import entities as e
+from alleycat.storage import classes, racers, races
+from alleycat.storage import entities as e
 
 
 def follow_class_name(race: e.Race) -> None:

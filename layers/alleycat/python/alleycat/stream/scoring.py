@@ -14,11 +14,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from .. import clock, parallel, racers, races, reviews
-from .. import entities as e
-from ..board import Standing
-from ..fairplay import broken_rules
-from ..observability import logger
+from alleycat import clock
+from alleycat.storage import parallel, racers, races, reviews
+from alleycat.storage import entities as e
+from alleycat.rules.board import Standing
+from alleycat.rules.fairplay import broken_rules
+from alleycat.observability import logger
 
 Racer = tuple[str, str]  # (raceId, racerId)
 

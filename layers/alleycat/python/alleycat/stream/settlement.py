@@ -10,12 +10,14 @@ so the class leaderboard shows the race soonest.
 
 from __future__ import annotations
 
-from .. import board, classes, clock, parallel, racers, races, reviews, sizing
-from .. import entities as e
-from ..fairplay import PENDING, broken_rules, counts_for_class, is_ranked
-from . import decisions
-from .history import compact
-from .pacing import ClassPacer
+from alleycat.rules import board
+from alleycat.storage import classes, parallel, racers, races, reviews, sizing
+from alleycat import clock
+from alleycat.storage import entities as e
+from alleycat.rules.fairplay import PENDING, broken_rules, counts_for_class, is_ranked
+from alleycat.stream import decisions
+from alleycat.stream.history import compact
+from alleycat.stream.pacing import ClassPacer
 
 CLASS_BOARD_MAX_BYTES = 350 * 1024  # under DynamoDB's 400 KB item limit
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import entities as e
-from . import keys
-from .attributes import to_attr
-from .dynamo import batch, call, conditional, get as _get, get_all, key_from, key_of, query_all, send, table_name, values
-from .errors import error_code, translate
-from .paging import Page, next_token as _next_token, query as _query
+from alleycat.storage import entities as e
+from alleycat.storage import keys
+from alleycat.storage.attributes import to_attr
+from alleycat.storage.dynamo import batch, call, conditional, get as _get, get_all, key_from, key_of, query_all, send, table_name, values
+from alleycat.errors import error_code, translate
+from alleycat.storage.paging import Page, next_token as _next_token, query as _query
 
 HISTORY_CHUNKS_PER_PAGE = 130  # an hour-long race: 120 sealed chunks and 6 packed parts, one page
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Callable, Mapping, Sequence
 
-from .scores import output
+from alleycat.rules.scores import output
 
 BIKE, TRAINER, VIRTUAL = "bike", "trainer", "virtual"
 EQUIPMENT = (BIKE, TRAINER, VIRTUAL)

@@ -9,7 +9,7 @@ rules below then make every write, every error that is not a read's 4xx, and eve
 
 from __future__ import annotations
 
-from .entities import FINISHED
+from alleycat.storage.entities import FINISHED
 
 NO_STORE = "no-store"
 SAFE_METHODS = ("GET", "HEAD")

@@ -12,12 +12,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from . import clock
-from . import entities as e
-from . import parallel, racers, races
-from .errors import BadRequest, Conflict, Forbidden, NotFound
-from .fairplay import ANOTHER_DEVICE, NOT_YET, latest_second
-from .scores import output, round4
+from alleycat import clock
+from alleycat.storage import entities as e
+from alleycat.storage import parallel, racers, races
+from alleycat.errors import BadRequest, Conflict, Forbidden, NotFound
+from alleycat.rules.fairplay import ANOTHER_DEVICE, NOT_YET, latest_second
+from alleycat.rules.scores import output, round4
 
 NOT_JOINED = "racer has not joined this race"
 TOO_LATE = "the race was finished before this sample arrived"

@@ -9,11 +9,11 @@ those of its race (``sync_race_card``). Every list page is one Query.
 
 from __future__ import annotations
 
-from . import entities as e
-from . import keys
-from .dynamo import conditional, key_of, send, table_name, values
-from .errors import first_condition_failed, translate
-from .paging import Page, query, start_of
+from alleycat.storage import entities as e
+from alleycat.storage import keys
+from alleycat.storage.dynamo import conditional, key_of, send, table_name, values
+from alleycat.errors import first_condition_failed, translate
+from alleycat.storage.paging import Page, query, start_of
 
 UPCOMING, LIVE = "upcoming", "live"
 STATES = (UPCOMING, LIVE, e.FINISHED)

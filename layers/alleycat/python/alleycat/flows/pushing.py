@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from typing import Callable, Protocol
 
-from .. import entities as e
-from .. import parallel, push, push_gate, races
-from ..observability import count, logger
+from alleycat.storage import entities as e
+from alleycat.storage import parallel, races
+from alleycat.edge import push
+from alleycat.rules import push_gate
+from alleycat.observability import count, logger
 
 
 class Publisher(Protocol):

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from . import races
+from alleycat.storage import races
 
 MESSAGES_VARIABLE = "PUSH_MESSAGES_PER_SECOND"
 DEFAULT_MESSAGES_PER_SECOND = 1.0  # stacks/settings.py sets the deployed rate (docs/performance.md, "Push")
@@ -90,6 +90,6 @@ def invoke_publisher(environ=os.environ) -> Callable[[str, int], None] | None:
     function = environ.get(PUBLISHER_VARIABLE)
     if not function:
         return None
-    from . import aws
+    from alleycat.aws import clients as aws
 
     return lambda race_id, at: aws.invoke_later(function, {"raceId": race_id, "at": at})

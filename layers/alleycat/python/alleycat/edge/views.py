@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import board
-from . import entities as e
-from .scores import number, output
+from alleycat.rules import board
+from alleycat.storage import entities as e
+from alleycat.rules.scores import number, output
 
 
 def racer(r: e.Racer) -> dict:

@@ -29,7 +29,7 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from . import board
+from alleycat.rules import board
 
 URL_VARIABLE = "EVENT_API_URL"
 NAMESPACE = "races"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import entities as e
-from .dynamo import call, values
-from .schema import PARTITION_KEY, SORT_KEY
+from alleycat.storage import entities as e
+from alleycat.storage.dynamo import call, values
+from alleycat.storage.schema import PARTITION_KEY, SORT_KEY
 
 
 @dataclass
@@ -54,6 +54,6 @@ def next_token(last_key: dict | None, scope: str, carry: dict | None = None) -> 
 
 
 def _tokens():
-    from . import tokens  # deferred: only paged reads sign tokens, and only past their first or last page
+    from alleycat.storage import tokens  # deferred: only paged reads sign tokens, and only past their first or last page
 
     return tokens

@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Callable, Iterable
 
-from .fairplay import BIKE, REAL, is_ranked
-from .scores import number
+from alleycat.rules.fairplay import BIKE, REAL, is_ranked
+from alleycat.rules.scores import number
 
 CLASS_BOARD_SIZE = 1000
 NAME_INDEX = 2  # the name's place in a stored standing, either board's (a rename sets it in place)

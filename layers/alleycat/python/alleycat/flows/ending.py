@@ -22,9 +22,11 @@ import json
 import math
 import os
 
-from . import aws, clock, races
-from . import entities as e
-from .observability import seconds
+from alleycat.aws import clients as aws
+from alleycat import clock
+from alleycat.storage import races
+from alleycat.storage import entities as e
+from alleycat.observability import seconds
 
 FINISH_WITHIN = 30  # the contract's promise, in seconds after the race's end
 GRACE = 10  # a sample sent in the last second and still on its way is taken

@@ -1,7 +1,7 @@
 """The contract's vocabulary (``../shared/spec/api.md``): what its JSON schemas are built of, its
 error shape and statuses with what each means, and the group whose members may do every write.
 
-Each route's own request and response schemas are in its record (``alleycat.routes``), made of
+Each route's own request and response schemas are in its record (``alleycat.edge.routes``), made of
 these; ``local.openapi`` builds docs/openapi.json from the records, the fuzz tests check every
 answer against that document.
 """

@@ -7,15 +7,15 @@ race) is one Query of the race's partition.
 
 from __future__ import annotations
 
-from . import clock, keys
-from . import entities as e
-from .attributes import to_attr
-from .board import EQUIPMENT_INDEX, NAME_INDEX, REVIEW_INDEX, Standing
-from .dynamo import call, conditional, get as _get, get_all, key_from, key_of, send, table_name, values
-from .errors import (BadRequest, Conflict, Unprocessable, cancellation_codes, error_code, first_condition_failed,
-                     translate)
-from .fairplay import BIKE, equipment_after
-from .paging import query as _query
+from alleycat import clock
+from alleycat.storage import keys
+from alleycat.storage import entities as e
+from alleycat.storage.attributes import to_attr
+from alleycat.rules.board import EQUIPMENT_INDEX, NAME_INDEX, REVIEW_INDEX, Standing
+from alleycat.storage.dynamo import call, conditional, get as _get, get_all, key_from, key_of, send, table_name, values
+from alleycat.errors import BadRequest, Conflict, Unprocessable, cancellation_codes, error_code, first_condition_failed, translate
+from alleycat.rules.fairplay import BIKE, equipment_after
+from alleycat.storage.paging import query as _query
 
 # Exactly what the contract shows (fromisoformat alone lets a NUL or other odd characters through).
 UTC_TIME = r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?Z"
@@ -132,7 +132,7 @@ def join(race: e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None
         if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in codes:
             raise translate(error) from error
         if codes[0] == "ConditionalCheckFailed":  # joined before: keep the ride, move it if asked
-            from . import racers  # only a join that finds it joined before reads the entry
+            from alleycat.storage import racers  # only a join that finds it joined before reads the entry
 
             existing = racers.get_entry(race.raceId, racer.racerId, consistent=True)
             if existing:
@@ -147,7 +147,7 @@ def rejoin(entry: e.Entry, equipment: str, device: str | None) -> e.Entry:
     when another join changed the entry in between."""
     from botocore.exceptions import ClientError
 
-    from . import racers
+    from alleycat.storage import racers
 
     for _ in range(5):
         now_on = equipment_after(entry.equipment, equipment)
@@ -194,7 +194,7 @@ def finish(race: e.Race, only_if_open: bool = False) -> bool:
     race_update = finished(race, " ADD finishRequests :one", one=1, **({"open": e.OPEN} if only_if_open else {}))
     race_update["Update"]["ConditionExpression"] = (
         "#status = :open" if only_if_open else "attribute_exists(PK) AND attribute_not_exists(settled)")
-    from . import catalog  # finishing only
+    from alleycat.storage import catalog  # finishing only
 
     actions = [race_update, *catalog.finish_actions(race)] + [finished(gate) for gate in e.RaceGate.copies_of(race)]
     try:

@@ -7,12 +7,12 @@ one Query a page of a partition.
 
 from __future__ import annotations
 
-from . import entities as e
-from . import keys
-from .dynamo import conditional, key_of, send, table_name, values
-from .errors import Conflict, cancellation_codes, error_code, translate
-from .fairplay import PENDING
-from .paging import Page, query
+from alleycat.storage import entities as e
+from alleycat.storage import keys
+from alleycat.storage.dynamo import conditional, key_of, send, table_name, values
+from alleycat.errors import Conflict, cancellation_codes, error_code, translate
+from alleycat.rules.fairplay import PENDING
+from alleycat.storage.paging import Page, query
 
 ATTEMPTS = 5
 

@@ -20,8 +20,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .errors import BadRequest
-from .keys import EntityKeys, InvalidKey
+from alleycat.errors import BadRequest
+from alleycat.storage.keys import EntityKeys, InvalidKey
 
 KEY_VARIABLE = "PAGE_TOKEN_KEY"
 MAC_BYTES = 16

@@ -9,10 +9,10 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from . import entities as e
-from . import keys
-from .attributes import to_attr
-from .errors import Busy, error_code, in_conflict, translate
+from alleycat.storage import entities as e
+from alleycat.storage import keys
+from alleycat.storage.attributes import to_attr
+from alleycat.errors import Busy, error_code, in_conflict, translate
 
 
 # Every call must end well inside the API functions' 10 s timeout: a stalled connection or
@@ -171,7 +171,7 @@ BATCH_GET_KEYS = 100  # DynamoDB's limit for one BatchGetItem
 def get_all(wanted: list[dict]) -> list[e.Entity]:
     """The items under ``wanted`` keys that exist, strongly consistent, 100 keys per BatchGetItem
     (several at once when there are more: the stream's read of a 1,000-racer batch is 20)."""
-    from . import parallel
+    from alleycat.storage import parallel
 
     def page(keys_of_page: list[dict]) -> list[e.Entity]:
         request = {table_name(): {"ConsistentRead": True, "Keys": keys_of_page}}

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from . import catalog
-from . import entities as e
-from . import keys
-from .board import NAME_INDEX
-from .dynamo import call_raw, conditional, get as _get, key_from, key_of, query_all, values
-from .paging import Page, query as _query
-from .schema import INVERTED_INDEX
+from alleycat.storage import catalog
+from alleycat.storage import entities as e
+from alleycat.storage import keys
+from alleycat.rules.board import NAME_INDEX
+from alleycat.storage.dynamo import call_raw, conditional, get as _get, key_from, key_of, query_all, values
+from alleycat.storage.paging import Page, query as _query
+from alleycat.storage.schema import INVERTED_INDEX
 
 
 def put(klass: e.Class) -> None:

@@ -11,7 +11,7 @@ from functools import lru_cache
 def client(service: str):
     import botocore.session
 
-    from .dynamo import config
+    from alleycat.storage.dynamo import config
 
     return botocore.session.Session().create_client(service, config=config())
 

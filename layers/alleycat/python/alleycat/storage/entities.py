@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import ClassVar
 
-from . import keys
-from .attributes import from_item as _load, to_item as _dump
+from alleycat.storage import keys
+from alleycat.storage.attributes import from_item as _load, to_item as _dump
 
 TYPE = "type"
 OPEN, FINISHED = "open", "finished"

@@ -13,12 +13,13 @@ from functools import lru_cache
 
 from aws_lambda_powertools.logging import correlation_paths
 
-from . import caching, clock
-from .observability import METRICS_ENABLED, end_invocation, logger, metrics
-from .errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
-from .resolver import APPLICATION_JSON, Resolver, Response
-from .contract import ADMIN_GROUP
-from .routes import by_function
+from alleycat.edge import caching
+from alleycat import clock
+from alleycat.observability import METRICS_ENABLED, end_invocation, logger, metrics
+from alleycat.errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
+from alleycat.edge.resolver import APPLICATION_JSON, Resolver, Response
+from alleycat.edge.contract import ADMIN_GROUP
+from alleycat.edge.routes import by_function
 
 MAX_BODY_BYTES = 256 * 1024
 MAX_BODY_DEPTH = 32  # arrays and objects within each other; the contract's deepest body has 3
@@ -75,7 +76,7 @@ def route(app: Resolver, function: str):
 
 
 def respond(body: dict, status: int = 200, cache: str = caching.NO_STORE) -> Response:
-    """A JSON answer; ``cache`` is its Cache-Control, one of ``alleycat.caching``'s (writes keep the default)."""
+    """A JSON answer; ``cache`` is its Cache-Control, one of ``alleycat.edge.caching``'s (writes keep the default)."""
     return Response(status_code=status, content_type=APPLICATION_JSON,
                     body=json.dumps(body, separators=(",", ":")), headers={"Cache-Control": cache})
 

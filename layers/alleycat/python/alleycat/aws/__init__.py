@@ -1,0 +1,1 @@
+"""Adapters for the AWS services besides DynamoDB: EventBridge Scheduler, Lambda Invoke, AppSync Events."""
