@@ -25,7 +25,7 @@ help:
 	@echo "make test    - install everything needed and run every test (the four layers below, on two workers)"
 	@echo "make test-unit | test-integration | test-infra | test-e2e - one layer of the tests"
 	@echo "make synth   - synthesize the CloudFormation template (offline, cdk-nag checked)"
-	@echo "make sam-db  - the DynamoDB that sam local invoke's events expect (README: sam local invoke)"
+	@echo "make sam-db  - the DynamoDB that sam local invoke's events expect (docs/local.md: sam local invoke)"
 	@echo "make deploy  - cdk deploy to the AWS account of your current credentials (README: Deploy)"
 	@echo "make admin EMAIL=you@example.com [SITE=http://127.0.0.1:$(PORT)] - make that account an admin"
 	@echo "make demo    - local stack + simulated racers + frontend on http://127.0.0.1:$(PORT) (RACERS=, SPEED=)"
@@ -84,7 +84,7 @@ test-e2e: install chromium
 synth: prepare
 	npx cdk synth --quiet
 
-# For `sam local invoke --env-vars events/env.json` (README): DynamoDB Local on the port env.json
+# For `sam local invoke --env-vars events/env.json` (docs/local.md): DynamoDB Local on the port env.json
 # names, the table and the sample race the events name; Ctrl-C stops it.
 sam-db: $(STAMP_PY) $(STAMP_NPM) java
 	$(PY) -m local.sam_db

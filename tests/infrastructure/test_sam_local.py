@@ -318,7 +318,7 @@ def test_packages_come_from_the_layers_and_the_runtime(provider, runtime_package
 
 
 def test_sam_environment_points_the_functions_at_the_given_table_and_endpoint(provider):
-    # Given SAM's environment for a function with the README's --env-vars
+    # Given SAM's environment for a function with docs/local.md's --env-vars
     environment = sam_environment(provider.get(logical_id("get_race")), "http://127.0.0.1:1")
     # Then the table name and endpoint override reach it (SAM overrides only declared variables)
     assert environment["TABLE_NAME"] == TABLE and environment[ENDPOINT_VARIABLE] == "http://127.0.0.1:1"
