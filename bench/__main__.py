@@ -10,13 +10,13 @@ import sys
 import time
 import warnings
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
-from alleycat.storage import entities as e
 from alleycat import ids
-from alleycat.storage.dynamo import client
 from alleycat.rules.board import ClassBoard, ClassStanding, Standing
+from alleycat.storage import entities as e
+from alleycat.storage.dynamo import client
 
 from . import bikes, coldstart, env, pricing, push, raceday, report
 from .bikes import percentile
@@ -37,7 +37,7 @@ ROUTE_ORDER = ("put_racer", "put_class", "create_race", "join_race", "post_telem
 def cold_start(dynamo: env.Dynamo) -> dict:
     say(f"cold starts: {COLD_RUNS} fresh python3.13 interpreters per function, with and without bytecode")
     figures = coldstart.measure(dynamo, COLD_RUNS)
-    figures["cold_start_run"] = {"generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    figures["cold_start_run"] = {"generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
                                  "machine": report.machine(), "python": figures.pop("cold_start_python"),
                                  "quick": QUICK, "alone": ONLY == "coldstart"}
     return figures

@@ -145,7 +145,7 @@ def figures(results: list[dict]) -> dict:
     n, calls = len(results), [c for r in results for c in r["calls"]]
     if not n:
         return {"invocations": 0}
-    spread = lambda key: {"mean": sum(r[key] for r in results) / n,  # noqa: E731
+    spread = lambda key: {"mean": sum(r[key] for r in results) / n,
                           **{f"p{q}": percentile([r[key] for r in results], q) for q in (50, 99)}}
     return {
         "invocations": n,

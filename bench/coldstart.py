@@ -14,8 +14,8 @@ import tempfile
 from importlib import import_module
 from pathlib import Path
 
-from alleycat.storage import entities as e
 from alleycat.storage import classes, racers, races
+from alleycat.storage import entities as e
 from local.streams import StreamTail
 
 from . import env
@@ -113,7 +113,7 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
     samples: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         specs = _specs(Path(tmp), template, runtime_folder(Path(tmp) / "var-runtime", python), stream_event)
-        with_source = lambda names: [n for name in names for n in (name, name + SOURCE_ONLY)]  # noqa: E731
+        with_source = lambda names: [n for name in names for n in (name, name + SOURCE_ONLY)]
         others = [f for f in env.functions() if f != "finish_race"]
         for group, baseline in ((BASELINES + with_source(others), "boto3_request"),
                                 (["boto3_request"] + with_source(["finish_race"]), "finish rounds")):
@@ -137,7 +137,7 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
 
 def _summary(samples: list[dict]) -> dict:
     total = [s["import_ms"] + s["first_ms"] for s in samples]
-    median = lambda key: statistics.median(s[key] for s in samples)  # noqa: E731
+    median = lambda key: statistics.median(s[key] for s in samples)
     return {"import_ms": median("import_ms"), "first_request_ms": median("first_ms"),
             "import_cpu_ms": median("import_cpu_ms"), "first_request_cpu_ms": median("first_cpu_ms"),
             "total_ms": statistics.median(total), "min_ms": min(total), "max_ms": max(total),

@@ -8,13 +8,12 @@ import os
 import subprocess
 import time
 
+from alleycat.storage import dynamo
 from local import handlers
 from local.dynamodb_local import EmbeddedDynamoDB
 from local.events import sample_event as event  # noqa: F401 - the function's events/ file, overridden
 from local.handlers import invoke  # noqa: F401
 from local.server import configure_environment
-
-from alleycat.storage import dynamo
 from stacks import logical_id
 
 ROOT = handlers.ROOT
@@ -49,7 +48,7 @@ class Dynamo:
             request = {dynamo.table_name(): [{"PutRequest": {"Item": i}} for i in items[start:start + 25]]}
             dynamo.batch("batch_write_item", request, "UnprocessedItems")
 
-    def __enter__(self) -> "Dynamo":
+    def __enter__(self) -> Dynamo:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -73,7 +72,7 @@ def template(synthesize: bool = False) -> dict:
 def stack() -> dict:
     """What the synthesized stack deploys that the bench runs and prices."""
     resources = template()["Resources"]
-    of = lambda kind: [r["Properties"] for r in resources.values() if r["Type"] == kind]  # noqa: E731
+    of = lambda kind: [r["Properties"] for r in resources.values() if r["Type"] == kind]
     telemetry = resources[logical_id("post_telemetry")]["Properties"]
     [stage] = of("AWS::ApiGatewayV2::Stage")
     [mapping] = [m for m in of("AWS::Lambda::EventSourceMapping")

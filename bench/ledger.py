@@ -84,7 +84,7 @@ class Call:
 
 def _write_keys(operation: str, params: dict) -> list[dict]:
     """The key of each item a write request touches."""
-    key = lambda item: {k: item[k] for k in TABLE_KEY}  # noqa: E731
+    key = lambda item: {k: item[k] for k in TABLE_KEY}
     if operation == "PutItem":
         return [key(params["Item"])]
     if operation in ("UpdateItem", "DeleteItem"):
@@ -106,7 +106,7 @@ class Ledger:
         self._lock, self._quiet = threading.Lock(), threading.local()
         self._hooks = {"before-parameter-build.dynamodb": self._before, "after-call.dynamodb": self._after}
 
-    def __enter__(self) -> "Ledger":
+    def __enter__(self) -> Ledger:
         for event, hook in self._hooks.items():
             self.client.meta.events.register(event, hook)
         return self
@@ -139,7 +139,7 @@ class Ledger:
             if model.name in SINGLE_WRITES:
                 params["ReturnConsumedCapacity"] = "INDEXES"
             keys = [] if model.name in SINGLE_WRITES else _write_keys(model.name, params)
-            context["bench"] = (params, list(zip(keys, self.lookup(keys))) if keys else [])
+            context["bench"] = (params, list(zip(keys, self.lookup(keys), strict=True)) if keys else [])
 
     def _after(self, model, parsed, context, http_response=None, **_):
         if "bench" not in context:
@@ -153,7 +153,7 @@ class Ledger:
                                      [(_text(key["SK"]), int(i["CapacityUnits"])) for i in
                                       consumed.get("GlobalSecondaryIndexes", {}).values() if i.get("CapacityUnits")]))
         afters = [before for _, before in befores] if failed or not befores else self.lookup([k for k, _ in befores])
-        for (key, before), after in zip(befores, afters):
+        for (key, before), after in zip(befores, afters, strict=True):
             call.writes.append(Write(key["PK"]["S"], write_units(before, after, name == "TransactWriteItems"),
                                      [] if failed else index_writes(before, after)))
         if name in READS and not failed:

@@ -11,7 +11,7 @@ import threading
 import time
 import uuid
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from alleycat.rules import push_gate
 from local.streams import SHARDS_VARIABLE
@@ -28,7 +28,7 @@ SHARDS = 4  # as a 1,000-racer race's table has in AWS (docs/performance.md, "Pu
 class LoadSampler:
     """The machine's 1-minute load average every 5 s while the measurement runs."""
 
-    def __enter__(self) -> "LoadSampler":
+    def __enter__(self) -> LoadSampler:
         self.before, self.samples, self._stop = os.getloadavg()[0], [], threading.Event()
         threading.Thread(target=self._sample, daemon=True).start()
         return self
@@ -85,7 +85,7 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
     [audience] = totals.audiences
     sizes = audience["bytes_per_message"]
     return {
-        "measured": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "load_average": load.figures,
+        "measured": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "load_average": load.figures,
         "machine": f"{os.uname().sysname} {os.uname().machine}, {os.cpu_count()} cores",
         "racers": racers, "viewers": viewers, "pollers": pollers, "race_seconds": seconds, "elapsed_seconds": elapsed,
         "stream_shards": shards, "messages_per_second_setting": rate,

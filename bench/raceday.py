@@ -156,7 +156,7 @@ def growth(result: dict, first: int) -> float:
     per_second = defaultdict(int)
     for call in (c for c in result["calls"] if isinstance(c.label, int)):
         per_second[call.label] += call.write_units + call.index_units
-    mean = lambda seconds: sum(per_second[s] for s in seconds) / len(seconds)  # noqa: E731
+    mean = lambda seconds: sum(per_second[s] for s in seconds) / len(seconds)
     return (mean(range(1, result["seconds"])) - mean(range(1, first))) / result["racers"]
 
 
@@ -169,7 +169,7 @@ def _kind(partition: str) -> str:
 def peaks(calls, labels, index: bool) -> dict:
     """Peak WCU/s per partition kind over the given labels (simulated seconds)."""
     out: dict = defaultdict(float)
-    for label, partitions in per_partition([c for c in calls if c.label in labels], index).items():
+    for partitions in per_partition([c for c in calls if c.label in labels], index).values():
         for partition, units in partitions.items():
             out[_kind(partition)] = max(out[_kind(partition)], units)
     return dict(out)

@@ -8,7 +8,7 @@ import os
 import platform
 import string
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .env import ROOT
@@ -27,7 +27,7 @@ def machine() -> str:
 def write(f: dict, header: bool = True) -> None:
     """Both files; ``header=False`` keeps the run's date and machine (one stage was measured again)."""
     if header:
-        f["generated"], f["machine"] = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), machine()
+        f["generated"], f["machine"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), machine()
     (ROOT / "docs" / "performance.json").write_text(json.dumps(f, indent=1, default=str) + "\n")
     (ROOT / "docs" / "performance.md").write_text(markdown(f))
 
@@ -37,7 +37,7 @@ def pct(value: float, limit: float = 1000) -> str:
 
 
 def _inputs(row: dict) -> str:
-    shown = lambda v: f"{v:,.4g}" if isinstance(v, (int, float)) else str(v)  # noqa: E731
+    shown = lambda v: f"{v:,.4g}" if isinstance(v, (int, float)) else str(v)
     kind = {"measured": "measured: `{source}`", "assumed": "**assumed**", "scenario": "scenario"}
     return "; ".join(dict.fromkeys(f"{i['name']} {shown(i['value'])} ({kind[i['kind']].format(**i)})" for i in row["inputs"]))
 
@@ -46,7 +46,7 @@ def _values(f: dict) -> dict:
     """What report.md names beyond the figures: rows that need more than the figures, sentences that depend."""
     cold, race, model, cost, p = f["cold_start"], f["race_day"], f["model"], f["cost"], f["push"]
     bikes, pages = race["bikes"], race["bikes"]["pages"]
-    span = lambda key: f"{min(map(key, functions)):.2f}–{max(map(key, functions)):.2f}×"  # noqa: E731
+    span = lambda key: f"{min(map(key, functions)):.2f}–{max(map(key, functions)):.2f}×"
     functions = [c for c in cold.values() if "no_bytecode" in c]
     closing = "; ".join(f"{lever['lever']} (${lever['total']:.2f})" for lever in f["levers"] if lever["total"] <= TARGET)
     board = model["board_write_wcu_at_finish"] * model["board_shards"]
@@ -108,7 +108,7 @@ def _push_verdict(p: dict) -> str:
 
 def markdown(f: dict) -> str:
     values, out, skip = {**f, **_values(f)}, [], False
-    field = lambda name: string.Formatter().get_field(name, (), values)[0]  # noqa: E731
+    field = lambda name: string.Formatter().get_field(name, (), values)[0]
     for line in TEMPLATE.splitlines():
         if skip and not line:  # the blank line after a line left out
             skip = False

@@ -31,7 +31,7 @@ def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event
     def ride() -> None:
         try:
             simulator.run()
-        except Exception as error:  # shown, not raised: the stack stays up for the frontend
+        except Exception as error:  # noqa: BLE001 - shown, not raised: the stack stays up for the frontend
             if not stop.is_set():
                 sys.stderr.write(f"\nsimulator stopped: {error!r}\n")
         if settings.races:

@@ -102,9 +102,9 @@ class EmbeddedDynamoDB:
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
         self.db_path = None if in_memory else tempfile.mkdtemp(prefix="alleycat-dynamodb-")
-        self._log = tempfile.TemporaryFile()
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - the engine's output for as long as it runs, read back when it fails
 
-    def start(self) -> "EmbeddedDynamoDB":
+    def start(self) -> EmbeddedDynamoDB:
         self.process = subprocess.Popen(
             command(self.port, self.db_path, self.heap_mb, self.jvm_options), stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
             start_new_session=True,  # Ctrl-C reaches Python, which then stops the engine in order

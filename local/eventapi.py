@@ -46,7 +46,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PROTOCOL = "aws-appsync-event-ws"
@@ -127,7 +127,7 @@ class SigV4Verifier:
             return f"signed for {service} in {region}, not {self.service} in {self.region}"
         stamp = lower.get("x-amz-date", "")
         try:
-            when = datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
+            when = datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
         except ValueError:
             return "no valid X-Amz-Date"
         if abs(time.time() - when.timestamp()) > SIGNATURE_SKEW_SECONDS or not stamp.startswith(day):
@@ -187,7 +187,7 @@ class EventApi:
     def config(self) -> dict:
         return {"realtime": self.realtime_url, "host": self.http_host, "apiKey": self.api_key}
 
-    def start(self) -> "EventApi":
+    def start(self) -> EventApi:
         ready = threading.Event()
         failure: list[BaseException] = []
 
@@ -375,7 +375,7 @@ class PublishHandler(BaseHTTPRequestHandler):
         if length > MAX_PUBLISH_BYTES:
             self.close_connection = True
             return self._answer(413, {"errors": [error("BadRequestException", "the request is too large")]})
-        if "x-api-key" in {key.lower() for key in self.headers.keys()} and "Authorization" not in self.headers:
+        if "x-api-key" in {key.lower() for key in self.headers} and "Authorization" not in self.headers:
             return self._answer(401, {"errors": [error("UnauthorizedException",
                                                        "publishing to this namespace requires IAM")]})
         why = self.api.verifier.verify("POST", self.path, dict(self.headers.items()), body)

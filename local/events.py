@@ -8,7 +8,7 @@ import re
 import time
 import uuid
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode
 
@@ -99,7 +99,7 @@ def with_header(event: dict, name: str, value: str) -> dict:
 SAMPLES = Path(__file__).resolve().parent.parent / "events"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sample(function: str) -> dict:
     return json.loads((SAMPLES / f"{function}.json").read_text())
 

@@ -12,13 +12,13 @@ import importlib.util
 import os
 import secrets
 import uuid
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@lru_cache(maxsize=None)
+@cache
 def handler(function: str):
     path = ROOT / "functions" / function / "app.py"
     spec = importlib.util.spec_from_file_location(f"alleycat_functions.{function}", path)

@@ -90,7 +90,7 @@ class LambdaApi:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def start(self) -> "LambdaApi":
+    def start(self) -> LambdaApi:
         self._http = serve(self.host, self.port, InvokeHandler, self)
         self.port = self._http.server_address[1]
         return self
@@ -141,7 +141,7 @@ class LambdaApi:
     def _run_async(self, name: str, event: Any) -> None:
         try:
             self.run(name, event)
-        except Exception:  # noqa: BLE001 - nobody waits for an asynchronous invocation's answer
+        except Exception:  # nobody waits for an asynchronous invocation's answer
             LOG.exception("asynchronous invocation of %s failed", name)
 
 

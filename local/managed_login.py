@@ -50,7 +50,7 @@ def flat(query: str) -> dict[str, str]:
 class ManagedLoginHandler(BaseHTTPRequestHandler):
     server_version = "CognitoLocal/1"
     protocol_version = "HTTP/1.1"
-    service: "UserPoolServer"
+    service: UserPoolServer
 
     def log_message(self, fmt, *args):
         pass
@@ -354,7 +354,7 @@ class UserPoolServer:
         return {"domain": self.url, "clientId": self.client_id, "scopes": list(SCOPES),
                 "idpUrl": f"{self.url}/", "userPoolId": self.pool.pool_id}
 
-    def start(self) -> "UserPoolServer":
+    def start(self) -> UserPoolServer:
         self._http = ThreadingHTTPServer((self.host, self.port), type("BoundManagedLoginHandler", (ManagedLoginHandler,),
                                                                       {"service": self}))
         self._http.daemon_threads = True

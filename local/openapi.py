@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from alleycat.storage.catalog import STATES
 from alleycat.edge.contract import ERROR, ID, RACE_ID
 from alleycat.edge.routes import ROUTES, Route
+from alleycat.storage.catalog import STATES
 
 DOCUMENT = Path(__file__).resolve().parent.parent / "docs" / "openapi.json"
 PARAMETERS = {"racerId": ID, "classId": ID, "raceId": RACE_ID}

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from alleycat.storage import entities as e
 from alleycat.edge.routes import ROUTES, SAMPLE_IDS
+from alleycat.storage import entities as e
 from stacks import logical_id
 from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 

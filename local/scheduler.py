@@ -215,7 +215,7 @@ class SchedulerApi:
         with self._lock:
             return dict(self._schedules)
 
-    def start(self) -> "SchedulerApi":
+    def start(self) -> SchedulerApi:
         self._http = serve(self.host, self.port, SchedulerHandler, self)
         self.port = self._http.server_address[1]
         threading.Thread(target=self._tick_until_stopped, name="scheduler-ticks", daemon=True).start()

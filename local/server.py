@@ -24,24 +24,24 @@ import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from alleycat.storage import dynamo, tokens
-from alleycat.flows import ending
 from alleycat.edge import push
-from alleycat.rules import push_gate
 from alleycat.edge.routes import ROUTES
+from alleycat.flows import ending
+from alleycat.rules import push_gate
+from alleycat.storage import dynamo, tokens
 from stacks import headers
 from stacks.settings import BOARD_PUBLISHER, FINISHER, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR, TOKEN_GROUPS
 
 from . import openapi
 from .auth import authorizer_claims
-from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .clock import WallClock
+from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .eventapi import EventApi
+from .events import http_event, match
 from .lambda_api import LambdaApi
 from .managed_login import UserPoolServer
-from .scheduler import SchedulerApi
 from .runtime import Runtime
-from .events import http_event, match
+from .scheduler import SchedulerApi
 from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail, stream_shards
 from .userpool import UserPool
@@ -148,7 +148,7 @@ class ApiHandler(BaseHTTPRequestHandler):
                            self.client_address[0], now=self.clock.now())
         try:
             response = self.runtime.invoke(route.function, event)
-        except Exception as error:  # what Lambda + API Gateway turn into a bare 502
+        except Exception as error:  # noqa: BLE001 - what Lambda + API Gateway turn into a bare 502
             sys.stderr.write(f"{route.function} failed: {error!r}\n")
             return self._json(502, {"message": "Internal server error"})
         self._send(response["statusCode"], (response.get("body") or "").encode(), response.get("headers") or {},
@@ -225,7 +225,7 @@ class LocalStack:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
-    def start(self) -> "LocalStack":
+    def start(self) -> LocalStack:
         self.dynamodb.start()
         configure_environment(self.dynamodb.url)
         if self.push:  # verifies the publisher's SigV4 with the credentials the functions get

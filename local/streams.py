@@ -180,7 +180,7 @@ class StreamTail:
         self._listed_at = float("-inf")
 
     @classmethod
-    def of_table(cls, engine, table: str, list_every: float = 0.0) -> "StreamTail":
+    def of_table(cls, engine, table: str, list_every: float = 0.0) -> StreamTail:
         """The stream of ``table`` in ``engine`` (an ``EmbeddedDynamoDB``), from its first record."""
         arn = engine.client().describe_table(TableName=table)["Table"]["LatestStreamArn"]
         return cls(WireRecords(engine.client("dynamodbstreams"), *engine.CREDENTIALS), arn, list_every)
@@ -263,7 +263,7 @@ class StreamPoller:
             threading.Thread(target=self._deliver_all, args=(shard,), name=f"stream-{shard.number}", daemon=True)
             for shard in self.virtual_shards]
 
-    def start(self) -> "StreamPoller":
+    def start(self) -> StreamPoller:
         for thread in self._threads:
             thread.start()
         return self
@@ -292,7 +292,7 @@ class StreamPoller:
             try:
                 if not self.read_once():
                     self._stop.wait(self.poll_seconds)
-            except Exception as error:  # keep the local stack alive; say what happened
+            except Exception as error:  # noqa: BLE001 - keep the local stack alive; say what happened
                 sys.stderr.write(f"stream poller restarting after: {error!r}\n")
                 for reader in self.tail.shards.values():
                     reader.reset()
@@ -336,7 +336,7 @@ class StreamPoller:
                 batch = self._take(shard, wait=True)
                 if batch:
                     self._run(shard, batch)
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001 - the shard's worker goes on; say what happened
                 sys.stderr.write(f"stream shard {shard.number} restarting after: {error!r}\n")
                 shard.busy = False
                 self._stop.wait(1)
@@ -395,7 +395,7 @@ class StreamPoller:
         """Calls the handler; the lowest failed sequence number, or None when all succeeded."""
         try:
             response = self._invoke({"Records": batch}) or {}
-        except Exception as error:  # the whole batch failed, as a Lambda error would
+        except Exception as error:  # noqa: BLE001 - the whole batch failed, as a Lambda error would
             sys.stderr.write(f"stream handler failed: {error!r}\n")
             return sequence(batch[0])
         failures = [int(f["itemIdentifier"]) for f in response.get("batchItemFailures", [])]

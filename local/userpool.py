@@ -25,8 +25,8 @@ import secrets
 import sys
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from alleycat.edge.contract import ADMIN_GROUP
 

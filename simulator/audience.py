@@ -35,7 +35,7 @@ def percentiles(values: list[float]) -> dict:
     if not values:
         return {"n": 0}
     ordered = sorted(values)
-    pick = lambda q: ordered[min(len(ordered) - 1, int(len(ordered) * q))]  # noqa: E731
+    pick = lambda q: ordered[min(len(ordered) - 1, int(len(ordered) * q))]
     return {"n": len(ordered), "p50": pick(0.50), "p95": pick(0.95), "p99": pick(0.99), "max": ordered[-1],
             "mean": sum(ordered) / len(ordered)}
 
@@ -51,7 +51,7 @@ class Audience:
         self._process = context.Process(target=_run, args=(*self.args, self._inbox, self._outbox, self._ready, self._stop),
                                         name="audience", daemon=True)
 
-    def start(self) -> "Audience":
+    def start(self) -> Audience:
         self._process.start()
         if not self._ready.wait(READY_SECONDS):
             self._process.terminate()

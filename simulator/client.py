@@ -90,7 +90,7 @@ class ApiClient:
     def local_admin_token(self) -> str:
         return self.local_token("simulator", ("admin",))
 
-    def as_racer(self, racer_id: str) -> "ApiClient":
+    def as_racer(self, racer_id: str) -> ApiClient:
         """A client signed in as the racer (a bike's own token), from the local stack."""
         return ApiClient(self.base_url, self.local_token(racer_id), retries=self.retries,
                          backoff=self.backoff, sleep=self._sleep)

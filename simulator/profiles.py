@@ -42,13 +42,13 @@ class RacerProfile:
     resistance: tuple[int, int]
 
     @classmethod
-    def for_racer(cls, racer_id: str) -> "RacerProfile":
+    def for_racer(cls, racer_id: str) -> RacerProfile:
         rng = random.Random(f"racer:{racer_id}")
         name = f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}"
         return cls(racer_id, name, _personal_range(rng, CADENCE_RANGE),
                    _personal_range(rng, RESISTANCE_RANGE))
 
-    def in_race(self, race_key: str, duration: int) -> "RaceEffort":
+    def in_race(self, race_key: str, duration: int) -> RaceEffort:
         rng = random.Random(f"race:{race_key}:{self.racer_id}")
         return RaceEffort(self, race_key, duration, _race_bounds(rng, self.cadence),
                           _race_bounds(rng, self.resistance))

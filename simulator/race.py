@@ -26,7 +26,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .client import ApiClient, ApiError
 from .profiles import RacerProfile
@@ -166,7 +166,7 @@ class Simulator:
         starts = first - math.ceil(ahead)
         first = self.first_tick = starts + ahead
         race = self.client.call("POST", f"/classes/{settings.class_id}/races",
-                                {"startsAt": datetime.fromtimestamp(starts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                                {"startsAt": datetime.fromtimestamp(starts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                                  "durationSeconds": settings.duration},
                                 headers={"Idempotency-Key": str(uuid.uuid4())})
         race_id = self.current_race = race["raceId"]
@@ -271,7 +271,7 @@ class LeaderboardWatch:
         self._shown: dict[str, int] = {}                   # racer -> lastSecond seen on the board
         self._thread = threading.Thread(target=self._run, name="watch", daemon=True)
 
-    def start(self) -> "LeaderboardWatch":
+    def start(self) -> LeaderboardWatch:
         self._thread.start()
         return self
 
@@ -299,7 +299,7 @@ class LeaderboardWatch:
         while not (self._closed.is_set() or self._stop.is_set()):
             try:
                 self._poll()
-            except Exception:  # a missed poll only widens the measured lag
+            except Exception:  # noqa: BLE001 - a missed poll only widens the measured lag
                 pass
             self._closed.wait(WATCH_SECONDS)
 

@@ -35,8 +35,8 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from alleycat.rules import push_gate
 from alleycat.edge.push import NAMESPACE, URL_VARIABLE
+from alleycat.rules import push_gate
 
 from .functions import Functions
 from .settings import BOARD_PUBLISHER, BOARD_PUBLISHER_ACTIONS, PUSH_MESSAGES_PER_SECOND, memory_mb

@@ -50,7 +50,7 @@ def bundling_image() -> DockerImage:
     return DockerImage.from_registry("public.ecr.aws/sam/build-python3.13")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def interpreter() -> str | None:
     """The CPython 3.13 that compiles the assets; None (after a warning) only when none is found
     and ``ALLEYCAT_ALLOW_NO_BYTECODE=1``; otherwise raises ``python313.NotFound``."""

@@ -15,8 +15,8 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from alleycat.edge.routes import QUERY, ROUTES, Route
-from alleycat.storage.tokens import KEY_VARIABLE
 from alleycat.storage.schema import INVERTED_INDEX
+from alleycat.storage.tokens import KEY_VARIABLE
 
 from . import FUNCTIONS_DIR, acknowledge, acknowledge_lint, logical_id, pascal
 from .bytecode import TASK_ROOT, compiled_code
@@ -80,7 +80,7 @@ class Functions(Construct):
             for route in routes}
 
     def add(self, name: str, description: str, actions: tuple[str, ...], *,
-            timeout: Duration = Duration.seconds(API_TIMEOUT_SECONDS), memory_size: int = 256,
+            timeout: Duration | None = None, memory_size: int = 256,
             environment: dict | None = None) -> lambda_.Function:
         """The function in ``functions/<name>``, with its own role and only ``actions`` on the table."""
         scope = Construct(self, pascal(name))
@@ -99,7 +99,7 @@ class Functions(Construct):
             handler="app.handler",
             code=compiled_code(FUNCTIONS_DIR / name, TASK_ROOT),
             memory_size=memory_size,
-            timeout=timeout,
+            timeout=timeout or Duration.seconds(API_TIMEOUT_SECONDS),
             tracing=lambda_.Tracing.PASS_THROUGH if name in PASS_THROUGH_TRACING else lambda_.Tracing.ACTIVE,
             log_group=log_group,
             # Lambda's advanced logging controls: JSON lines, the application's INFO and up (a

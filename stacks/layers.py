@@ -22,7 +22,7 @@ from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 from . import LAYER_DIR, ROOT
-from .bytecode import BYTECODE, LAYERS_ROOT, PACKAGING_EXCLUDES, compile_folder, compiled_code, bundling_image, mode
+from .bytecode import BYTECODE, LAYERS_ROOT, PACKAGING_EXCLUDES, bundling_image, compile_folder, compiled_code, mode
 
 DEPENDENCIES_DIR = ROOT / "layers" / "dependencies"
 REQUIREMENTS = DEPENDENCIES_DIR / "requirements.txt"

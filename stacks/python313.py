@@ -87,7 +87,7 @@ def candidates() -> list[tuple[str, str]]:
     return found
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def find() -> str:
     """The path of a CPython 3.13 on this host; raises ``NotFound`` (with how to get one) if none."""
     if os.environ.get(VARIABLE):

@@ -11,8 +11,8 @@ from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
-from alleycat.flows import ending
 from alleycat.edge.routes import FINISH_ACTIONS
+from alleycat.flows import ending
 
 from . import acknowledge
 from .failures import failure_queue, first_message_alarm

@@ -13,8 +13,14 @@ from alleycat.storage.schema import STREAM_PROCESSOR_TYPES
 
 from .failures import failure_queue, first_message_alarm, waiting
 from .functions import Functions
-from .settings import (STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS,
-                       STREAM_RETRIES, memory_mb)
+from .settings import (
+    STREAM_BATCH_SIZE,
+    STREAM_BATCHING_WINDOW_SECONDS,
+    STREAM_PROCESSOR,
+    STREAM_PROCESSOR_ACTIONS,
+    STREAM_RETRIES,
+    memory_mb,
+)
 
 MAX_RECORD_AGE = Duration.hours(1)
 # Live boards refresh every second: half a minute behind for two minutes running is a stuck shard.

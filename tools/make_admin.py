@@ -26,11 +26,12 @@ import re
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 from urllib.parse import urlsplit
 
 from alleycat.edge.contract import ADMIN_GROUP  # the group the stack makes; its members may do every write
+
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
 POOL_ID = re.compile(r"(?P<region>[a-z]{2}(?:-[a-z]+)+-\d+)_\w+")
 LOCAL_CREDENTIAL = "local"  # local/server.py's default for both the key id and the secret

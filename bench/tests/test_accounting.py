@@ -28,7 +28,7 @@ def test_units_of_writes_index_writes_and_reads():
 
 
 def test_overlapping_requests_count_once_in_time_and_as_one_round_trip():
-    call = lambda start, stop: SimpleNamespace(start=start, stop=stop)  # noqa: E731
+    call = lambda start, stop: SimpleNamespace(start=start, stop=stop)
     assert busy_seconds([(0, 2), (1, 3), (5, 6)]) == 4
     assert [waves([]), waves([call(0, 1), call(2, 3)]), waves([call(0, 2), call(0.5, 1), call(1.5, 3), call(4, 5)])] \
         == [0, 2, 2]
