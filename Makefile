@@ -17,12 +17,13 @@ STAMP_PY := $(VENV)/.installed-$(PYTHON_VERSION)
 STAMP_NPM := node_modules/.installed
 FRONTEND := frontend/dist/index.html
 
-.PHONY: help install prepare local test test-unit test-integration test-infra test-e2e synth deploy admin clean demo frontend chromium java node sam-db
+.PHONY: help install prepare local lint test test-unit test-integration test-infra test-e2e synth deploy admin clean demo frontend chromium java node sam-db
 STACK ?= Alleycat
 
 help:
 	@echo "make local   - run the API locally on http://127.0.0.1:$(PORT) (DynamoDB Local, temporary on-disk database)"
 	@echo "make test    - install everything needed and run every test (the four layers below, on two workers)"
+	@echo "make lint    - ruff and mypy (pyproject.toml), as make test runs them first"
 	@echo "make test-unit | test-integration | test-infra | test-e2e - one layer of the tests"
 	@echo "make synth   - synthesize the CloudFormation template (offline, cdk-nag checked)"
 	@echo "make sam-db  - the DynamoDB that sam local invoke's events expect (docs/local.md: sam local invoke)"
@@ -66,7 +67,12 @@ local: $(STAMP_PY) $(FRONTEND) java
 # the longest work starts first (tests/conftest.py: work_unit, FIRST).
 XDIST := -n 2 --no-loadscope-reorder
 
-test: install chromium
+# ruff's rules, then mypy's types, both set in pyproject.toml: seconds, so make test runs them first.
+lint: $(STAMP_PY)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+test: lint install chromium
 	$(PY) -m pytest $(XDIST)
 
 test-unit: $(STAMP_PY)  # no subprocess, no network, no JVM: seconds (the bench's own tests too)
@@ -101,7 +107,7 @@ admin: $(STAMP_PY)
 	@$(PY) tools/make_admin.py "$(EMAIL)" --stack "$(STACK)" $(if $(SITE),--site "$(SITE)")
 
 clean:
-	rm -rf cdk.out .pytest_cache .hypothesis frontend/dist
+	rm -rf cdk.out .pytest_cache .hypothesis .mypy_cache .ruff_cache frontend/dist
 
 # --- race day: frontend, browser, demo -----------------------------------------------------
 

@@ -85,6 +85,7 @@ def _init(url: str, table: str, settings: dict) -> None:
 def _measure(function: str, event: dict, label=None) -> dict:
     from local import handlers
 
+    assert _LEDGER is not None  # _init ran in this worker
     _LEDGER.take()
     _OUT.seek(0)
     _OUT.truncate()

@@ -44,7 +44,9 @@ def runtime_folder(folder: Path, python: str) -> Path:
     """Stands in for /var/runtime: the venv's boto3 and its dependencies, linked, compiled for python3.13."""
     folder.mkdir()
     for name in RUNTIME_PACKAGES:
-        source = Path(import_module(name).__file__)
+        module_file = import_module(name).__file__
+        assert module_file is not None  # a package or module on disk, none of them namespace packages
+        source = Path(module_file)
         if source.name == "__init__.py":
             shutil.copytree(source.parent, folder / source.parent.name, copy_function=os.symlink,
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -123,9 +125,9 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
     results = {name: _summary(taken) for name, taken in samples.items()}
     finish_rounds = results.pop("finish rounds")
     for name, figures in results.items():
-        baseline = finish_rounds if name.startswith("finish_race") else results["boto3_request"]
-        figures["vs_boto3"] = figures["total_cpu_ms"] / baseline["total_cpu_ms"]
-        figures["vs_boto3_wall"] = figures["total_ms"] / baseline["total_ms"]
+        reference = finish_rounds if name.startswith("finish_race") else results["boto3_request"]
+        figures["vs_boto3"] = figures["total_cpu_ms"] / reference["total_cpu_ms"]
+        figures["vs_boto3_wall"] = figures["total_ms"] / reference["total_ms"]
     cold = {name: {**figures, **({"no_bytecode": results[name + SOURCE_ONLY]} if name + SOURCE_ONLY in results else {})}
             for name, figures in results.items() if not name.endswith(SOURCE_ONLY)}
     for name, figures in cold.items():

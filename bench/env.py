@@ -28,16 +28,19 @@ class Dynamo:
     """The embedded engine, the layer's client pointed at it."""
 
     def __init__(self):
-        self.server = None
-        self.restart()
+        self.server = self._started()
 
     def restart(self) -> None:
         """A fresh engine for the next stage: DynamoDB Local slows for good once it has held many items."""
-        if self.server:
-            self.server.stop()
-        self.server = EmbeddedDynamoDB(heap_mb=1024).start()  # a race's stream records stay in its heap
-        configure_environment(self.server.url)
+        self.server.stop()
+        self.server = self._started()
+
+    @staticmethod
+    def _started() -> EmbeddedDynamoDB:
+        server = EmbeddedDynamoDB(heap_mb=1024).start()  # a race's stream records stay in its heap
+        configure_environment(server.url)
         dynamo.client.cache_clear()
+        return server
 
     def create(self, table: str) -> None:
         self.server.create_table(table)

@@ -31,7 +31,11 @@ def index_writes(before: dict | None, after: dict | None) -> list[tuple[str, int
     none when nothing projected changes, else the larger entry's units, in the partition of its SK."""
     old, new = ({k: v for k, v in item.items() if k in TABLE_KEY or k in INVERTED_PROJECTION} if item else None
                 for item in (before, after))
-    return [] if old == new else [(_text((new or old)["SK"]), sizing.write_units(max(size(old), size(new))))]
+    if old == new:
+        return []
+    written = new or old
+    assert written is not None  # they differ, so one of them is an item
+    return [(_text(written["SK"]), sizing.write_units(max(size(old), size(new))))]
 
 
 def _text(value: dict) -> str:

@@ -94,7 +94,8 @@ class Bill:
     """One race's quantities; each reads its inputs through ``m``, ``s`` and ``a``, which record them."""
 
     def __init__(self, figures: dict, levers: dict):
-        self.f, self.lever, self.inputs = figures, levers.get, []
+        self.f, self.lever = figures, levers.get
+        self.inputs: list[dict] = []
         self.memory = figures["stack"]["memory_mb"]
         pages = resolve(figures, f"{B}.pages")
         self.page = "100" if "100" in pages else min(pages, key=int)  # a quick run's race has fewer racers

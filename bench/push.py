@@ -29,7 +29,8 @@ class LoadSampler:
     """The machine's 1-minute load average every 5 s while the measurement runs."""
 
     def __enter__(self) -> LoadSampler:
-        self.before, self.samples, self._stop = os.getloadavg()[0], [], threading.Event()
+        self.before, self._stop = os.getloadavg()[0], threading.Event()
+        self.samples: list[float] = []
         threading.Thread(target=self._sample, daemon=True).start()
         return self
 
@@ -49,11 +50,12 @@ def local_stack(environment: dict | None = None) -> tuple[subprocess.Popen, str]
     says it is ready, it and its URL."""
     process = subprocess.Popen([sys.executable, "-m", "local"], cwd=ROOT, env={**os.environ, **(environment or {}), "PORT": "0"},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines = []
-    for line in process.stdout:
+    lines, output = [], process.stdout
+    assert output is not None  # a pipe
+    for line in output:
         lines.append(line)
         if "ready at" in line:
-            threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()  # keep draining
+            threading.Thread(target=lambda: [None for _ in output], daemon=True).start()  # keep draining
             return process, line.split("ready at ", 1)[1].split()[0]
     raise RuntimeError("the local stack did not start:\n" + "".join(lines))
 
@@ -121,7 +123,8 @@ def missed(row: dict) -> list[str]:
 def priced(figures: dict) -> dict:
     """The race's bill pushed beside the bill polled (``figures["cost"]``), and the kinds of line that differ;
     each measured setting of the table priced the same way, and whether it meets the goals."""
-    pushed, kinds = race_cost(figures, {"push": True}), defaultdict(lambda: [0.0, 0.0])
+    pushed = race_cost(figures, {"push": True})
+    kinds: defaultdict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
     for n, lines in enumerate((figures["cost"]["lines"], pushed["lines"])):
         for line in lines:  # "CloudFront requests (viewers' polls)" -> "CloudFront requests"
             kinds[line["item"].split(" (")[0]][n] += line["usd"]

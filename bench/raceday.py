@@ -122,7 +122,7 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
         [viewed] = record([runner.invoke("get_race_leaderboard", env.event(
             "get_race_leaderboard", {"raceId": race_id}, query={"limit": str(racers)}), "viewer")])
         assert len(json.loads(viewed["body"])["items"]) == racers
-        if bikes_post:
+        if isinstance(runner, bikes.Runner):  # bikes_post
             measured["viewer"] = _pages(runner, race_id, racers)
         ledger.label, started = "finish", time.perf_counter()
         _ok("finish_race", {"raceId": race_id})
@@ -153,7 +153,7 @@ def _pages(runner: bikes.Runner, race_id: str, racers: int, reads: int = 5) -> d
 
 def growth(result: dict, first: int) -> float:
     """WCU per racer-second the whole race costs beyond its first ``first`` seconds (when chunks change)."""
-    per_second = defaultdict(int)
+    per_second: defaultdict[int, int] = defaultdict(int)
     for call in (c for c in result["calls"] if isinstance(c.label, int)):
         per_second[call.label] += call.write_units + call.index_units
     mean = lambda seconds: sum(per_second[s] for s in seconds) / len(seconds)

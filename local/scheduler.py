@@ -48,6 +48,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -108,9 +109,10 @@ def member(path: str) -> str:
 
 
 def lookup(request: dict, path: str):
+    found: object = request
     for part in path.split("."):
-        request = request.get(part) if isinstance(request, dict) else None
-    return request
+        found = found.get(part) if isinstance(found, dict) else None
+    return found
 
 
 def check_name(value: str | None, name: str) -> None:
@@ -203,7 +205,7 @@ class SchedulerApi:
         self._ticked = threading.Condition()
         self._ticks = 0
         self._stopping = threading.Event()
-        self._http = None
+        self._http: ThreadingHTTPServer | None = None
 
     @property
     def url(self) -> str:
@@ -293,9 +295,9 @@ class SchedulerApi:
         check_name(prefix, "namePrefix")
         if state is not None:
             check_enum(state, "state", ("ENABLED", "DISABLED"))
-        limit = query.get("MaxResults", str(MAX_RESULTS))
-        check_range(int(limit) if limit.isdigit() else limit, "maxResults", 1, MAX_RESULTS)
-        limit, after = int(limit), after_token(query["NextToken"]) if "NextToken" in query else ()
+        asked = query.get("MaxResults", str(MAX_RESULTS))
+        check_range(int(asked) if asked.isdigit() else asked, "maxResults", 1, MAX_RESULTS)
+        limit, after = int(asked), after_token(query["NextToken"]) if "NextToken" in query else ()
         if group is not None and group not in self.groups:
             raise not_found(f"Schedule group {group} does not exist.")
         matching = [(key, schedule.description) for key, schedule in sorted(self.schedules.items()) if key > after

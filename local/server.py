@@ -244,13 +244,13 @@ class LocalStack:
                                    invoke=lambda event: self.stream_runtime.invoke(STREAM_PROCESSOR, event)).start()
         # After configure_environment: the workers inherit it.
         self.runtime = Runtime(clock=self.clock, functions=(*(route.function for route in ROUTES), TOKEN_GROUPS))
+        assert self.users is not None  # _start_user_pool ran first
         handler = type("BoundApiHandler", (ApiHandler,), {"users": self.users.pool, "runtime": self.runtime,
-                                                          "clock": self.clock})
+                                                          "clock": self.clock, "site_config": self.site_config})
         self._http = ApiServer((self.host, self.port), handler)
         self.port = self._http.server_address[1]
         # The app client's callback and sign-out URLs: the site's root, by address or by name.
         self.users.allow_app(f"{self.url}/", *([f"http://localhost:{self.port}/"] if self.host == "127.0.0.1" else []))
-        handler.site_config = self.site_config
         threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
         return self
 
@@ -259,18 +259,21 @@ class LocalStack:
         stand-ins for EventBridge Scheduler and Lambda's Invoke, on the stack's clock, run the finisher
         in worker processes of its own (it waits for a race's end, up to ``ending.LONGEST_WAIT``
         seconds). With push on, the board publisher (``alleycat.rules.push_gate``) has workers of its own."""
-        credentials = {"access_key": os.environ["AWS_ACCESS_KEY_ID"], "secret_key": os.environ["AWS_SECRET_ACCESS_KEY"],
-                       "region": os.environ["AWS_DEFAULT_REGION"]}
+        access_key, secret_key = os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"]
+        region = os.environ["AWS_DEFAULT_REGION"]
         self.async_runtime = Runtime(workers=FINISHER_WORKERS, clock=self.clock, prestart=False, functions=(FINISHER,))
 
         def run(function: str, event: dict) -> dict:
-            return (self.publisher_runtime if function == BOARD_PUBLISHER else self.async_runtime).invoke(function, event)
+            runtime = self.publisher_runtime if function == BOARD_PUBLISHER else self.async_runtime
+            assert runtime is not None  # the publisher's is started with push on, the only time it is asked for
+            return runtime.invoke(function, event)
 
         self.functions_api = LambdaApi(run, {FINISHER, *([BOARD_PUBLISHER] if self.push else [])}, host=self.host,
-                                       **credentials).start()
+                                       access_key=access_key, secret_key=secret_key, region=region).start()
         self.scheduler = SchedulerApi(self.clock, self.functions_api.invoke_async, host=self.host,
-                                      groups=(FINISH_GROUP,), **credentials).start()
-        account, region = self.functions_api.account, credentials["region"]
+                                      groups=(FINISH_GROUP,), access_key=access_key, secret_key=secret_key,
+                                      region=region).start()
+        account = self.functions_api.account
         self._async_environment = {
             "AWS_ENDPOINT_URL_SCHEDULER": self.scheduler.url, "AWS_ENDPOINT_URL_LAMBDA": self.functions_api.url,
             ending.GROUP_VARIABLE: FINISH_GROUP, ending.FINISHER_VARIABLE: self.functions_api.arn(FINISHER),
@@ -288,8 +291,11 @@ class LocalStack:
     def _start_user_pool(self) -> None:
         """Sign-up and sign-in as in AWS (stacks/users.py): the pool's tokens pass through the same
         pre-token-generation trigger, run by the API's runtime, which asks the pool as it would Cognito."""
-        self.users = UserPoolServer(UserPool(self.clock, region=os.environ["AWS_DEFAULT_REGION"],
-                                             pre_token=lambda event: self.runtime.invoke(TOKEN_GROUPS, event)),
+        def pre_token(event: dict) -> dict:
+            assert self.runtime is not None  # started before the first sign-in
+            return self.runtime.invoke(TOKEN_GROUPS, event)
+
+        self.users = UserPoolServer(UserPool(self.clock, region=os.environ["AWS_DEFAULT_REGION"], pre_token=pre_token),
                                     host=self.host, access_key=os.environ["AWS_ACCESS_KEY_ID"],
                                     secret_key=os.environ["AWS_SECRET_ACCESS_KEY"]).start()
         os.environ[USER_POOL_ENDPOINT] = self.users.url
@@ -362,6 +368,7 @@ def main() -> None:
     port = int(os.environ.get("PORT", "3000"))
     stack = start_or_explain(port)
     print(f"Alleycat local stack ready at {stack.url}  (Ctrl-C stops it)", flush=True)
+    assert stack.users is not None  # started
     print(f"  sign-in (Cognito user pool stand-in): {stack.users.url}  (codes Cognito would email print here)", flush=True)
     if stack.events:
         print(f"  live boards (AppSync Events stand-in): publish {stack.events.http_url}, "

@@ -140,10 +140,10 @@ class UserPool:
         with self._lock:
             if self.find(email):
                 raise CognitoError("UsernameExistsException", "An account with the given email already exists.")
-            user = User(str(uuid.uuid4()), email, password, "UNCONFIRMED", self.clock.now(),
-                        confirmation=f"{secrets.randbelow(10**6):06d}")
+            code = f"{secrets.randbelow(10**6):06d}"
+            user = User(str(uuid.uuid4()), email, password, "UNCONFIRMED", self.clock.now(), confirmation=code)
             self._users[user.sub] = user
-        self._send(email, user.confirmation)
+        self._send(email, code)
         return user
 
     def confirm(self, email: str, code: str) -> User:

@@ -120,7 +120,8 @@ def _run(base_url, race_id, push, pollers, poll_seconds, inbox, outbox, ready, s
 async def _watch(base_url, race_id, push, pollers, poll_seconds, ready, stop) -> dict:
     with urllib.request.urlopen(f"{base_url}/config.json", timeout=30) as response:
         events = json.loads(response.read()).get("events")
-    push_shown, poll_shown = defaultdict(list), defaultdict(list)
+    push_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
+    poll_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
     messages: list[tuple[float, int, int]] = []  # (time, event bytes, rows) as viewer 0 got them
     subscribed = asyncio.Event()
     counter = {"subscribed": 0, "messages": 0, "errors": 0}
@@ -147,10 +148,11 @@ async def _subscriber(events, race_id, board: Board, record: bool, messages, cou
     import base64
 
     from websockets.asyncio.client import connect
+    from websockets.typing import Subprotocol
 
     authorization = {"host": events["host"], "x-api-key": events["apiKey"]}
     header = base64.urlsafe_b64encode(json.dumps(authorization).encode()).decode().rstrip("=")
-    async with connect(events["realtime"], subprotocols=[PROTOCOL, f"header-{header}"], compression=None,
+    async with connect(events["realtime"], subprotocols=[Subprotocol(PROTOCOL), Subprotocol(f"header-{header}")], compression=None,
                        open_timeout=60, max_size=None) as socket:
         await socket.send('{"type":"connection_init"}')
         sub_id = f"viewer-{id(board)}"

@@ -75,7 +75,7 @@ class ApiClient:
         if self.base_url not in pool:
             url = urlsplit(self.base_url)
             kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
-            pool[self.base_url] = kind(url.hostname, url.port, timeout=TIMEOUT_SECONDS)
+            pool[self.base_url] = kind(url.hostname or "", url.port, timeout=TIMEOUT_SECONDS)
         return pool[self.base_url]
 
     def _forget_connection(self) -> None:

@@ -27,10 +27,14 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from .client import ApiClient, ApiError
 from .profiles import RacerProfile
 from .progress import ProgressBar
+
+if TYPE_CHECKING:
+    from .audience import Audience
 
 BIKE = "bike"  # the equipment the simulated racers join on: bikes posting over the API (contract v1.2)
 MAX_SAMPLES_PER_REQUEST = 1000
@@ -134,7 +138,7 @@ class Simulator:
         self.profiles = [RacerProfile.for_racer(racer_id) for racer_id in racer_ids(settings)]
         self.bikes: dict[str, ApiClient] = {}  # racerId -> a client holding that racer's own token
         self.watch: LeaderboardWatch | None = None
-        self.audience = None
+        self.audience: Audience | None = None
         self.current_race: str | None = None
         self.first_tick: float | None = None  # epoch seconds the current race's first tick is due (head_start)
         self._finished = threading.Event()  # the current race finished by itself
@@ -162,7 +166,7 @@ class Simulator:
         # it finishes by itself at its end (the clock's): so tick k, second k, has happened when posted.
         lead = join_lead_seconds(settings.racers) if settings.start_lead is None else settings.start_lead
         ahead = head_start(settings.duration, settings.speed)
-        first = math.ceil(time.time()) + lead
+        first: float = math.ceil(time.time()) + lead
         starts = first - math.ceil(ahead)
         first = self.first_tick = starts + ahead
         race = self.client.call("POST", f"/classes/{settings.class_id}/races",

@@ -24,6 +24,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import jsii
@@ -92,7 +93,7 @@ class CompiledCopy:
         return True
 
 
-def compiled_code(source: Path, lambda_root: str, exclude: list[str] = ()) -> lambda_.Code:
+def compiled_code(source: Path, lambda_root: str, exclude: Sequence[str] = ()) -> lambda_.Code:
     """The folder's asset, with bytecode. Hashed by its source (``__pycache__`` and ``exclude``
     left out) and what the bundle holds, so a synth whose ``cdk.out`` already has the bundle reuses it."""
     excludes = [*ASSET_EXCLUDES, *exclude]

@@ -267,7 +267,7 @@ def leader_second(page) -> int:
 
 
 def test_pushed_updates_show_on_the_board_without_a_poll(stack, race, fresh_page):
-    page, (settings, race_id) = fresh_page, race
+    page, (_, race_id) = fresh_page, race
     # Given the race page, subscribed to its race's channel
     page.goto(f"{stack.url}/#/races/{race_id}")
     page.wait_for_selector("section[data-feed=push]")
@@ -302,7 +302,7 @@ def wait_until(page, condition, seconds: float = 20) -> None:
 
 
 def test_the_page_polls_while_the_socket_is_down_and_reads_the_board_again_on_reconnecting(stack, race, fresh_page):
-    page, (settings, race_id) = fresh_page, race
+    page, (_, race_id) = fresh_page, race
     sockets = {"refuse": True, "open": []}
 
     def socket_route(ws):

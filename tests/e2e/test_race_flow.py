@@ -44,7 +44,7 @@ def test_concurrent_overlapping_batches_count_each_sample_once(stack, client):
     rng = random.Random(7)
     values = {(r, s): (rng.randint(30, 90), rng.randint(33, 86)) for r in racers for s in range(60)}
     batches = []
-    for caller in range(4):
+    for _ in range(4):
         keys = [k for k in values if rng.random() < 0.7]
         rng.shuffle(keys)
         for start in range(0, len(keys), 50):

@@ -104,16 +104,6 @@ def test_dashboard_shows_race_day_at_a_glance(resources):
 # --- the site ------------------------------------------------------------------------------------
 
 
-def rendered(value) -> str:
-    """A template string, each value resolved at deploy time written as ``<its JSON>``."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict) and "Fn::Join" in value:
-        separator, parts = value["Fn::Join"]
-        return separator.join(rendered(part) for part in parts)
-    return f"<{json.dumps(value, separators=(',', ':'))}>"
-
-
 def sent_headers(config: dict) -> dict[str, str]:
     """The headers CloudFront adds for a response headers policy's SecurityHeadersConfig."""
     hsts = config["StrictTransportSecurity"]

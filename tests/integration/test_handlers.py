@@ -79,9 +79,10 @@ def test_race_ids_sort_by_creation_time(api, race):
 
 def test_create_race_with_the_same_idempotency_key_creates_one_race(api, race):
     import json
+    from pathlib import Path
     from local import handlers
     from local.events import with_header
-    event = with_header(json.loads(open("events/create_race.json").read()), "Idempotency-Key", "abc-1")
+    event = with_header(json.loads(Path("events/create_race.json").read_text()), "Idempotency-Key", "abc-1")
     first = json.loads(handlers.invoke("create_race", event)["body"])
     second = json.loads(handlers.invoke("create_race", event)["body"])
     assert first["raceId"] == second["raceId"]

@@ -128,7 +128,7 @@ class Pipeline(RuleBasedStateMachine):
         self.tail.read()  # what earlier programs left behind
         self.class_id = f"model-{self.programs}"
         self.racers = [f"m{self.programs}-{n}" for n in range(len(NAMES))]
-        self.names = dict(zip(self.racers, NAMES))
+        self.names = dict(zip(self.racers, NAMES, strict=False))
         assert call("put_class", {"classId": self.class_id}, body={"name": "Model"})[0] == 200
         status, race = call("create_race", {"classId": self.class_id},
                             body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": SECONDS})
@@ -226,10 +226,10 @@ class Pipeline(RuleBasedStateMachine):
         assert all(status == 200 for status, _ in answers), answers
         new = {(s["racerId"], s["second"]) for samples in requests for s in samples} - self.accepted
         assert sum(body["accepted"] for _, body in answers) == len(new), (answers, sorted(new))
-        for samples, (_, body) in zip(requests, answers):
+        for samples, (_, body) in zip(requests, answers, strict=True):
             assert body["accepted"] + body["duplicates"] == len(samples)
         self.accepted |= new
-        for samples, answer in zip(requests, answers):
+        for samples, answer in zip(requests, answers, strict=True):
             self.remember(samples, None, answer)
         self.last_post = None
 

@@ -164,7 +164,7 @@ def test_what_cannot_fire_is_refused_at_create(api, options, message):
 def test_rate_and_cron_schedules_are_not_run_locally(api):
     scheduler = client(api)
     for expression in ("rate(5 minutes)", "cron(0 12 * * ? *)"):
-        status, code, message = error_of(lambda: scheduler.create_schedule(
+        status, code, message = error_of(lambda expression=expression: scheduler.create_schedule(
             Name="r", ScheduleExpression=expression, FlexibleTimeWindow={"Mode": "OFF"},
             Target={"Arn": FINISHER, "RoleArn": ROLE}))
         assert (status, code) == (400, "ValidationException")

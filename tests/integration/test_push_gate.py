@@ -4,6 +4,7 @@ message sent or in the next one."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -93,7 +94,7 @@ def test_any_interleaving_sends_at_most_one_message_an_interval_and_loses_no_sha
         if pending is not None:
             sent.append((max(at, now), set(pending)))
     times = [at for at, _ in sent]
-    assert times == sorted(times) and all(b - a >= INTERVAL for a, b in zip(times, times[1:]))
+    assert times == sorted(times) and all(b - a >= INTERVAL for a, b in itertools.pairwise(times))
     for when, shards in written:
         covered = set().union(*(s for at, s in sent if at >= when))
         assert shards <= covered, (when, shards)

@@ -144,7 +144,7 @@ def test_the_page_reads_back_the_rows_the_stream_processor_compressed(tmp_path):
     rng = random.Random(3)
     shards = {}
     for n in range(100):
-        racer = "%08x-%04x-%04x-%04x-%012x" % tuple(rng.getrandbits(bits) for bits in (32, 16, 16, 16, 48))
+        racer = "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}".format(*(rng.getrandbits(bits) for bits in (32, 16, 16, 16, 48)))
         shard = e.RaceBoard.shard_of(racer)
         shards.setdefault(shard, e.RaceBoard("R1", shard)).standings[racer] = [
             Decimal(rng.randint(10_000, 99_999)) / 100, 120, f"Zoë Ångström {n}"]

@@ -26,7 +26,7 @@ def clock():
 
 
 def signed_up(pool: UserPool, email="ann@example.com"):
-    user = pool.sign_up(email, "Long-enough-pw1")
+    pool.sign_up(email, "Long-enough-pw1")
     return pool.confirm(email, pool.outbox[-1][1])
 
 

@@ -1,6 +1,7 @@
 """The simulator's racers: stable per id, inside the original ranges, trending up each race."""
 
 import io
+import itertools
 import threading
 
 import pytest
@@ -47,7 +48,7 @@ def test_values_trend_from_the_race_minimum_to_its_maximum():
     trend = [effort.trend(second) for second in range(300)]
     assert trend[0] == (effort.cadence[0], effort.resistance[0])
     assert trend[-1] == (effort.cadence[1], effort.resistance[1])
-    assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in zip(trend, trend[1:]))
+    assert all(a[0] <= b[0] and a[1] <= b[1] for a, b in itertools.pairwise(trend))
     first, last = effort.sample(0), effort.sample(299)
     assert last["cadence"] + last["resistance"] > first["cadence"] + first["resistance"]
 
@@ -304,10 +305,10 @@ def test_every_second_posted_has_happened_and_the_race_is_not_over_while_it_is_r
     Simulator(client, settings, progress=_quiet(), stop=VirtualStop(clock)).run()
     # Then it posted every second of the race, each at or after the moment it happened by the race's start
     # (the server's rule without its 2 s of tolerance: second <= now - startsAt)
-    created = next(at for at, (_, path, _, _) in zip(client.at, client.calls) if path == "/classes/c/races")
+    created = next(at for at, (_, path, _, _) in zip(client.at, client.calls, strict=True) if path == "/classes/c/races")
     starts = race_module.datetime.strptime(next(body for _, path, body, _ in client.calls if path == "/classes/c/races")
-                                           ["startsAt"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=race_module.timezone.utc).timestamp()
-    posts = [(at, body["samples"]) for at, (_, path, body, _) in zip(client.at, client.calls) if path.endswith("/telemetry")]
+                                           ["startsAt"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=race_module.UTC).timestamp()
+    posts = [(at, body["samples"]) for at, (_, path, body, _) in zip(client.at, client.calls, strict=True) if path.endswith("/telemetry")]
     assert [samples[0]["second"] for _, samples in posts] == list(range(duration))
     assert all(at >= starts + samples[0]["second"] for at, samples in posts)
     # while the race was not over (a race ridden slower than real time ends by itself: the service's finish)
