@@ -72,11 +72,6 @@ def error(error_type: str, message: str) -> dict:
     return {"errorType": error_type, "message": message}
 
 
-def base64url_json(value: dict) -> str:
-    """What a client puts after ``header-``: the JSON, base64url-encoded without padding."""
-    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
-
-
 def decode_header(protocol: str) -> dict | None:
     encoded = protocol[len(HEADER_PREFIX):]
     try:

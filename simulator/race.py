@@ -140,7 +140,6 @@ class Simulator:
         self.watch: LeaderboardWatch | None = None
         self.audience: Audience | None = None
         self.current_race: str | None = None
-        self.first_tick: float | None = None  # epoch seconds the current race's first tick is due (head_start)
         self._finished = threading.Event()  # the current race finished by itself
 
     def run(self) -> Totals:
@@ -168,7 +167,7 @@ class Simulator:
         ahead = head_start(settings.duration, settings.speed)
         first: float = math.ceil(time.time()) + lead
         starts = first - math.ceil(ahead)
-        first = self.first_tick = starts + ahead
+        first = starts + ahead
         race = self.client.call("POST", f"/classes/{settings.class_id}/races",
                                 {"startsAt": datetime.fromtimestamp(starts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                                  "durationSeconds": settings.duration},

@@ -24,7 +24,7 @@ from .stream import StreamProcessor
 
 PERIOD = Duration.minutes(1)
 ALARM_PERIOD = Duration.minutes(5)
-WIDE, THIRD = 12, 8
+THIRD = 8
 EMAIL_CONTEXT = "alarmEmail"
 
 

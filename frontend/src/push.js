@@ -145,7 +145,7 @@ export function messageRows(message) {
 }
 
 // The boards' order: a disqualified ride last, then score descending, then racerId by code unit (no
-// locale). The twin of `order` in layers/alleycat/python/alleycat/board.py; tests/integration/test_push_js.py
+// locale). The twin of `order` in layers/alleycat/python/alleycat/rules/board.py; tests/integration/test_push_js.py
 // holds the two together.
 const disqualified = (row) => (row.review === "disqualified" ? 1 : 0);
 export const byBoardOrder = (a, b) => disqualified(a) - disqualified(b) || b.score - a.score
