@@ -13,9 +13,9 @@ integration tests and by `sam local invoke -e`.
 import json
 from pathlib import Path
 
-from alleycat.storage import entities as e
 from alleycat.edge.routes import ROUTES, SAMPLE_IDS, by_function
 from alleycat.rules.scores import output
+from alleycat.storage import entities as e
 from local.events import http_event
 from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 
@@ -57,7 +57,7 @@ def texts() -> dict[str, str]:
     for route in ROUTES:
         path = route.path
         for name in route.parameters:
-            path = path.replace("{%s}" % name, SAMPLE_IDS[name])
+            path = path.replace(f"{{{name}}}", SAMPLE_IDS[name])
         body = json.dumps(route.sample.body) if route.sample.body is not None else None
         headers = {"Accept": "application/json", "Host": HOST, "User-Agent": "curl/8.5.0", "X-Forwarded-For": "203.0.113.10",
                    "X-Forwarded-Port": "443", "X-Forwarded-Proto": "https"}
@@ -69,7 +69,7 @@ def texts() -> dict[str, str]:
                            headers.items(), body, CLAIMS if route.protected else None, "203.0.113.10")
         event["requestContext"].update({"accountId": "123456789012", "apiId": "abc123",
                                         "requestId": "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
-                                        **dict(zip(("time", "timeEpoch"), REQUEST_TIMES.get(route.function, REQUEST_TIME)))})
+                                        **dict(zip(("time", "timeEpoch"), REQUEST_TIMES.get(route.function, REQUEST_TIME), strict=True))})
         files[f"{route.function}.json"] = json.dumps(event, indent=2) + "\n"
     files[f"{STREAM_PROCESSOR}.json"] = json.dumps(stream_event(), indent=2, default=str) + "\n"
     files[f"{FINISHER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"
