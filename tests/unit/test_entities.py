@@ -14,7 +14,7 @@ RACE_ID = "01JD5Z6Q8X0000000000000000"
     e.Racer("bob", "Bob"),
     e.Class("hill", "Hill climb", "steep"),
     e.Race(RACE_ID, "hill", "Hill climb", "2026-11-22T10:00:00Z", 300, "open", 4),
-    e.Entry(RACE_ID, "bob", "Bob", "hill", "2026-11-22T10:00:00Z", chunks={0: Totals(Decimal("12.5"), 59)}),
+    e.Entry(RACE_ID, "bob", "Bob", "hill", "2026-11-22T10:00:00Z", chunks={"0": Totals(Decimal("12.5"), 59)}),
     e.RaceBoard(RACE_ID, 2, {"bob": [Decimal("1.25"), 3, "Bob"]}),
     e.ClassBoard("hill", {"bob": [Decimal("99.5"), RACE_ID, "Bob"]}),
     e.Best("bob", "hill", Decimal("99.5"), RACE_ID, "Bob"),
@@ -48,7 +48,7 @@ def test_chunk_stores_each_second_as_its_own_attribute():
 
 
 def test_entry_score_and_last_second_come_from_its_chunks():
-    entry = e.Entry(RACE_ID, "bob", "Bob", "hill", "t", chunks={0: Totals(Decimal("1.5"), 59), 1: Totals(Decimal("2.25"), 75)})
+    entry = e.Entry(RACE_ID, "bob", "Bob", "hill", "t", chunks={"0": Totals(Decimal("1.5"), 59), "1": Totals(Decimal("2.25"), 75)})
     assert entry.score == Decimal("3.75")
     assert entry.lastSecond == 75
 

@@ -152,9 +152,9 @@ def new_race_items(race: Race) -> list[Entity]:
 class Entry(Entity):
     """A racer in a race: their result, newest first in the racer's partition.
 
-    ``chunks`` maps a history chunk number to that chunk's ``Totals`` (stored as a map of
-    ``"<chunk>": [points, lastSecond]``), so re-applying a chunk is idempotent; score and
-    lastSecond are derived from it.
+    ``chunks`` maps a history chunk number, as the stored map's key (``"0"``), to that chunk's
+    ``Totals`` (stored as ``[points, lastSecond]``), so re-applying a chunk is idempotent; score
+    and lastSecond are derived from it.
     ``equipment`` is what the ride is on (``fairplay``), ``device`` the device that holds it (None:
     none named yet). ``review`` is None or its state; ``rules`` the rules the ride broke, ``note`` the
     admin's, ``reviewedAt`` when its review item (``Review``) was written.
@@ -168,7 +168,7 @@ class Entry(Entity):
     startsAt: str
     raceStatus: str = OPEN  # not "status": that one is projected to the inverted index
     rank: int | None = None
-    chunks: dict[int, Totals] = field(default_factory=dict)
+    chunks: dict[str, Totals] = field(default_factory=dict)
     equipment: str = "bike"
     device: str | None = None
     review: str | None = None
@@ -193,7 +193,7 @@ class Entry(Entity):
     @classmethod
     def from_values(cls, values: dict) -> "Entry":
         entry = super().from_values(values)
-        entry.chunks = {int(chunk): totals_of(stored) for chunk, stored in entry.chunks.items()}
+        entry.chunks = {chunk: totals_of(stored) for chunk, stored in entry.chunks.items()}
         return entry
 
     @property

@@ -40,7 +40,7 @@ def compact(race: e.Race, entry: e.Entry, check: Callable[[e.Entry, Seconds], ob
         if _known(entry.chunks) != totals:
             changed = True
             racers.set_entry_chunks(race.raceId, entry.racerId, totals, ranked_too=True)
-            entry.chunks = dict(totals)
+            entry.chunks = {str(chunk): chunk_totals for chunk, chunk_totals in totals.items()}
         if check is not None:
             check(entry, samples)
         if racers.replace_chunks(packed, live):
@@ -48,6 +48,6 @@ def compact(race: e.Race, entry: e.Entry, check: Callable[[e.Entry, Seconds], ob
     raise RuntimeError(f"racer {entry.racerId} kept receiving samples while race {race.raceId} was compacted")
 
 
-def _known(chunks: dict[int, Totals]) -> dict[int, Totals]:
+def _known(chunks: dict[str, Totals]) -> dict[int, Totals]:
     """The entry's chunk totals that have a second (a chunk with none adds nothing)."""
     return {int(chunk): Totals(*totals) for chunk, totals in chunks.items() if totals[1] is not None}
