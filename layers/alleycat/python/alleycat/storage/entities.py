@@ -231,12 +231,13 @@ class Review(Entity):
 
 @dataclass
 class RaceBoard(Entity):
-    """One shard of a race's live leaderboard: racerId -> [score, lastSecond, name, equipment, review]."""
+    """One shard of a race's live leaderboard: racerId -> [score, lastSecond, name, equipment, review], a
+    ``rules.board.Standing`` as stored (``Standing.stored`` reads it, ``Standing.item`` writes it)."""
 
     KEYS = keys.RACE_BOARD
     raceId: str
     shard: int
-    standings: dict = field(default_factory=dict)
+    standings: dict[str, list] = field(default_factory=dict)
 
     @staticmethod
     def shard_of(racer_id: str) -> int:
@@ -258,11 +259,12 @@ class PushGate(Entity):
 
 @dataclass
 class ClassBoard(Entity):
-    """A class's all-time leaderboard: racerId -> [bestScore, raceId, name]."""
+    """A class's all-time leaderboard: racerId -> [bestScore, raceId, name], a ``rules.board.ClassStanding``
+    as stored (``ClassStanding.stored`` reads it, ``ClassStanding.item`` writes it)."""
 
     KEYS = keys.CLASS_BOARD
     classId: str
-    standings: dict = field(default_factory=dict)
+    standings: dict[str, list] = field(default_factory=dict)
     version: int | None = None  # optimistic lock: each write adds one
 
     def to_item(self) -> dict:
