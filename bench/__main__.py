@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from alleycat import ids
 from alleycat.rules.board import ClassBoard, ClassStanding, Standing
+from alleycat.rules.samples import Sample, Totals
 from alleycat.storage import entities as e
 from alleycat.storage.dynamo import client
 
@@ -51,7 +52,7 @@ def _race_items(race_id: str, class_id: str, racer_ids: list[str]) -> list[dict]
     for n, racer_id in enumerate(racer_ids):
         boards[e.RaceBoard.shard_of(racer_id)].standings[racer_id] = \
             Standing(racer_id, Decimal(n * 311) / 7, 59, f"Racer {n}").item()
-    entries = [e.Entry(race_id, r, f"Racer {n}", class_id, race.startsAt, chunks={"0": [Decimal("5200.1234"), 59]})
+    entries = [e.Entry(race_id, r, f"Racer {n}", class_id, race.startsAt, chunks={"0": Totals(Decimal("5200.1234"), 59)})
                for n, r in enumerate(racer_ids)]
     return [x.to_item() for x in (*created, *entries)]
 
@@ -66,8 +67,8 @@ def seed(dynamo: env.Dynamo, table: str, scale: int) -> dict:
     items += _race_items(RACE_ID, CLASS_ID, field)
     for n in range(12 * scale):  # racer-1's history
         race_id = ids.new_race_id()
-        entry = e.Entry(race_id, RACER_ID, "Racer One", CLASS_ID, "2026-11-22T10:00:00Z", chunks={"0": [Decimal(900 + n), 59]})
-        chunk = e.Chunk(race_id, RACER_ID, 0, CLASS_ID, Decimal("5200.1234"), {s: [Decimal("84.25"), 47] for s in range(60)})
+        entry = e.Entry(race_id, RACER_ID, "Racer One", CLASS_ID, "2026-11-22T10:00:00Z", chunks={"0": Totals(Decimal(900 + n), 59)})
+        chunk = e.Chunk(race_id, RACER_ID, 0, CLASS_ID, Decimal("5200.1234"), {s: Sample(Decimal("84.25"), 47) for s in range(60)})
         items += _race_items(race_id, CLASS_ID, field) + [entry.to_item(), chunk.to_item()]
     items += [i for n in range(2 * scale) for _ in range(4) for i in _race_items(ids.new_race_id(), f"class-{n}", field)]
     board = e.ClassBoard(CLASS_ID, ClassBoard(ClassStanding(f"racer-{n}", Decimal(n * 97) / 3, RACE_ID, f"Racer {n}")

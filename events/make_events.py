@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from alleycat.edge.routes import ROUTES, SAMPLE_IDS, by_function
-from alleycat.rules.scores import output
+from alleycat.rules.samples import Sample
 from alleycat.storage import entities as e
 from local.events import http_event
 from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
@@ -39,10 +39,10 @@ STREAM_ARN = ("arn:aws:dynamodb:eu-west-1:123456789012:table/Alleycat-DataTable/
 
 def stream_event() -> dict:
     """The telemetry sample's stream record: racer-1's chunk 0 before and after it."""
-    samples = {s["second"]: [s["cadence"], s["resistance"]] for s in TELEMETRY.sample.body["samples"]}
+    samples = {s["second"]: Sample(s["cadence"], s["resistance"]) for s in TELEMETRY.sample.body["samples"]}
     chunk = dict(raceId=RACE_ID, racerId=SAMPLE_IDS["racerId"], chunk=0, classId=SAMPLE_IDS["classId"])
     old = e.Chunk(**chunk).to_item()
-    new = e.Chunk(**chunk, points=sum(output(*pair) for pair in samples.values()), samples=samples).to_item()
+    new = e.Chunk(**chunk, points=sum(sample.output for sample in samples.values()), samples=samples).to_item()
     return {"Records": [{
         "eventID": "5f0f6a1c3b9e4d0e8a7f2b1c0d9e8f7a", "eventName": "MODIFY", "eventVersion": "1.1",
         "eventSource": "aws:dynamodb", "awsRegion": "eu-west-1", "eventSourceARN": STREAM_ARN,

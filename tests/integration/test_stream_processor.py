@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from alleycat.rules.samples import Sample
 from alleycat.storage import classes, racers, races
 
 from .conftest import ADMIN, Api, process
@@ -147,7 +148,7 @@ def test_a_sample_landing_after_the_freeze_is_counted(server, race):
     finish_and_settle(server, api, race_id)
     # When a request that passed the open check writes a new second after the freeze
     from alleycat.storage import entities as e
-    written = racers.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
+    written = racers.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: Sample(300, 100)}), {100: 552.75})
     assert written.accepted == 1
     for _ in range(3):
         assert process(server.read()) == {"batchItemFailures": []}
@@ -164,8 +165,8 @@ def test_after_compaction_a_packed_second_is_a_duplicate_and_a_new_one_too_late(
     finish_and_settle(server, api, race_id)
     from alleycat.storage import entities as e
     # When a stalled request re-sends second 5 of racer a and a new second 85 into the sealed chunks
-    first = racers.add_samples(e.Chunk(race_id, "a", 0, "hill-climb", samples={5: [1, 1]}), {5: 36.36})
-    second = racers.add_samples(e.Chunk(race_id, "a", 2, "hill-climb", samples={65: [1, 1], 85: [1, 1]}),
+    first = racers.add_samples(e.Chunk(race_id, "a", 0, "hill-climb", samples={5: Sample(1, 1)}), {5: 36.36})
+    second = racers.add_samples(e.Chunk(race_id, "a", 2, "hill-climb", samples={65: Sample(1, 1), 85: Sample(1, 1)}),
                                {65: 36.36, 85: 36.36})
     # Then the packed second counts as a duplicate, the new one is refused, and nothing changed
     assert (first.accepted, first.duplicates, first.too_late) == (0, 1, [])
@@ -284,7 +285,7 @@ def test_a_late_sample_re_ranks_only_the_entries_whose_place_moved(server, race)
     # When a sample of d lands after the freeze in a minute d never wrote (enough to pass b, not c)
     from alleycat.storage import entities as e
     from .faults import Writes
-    racers.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: [300, 100]}), {100: 552.75})
+    racers.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: Sample(300, 100)}), {100: 552.75})
     writes = Writes()
     try:
         for _ in range(3):

@@ -4,6 +4,7 @@ import json
 from decimal import Decimal
 
 from alleycat.rules import board
+from alleycat.rules.samples import Totals
 from alleycat.storage import entities as e
 from alleycat.storage.attributes import from_item, to_attr
 from alleycat.rules.board import Board, ClassBoard, ClassStanding, Standing
@@ -120,7 +121,7 @@ def test_class_merge_cuts_to_the_board_size_then_trims_until_it_fits():
 
 
 def test_entries_in_board_order_and_by_shard():
-    entries = [e.Entry(RACE, racer, racer, "hill", "2026-11-22T10:00:00Z", chunks={"0": [Decimal(points), 1]})
+    entries = [e.Entry(RACE, racer, racer, "hill", "2026-11-22T10:00:00Z", chunks={"0": Totals(Decimal(points), 1)})
                for racer, points in (("b", 3), ("a", 3), ("c", 9))]
     assert [entry.racerId for entry in board.in_order(entries)] == ["c", "a", "b"]
     by_shard = board.shards(map(Standing.of_entry, entries), e.RaceBoard.shard_of)

@@ -2,6 +2,7 @@ from decimal import Decimal
 
 import pytest
 
+from alleycat.rules.samples import Sample, Totals
 from alleycat.storage import entities as e
 from alleycat.rules import scores
 from alleycat.edge import views
@@ -13,12 +14,12 @@ RACE_ID = "01JD5Z6Q8X0000000000000000"
     e.Racer("bob", "Bob"),
     e.Class("hill", "Hill climb", "steep"),
     e.Race(RACE_ID, "hill", "Hill climb", "2026-11-22T10:00:00Z", 300, "open", 4),
-    e.Entry(RACE_ID, "bob", "Bob", "hill", "2026-11-22T10:00:00Z", chunks={"0": [Decimal("12.5"), 59]}),
+    e.Entry(RACE_ID, "bob", "Bob", "hill", "2026-11-22T10:00:00Z", chunks={"0": Totals(Decimal("12.5"), 59)}),
     e.RaceBoard(RACE_ID, 2, {"bob": [Decimal("1.25"), 3, "Bob"]}),
     e.ClassBoard("hill", {"bob": [Decimal("99.5"), RACE_ID, "Bob"]}),
     e.Best("bob", "hill", Decimal("99.5"), RACE_ID, "Bob"),
-    e.Chunk(RACE_ID, "bob", 1, "hill", Decimal("10.5"), {60: [80, 50], 61: [81, 51]}),
-    e.PackedChunk(RACE_ID, "bob", 0, "hill", {0: [80, Decimal("50.25")], 599: [Decimal("0.0001"), 100]}),
+    e.Chunk(RACE_ID, "bob", 1, "hill", Decimal("10.5"), {60: Sample(80, 50), 61: Sample(81, 51)}),
+    e.PackedChunk(RACE_ID, "bob", 0, "hill", {0: Sample(80, Decimal("50.25")), 599: Sample(Decimal("0.0001"), 100)}),
 ])
 def test_item_round_trips_through_the_type_discriminator(entity):
     # When an entity is stored and read back from its item
@@ -30,7 +31,7 @@ def test_item_round_trips_through_the_type_discriminator(entity):
 
 
 def test_packed_chunk_is_compressed_binary_with_short_names():
-    samples = {s: [Decimal("61.5"), 42] for s in range(600)}
+    samples = {s: Sample(Decimal("61.5"), 42) for s in range(600)}
     item = e.PackedChunk(RACE_ID, "bob", 0, "hill", samples).to_item()
     assert set(item) == {"PK", "SK", "type", "c", "d"}
     assert "B" in item["d"] and len(item["d"]["B"]) < 2000
@@ -42,12 +43,12 @@ def test_unknown_type_is_refused():
 
 
 def test_chunk_stores_each_second_as_its_own_attribute():
-    item = e.Chunk(RACE_ID, "bob", 0, "hill", samples={5: [90, 40]}).to_item()
+    item = e.Chunk(RACE_ID, "bob", 0, "hill", samples={5: Sample(90, 40)}).to_item()
     assert item["s5"] == {"L": [{"N": "90"}, {"N": "40"}]}
 
 
 def test_entry_score_and_last_second_come_from_its_chunks():
-    entry = e.Entry(RACE_ID, "bob", "Bob", "hill", "t", chunks={"0": [Decimal("1.5"), 59], "1": [Decimal("2.25"), 75]})
+    entry = e.Entry(RACE_ID, "bob", "Bob", "hill", "t", chunks={"0": Totals(Decimal("1.5"), 59), "1": Totals(Decimal("2.25"), 75)})
     assert entry.score == Decimal("3.75")
     assert entry.lastSecond == 75
 

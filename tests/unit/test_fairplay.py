@@ -3,10 +3,11 @@ and the plausibility rules at and around their thresholds."""
 
 from alleycat.rules import fairplay
 from alleycat.rules.fairplay import broken_rules
+from alleycat.rules.samples import Sample
 
 
 def ride(cadences, resistance=50, start=0):
-    return {start + n: (cadence, resistance) for n, cadence in enumerate(cadences)}
+    return {start + n: Sample(cadence, resistance) for n, cadence in enumerate(cadences)}
 
 
 def test_a_ride_that_used_the_on_screen_bike_stays_virtual():
@@ -52,7 +53,7 @@ def test_cadence_held_above_170_for_10_seconds():
 
 def test_output_held_above_250_on_average_over_60_seconds():
     # output = (cadence + 35) x (resistance + 65) / 100: 150 rpm at 100 % is 305.25; 100 rpm at 100 % is 222.75
-    strong, easy = (150, 100), (100, 100)
+    strong, easy = Sample(150, 100), Sample(100, 100)
     # 40 strong seconds and 20 easy ones average (40 x 305.25 + 20 x 222.75) / 60 = 277.75: broken
     assert broken_rules({n: strong if n < 40 else easy for n in range(60)}) == ["output-held"]
     # 59 seconds of the strongest output alone are not a minute
@@ -68,7 +69,7 @@ def test_cadence_rising_80_rpm_in_one_second():
     assert broken_rules(ride([10, 89])) == []
     assert broken_rules(ride([10, 90])) == ["cadence-jump"]
     assert broken_rules(ride([90, 10])) == []                        # stopping is allowed
-    assert broken_rules({0: (10, 50), 2: (95, 50)}) == []            # not consecutive seconds
+    assert broken_rules({0: Sample(10, 50), 2: Sample(95, 50)}) == []            # not consecutive seconds
 
 
 def test_a_minute_at_300_rpm_and_100_percent_breaks_every_rule_but_the_jump_unless_it_starts_from_rest():
@@ -87,7 +88,7 @@ def test_the_simulators_riders_never_break_a_rule_100_racers_over_three_300_seco
     for race in ("01JD5Z6Q8X0000000000000001", "01JD5Z6Q8X0000000000000002", "01JD5Z6Q8X0000000000000003"):
         for profile in profiles:
             effort = profile.in_race(race, 300)
-            samples = {s: (sample["cadence"], sample["resistance"]) for s in range(300)
+            samples = {s: Sample(sample["cadence"], sample["resistance"]) for s in range(300)
                        for sample in [effort.sample(s)]}
             if broken_rules(samples):
                 flagged.append((race, profile.racer_id, broken_rules(samples)))

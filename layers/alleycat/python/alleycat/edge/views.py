@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from alleycat.rules import board
 from alleycat.storage import entities as e
-from alleycat.rules.scores import number, output
+from alleycat.rules.samples import Sample
+from alleycat.rules.scores import number
 
 
 def racer(r: e.Racer) -> dict:
@@ -81,8 +82,12 @@ def history(chunks: list[e.Chunk | e.PackedChunk]) -> list[dict]:
     races: dict[str, dict] = {}
     for chunk in chunks:
         race = races.setdefault(chunk.raceId, {"raceId": chunk.raceId, "classId": chunk.classId, "samples": {}})
-        for second, pair in chunk.samples.items():
-            race["samples"].setdefault(second, pair)
-    return [{**race, "samples": [[second, number(cadence), number(resistance), number(output(cadence, resistance))]
-                                 for second, (cadence, resistance) in sorted(race["samples"].items())]}
+        for second, sample in chunk.samples.items():
+            race["samples"].setdefault(second, sample)
+    return [{**race, "samples": [history_row(second, sample) for second, sample in sorted(race["samples"].items())]}
             for race in races.values()]
+
+
+def history_row(second: int, sample: Sample) -> list:
+    """A second of ``GET /racers/{racerId}/history``: ``[second, cadence, resistance, output]``."""
+    return [second, number(sample.cadence), number(sample.resistance), number(sample.output)]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping
 
-from alleycat.rules.scores import output
+from alleycat.rules.samples import Sample
 
 BIKE, TRAINER, VIRTUAL = "bike", "trainer", "virtual"
 EQUIPMENT = (BIKE, TRAINER, VIRTUAL)
@@ -46,9 +46,6 @@ def counts_for_class(equipment: str | None, review: str | None) -> bool:
 def latest_second(now: float, starts_at: float) -> int:
     """The highest second of a race that has happened at ``now`` (epoch seconds), with the clocks' tolerance."""
     return math.floor(now - starts_at) + CLOCK_TOLERANCE_SECONDS
-
-
-Sample = Sequence  # (cadence, resistance)
 
 
 @dataclass(frozen=True)
@@ -88,7 +85,7 @@ def _cadence_held(samples: Mapping[int, Sample]) -> bool:
     for run in _runs(samples):
         held = 0
         for second in run:
-            held = held + 1 if Decimal(samples[second][0]) > CADENCE_HELD_RPM else 0
+            held = held + 1 if Decimal(samples[second].cadence) > CADENCE_HELD_RPM else 0
             if held >= CADENCE_HELD_SECONDS:
                 return True
     return False
@@ -97,7 +94,7 @@ def _cadence_held(samples: Mapping[int, Sample]) -> bool:
 def _output_held(samples: Mapping[int, Sample]) -> bool:
     limit = OUTPUT_HELD * OUTPUT_HELD_SECONDS
     for run in _runs(samples):
-        outputs = [output(*samples[second][:2]) for second in run]
+        outputs = [samples[second].output for second in run]
         window = sum(outputs[:OUTPUT_HELD_SECONDS], Decimal(0))
         if len(outputs) >= OUTPUT_HELD_SECONDS and window > limit:
             return True
@@ -109,7 +106,7 @@ def _output_held(samples: Mapping[int, Sample]) -> bool:
 
 
 def _cadence_jump(samples: Mapping[int, Sample]) -> bool:
-    return any(Decimal(samples[second][0]) - Decimal(samples[second - 1][0]) >= CADENCE_JUMP_RPM
+    return any(Decimal(samples[second].cadence) - Decimal(samples[second - 1].cadence) >= CADENCE_JUMP_RPM
                for second in samples if second - 1 in samples)
 
 
@@ -121,5 +118,5 @@ RULES = (
 
 
 def broken_rules(samples: Mapping[int, Sample]) -> list[str]:
-    """The ids of the rules a ride's samples (second -> (cadence, resistance)) break, in ``RULES`` order."""
+    """The ids of the rules a ride's samples break, in ``RULES`` order."""
     return [rule.id for rule in RULES if rule.broken_by(samples)]

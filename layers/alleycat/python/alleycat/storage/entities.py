@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import ClassVar
 
+from alleycat.rules.samples import CHUNK_SECONDS, Sample, Seconds, Totals
 from alleycat.storage import keys
 from alleycat.storage.attributes import from_item as _load, to_item as _dump
 
@@ -32,8 +33,12 @@ class Entity:
         return self.KEYS.key({name: getattr(self, name) for name in self.KEYS.pk.fields + self.KEYS.sk.fields})
 
     def to_item(self) -> dict:
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values = self.stored_values()
         return _dump({**self.KEYS.key(values), TYPE: self.KEYS.entity, **values})
+
+    def stored_values(self) -> dict:
+        """The entity's fields as its item holds them (before attribute encoding)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_values(cls, values: dict) -> "Entity":
@@ -147,8 +152,9 @@ def new_race_items(race: Race) -> list[Entity]:
 class Entry(Entity):
     """A racer in a race: their result, newest first in the racer's partition.
 
-    ``chunks`` maps a history chunk number to ``[points, lastSecond]`` of that chunk,
-    so re-applying a chunk is idempotent; score and lastSecond are derived from it.
+    ``chunks`` maps a history chunk number, as the stored map's key (``"0"``), to that chunk's
+    ``Totals`` (stored as ``[points, lastSecond]``), so re-applying a chunk is idempotent; score
+    and lastSecond are derived from it.
     ``equipment`` is what the ride is on (``fairplay``), ``device`` the device that holds it (None:
     none named yet). ``review`` is None or its state; ``rules`` the rules the ride broke, ``note`` the
     admin's, ``reviewedAt`` when its review item (``Review``) was written.
@@ -162,7 +168,7 @@ class Entry(Entity):
     startsAt: str
     raceStatus: str = OPEN  # not "status": that one is projected to the inverted index
     rank: int | None = None
-    chunks: dict = field(default_factory=dict)
+    chunks: dict[str, Totals] = field(default_factory=dict)
     equipment: str = "bike"
     device: str | None = None
     review: str | None = None
@@ -180,13 +186,23 @@ class Entry(Entity):
                 item.pop(name, None)
         return item
 
+    def stored_values(self) -> dict:
+        return {**super().stored_values(), "chunks": {str(chunk): stored_totals(totals)
+                                                      for chunk, totals in self.chunks.items()}}
+
+    @classmethod
+    def from_values(cls, values: dict) -> "Entry":
+        entry = super().from_values(values)
+        entry.chunks = {chunk: totals_of(stored) for chunk, stored in entry.chunks.items()}
+        return entry
+
     @property
     def score(self) -> Decimal:
-        return sum((Decimal(p) for p, _ in self.chunks.values()), Decimal(0))
+        return sum((Decimal(points) for points, _ in self.chunks.values()), Decimal(0))
 
     @property
     def lastSecond(self) -> int | None:
-        return max((int(s) for _, s in self.chunks.values() if s is not None), default=None)
+        return max((int(second) for _, second in self.chunks.values() if second is not None), default=None)
 
 
 @dataclass
@@ -215,12 +231,13 @@ class Review(Entity):
 
 @dataclass
 class RaceBoard(Entity):
-    """One shard of a race's live leaderboard: racerId -> [score, lastSecond, name, equipment, review]."""
+    """One shard of a race's live leaderboard: racerId -> [score, lastSecond, name, equipment, review], a
+    ``rules.board.Standing`` as stored (``Standing.stored`` reads it, ``Standing.item`` writes it)."""
 
     KEYS = keys.RACE_BOARD
     raceId: str
     shard: int
-    standings: dict = field(default_factory=dict)
+    standings: dict[str, list] = field(default_factory=dict)
 
     @staticmethod
     def shard_of(racer_id: str) -> int:
@@ -242,11 +259,12 @@ class PushGate(Entity):
 
 @dataclass
 class ClassBoard(Entity):
-    """A class's all-time leaderboard: racerId -> [bestScore, raceId, name]."""
+    """A class's all-time leaderboard: racerId -> [bestScore, raceId, name], a ``rules.board.ClassStanding``
+    as stored (``ClassStanding.stored`` reads it, ``ClassStanding.item`` writes it)."""
 
     KEYS = keys.CLASS_BOARD
     classId: str
-    standings: dict = field(default_factory=dict)
+    standings: dict[str, list] = field(default_factory=dict)
     version: int | None = None  # optimistic lock: each write adds one
 
     def to_item(self) -> dict:
@@ -302,26 +320,26 @@ class Chunk(Entity):
     """
 
     KEYS = keys.CHUNK
-    SECONDS: ClassVar[int] = 30  # 30 samples of a 36-character racer id: under 1 KB, one write unit
+    SECONDS: ClassVar[int] = CHUNK_SECONDS
     raceId: str
     racerId: str
     chunk: int
     classId: str
     points: Decimal = Decimal(0)
-    samples: dict = field(default_factory=dict)
+    samples: Seconds = field(default_factory=dict)
     sealed: int | None = None
+    lastWrite: str | None = None  # what the last write with an Idempotency-Key did (``rules.telemetry.record``)
 
-    def to_item(self) -> dict:
-        values = {"raceId": self.raceId, "racerId": self.racerId, "chunk": self.chunk,
-                  "classId": self.classId, "points": self.points, "sealed": self.sealed}
-        seconds = {sample_attribute(second): list(pair) for second, pair in self.samples.items()}
-        return _dump({**self.KEYS.key(values), TYPE: self.KEYS.entity, **values, **seconds})
+    def stored_values(self) -> dict:
+        values = {"raceId": self.raceId, "racerId": self.racerId, "chunk": self.chunk, "classId": self.classId,
+                  "points": self.points, "sealed": self.sealed, "lastWrite": self.lastWrite}
+        return {**values, **stored_seconds(self.samples)}
 
     @classmethod
     def from_values(cls, values: dict) -> "Chunk":
-        samples = {int(name[1:]): value for name, value in values.items() if _SAMPLE.match(name)}
+        samples = {int(name[1:]): sample_of(value) for name, value in values.items() if _SAMPLE.match(name)}
         return cls(values["raceId"], values["racerId"], int(values["chunk"]), values["classId"],
-                   values.get("points", Decimal(0)), samples, values.get("sealed"))
+                   values.get("points", Decimal(0)), samples, values.get("sealed"), values.get("lastWrite"))
 
     @property
     def live(self) -> bool:
@@ -330,9 +348,6 @@ class Chunk(Entity):
     def seal_mask(self) -> int:
         """The ``sealed`` bits of this chunk's seconds."""
         return sum(1 << (second - self.chunk * self.SECONDS) for second in self.samples)
-
-    def was_sealed_with(self, second: int) -> bool:
-        return bool((self.sealed or 0) >> (second - self.chunk * self.SECONDS) & 1)
 
 
 @dataclass
@@ -349,10 +364,10 @@ class PackedChunk(Entity):
     racerId: str
     part: int
     classId: str
-    samples: dict = field(default_factory=dict)
+    samples: Seconds = field(default_factory=dict)
 
     def to_item(self) -> dict:
-        rows = [[second, str(cadence), str(resistance)] for second, (cadence, resistance) in sorted(self.samples.items())]
+        rows = [[second, *map(str, stored_sample(sample))] for second, sample in sorted(self.samples.items())]
         data = gzip.compress(json.dumps(rows, separators=(",", ":")).encode(), mtime=0)
         key = self.KEYS.key({"raceId": self.raceId, "racerId": self.racerId, "part": self.part})
         return _dump({**key, TYPE: self.KEYS.entity, "c": self.classId, "d": data})
@@ -360,7 +375,7 @@ class PackedChunk(Entity):
     @classmethod
     def from_values(cls, values: dict) -> "PackedChunk":
         rows = json.loads(gzip.decompress(values["d"]))
-        samples = {second: [_decimal(cadence), _decimal(resistance)] for second, cadence, resistance in rows}
+        samples = {second: sample_of([_decimal(text) for text in stored]) for second, *stored in rows}
         return cls(values["raceId"], values["racerId"], int(values["part"]), values["c"], samples)
 
 
@@ -374,6 +389,34 @@ _SAMPLE = re.compile(r"^s\d+$")
 
 def sample_attribute(second: int) -> str:
     return f"s{second}"
+
+
+# --- the ride's types as stored: the one place their lists are built and read ----------------
+
+def stored_sample(sample: Sample) -> list:
+    """A second as a chunk's ``s<second>`` attribute (and a packed row, after its second) holds it."""
+    return [sample.cadence, sample.resistance]
+
+
+def sample_of(stored: list) -> Sample:
+    cadence, resistance = stored
+    return Sample(cadence, resistance)
+
+
+def stored_seconds(samples: Seconds) -> dict[str, list]:
+    """A chunk's samples as its attributes: ``s<second>`` -> the stored sample."""
+    return {sample_attribute(second): stored_sample(sample) for second, sample in samples.items()}
+
+
+def stored_totals(totals: Totals) -> list:
+    """A chunk's totals as the entry's ``chunks`` map holds them: ``[points, lastSecond]``."""
+    points, last_second = totals
+    return [points, last_second]
+
+
+def totals_of(stored: list) -> Totals:
+    points, last_second = stored
+    return Totals(points, last_second)
 
 
 _BY_TYPE: dict[str, type[Entity]] = {

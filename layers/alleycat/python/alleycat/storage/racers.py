@@ -6,9 +6,11 @@ racer) and pattern 5 (second-by-second history) are one Query of it per page.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
+from alleycat.rules import telemetry
+from alleycat.rules.samples import Seconds, Totals
+from alleycat.rules.telemetry import ChunkWrite, StoredChunk
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import to_attr
@@ -95,9 +97,9 @@ def entries_of(racer_id: str) -> list[e.Entry]:
     return [i for i in _racer_items(racer_id, keys.ENTRY.sk.prefix()) if isinstance(i, e.Entry)]
 
 
-def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list],
+def set_entry_chunks(race_id: str, racer_id: str, totals: Mapping[int, Totals],
                      ranked_too: bool = False) -> tuple[e.Entry | None, bool]:
-    """Records chunks' [points, lastSecond] on the racer's entry in one write, unless the entry
+    """Records chunks' ``Totals`` on the racer's entry in one write, unless the entry
     is ranked already and not ``ranked_too`` (compaction owns a ranked entry's totals):
     (the entry before, whether written)."""
     from botocore.exceptions import ClientError
@@ -108,7 +110,7 @@ def set_entry_chunks(race_id: str, racer_id: str, totals: dict[int, list],
             UpdateExpression="SET " + ", ".join(f"chunks.#c{chunk} = :c{chunk}" for chunk in totals),
             ConditionExpression="attribute_exists(PK)" + ("" if ranked_too else " AND NOT raceStatus = :finished"),
             ExpressionAttributeNames={f"#c{chunk}": str(chunk) for chunk in totals},
-            ExpressionAttributeValues={**{f":c{chunk}": to_attr(pair) for chunk, pair in totals.items()},
+            ExpressionAttributeValues={**{f":c{chunk}": to_attr(e.stored_totals(chunk_totals)) for chunk, chunk_totals in totals.items()},
                                        **({} if ranked_too else {":finished": to_attr(e.FINISHED)})},
             ReturnValues="ALL_OLD", ReturnValuesOnConditionCheckFailure="ALL_OLD")
         return e.from_item(response["Attributes"]), True
@@ -173,94 +175,68 @@ def set_best(racer_id: str, class_id: str, best: e.Best | None) -> None:
 
 # --- history chunks --------------------------------------------------------
 
-@dataclass
-class ChunkWrite:
-    """What one chunk write did with its seconds."""
+def add_samples(chunk: e.Chunk, points: Mapping[int, Any], request_key: str | None = None) -> ChunkWrite:
+    """Writes the chunk's seconds that are not stored yet; what became of each (``ChunkWrite``).
 
-    accepted: int = 0
-    duplicates: int = 0
-    too_late: list = field(default_factory=list)  # seconds for a chunk sealed by the race's finish
+    Each attempt is one conditional write of the seconds still pending (``_write_absent``); when it is
+    refused, ``rules.telemetry.after_refusal`` decides from what is stored which seconds were duplicates,
+    too late or to be tried again.
 
-
-def add_samples(chunk: e.Chunk, points: dict[int, Any], request_key: str | None = None) -> ChunkWrite:
-    """Writes the chunk's seconds that are not stored yet.
-
-    One conditional UpdateItem sets every new second and adds their points; if any of
-    them was stored meanwhile, the write is refused, the stored ones become duplicates
-    and the rest is tried again. A chunk sealed by compaction takes nothing: a second it
-    held is a duplicate, any other is too late.
-
-    With a ``request_key`` (the client's Idempotency-Key) the write also records, in
-    ``lastWrite``, a digest of the key and samples and what became of them; the client's
-    retry of that request (its first answer lost) finds its digest there and gets the same
-    counts, not "all duplicates". That holds while no other batch wrote the same
-    racer-minute in between. Without a key a re-sent sample is a duplicate, as the
-    contract says.
+    With a ``request_key`` (the client's Idempotency-Key) the write also records, in ``lastWrite``, a
+    digest of the key and samples and what became of them; the client's retry of that request (its first
+    answer lost) finds its digest there and gets the same counts, not "all duplicates". That holds while
+    no other batch wrote the same racer-minute in between. Without a key a re-sent sample is a duplicate,
+    as the contract says.
     """
+    pending = dict(chunk.samples)
+    written = ChunkWrite()
+    request_digest = telemetry.digest(request_key, chunk.samples) if request_key else None
+    while pending:
+        recording = telemetry.record(request_digest, len(pending), written.duplicates) if request_digest else None
+        stored = _write_absent(chunk, pending, sum(points[second] for second in pending), recording)
+        if stored is None:
+            written.accepted = len(pending)
+            return written
+        pending = telemetry.after_refusal(pending, stored, request_digest, written)
+    return written
+
+
+def _write_absent(chunk: e.Chunk, seconds: Seconds, points, recording: str | None) -> StoredChunk | None:
+    """One UpdateItem that sets ``seconds`` on the chunk (creating it if need be), adds ``points`` and
+    records ``recording`` as ``lastWrite``, if none of the seconds is stored and the chunk is not sealed:
+    None when written, else what the chunk holds."""
     from botocore.exceptions import ClientError
 
-    pending = dict(chunk.samples)
-    outcome = ChunkWrite()
     key = key_of(chunk)
-    digest = _digest(request_key, chunk.samples) if request_key else None
-    while pending:
-        names = {"#type": e.TYPE, "#raceId": "raceId", "#racerId": "racerId", "#chunk": "chunk", "#classId": "classId"}
-        expression_values = values(type=chunk.KEYS.entity, raceId=chunk.raceId, racerId=chunk.racerId, chunk=chunk.chunk,
-                         classId=chunk.classId, points=sum(points[s] for s in pending))
-        recording = ""
-        if digest:
-            expression_values[":lastWrite"] = to_attr(f"{digest}:{len(pending)}:{outcome.duplicates}")
-            recording = "lastWrite = :lastWrite, "
-        sets, absent = [], ["attribute_not_exists(sealed)"]
-        for second, pair in pending.items():
-            attribute = e.sample_attribute(second)
-            expression_values[f":{attribute}"] = to_attr(pair)
-            sets.append(f"{attribute} = :{attribute}")
-            absent.append(f"attribute_not_exists({attribute})")
-        try:
-            send(
-                "update_item", TableName=table_name(), Key=key,
-                UpdateExpression="SET #type = :type, #raceId = :raceId, #racerId = :racerId, #chunk = :chunk, "
-                                 "#classId = :classId, " + recording + ", ".join(sets) + " ADD points :points",
-                ConditionExpression=" AND ".join(absent),
-                ExpressionAttributeNames=names, ExpressionAttributeValues=expression_values,
-                ReturnValuesOnConditionCheckFailure="ALL_OLD")
-            outcome.accepted = len(pending)
-            return outcome
-        except ClientError as error:
-            if error_code(error) != "ConditionalCheckFailedException":
-                raise translate(error) from error
-            stored = error.response.get("Item")
-            if stored is None:  # an older SDK or emulator without the item: read it
-                stored = call("get_item", Key=key, ConsistentRead=True).get("Item", {})
-            recorded = stored.get("lastWrite", {}).get("S", "").split(":")
-            if digest and recorded[0] == digest and not outcome.duplicates:  # this very request, sent again
-                outcome.accepted, outcome.duplicates = int(recorded[1]), int(recorded[2])
-                return outcome
-            if "sealed" in stored:
-                sealed = e.from_item(stored)
-                for second in pending:
-                    if sealed.was_sealed_with(second):
-                        outcome.duplicates += 1
-                    else:
-                        outcome.too_late.append(second)
-                return outcome
-            present = [s for s in pending if e.sample_attribute(s) in stored]
-            if not present:
-                raise RuntimeError(f"chunk write refused with no stored second: {key}")
-            for second in present:
-                del pending[second]
-            outcome.duplicates += len(present)
-    return outcome
-
-
-def _digest(request_key: str, samples: dict[int, list]) -> str:
-    """Names one chunk write of one request: the same key and samples give the same digest."""
-    import hashlib
-
-    text = request_key + "|" + ";".join(
-        f"{second},{cadence},{resistance}" for second, (cadence, resistance) in sorted(samples.items()))
-    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    names = {"#type": e.TYPE, "#raceId": "raceId", "#racerId": "racerId", "#chunk": "chunk", "#classId": "classId"}
+    expression_values = values(type=chunk.KEYS.entity, raceId=chunk.raceId, racerId=chunk.racerId, chunk=chunk.chunk,
+                               classId=chunk.classId, points=points)
+    sets, absent = [], ["attribute_not_exists(sealed)"]
+    if recording:
+        expression_values[":lastWrite"] = to_attr(recording)
+        sets.append("lastWrite = :lastWrite")
+    for attribute, stored_sample in e.stored_seconds(seconds).items():
+        expression_values[f":{attribute}"] = to_attr(stored_sample)
+        sets.append(f"{attribute} = :{attribute}")
+        absent.append(f"attribute_not_exists({attribute})")
+    try:
+        send("update_item", TableName=table_name(), Key=key,
+             UpdateExpression="SET #type = :type, #raceId = :raceId, #racerId = :racerId, #chunk = :chunk, "
+                              "#classId = :classId, " + ", ".join(sets) + " ADD points :points",
+             ConditionExpression=" AND ".join(absent),
+             ExpressionAttributeNames=names, ExpressionAttributeValues=expression_values,
+             ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        return None
+    except ClientError as error:
+        if error_code(error) != "ConditionalCheckFailedException":
+            raise translate(error) from error
+        item = error.response.get("Item")
+        if item is None:  # an older SDK or emulator without the item: read it
+            item = call("get_item", Key=key, ConsistentRead=True).get("Item", {})
+    if not item:
+        return StoredChunk(chunk.chunk, frozenset())
+    stored = e.from_item(item)
+    return StoredChunk(chunk.chunk, frozenset(stored.samples), stored.sealed, stored.lastWrite)
 
 
 def chunks_of(race_id: str, racer_id: str) -> list[e.Chunk | e.PackedChunk]:

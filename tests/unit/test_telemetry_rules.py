@@ -1,0 +1,192 @@
+"""Telemetry's rules (``alleycat.rules.telemetry``): the batch's check, the server clock's ``not yet``, the
+plan per racer chunk, and what a refused chunk write decides. Expected values from the contract
+(shared/spec/api.md, ``POST /races/{raceId}/telemetry``) and arithmetic done here."""
+
+from datetime import datetime, timezone
+from decimal import Decimal
+
+import pytest
+
+from alleycat.errors import BadRequest, Forbidden
+from alleycat.rules import telemetry
+from alleycat.rules.samples import Sample
+from alleycat.rules.telemetry import ChunkWrite, StoredChunk
+
+STARTS_AT = "2026-11-22T10:00:00Z"
+START = datetime(2026, 11, 22, 10, 0, 0, tzinfo=timezone.utc).timestamp()
+NOT_JOINED = "racer has not joined this race"
+
+
+def sent(racer_id, second, cadence=80, resistance=50):
+    return {"racerId": racer_id, "second": second, "cadence": cadence, "resistance": resistance}
+
+
+# --- the check: before anything is written --------------------------------------------------
+
+def test_a_racer_may_send_only_their_own_samples_an_admin_anyones():
+    batch = [sent("me", 0), sent("you", 1)]
+    with pytest.raises(Forbidden, match=r"samples\[1\]"):
+        telemetry.check(300, batch, "me", caller_is_admin=False)
+    telemetry.check(300, batch, "me", caller_is_admin=True)
+
+
+@pytest.mark.parametrize("second, refused", [(0, False), (299, False), (300, True), (-1, True)])
+def test_a_second_must_be_within_the_races_duration(second, refused):
+    batch = [sent("me", 0), sent("me", second)]
+    if refused:
+        with pytest.raises(BadRequest, match=r"samples\[1\]\.second .* 0 to 299"):
+            telemetry.check(300, batch, "me", caller_is_admin=True)
+    else:
+        telemetry.check(300, batch, "me", caller_is_admin=True)
+
+
+# --- not yet: seconds <= floor(now - start) + 2 have happened -----------------------------
+
+@pytest.mark.parametrize("after_start, latest", [
+    (10.3, 12),     # floor(10.3) + 2
+    (10.999, 12),
+    (0.0, 2),       # at the start: seconds 0, 1, 2
+    (-0.5, 1),      # floor(-0.5) = -1
+    (-5.0, -3),     # before the start: not even second 0
+])
+def test_the_latest_second_that_has_happened_by_the_servers_clock(after_start, latest):
+    assert telemetry.latest(STARTS_AT, START + after_start) == latest
+
+
+def test_a_gate_without_a_start_checks_no_second_and_a_start_no_race_may_have_lets_none_happen():
+    assert telemetry.latest(None, START) is None
+    assert telemetry.latest("9999-12-31T23:59:59Z", START) == -1
+    writes, outcome = telemetry.plan({"me"}, [sent("me", 0)], telemetry.latest("9999-12-31T23:59:59Z", START))
+    assert writes == {} and outcome.rejected == [{"racerId": "me", "second": 0, "reason": "not yet"}]
+
+
+def test_seconds_after_the_latest_are_rejected_not_yet_and_the_rest_planned():
+    latest = telemetry.latest(STARTS_AT, START + 10.3)  # 12
+    writes, outcome = telemetry.plan({"me"}, [sent("me", 13), sent("me", 12), sent("me", 299)], latest)
+    assert list(writes) == [("me", 0)] and list(writes[("me", 0)]) == [12]
+    assert outcome.rejected == [{"racerId": "me", "second": 13, "reason": "not yet"},
+                                {"racerId": "me", "second": 299, "reason": "not yet"}]
+    assert (outcome.accepted, outcome.duplicates) == (0, 0)  # accepted only once written
+
+
+def test_without_a_latest_any_second_is_planned():
+    writes, outcome = telemetry.plan({"me"}, [sent("me", 299)], None)
+    assert list(writes) == [("me", 9)] and outcome.rejected == []  # 299 // 30 = 9
+
+
+# --- the plan: per racer chunk of 30 seconds -------------------------------------------------
+
+def test_a_racer_not_joined_is_rejected_and_the_rest_of_the_batch_still_applied():
+    # the racer who has not joined comes FIRST: the samples after theirs are still planned
+    batch = [sent("stranger", 5), sent("me", 0, 82, 47), sent("me", 1, 84.5, 47), sent("stranger", 6)]
+    writes, outcome = telemetry.plan({"me"}, batch)
+    assert writes == {("me", 0): {0: Sample(Decimal(82), Decimal(47)), 1: Sample(Decimal("84.5"), Decimal(47))}}
+    assert outcome.rejected == [{"racerId": "stranger", "second": 5, "reason": NOT_JOINED},
+                                {"racerId": "stranger", "second": 6, "reason": NOT_JOINED}]
+
+
+def test_a_racer_whose_ride_another_device_holds_is_rejected_another_device():
+    batch = [sent("held", 3), sent("me", 3)]
+    writes, outcome = telemetry.plan({"me", "held"}, batch, elsewhere=frozenset({"held"}))
+    assert list(writes) == [("me", 0)]
+    assert outcome.rejected == [{"racerId": "held", "second": 3, "reason": "another device"}]
+
+
+def test_not_joined_comes_before_another_device_and_another_device_before_not_yet():
+    batch = [sent("stranger", 50), sent("held", 50)]
+    _, outcome = telemetry.plan({"held"}, batch, latest=10, elsewhere=frozenset({"stranger", "held"}))
+    assert [r["reason"] for r in outcome.rejected] == [NOT_JOINED, "another device"]
+
+
+def test_a_second_repeated_in_the_batch_is_a_duplicate_and_the_first_value_wins():
+    batch = [sent("me", 7, 90, 40), sent("me", 7, 10, 10), sent("you", 7, 60, 30), sent("me", 7, 20, 20)]
+    writes, outcome = telemetry.plan({"me", "you"}, batch)
+    assert writes[("me", 0)] == {7: Sample(Decimal(90), Decimal(40))}
+    assert writes[("you", 0)] == {7: Sample(Decimal(60), Decimal(30))}
+    assert outcome.duplicates == 2 and outcome.rejected == []
+
+
+def test_seconds_are_planned_in_chunks_of_thirty_per_racer():
+    batch = [sent("me", s) for s in (0, 29, 30, 59, 60)] + [sent("you", 29)]
+    writes, _ = telemetry.plan({"me", "you"}, batch)
+    assert {chunk: sorted(seconds) for chunk, seconds in writes.items()} == {
+        ("me", 0): [0, 29], ("me", 1): [30, 59], ("me", 2): [60], ("you", 0): [29]}
+
+
+# --- the outcome: the contract's answer -------------------------------------------------------
+
+def test_chunk_writes_add_up_and_seconds_too_late_are_rejected():
+    _, outcome = telemetry.plan({"me"}, [sent("stranger", 1)])
+    outcome.add("me", ChunkWrite(accepted=3, duplicates=1))
+    outcome.add("you", ChunkWrite(accepted=2, duplicates=0, too_late=[61, 62]))
+    assert outcome.as_body() == {
+        "accepted": 5, "duplicates": 1,
+        "rejected": [{"racerId": "stranger", "second": 1, "reason": NOT_JOINED},
+                     {"racerId": "you", "second": 61, "reason": "the race was finished before this sample arrived"},
+                     {"racerId": "you", "second": 62, "reason": "the race was finished before this sample arrived"}]}
+
+
+# --- a refused chunk write: duplicates, too late, or this very request again ------------------
+
+PENDING = {30: Sample(80, 50), 31: Sample(81, 50), 32: Sample(82, 50)}
+
+
+def test_seconds_stored_meanwhile_are_duplicates_and_the_rest_is_written_again():
+    written = ChunkWrite()
+    again = telemetry.after_refusal(PENDING, StoredChunk(1, frozenset({30, 32, 40})), None, written)
+    assert again == {31: Sample(81, 50)}
+    assert (written.accepted, written.duplicates, written.too_late) == (0, 2, [])
+
+
+def test_a_chunk_sealed_by_the_finish_counts_the_seconds_it_held_as_duplicates_the_others_too_late():
+    # chunk 1 holds seconds 30-59; bits 0 and 2 set: it held 30 and 32 when it was packed
+    written = ChunkWrite()
+    again = telemetry.after_refusal(PENDING, StoredChunk(1, frozenset(), sealed=0b101), None, written)
+    assert again == {} and written.duplicates == 2 and written.too_late == [31]
+
+
+def test_a_sealed_chunk_zero_reads_its_bits_from_second_zero():
+    written = ChunkWrite()
+    telemetry.after_refusal({0: Sample(1, 1), 1: Sample(1, 1)}, StoredChunk(0, frozenset(), sealed=0b10), None, written)
+    assert written.duplicates == 1 and written.too_late == [0]
+
+
+def test_the_same_request_sent_again_answers_what_its_first_attempt_did():
+    digest = telemetry.digest("key-1", PENDING)
+    written = ChunkWrite()
+    stored = StoredChunk(1, frozenset(PENDING), last_write=telemetry.record(digest, 2, 1))
+    assert telemetry.after_refusal(PENDING, stored, digest, written) == {}
+    assert (written.accepted, written.duplicates) == (2, 1)
+
+
+def test_a_recorded_request_is_not_taken_for_a_retry_once_this_attempt_found_duplicates():
+    digest = telemetry.digest("key-1", PENDING)
+    written = ChunkWrite(duplicates=1)
+    stored = StoredChunk(1, frozenset({30}), last_write=telemetry.record(digest, 2, 0))
+    assert telemetry.after_refusal(PENDING, stored, digest, written) == {31: Sample(81, 50), 32: Sample(82, 50)}
+    assert (written.accepted, written.duplicates) == (0, 2)
+
+
+def test_another_requests_record_is_not_this_ones():
+    written = ChunkWrite()
+    stored = StoredChunk(1, frozenset({32}), last_write=telemetry.record(telemetry.digest("key-2", PENDING), 3, 0))
+    telemetry.after_refusal(PENDING, stored, telemetry.digest("key-1", PENDING), written)
+    assert (written.accepted, written.duplicates) == (0, 1)
+
+
+def test_a_refusal_with_no_stored_second_and_no_seal_is_an_error_not_a_silent_loss():
+    with pytest.raises(RuntimeError):
+        telemetry.after_refusal(PENDING, StoredChunk(1, frozenset({33})), None, ChunkWrite())
+
+
+def test_a_digest_names_the_request_key_and_the_samples_whatever_their_order():
+    reordered = dict(reversed(list(PENDING.items())))
+    assert telemetry.digest("key-1", PENDING) == telemetry.digest("key-1", reordered)
+    assert telemetry.digest("key-1", PENDING) != telemetry.digest("key-2", PENDING)
+    assert telemetry.digest("key-1", PENDING) != telemetry.digest("key-1", {**PENDING, 32: Sample(82, 51)})
+    assert telemetry.digest("key-1", PENDING) != telemetry.digest("key-1", {**PENDING, 32: Sample(83, 50)})
+    assert len(telemetry.digest("key-1", PENDING)) == 16  # 8 bytes, hex
+
+
+def test_a_record_holds_the_digest_and_the_counts():
+    assert telemetry.record("0123456789abcdef", 3, 1) == "0123456789abcdef:3:1"
