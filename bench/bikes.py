@@ -63,6 +63,7 @@ _OUT, _LEDGER, _LEVEL = io.StringIO(), None, "INFO"  # what a worker's handlers 
 def _init(url: str, table: str, settings: dict) -> None:
     global _LEDGER, _LEVEL
     sys.stdout = sys.stderr = _OUT  # before anything imports Powertools: its Logger keeps the stream it finds
+    from alleycat import settings as function_settings
     from alleycat.storage import dynamo
     from local import handlers
     from local.events import sample_event
@@ -72,6 +73,7 @@ def _init(url: str, table: str, settings: dict) -> None:
 
     configure_environment(url, table)
     os.environ.update(settings)
+    function_settings.reset()
     _LEVEL = settings["AWS_LAMBDA_LOG_LEVEL"]
     dynamo.client.cache_clear()
     _LEDGER = Ledger().__enter__()

@@ -8,6 +8,7 @@ import os
 import subprocess
 import time
 
+from alleycat import settings
 from alleycat.storage import dynamo
 from local import handlers
 from local.dynamodb_local import EmbeddedDynamoDB
@@ -45,6 +46,7 @@ class Dynamo:
     def create(self, table: str) -> None:
         self.server.create_table(table)
         os.environ["TABLE_NAME"] = table
+        settings.reset()
 
     def put_all(self, items: list[dict]) -> None:
         for start in range(0, len(items), 25):

@@ -24,11 +24,12 @@ import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+from alleycat import settings
 from alleycat.edge import push
 from alleycat.edge.routes import ROUTES
 from alleycat.flows import ending
 from alleycat.rules import push_gate
-from alleycat.storage import dynamo, tokens
+from alleycat.storage import dynamo
 from stacks import headers
 from stacks.settings import BOARD_PUBLISHER, FINISHER, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR, TOKEN_GROUPS
 
@@ -71,9 +72,10 @@ def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> No
         "POWERTOOLS_LOG_LEVEL": os.environ.get("POWERTOOLS_LOG_LEVEL", "WARNING"),
     })
     # The deployed stack provisions the page-token signing key; the local stack makes its own.
-    os.environ.setdefault(tokens.KEY_VARIABLE, secrets.token_urlsafe(32))
+    os.environ.setdefault(settings.PAGE_TOKEN_KEY, secrets.token_urlsafe(32))
     # The embedded engine shares a laptop's cores with everything else: no 1.5 s read timeout here.
-    os.environ.setdefault(dynamo.READ_TIMEOUT_VARIABLE, "30")
+    os.environ.setdefault(settings.DYNAMODB_READ_TIMEOUT_SECONDS, "30")
+    settings.reset()
 
 
 class ApiHandler(BaseHTTPRequestHandler):
@@ -233,6 +235,7 @@ class LocalStack:
                                    secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
                                    region=os.environ["AWS_DEFAULT_REGION"]).start()
             os.environ[push.URL_VARIABLE] = self.events.http_url
+            settings.reset()
         self._start_async_functions()
         self._start_user_pool()
         dynamo.client.cache_clear()  # a client made earlier in this process may point elsewhere
@@ -284,6 +287,7 @@ class LocalStack:
             **({} if os.environ.get(push_gate.MESSAGES_VARIABLE) else
                {push_gate.MESSAGES_VARIABLE: str(PUSH_MESSAGES_PER_SECOND)})}
         os.environ.update(self._async_environment)
+        settings.reset()
         if self.push:  # after the environment: its workers start with it (the first with the first message)
             self.publisher_runtime = Runtime(workers=PUBLISHER_WORKERS, clock=self.clock, prestart=False,
                                              functions=(BOARD_PUBLISHER,))
@@ -336,6 +340,7 @@ class LocalStack:
             self.events.stop()
             if os.environ.get(push.URL_VARIABLE) == self.events.http_url:
                 del os.environ[push.URL_VARIABLE]
+        settings.reset()
         self.dynamodb.stop()
 
 

@@ -14,9 +14,9 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
+from alleycat import settings
 from alleycat.edge.routes import QUERY, ROUTES, Route
 from alleycat.storage.schema import INVERTED_INDEX
-from alleycat.storage.tokens import KEY_VARIABLE
 
 from . import FUNCTIONS_DIR, acknowledge, acknowledge_lint, logical_id, pascal
 from .bytecode import TASK_ROOT, compiled_code
@@ -76,7 +76,7 @@ class Functions(Construct):
         self.by_name = {route.function: self.add(
             route.function, f"{route.method} {route.path}", route.actions,
             memory_size=memory_mb(route.function),
-            environment={KEY_VARIABLE: self._page_token_key.secret_value.unsafe_unwrap()} if route.paged else None)
+            environment={settings.PAGE_TOKEN_KEY: self._page_token_key.secret_value.unsafe_unwrap()} if route.paged else None)
             for route in routes}
 
     def add(self, name: str, description: str, actions: tuple[str, ...], *,
@@ -112,7 +112,8 @@ class Functions(Construct):
             layers=self._layers,
             description=description,
             environment={
-                "TABLE_NAME": self._table.table_name,
+                settings.FUNCTION: name,  # what it needs (alleycat.settings.NEEDS) is checked at its cold start
+                settings.TABLE_NAME: self._table.table_name,
                 "POWERTOOLS_SERVICE_NAME": "alleycat",
                 "POWERTOOLS_METRICS_NAMESPACE": "Alleycat",
                 "POWERTOOLS_LOGGER_SAMPLE_RATE": str(LOG_SAMPLE_RATE),  # the level comes from Lambda's controls

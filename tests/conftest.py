@@ -76,6 +76,17 @@ def pytest_xdist_make_scheduler(config, log):
     return ByWorkUnit(config, log)
 
 
+@pytest.fixture(autouse=True)
+def settings_read_afresh():
+    """Each test's functions read the environment as it left it (``alleycat.settings.load`` reads it
+    once a process); a test that changes it halfway calls ``settings.reset`` itself."""
+    from alleycat import settings
+
+    settings.reset()
+    yield
+    settings.reset()
+
+
 class Engines:
     """DynamoDB Local, a fresh engine per test module, the next one started while one serves.
 

@@ -6,6 +6,7 @@ import os
 import pytest
 
 from alleycat.storage import dynamo
+from alleycat import settings
 from alleycat.clock import epoch
 from local import handlers
 from local.events import sample_event, with_header
@@ -18,6 +19,7 @@ TABLE = "alleycat-test"
 def table(dynamodb_local):
     """An empty table for the test, as the functions see it (TABLE_NAME, endpoint)."""
     os.environ.update(TABLE_NAME=TABLE, AWS_ENDPOINT_URL_DYNAMODB=dynamodb_local.url)
+    settings.reset()
     dynamo.client.cache_clear()
     dynamodb_local.create_table(TABLE)
     yield dynamodb_local.client()

@@ -2,6 +2,7 @@
 
 import json
 
+from alleycat import settings
 from local import handlers
 from local.events import sample_event, with_header
 
@@ -97,7 +98,8 @@ def test_a_stalled_database_ends_the_call_inside_the_lambda_timeout(monkeypatch)
     threading.Thread(target=accept, daemon=True).start()
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", f"http://127.0.0.1:{listener.getsockname()[1]}")
     monkeypatch.setenv("TABLE_NAME", "stalled")
-    monkeypatch.delenv(dynamo.READ_TIMEOUT_VARIABLE, raising=False)  # the deployed timeouts
+    monkeypatch.delenv(settings.DYNAMODB_READ_TIMEOUT_SECONDS, raising=False)  # the deployed timeouts
+    settings.reset()
     dynamo.client.cache_clear()
     try:
         # When a function reads through it

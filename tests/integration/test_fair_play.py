@@ -195,9 +195,9 @@ def test_a_race_from_before_v1_2_takes_reviews_and_equipment_where_its_rows_had_
     api, race_id = field
     # Given rows stored as before v1.2: a board standing [score, lastSecond, name], an entry with no equipment
     shard = e.RaceBoard.shard_of("a")
-    dynamo.call("update_item", Key=dynamo.key_of(e.RaceBoard(race_id, shard)), UpdateExpression="SET standings.a = :old",
+    dynamo.send("update_item", Key=dynamo.key_of(e.RaceBoard(race_id, shard)), UpdateExpression="SET standings.a = :old",
                 ExpressionAttributeValues=dynamo.values(old=[7, 3, "A"]))
-    dynamo.call("update_item", Key=dynamo.key_from(e.keys.ENTRY, raceId=race_id, racerId="a"), UpdateExpression="REMOVE equipment")
+    dynamo.send("update_item", Key=dynamo.key_from(e.keys.ENTRY, raceId=race_id, racerId="a"), UpdateExpression="REMOVE equipment")
     # When its review is set / Then the standing is whole, the review in its place
     races.set_standing_review(race_id, Standing("a", 7, 3, "A", "bike", "pending"))
     assert dynamo.get(e.keys.RACE_BOARD, True, raceId=race_id, shard=shard).standings["a"] == [7, 3, "A", "bike", "pending"]

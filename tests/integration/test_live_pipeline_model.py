@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
+from alleycat import settings as alleycat_settings
 from alleycat.storage import dynamo, entities as e
 from alleycat.rules.scores import number, output
 from local import handlers
@@ -425,6 +426,7 @@ def pipeline(dynamodb_local):
     from concurrent.futures import ThreadPoolExecutor
 
     os.environ.update(TABLE_NAME=TABLE, AWS_ENDPOINT_URL_DYNAMODB=dynamodb_local.url)
+    alleycat_settings.reset()
     dynamo.client.cache_clear()
     dynamodb_local.create_table(TABLE)
     runtime = Runtime(workers=2)

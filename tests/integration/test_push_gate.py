@@ -10,6 +10,7 @@ import random
 import pytest
 
 from alleycat.rules import push_gate
+from alleycat import settings
 from alleycat.storage import races
 from alleycat.rules.push_gate import Later
 
@@ -23,6 +24,7 @@ STALE = push_gate.STALE_MS
 @pytest.fixture(autouse=True)
 def one_a_second(table, monkeypatch):
     monkeypatch.setenv(push_gate.MESSAGES_VARIABLE, "1")
+    settings.reset()
 
 
 def test_the_first_change_asks_for_a_message_a_moment_later_and_the_next_ones_ride_with_it():
@@ -64,6 +66,7 @@ def test_the_gate_is_not_in_the_race_partition_pattern_4_reads():
 
 def test_the_rate_is_a_setting(monkeypatch):
     monkeypatch.setenv(push_gate.MESSAGES_VARIABLE, "4")
+    settings.reset()
     assert push_gate.after_write(RACE, {1}, now=T) == Later(T + LINGER)
     assert push_gate.take(RACE, now=T + LINGER) == {1}
     assert push_gate.after_write(RACE, {2}, now=T + LINGER + 10) == Later(T + LINGER + 250)

@@ -6,6 +6,7 @@ import time
 import pytest
 
 from alleycat import clock as function_clock
+from alleycat import settings
 from alleycat.aws import clients as aws
 from alleycat.flows import ending
 from alleycat.clock import epoch, iso
@@ -41,6 +42,7 @@ class Finishes:
                             ending.ROLE_VARIABLE: "arn:aws:iam::000000000000:role/finishes",
                             ending.DEAD_LETTERS_VARIABLE: "arn:aws:sqs:us-east-1:000000000000:finishes"}.items():
             monkeypatch.setenv(name, value)
+        settings.reset()
         aws.client.cache_clear()  # clients made for another test's stand-ins
 
     def run(self, function, event):

@@ -8,6 +8,7 @@ import pytest
 
 from alleycat.rules.samples import Sample
 from alleycat.storage import classes, racers, races
+from alleycat import settings
 
 from .conftest import ADMIN, Api, process
 
@@ -401,6 +402,7 @@ def event_api(monkeypatch):
     api = EventApi(access_key=os.environ["AWS_ACCESS_KEY_ID"], secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
                    region=os.environ["AWS_DEFAULT_REGION"]).start()
     monkeypatch.setenv(push.URL_VARIABLE, api.http_url)
+    settings.reset()
     loop = asyncio.new_event_loop()
     client = DocClient(api)
     loop.run_until_complete(client.connect())
@@ -444,6 +446,7 @@ def test_a_publish_that_fails_never_fails_the_batch(server, race, monkeypatch):
 
     # Given an Event API endpoint that does not answer
     monkeypatch.setenv(push.URL_VARIABLE, "http://127.0.0.1:9/event")
+    settings.reset()
     # When the batch is handled / Then every record succeeds and the board is written
     assert process(server.read()) == {"batchItemFailures": []}
     assert board(api, race_id) == EXPECTED
@@ -455,6 +458,7 @@ def test_without_the_endpoint_nothing_is_published_nor_read(server, race, monkey
     from alleycat.storage import races
 
     monkeypatch.delenv(push.URL_VARIABLE, raising=False)
+    settings.reset()
     reads = []
     monkeypatch.setattr(races, "with_boards", lambda *a, **k: reads.append(a))
     assert process(server.read()) == {"batchItemFailures": []}

@@ -10,7 +10,7 @@ def worst_backoff(attempts: int) -> float:
 
 def test_one_call_with_its_retries_ends_before_the_function_times_out():
     # Given the client every deployed function uses (no override in its environment)
-    config = dynamo.config(environ={})
+    config = dynamo.config()
     # When every attempt stalls for its whole connect and read timeouts
     attempts = config.retries["total_max_attempts"]
     worst = attempts * (config.connect_timeout + config.read_timeout) + worst_backoff(attempts)

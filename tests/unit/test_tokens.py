@@ -4,6 +4,7 @@ import json
 import pytest
 
 from alleycat.storage import keys, tokens
+from alleycat import settings
 from alleycat.errors import BadRequest
 
 RACE_KEY = {"PK": {"S": "RACER#bob"}, "SK": {"S": "RACE#01JD5Z6Q8X0000000000000000"}}
@@ -53,7 +54,8 @@ def test_a_token_whose_payload_was_altered_is_refused():
 
 def test_a_token_signed_with_another_key_is_refused(monkeypatch):
     token = tokens.encode(RACE_KEY, "results:bob")
-    monkeypatch.setenv(tokens.KEY_VARIABLE, "another key")
+    monkeypatch.setenv(settings.PAGE_TOKEN_KEY, "another key")
+    settings.reset()
     with pytest.raises(BadRequest):
         decode(token)
 

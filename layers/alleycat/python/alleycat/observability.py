@@ -11,11 +11,12 @@ request's log is then its metrics line alone; a failed one keeps every line it l
 """
 
 import logging
-import os
 import warnings
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging.buffer import LoggerBufferConfig
+
+from alleycat import settings
 
 # Sampling from POWERTOOLS_LOGGER_SAMPLE_RATE (the stack sets stacks.settings.LOG_SAMPLE_RATE); the
 # buffer holds INFO and DEBUG lines of the current invocation (keyed by its X-Ray trace id,
@@ -29,10 +30,10 @@ metrics = Metrics()
 warnings.filterwarnings("ignore", message="No application metrics to publish", category=UserWarning)
 
 # Disabled metrics are still buffered by Powertools (and printed every 100 values): skip them.
-# Read at each call: a process that sets its environment after importing this (the bench, the
-# local stack's workers) must see the setting it made.
+# Asked at each call: a process that sets its environment after importing this (the bench, the
+# local stack's workers) must see the setting it made (after ``settings.reset``).
 def metrics_enabled() -> bool:
-    return os.environ.get("POWERTOOLS_METRICS_DISABLED", "false").lower() != "true"
+    return settings.load().metrics_enabled
 
 
 METRICS_ENABLED = metrics_enabled()  # at import: whether a cold start is counted

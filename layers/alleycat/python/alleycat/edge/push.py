@@ -24,11 +24,11 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import os
 import threading
 import time
 from urllib.parse import urlsplit
 
+from alleycat import settings
 from alleycat.rules import board
 
 URL_VARIABLE = "EVENT_API_URL"
@@ -50,8 +50,8 @@ def channel(race_id: str) -> str:
     return f"/{NAMESPACE}/{race_id}"
 
 
-def endpoint(environ=os.environ) -> str | None:
-    return environ.get(URL_VARIABLE) or None
+def endpoint(environ=None) -> str | None:
+    return (settings.load() if environ is None else settings.read(environ)).event_api_url
 
 
 def _dumps(value) -> str:
@@ -113,7 +113,7 @@ class Publisher:
         self.url = url
         parts = urlsplit(url)
         self._scheme, self._host, self._port, self._path = parts.scheme, parts.hostname, parts.port, parts.path or "/"
-        self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+        self.region = region or settings.load().region
         self._credentials = credentials
         self.timeout = timeout
         self._idle: list = []  # kept-alive connections, shared by the threads publishing races in parallel
@@ -180,7 +180,7 @@ class PublishError(Exception):
 _publishers: dict[str, Publisher] = {}
 
 
-def publisher(environ=os.environ) -> Publisher | None:
+def publisher(environ=None) -> Publisher | None:
     """The process's publisher for ``EVENT_API_URL``, or None when publishing is off."""
     url = endpoint(environ)
     if url is None:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import math
-import os
 
+from alleycat import settings
 from alleycat.aws import clients as aws
 from alleycat import clock
 from alleycat.storage import races
@@ -45,7 +45,7 @@ RETRIES = 10  # the scheduler's invocations of the finisher that fail (throttled
 
 def enabled() -> bool:
     """Whether races finish by themselves here (the stack sets the finisher; tests of other things do not)."""
-    return bool(os.environ.get(FINISHER_VARIABLE))
+    return settings.load().finishes_races
 
 
 def ends_at(race: e.Race) -> float | None:
@@ -65,7 +65,7 @@ def schedule_name(race_id: str) -> str:
 
 def start(race_id: str) -> None:
     """The stream processor's part: the finisher invoked (asynchronously) for a race just created."""
-    aws.invoke_later(os.environ[FINISHER_VARIABLE], {"raceId": race_id})
+    aws.invoke_later(settings.load().finisher_arn, {"raceId": race_id})
 
 
 def finish_when_due(race_id: str, finisher_arn: str) -> str:
@@ -94,13 +94,13 @@ def _schedule(race: e.Race, minute: float, finisher_arn: str) -> None:
     scheduler = aws.client("scheduler")
     try:
         scheduler.create_schedule(
-            Name=schedule_name(race.raceId), GroupName=os.environ[GROUP_VARIABLE],
+            Name=schedule_name(race.raceId), GroupName=settings.load().finish_schedule_group,
             ScheduleExpression=f"at({clock.iso(minute)[:-1]})", ScheduleExpressionTimezone="UTC",
             FlexibleTimeWindow={"Mode": "OFF"}, ActionAfterCompletion="DELETE",
             Description=f"Finishes race {race.raceId} ({race.className}, {race.startsAt}, {race.durationSeconds} s)"[:512],
-            Target={"Arn": finisher_arn, "RoleArn": os.environ[ROLE_VARIABLE],
+            Target={"Arn": finisher_arn, "RoleArn": settings.load().finish_schedule_role_arn,
                     "Input": json.dumps({"raceId": race.raceId}),
                     "RetryPolicy": {"MaximumRetryAttempts": RETRIES, "MaximumEventAgeInSeconds": 3600},
-                    "DeadLetterConfig": {"Arn": os.environ[DEAD_LETTERS_VARIABLE]}})
+                    "DeadLetterConfig": {"Arn": settings.load().finish_dead_letter_arn}})
     except scheduler.exceptions.ConflictException:
         pass  # made by an earlier invocation for the same race

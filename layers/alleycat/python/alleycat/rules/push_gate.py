@@ -20,11 +20,11 @@ race's clock, which a test may stop.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from alleycat import settings
 from alleycat.storage import races
 
 MESSAGES_VARIABLE = "PUSH_MESSAGES_PER_SECOND"
@@ -41,8 +41,8 @@ class Later:
     at: int
 
 
-def messages_per_second(environ=os.environ) -> float:
-    return float(environ.get(MESSAGES_VARIABLE) or DEFAULT_MESSAGES_PER_SECOND)
+def messages_per_second() -> float:
+    return settings.load().push_messages_per_second or DEFAULT_MESSAGES_PER_SECOND
 
 
 def interval_ms() -> int:
@@ -84,10 +84,10 @@ def sleep_until(at: int) -> None:
         time.sleep(wait)
 
 
-def invoke_publisher(environ=os.environ) -> Callable[[str, int], None] | None:
+def invoke_publisher() -> Callable[[str, int], None] | None:
     """How the stream processor asks for a race's next message: the board publisher invoked
     asynchronously with ``{"raceId", "at"}``; None where the stack sets no board publisher."""
-    function = environ.get(PUBLISHER_VARIABLE)
+    function = settings.load().board_publisher_arn
     if not function:
         return None
     from alleycat.aws import clients as aws

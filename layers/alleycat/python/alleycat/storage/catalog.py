@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from alleycat.storage import entities as e
 from alleycat.storage import keys
-from alleycat.storage.dynamo import conditional, key_of, send, table_name, values
-from alleycat.errors import first_condition_failed, translate
+from alleycat.storage.dynamo import Cancelled, conditional, key_of, send, table_name, values
 from alleycat.storage.paging import Page, query, start_of
 
 UPCOMING, LIVE = "upcoming", "live"
@@ -67,14 +66,12 @@ def sync_race_card(race: e.Race) -> None:
                    ConditionExpression="attribute_exists(PK)",
                    ExpressionAttributeValues=values(count=race.racerCount, name=race.className)):
         return
-    from botocore.exceptions import ClientError
-
     try:
         send("transact_write_items", TransactItems=[
             {"ConditionCheck": {"TableName": table_name(), "Key": key_of(race), "ConditionExpression": "#status = :status",
                                 "ExpressionAttributeNames": {"#status": "status"},
                                 "ExpressionAttributeValues": values(status=race.status)}},
             {"Put": {"TableName": table_name(), "Item": card.to_item()}}])
-    except ClientError as error:
-        if not first_condition_failed(error):
-            raise translate(error) from error
+    except Cancelled as cancelled:
+        if not cancelled.condition_failed(0):
+            raise

@@ -13,14 +13,14 @@ from alleycat.storage import catalog
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.rules.board import NAME_INDEX
-from alleycat.storage.dynamo import call_raw, conditional, get as _get, key_from, key_of, query_all, values
+from alleycat.storage.dynamo import conditional, send, get as _get, key_from, key_of, query_all, values
 from alleycat.storage.paging import Page, query as _query
 from alleycat.storage.schema import INVERTED_INDEX
 
 
 def put(klass: e.Class) -> None:
     """The class and its card in the catalog, together."""
-    call_raw("transact_write_items", TransactItems=catalog.put_class_actions(klass))
+    send("transact_write_items", TransactItems=catalog.put_class_actions(klass))
 
 
 def get(class_id: str, consistent: bool = False) -> e.Class | None:

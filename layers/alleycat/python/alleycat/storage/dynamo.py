@@ -1,36 +1,47 @@
-"""The DynamoDB client and the few request shapes every table module shares."""
+"""The one way to DynamoDB: the process's client, ``send`` (every request, with its named outcomes)
+and the few request shapes every table module shares.
+
+``send`` answers DynamoDB's response, or raises what the request came to:
+- ``ConditionFailed``: a write's condition was not met (with the item as stored when asked for);
+  a 409 ``Conflict`` where the caller lets it through;
+- ``Cancelled``: a transaction DynamoDB cancelled, with each action's reason in order;
+- ``Busy`` (503): throttled, or in conflict with other transactions, past the retries;
+  or a connection that failed or stalled past them.
+Anything else DynamoDB answers (a malformed request: a bug) is botocore's ``ClientError``, a 500.
+No module but this one imports botocore for DynamoDB or reads its errors.
+"""
 
 from __future__ import annotations
 
 import gc
-import os
 import random
 import time
 from functools import lru_cache
 from typing import Any
 
+from alleycat import settings
+from alleycat.errors import Busy, Conflict
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import to_attr
-from alleycat.errors import Busy, error_code, in_conflict, translate
 
 
 # Every call must end well inside the API functions' 10 s timeout: a stalled connection or
 # read gives up after CONNECT/READ seconds, and botocore's standard-mode retries (throttling,
 # timeouts, 5xx: at most ATTEMPTS tries, backing off up to 1 s then 2 s) bound one call at
 # ATTEMPTS * (CONNECT + READ) + 3 = 9 s. Then the caller gets a 503 with Retry-After.
+# Only an embedded engine on a busy laptop (the local stack) waits longer: DYNAMODB_READ_TIMEOUT_SECONDS.
 CONNECT_TIMEOUT_SECONDS = 0.5
 READ_TIMEOUT_SECONDS = 1.5
 ATTEMPTS = 3
-# Only an embedded engine on a busy laptop (the local stack) may wait longer than DynamoDB needs.
-READ_TIMEOUT_VARIABLE = "DYNAMODB_READ_TIMEOUT_SECONDS"
 
 
-def config(environ=os.environ):
+def config(read_timeout_seconds: float | None = None):
+    """The client's configuration; ``read_timeout_seconds`` None: the deployed functions' ``READ_TIMEOUT_SECONDS``."""
     from botocore.config import Config
 
     return Config(max_pool_connections=32, connect_timeout=CONNECT_TIMEOUT_SECONDS,
-                  read_timeout=float(environ.get(READ_TIMEOUT_VARIABLE, READ_TIMEOUT_SECONDS)),
+                  read_timeout=READ_TIMEOUT_SECONDS if read_timeout_seconds is None else read_timeout_seconds,
                   retries={"mode": "standard", "total_max_attempts": ATTEMPTS})
 
 
@@ -42,7 +53,8 @@ def client():
     freeze_startup_objects()
     import botocore.session
 
-    return botocore.session.Session().create_client("dynamodb", config=config())
+    return botocore.session.Session().create_client(
+        "dynamodb", config=config(settings.load().dynamodb_read_timeout_seconds))
 
 
 _frozen = False
@@ -60,7 +72,10 @@ def freeze_startup_objects() -> None:
 
 
 def table_name() -> str:
-    return os.environ["TABLE_NAME"]
+    name = settings.load().table_name
+    if name is None:
+        raise settings.MissingSetting(f"{settings.TABLE_NAME} is not set: no table to send requests to")
+    return name
 
 
 def values(**named: Any) -> dict:
@@ -76,12 +91,90 @@ def key_from(entity_keys: keys.EntityKeys, **parts: Any) -> dict:
     return {name: {"S": value} for name, value in entity_keys.key(parts).items()}
 
 
+# --- Outcomes ------------------------------------------------------------------------------
+
+CONDITION_FAILED = "ConditionalCheckFailed"  # a cancelled transaction's reason: that action's condition
+FINE = "None"  # a cancelled transaction's reason: that action was fine (another one cancelled it)
+
+
+class ConditionFailed(Conflict):
+    """A write whose ConditionExpression was not met. ``item``: the item as stored, when the request
+    asked for it (``ReturnValuesOnConditionCheckFailure="ALL_OLD"``) and the engine returned it."""
+
+    def __init__(self, item: dict | None = None):
+        super().__init__("the request conflicts with the current state")
+        self.item = item
+
+
+class Cancelled(Exception):
+    """A transaction DynamoDB cancelled: ``reasons``, one code per action in the request's order
+    (``FINE`` for an action that would have been done, ``CONDITION_FAILED`` for a condition not met)."""
+
+    def __init__(self, reasons: tuple[str, ...]):
+        super().__init__(f"transaction cancelled: {', '.join(reasons)}")
+        self.reasons = reasons
+
+    def condition_failed(self, action: int | None = None) -> bool:
+        """Whether the condition of the action at index ``action`` (of any action, when None) was not met."""
+        if action is None:
+            return CONDITION_FAILED in self.reasons
+        return self.reasons[action:action + 1] == (CONDITION_FAILED,)
+
+
+# Error codes of a request DynamoDB did not do for now (throttled, or in conflict with a transaction).
+BUSY_CODES = frozenset({
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "TransactionConflictException",
+    "TransactionInProgressException",
+    "InternalServerError",
+})
+# Cancellation reasons of a transaction action that may succeed when sent again
+# (real DynamoDB reports these, not exception names).
+BUSY_REASONS = frozenset({"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"})
+# A reason that is an answer, not a hiccup: sending the transaction again gives the same one.
+DEFINITE_REASONS = frozenset({CONDITION_FAILED, "ValidationError", "ItemCollectionSizeLimitExceeded"})
+
+
+def busy_reasons(reasons: tuple[str, ...]) -> bool:
+    """A transaction cancelled only for reasons that may pass when it is sent again."""
+    return bool(BUSY_REASONS.intersection(reasons)) and not DEFINITE_REASONS.intersection(reasons)
+
+
+def outcome_of(error: Exception) -> Exception:
+    """What a botocore ``ClientError`` from DynamoDB means: ``ConditionFailed``, ``Cancelled``, ``Busy``,
+    or the error itself (anything else: a request DynamoDB refused, a bug)."""
+    response = getattr(error, "response", {})
+    code = response.get("Error", {}).get("Code", "")
+    if code == "ConditionalCheckFailedException":
+        return ConditionFailed(response.get("Item"))
+    if code == "TransactionCanceledException":
+        reasons = tuple(reason.get("Code", FINE) for reason in response.get("CancellationReasons", []))
+        return busy() if busy_reasons(reasons) else Cancelled(reasons)
+    if code in BUSY_CODES:
+        return busy()
+    return error
+
+
+def busy() -> Busy:
+    return Busy("the service is busy, please retry in a second")
+
+
+def in_conflict(outcome: Exception, error: Exception) -> bool:
+    """A request that conflicted with a transaction: sending it again soon may succeed (botocore does not)."""
+    return isinstance(outcome, Busy) and getattr(error, "response", {}).get("Error", {}).get("Code") in (
+        "TransactionCanceledException", "TransactionConflictException")
+
+
 # botocore retries throttled requests, never a transaction cancelled for a conflict: those
 # are sent again here, with full-jitter backoff, for at most about a second, then the
 # caller gets a 503 with Retry-After.
 CONFLICT_RETRY_SECONDS = 1.0
 BACKOFF_BASE_SECONDS = 0.025
 BACKOFF_CAP_SECONDS = 0.4
+# The requests that name their table inside (per item, or per table of the batch); every other is sent on the table.
+NAMES_TABLES_INSIDE = frozenset({"batch_get_item", "batch_write_item", "transact_get_items", "transact_write_items"})
 
 
 def backoff(attempt: int) -> float:
@@ -89,55 +182,43 @@ def backoff(attempt: int) -> float:
 
 
 def send(operation: str, **request: Any) -> dict:
-    """One request, sent again with backoff while a transaction conflict cancels it; botocore's
-    ClientError when DynamoDB answers anything else or the conflicts outlast the retries.
-    A connection that fails or stalls past botocore's retries is a ``Busy`` (503)."""
+    """The one way to send a request: ``operation`` (botocore's name, e.g. ``"update_item"``) on the
+    table (unless it names its tables inside, or ``TableName`` is given); DynamoDB's response, or
+    one of the outcomes this module names (its docstring). Sent again with backoff while a
+    transaction conflict cancels it."""
     from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 
+    if operation not in NAMES_TABLES_INSIDE and "TableName" not in request:
+        request = {"TableName": table_name(), **request}
     give_up = time.monotonic() + CONFLICT_RETRY_SECONDS
     attempt = 0
     while True:
         try:
             return getattr(client(), operation)(**request)
         except ClientError as error:
+            outcome = outcome_of(error)
             pause = backoff(attempt)
-            if not in_conflict(error) or time.monotonic() + pause > give_up:
-                raise
+            if not in_conflict(outcome, error) or time.monotonic() + pause > give_up:
+                if outcome is error:
+                    raise
+                raise outcome from error
             time.sleep(pause)
             attempt += 1
         except (ConnectionError, HTTPClientError) as error:
             raise Busy("the database did not answer in time, please retry") from error
 
 
-def call(operation: str, **request: Any) -> dict:
-    """One request on the table; DynamoDB errors become domain errors."""
-    return call_raw(operation, TableName=table_name(), **request)
-
-
-def call_raw(operation: str, **request: Any) -> dict:
-    """Like ``call`` for the requests that name the table inside (batches, transactions)."""
-    from botocore.exceptions import ClientError
-
+def conditional(operation: str, **request: Any) -> dict | None:
+    """``send``, with its ``ConditionFailed`` outcome as None: for the writes whose condition only says
+    whether there is anything to do."""
     try:
         return send(operation, **request)
-    except ClientError as error:
-        raise translate(error) from error
-
-
-def conditional(operation: str, **request: Any) -> dict | None:
-    """A conditional write; None when its condition was not met."""
-    from botocore.exceptions import ClientError
-
-    try:
-        return send(operation, TableName=table_name(), **request)
-    except ClientError as error:
-        if error_code(error) == "ConditionalCheckFailedException":
-            return None
-        raise translate(error) from error
+    except ConditionFailed:
+        return None
 
 
 def get(entity_keys: keys.EntityKeys, consistent: bool = False, **parts: Any) -> e.Entity | None:
-    item = call("get_item", Key=key_from(entity_keys, **parts), ConsistentRead=consistent).get("Item")
+    item = send("get_item", Key=key_from(entity_keys, **parts), ConsistentRead=consistent).get("Item")
     return e.from_item(item) if item else None
 
 
@@ -145,7 +226,7 @@ def query_all(**request: Any) -> list[e.Entity]:
     """Every page of a Query: for the stream's work, never for an API read."""
     items = []
     while True:
-        response = call("query", **request)
+        response = send("query", **request)
         items += e.from_items(response.get("Items", []))
         if "LastEvaluatedKey" not in response:
             return items
@@ -156,7 +237,7 @@ def batch(operation: str, request_items: dict, leftover: str, attempts: int = 10
     """A batch request, sent again (with backoff) for what DynamoDB left unprocessed."""
     responses = []
     for attempt in range(attempts):
-        response = call_raw(operation, RequestItems=request_items)
+        response = send(operation, RequestItems=request_items)
         responses.append(response)
         request_items = response.get(leftover) or {}
         if not request_items:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from alleycat.storage import entities as e
-from alleycat.storage.dynamo import call, values
+from alleycat.storage.dynamo import send, values
 from alleycat.storage.schema import PARTITION_KEY, SORT_KEY
 
 
@@ -44,7 +44,7 @@ def query(scope: str, token: str | None, entity_keys, *, index: str | None = Non
         request["IndexName"] = index
     if start:
         request["ExclusiveStartKey"] = start.key
-    items = call("query", **request).get("Items", [])
+    items = send("query", **request).get("Items", [])
     last_key = {name: items[limit - 1][name] for name in (PARTITION_KEY, SORT_KEY)} if len(items) > limit else None
     return Page(e.from_items(items[:limit]), next_token(last_key, scope, carry), start.carry if start else {}, last_key)
 

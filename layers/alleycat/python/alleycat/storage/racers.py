@@ -14,15 +14,14 @@ from alleycat.rules.telemetry import ChunkWrite, StoredChunk
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import to_attr
-from alleycat.storage.dynamo import batch, call, conditional, get as _get, get_all, key_from, key_of, query_all, send, table_name, values
-from alleycat.errors import error_code, translate
+from alleycat.storage.dynamo import ConditionFailed, batch, conditional, get as _get, get_all, key_from, key_of, query_all, send, table_name, values
 from alleycat.storage.paging import Page, next_token as _next_token, query as _query
 
 HISTORY_CHUNKS_PER_PAGE = 130  # an hour-long race: 120 sealed chunks and 6 packed parts, one page
 
 
 def put(racer: e.Racer) -> None:
-    call("put_item", Item=racer.to_item())
+    send("put_item", Item=racer.to_item())
 
 
 def get(racer_id: str, consistent: bool = False) -> e.Racer | None:
@@ -102,11 +101,9 @@ def set_entry_chunks(race_id: str, racer_id: str, totals: Mapping[int, Totals],
     """Records chunks' ``Totals`` on the racer's entry in one write, unless the entry
     is ranked already and not ``ranked_too`` (compaction owns a ranked entry's totals):
     (the entry before, whether written)."""
-    from botocore.exceptions import ClientError
-
     try:
         response = send(
-            "update_item", TableName=table_name(), Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
+            "update_item", Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
             UpdateExpression="SET " + ", ".join(f"chunks.#c{chunk} = :c{chunk}" for chunk in totals),
             ConditionExpression="attribute_exists(PK)" + ("" if ranked_too else " AND NOT raceStatus = :finished"),
             ExpressionAttributeNames={f"#c{chunk}": str(chunk) for chunk in totals},
@@ -114,10 +111,8 @@ def set_entry_chunks(race_id: str, racer_id: str, totals: Mapping[int, Totals],
                                        **({} if ranked_too else {":finished": to_attr(e.FINISHED)})},
             ReturnValues="ALL_OLD", ReturnValuesOnConditionCheckFailure="ALL_OLD")
         return e.from_item(response["Attributes"]), True
-    except ClientError as error:
-        if error_code(error) != "ConditionalCheckFailedException":
-            raise translate(error) from error
-        stored = error.response.get("Item")
+    except ConditionFailed as failed:
+        stored = failed.item
         if stored is None:  # an engine that does not return the item on a failed condition
             return _get(keys.ENTRY, True, raceId=race_id, racerId=racer_id), False
         return e.from_item(stored), False
@@ -125,30 +120,26 @@ def set_entry_chunks(race_id: str, racer_id: str, totals: Mapping[int, Totals],
 
 def claim_ride(race_id: str, racer_id: str, device: str) -> str | None:
     """The device that holds the racer's ride once ``device`` asked for it: ``device`` if none held it."""
-    from botocore.exceptions import ClientError
-
     key = key_from(keys.ENTRY, raceId=race_id, racerId=racer_id)
     try:
-        send("update_item", TableName=table_name(), Key=key,
+        send("update_item", Key=key,
              UpdateExpression="SET device = :device", ConditionExpression="attribute_exists(PK) AND attribute_not_exists(device)",
              ExpressionAttributeValues=values(device=device), ReturnValuesOnConditionCheckFailure="ALL_OLD")
         return device
-    except ClientError as error:
-        if error_code(error) != "ConditionalCheckFailedException":
-            raise translate(error) from error
-        stored = error.response.get("Item") or call("get_item", Key=key, ConsistentRead=True).get("Item", {})
+    except ConditionFailed as failed:
+        stored = failed.item or send("get_item", Key=key, ConsistentRead=True).get("Item", {})
         return stored.get("device", {}).get("S")
 
 
 def rank_entry(race_id: str, racer_id: str, rank: int | None) -> None:
-    call("update_item", Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
+    send("update_item", Key=key_from(keys.ENTRY, raceId=race_id, racerId=racer_id),
          UpdateExpression="SET #rank = :rank, raceStatus = :finished",
          ExpressionAttributeNames={"#rank": "rank"}, ExpressionAttributeValues=values(rank=rank, finished=e.FINISHED))
 
 
 def set_name(entity: e.Entity, name: str) -> None:
     """Sets a denormalised racer name on an item that carries one."""
-    call("update_item", Key=key_of(entity), UpdateExpression="SET #name = :name",
+    send("update_item", Key=key_of(entity), UpdateExpression="SET #name = :name",
          ConditionExpression="attribute_exists(PK)",
          ExpressionAttributeNames={"#name": "name"}, ExpressionAttributeValues=values(name=name))
 
@@ -168,9 +159,9 @@ def set_best(racer_id: str, class_id: str, best: e.Best | None) -> None:
     """Sets the racer's best in the class to ``best`` whatever it was (None: no best): a review's
     decision may lower it."""
     if best is None:
-        call("delete_item", Key=key_from(keys.BEST, racerId=racer_id, classId=class_id))
+        send("delete_item", Key=key_from(keys.BEST, racerId=racer_id, classId=class_id))
     else:
-        call("put_item", Item=best.to_item())
+        send("put_item", Item=best.to_item())
 
 
 # --- history chunks --------------------------------------------------------
@@ -205,8 +196,6 @@ def _write_absent(chunk: e.Chunk, seconds: Seconds, points, recording: str | Non
     """One UpdateItem that sets ``seconds`` on the chunk (creating it if need be), adds ``points`` and
     records ``recording`` as ``lastWrite``, if none of the seconds is stored and the chunk is not sealed:
     None when written, else what the chunk holds."""
-    from botocore.exceptions import ClientError
-
     key = key_of(chunk)
     names = {"#type": e.TYPE, "#raceId": "raceId", "#racerId": "racerId", "#chunk": "chunk", "#classId": "classId"}
     expression_values = values(type=chunk.KEYS.entity, raceId=chunk.raceId, racerId=chunk.racerId, chunk=chunk.chunk,
@@ -220,19 +209,17 @@ def _write_absent(chunk: e.Chunk, seconds: Seconds, points, recording: str | Non
         sets.append(f"{attribute} = :{attribute}")
         absent.append(f"attribute_not_exists({attribute})")
     try:
-        send("update_item", TableName=table_name(), Key=key,
+        send("update_item", Key=key,
              UpdateExpression="SET #type = :type, #raceId = :raceId, #racerId = :racerId, #chunk = :chunk, "
                               "#classId = :classId, " + ", ".join(sets) + " ADD points :points",
              ConditionExpression=" AND ".join(absent),
              ExpressionAttributeNames=names, ExpressionAttributeValues=expression_values,
              ReturnValuesOnConditionCheckFailure="ALL_OLD")
         return None
-    except ClientError as error:
-        if error_code(error) != "ConditionalCheckFailedException":
-            raise translate(error) from error
-        item = error.response.get("Item")
+    except ConditionFailed as failed:
+        item = failed.item
         if item is None:  # an older SDK or emulator without the item: read it
-            item = call("get_item", Key=key, ConsistentRead=True).get("Item", {})
+            item = send("get_item", Key=key, ConsistentRead=True).get("Item", {})
     if not item:
         return StoredChunk(chunk.chunk, frozenset())
     stored = e.from_item(item)

@@ -12,8 +12,8 @@ from alleycat.storage import keys
 from alleycat.storage import entities as e
 from alleycat.storage.attributes import to_attr
 from alleycat.rules.board import EQUIPMENT_INDEX, NAME_INDEX, REVIEW_INDEX, Standing
-from alleycat.storage.dynamo import call, conditional, get as _get, get_all, key_from, key_of, send, table_name, values
-from alleycat.errors import BadRequest, Conflict, Unprocessable, cancellation_codes, error_code, first_condition_failed, translate
+from alleycat.storage.dynamo import Cancelled, conditional, get as _get, get_all, key_from, key_of, send, table_name, values
+from alleycat.errors import BadRequest, Conflict, Unprocessable
 from alleycat.rules.fairplay import BIKE, equipment_after
 from alleycat.storage.paging import query as _query
 
@@ -52,22 +52,20 @@ def create(race: e.Race, request_key: str | None = None) -> e.Race:
     Unprocessable when it asks for another race (the body as normalised: its class is the
     marker's, its startsAt and durationSeconds the first race's, which never change).
     """
-    from botocore.exceptions import ClientError
-
     marker = [e.RaceRequest(race.classId, request_key, race.raceId)] if request_key else []
     puts = [{"Put": {"TableName": table_name(), "Item": item.to_item(),
                      "ConditionExpression": "attribute_not_exists(PK)"}}
             for item in (*marker, *e.new_race_items(race))]
     try:
         send("transact_write_items", TransactItems=puts)
-    except ClientError as error:
-        if not marker or not first_condition_failed(error):
-            raise translate(error) from error
+    except Cancelled as cancelled:
+        if not marker or not cancelled.condition_failed(0):
+            raise
         done = _get(keys.RACE_REQUEST, True, classId=race.classId, requestKey=request_key)
         first = get(done.raceId, consistent=True)
         if first is not None and (first.startsAt, first.durationSeconds) != (race.startsAt, race.durationSeconds):
             raise Unprocessable(f"this Idempotency-Key created race {first.raceId} ({first.startsAt}, "
-                                f"{first.durationSeconds} seconds) with a different body: use a new key for another race") from error
+                                f"{first.durationSeconds} seconds) with a different body: use a new key for another race") from cancelled
         return first
     return race
 
@@ -104,8 +102,6 @@ def join(race: e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None
     entry is kept, its score untouched; only its equipment (``fairplay.equipment_after``: virtual
     stays virtual) and, with a ``device``, the device that holds the ride change (``rejoin``).
     """
-    from botocore.exceptions import ClientError
-
     entry = e.Entry(race.raceId, racer.racerId, racer.name, race.classId, race.startsAt, equipment=equipment,
                     device=device)
     board = e.RaceBoard(race.raceId, e.RaceBoard.shard_of(racer.racerId))
@@ -127,17 +123,16 @@ def join(race: e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None
     ]
     try:
         send("transact_write_items", TransactItems=actions)
-    except ClientError as error:
-        codes = cancellation_codes(error)
-        if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in codes:
-            raise translate(error) from error
-        if codes[0] == "ConditionalCheckFailed":  # joined before: keep the ride, move it if asked
+    except Cancelled as cancelled:
+        if not cancelled.condition_failed():
+            raise
+        if cancelled.condition_failed(0):  # joined before: keep the ride, move it if asked
             from alleycat.storage import racers  # only a join that finds it joined before reads the entry
 
             existing = racers.get_entry(race.raceId, racer.racerId, consistent=True)
             if existing:
                 return rejoin(existing, equipment, device)
-        raise Conflict("the race is finished") from error
+        raise Conflict("the race is finished") from cancelled
     return entry
 
 
@@ -145,8 +140,6 @@ def rejoin(entry: e.Entry, equipment: str, device: str | None) -> e.Entry:
     """A racer joining a race again: the ride's equipment as ``fairplay.equipment_after`` says, on the
     entry and the board alike, and with a ``device`` the ride moved to it; one transaction, retried
     when another join changed the entry in between."""
-    from botocore.exceptions import ClientError
-
     from alleycat.storage import racers
 
     for _ in range(5):
@@ -172,9 +165,9 @@ def rejoin(entry: e.Entry, equipment: str, device: str | None) -> e.Entry:
             entry.equipment = now_on
             entry.device = device if moved else entry.device
             return entry
-        except ClientError as error:
-            if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in cancellation_codes(error):
-                raise translate(error) from error
+        except Cancelled as cancelled:
+            if not cancelled.condition_failed():
+                raise
             entry = racers.get_entry(entry.raceId, entry.racerId, consistent=True) or entry
     raise Conflict("the ride kept changing while it was joined again: try again")
 
@@ -184,8 +177,6 @@ def finish(race: e.Race, only_if_open: bool = False) -> bool:
     transaction; finishing it again before it is settled asks for the settlement again (a stream
     record), so a settlement that failed for good is re-run. A settled race changes nothing, nor
     does a finished one ``only_if_open`` (the finisher at the race's end). True when it wrote."""
-    from botocore.exceptions import ClientError
-
     def finished(item: e.Entity, also: str = "", **extra) -> dict:
         return {"Update": {"TableName": table_name(), "Key": key_of(item), "UpdateExpression": "SET #status = :finished" + also,
                            "ExpressionAttributeNames": {"#status": "status"},
@@ -199,16 +190,16 @@ def finish(race: e.Race, only_if_open: bool = False) -> bool:
     actions = [race_update, *catalog.finish_actions(race)] + [finished(gate) for gate in e.RaceGate.copies_of(race)]
     try:
         send("transact_write_items", TransactItems=actions)
-    except ClientError as error:
-        if not first_condition_failed(error):
-            raise translate(error) from error
+    except Cancelled as cancelled:
+        if not cancelled.condition_failed(0):
+            raise
         return False
     return True
 
 
 def mark_settled(race: e.Race) -> None:
     """Ranks, bests, class board and history of the race are final."""
-    call("update_item", Key=key_of(race), UpdateExpression="SET settled = :true",
+    send("update_item", Key=key_of(race), UpdateExpression="SET settled = :true",
          ConditionExpression="attribute_exists(PK)", ExpressionAttributeValues=values(true=True))
 
 
@@ -233,7 +224,7 @@ def set_standings(race_id: str, shard: int, standings: dict[str, Standing]) -> e
             names[f"#r{n}"] = racer_id
             expression_values[f":r{n}"] = to_attr(standing.item())
             sets.append(f"standings.#r{n} = :r{n}")
-        written = call("update_item", Key=key_of(e.RaceBoard(race_id, shard)), UpdateExpression="SET " + ", ".join(sets),
+        written = send("update_item", Key=key_of(e.RaceBoard(race_id, shard)), UpdateExpression="SET " + ", ".join(sets),
                        ConditionExpression="attribute_exists(PK)", ExpressionAttributeNames=names,
                        ExpressionAttributeValues=expression_values, ReturnValues="ALL_NEW")["Attributes"]
     return e.from_item(written) if written else e.RaceBoard(race_id, shard)

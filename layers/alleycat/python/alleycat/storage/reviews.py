@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from alleycat.storage import entities as e
 from alleycat.storage import keys
-from alleycat.storage.dynamo import conditional, key_of, send, table_name, values
-from alleycat.errors import Conflict, cancellation_codes, error_code, translate
+from alleycat.storage.dynamo import Cancelled, conditional, key_of, send, table_name, values
+from alleycat.errors import Conflict
 from alleycat.rules.fairplay import PENDING
 from alleycat.storage.paging import Page, query
 
@@ -25,14 +25,12 @@ def list_reviews(state: str, limit: int, token: str | None) -> Page:
 
 def _written(actions: list[dict]) -> bool:
     """One transaction: True when written, False when one of its conditions was not met."""
-    from botocore.exceptions import ClientError
-
     try:
         send("transact_write_items", TransactItems=actions)
         return True
-    except ClientError as error:
-        if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in cancellation_codes(error):
-            raise translate(error) from error
+    except Cancelled as cancelled:
+        if not cancelled.condition_failed():
+            raise
         return False
 
 

@@ -16,14 +16,13 @@ import binascii
 import hashlib
 import hmac
 import json
-import os
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from alleycat import settings
 from alleycat.errors import BadRequest
 from alleycat.storage.keys import EntityKeys, InvalidKey
 
-KEY_VARIABLE = "PAGE_TOKEN_KEY"
 MAC_BYTES = 16
 MAX_TOKEN_CHARS = 4096
 # DynamoDB's limits on a key attribute (UTF-8 bytes); a start key past them is a ValidationException.
@@ -100,9 +99,9 @@ def _storable(value, max_bytes: int) -> bool:
 
 
 def _mac(scope: str, payload: str) -> bytes:
-    secret = os.environ.get(KEY_VARIABLE)
+    secret = settings.load().page_token_key
     if not secret:
-        raise RuntimeError(f"{KEY_VARIABLE} is not set: page tokens cannot be signed")
+        raise settings.MissingSetting(f"{settings.PAGE_TOKEN_KEY} is not set: page tokens cannot be signed")
     message = scope.encode("utf-8", "surrogatepass") + b"\n" + payload.encode()
     return hmac.new(secret.encode(), message, hashlib.sha256).digest()[:MAC_BYTES]
 
