@@ -1,5 +1,6 @@
 """A DynamoDB call that stalls must end inside the API functions' timeout, retries included."""
 
+from alleycat import settings
 from alleycat.storage import dynamo
 from stacks.functions import API_TIMEOUT_SECONDS
 
@@ -10,7 +11,7 @@ def worst_backoff(attempts: int) -> float:
 
 def test_one_call_with_its_retries_ends_before_the_function_times_out():
     # Given the client every deployed function uses (no override in its environment)
-    config = dynamo.config()
+    config = dynamo.config(settings.read({}))
     # When every attempt stalls for its whole connect and read timeouts
     attempts = config.retries["total_max_attempts"]
     worst = attempts * (config.connect_timeout + config.read_timeout) + worst_backoff(attempts)

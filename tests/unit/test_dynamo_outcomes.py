@@ -214,3 +214,11 @@ def test_conditional_is_none_when_the_condition_failed_and_the_response_otherwis
     assert dynamo.conditional("put_item", Item={}, ConditionExpression="attribute_not_exists(PK)") is None
     answering({"Attributes": {"n": {"N": "1"}}})
     assert dynamo.conditional("update_item", Key={}, ReturnValues="ALL_NEW") == {"Attributes": {"n": {"N": "1"}}}
+
+
+def test_only_a_process_that_names_another_read_timeout_waits_longer_than_the_deployed_one():
+    from alleycat import settings
+
+    deployed, local = dynamo.config(settings.read({})), dynamo.config(settings.read({"DYNAMODB_READ_TIMEOUT_SECONDS": "30"}))
+    assert local.read_timeout == 30 and deployed.read_timeout < 10  # inside the API functions' 10 s
+    assert local.connect_timeout == deployed.connect_timeout

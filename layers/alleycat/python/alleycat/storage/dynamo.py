@@ -36,12 +36,12 @@ READ_TIMEOUT_SECONDS = 1.5
 ATTEMPTS = 3
 
 
-def config(read_timeout_seconds: float | None = None):
-    """The client's configuration; ``read_timeout_seconds`` None: the deployed functions' ``READ_TIMEOUT_SECONDS``."""
+def config(of: settings.Settings | None = None):
+    """The clients' configuration (this one's and ``alleycat.aws.clients``'), under ``of`` (the process's settings by default)."""
     from botocore.config import Config
 
-    return Config(max_pool_connections=32, connect_timeout=CONNECT_TIMEOUT_SECONDS,
-                  read_timeout=READ_TIMEOUT_SECONDS if read_timeout_seconds is None else read_timeout_seconds,
+    read_timeout = (of or settings.load()).dynamodb_read_timeout_seconds or READ_TIMEOUT_SECONDS
+    return Config(max_pool_connections=32, connect_timeout=CONNECT_TIMEOUT_SECONDS, read_timeout=read_timeout,
                   retries={"mode": "standard", "total_max_attempts": ATTEMPTS})
 
 
@@ -53,8 +53,7 @@ def client():
     freeze_startup_objects()
     import botocore.session
 
-    return botocore.session.Session().create_client(
-        "dynamodb", config=config(settings.load().dynamodb_read_timeout_seconds))
+    return botocore.session.Session().create_client("dynamodb", config=config())
 
 
 _frozen = False
