@@ -120,12 +120,17 @@ class Cancelled(Exception):
         return self.reasons[action:action + 1] == (CONDITION_FAILED,)
 
 
-# Error codes of a request DynamoDB did not do for now (throttled, or in conflict with a transaction).
+class Contended(Busy):
+    """Busy because other transactions held the items: sent again here (botocore does not) before
+    the caller gets it."""
+
+
+# Error codes of a request DynamoDB did not do for now (throttled, or still in progress elsewhere);
+# botocore has retried them already.
 BUSY_CODES = frozenset({
     "ProvisionedThroughputExceededException",
     "ThrottlingException",
     "RequestLimitExceeded",
-    "TransactionConflictException",
     "TransactionInProgressException",
     "InternalServerError",
 })
@@ -142,28 +147,22 @@ def busy_reasons(reasons: tuple[str, ...]) -> bool:
 
 
 def outcome_of(error: Exception) -> Exception:
-    """What a botocore ``ClientError`` from DynamoDB means: ``ConditionFailed``, ``Cancelled``, ``Busy``,
-    or the error itself (anything else: a request DynamoDB refused, a bug)."""
+    """What a botocore ``ClientError`` from DynamoDB means: ``ConditionFailed``, ``Cancelled``, ``Busy``
+    (``Contended`` when sending it again at once may pass), or the error itself (anything else: a
+    request DynamoDB refused, a bug)."""
     response = getattr(error, "response", {})
     code = response.get("Error", {}).get("Code", "")
+    busy = "the service is busy, please retry in a second"
     if code == "ConditionalCheckFailedException":
         return ConditionFailed(response.get("Item"))
     if code == "TransactionCanceledException":
         reasons = tuple(reason.get("Code", FINE) for reason in response.get("CancellationReasons", []))
-        return busy() if busy_reasons(reasons) else Cancelled(reasons)
+        return Contended(busy) if busy_reasons(reasons) else Cancelled(reasons)
+    if code == "TransactionConflictException":  # a single-item write on an item a transaction holds
+        return Contended(busy)
     if code in BUSY_CODES:
-        return busy()
+        return Busy(busy)
     return error
-
-
-def busy() -> Busy:
-    return Busy("the service is busy, please retry in a second")
-
-
-def in_conflict(outcome: Exception, error: Exception) -> bool:
-    """A request that conflicted with a transaction: sending it again soon may succeed (botocore does not)."""
-    return isinstance(outcome, Busy) and getattr(error, "response", {}).get("Error", {}).get("Code") in (
-        "TransactionCanceledException", "TransactionConflictException")
 
 
 # botocore retries throttled requests, never a transaction cancelled for a conflict: those
@@ -197,7 +196,7 @@ def send(operation: str, **request: Any) -> dict:
         except ClientError as error:
             outcome = outcome_of(error)
             pause = backoff(attempt)
-            if not in_conflict(outcome, error) or time.monotonic() + pause > give_up:
+            if not isinstance(outcome, Contended) or time.monotonic() + pause > give_up:
                 if outcome is error:
                     raise
                 raise outcome from error
