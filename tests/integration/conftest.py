@@ -5,9 +5,9 @@ import os
 
 import pytest
 
-from alleycat.storage import dynamo
 from alleycat import settings
 from alleycat.clock import epoch
+from alleycat.storage import dynamo
 from local import handlers
 from local.events import sample_event, with_header
 from local.streams import StreamTail

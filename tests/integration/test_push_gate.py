@@ -9,10 +9,10 @@ import random
 
 import pytest
 
-from alleycat.rules import push_gate
 from alleycat import settings
-from alleycat.storage import races
+from alleycat.rules import push_gate
 from alleycat.rules.push_gate import Later
+from alleycat.storage import races
 
 RACE = "01JD5Z6Q8X0000000000000000"
 T = 1_800_000_000_000  # epoch milliseconds

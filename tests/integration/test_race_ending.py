@@ -8,13 +8,13 @@ import pytest
 from alleycat import clock as function_clock
 from alleycat import settings
 from alleycat.aws import clients as aws
-from alleycat.flows import ending
 from alleycat.clock import epoch, iso
-from stacks.settings import FINISHER
+from alleycat.flows import ending
 from local import handlers
 from local.clock import ManualClock
 from local.lambda_api import LambdaApi
 from local.scheduler import SchedulerApi
+from stacks.settings import FINISHER
 
 from .conftest import ADMIN, Api, process
 

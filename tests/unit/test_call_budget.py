@@ -4,6 +4,7 @@ from alleycat import settings
 from alleycat.storage import dynamo
 from stacks.functions import API_TIMEOUT_SECONDS
 
+
 # botocore's standard mode backs off up to 2 ** (attempt - 1) seconds (capped at 20) before each retry.
 def worst_backoff(attempts: int) -> float:
     return sum(min(20, 2 ** retry) for retry in range(attempts - 1))

@@ -125,3 +125,10 @@ def test_a_deployed_function_lacking_what_it_needs_fails_when_it_imports_the_set
     finally:
         monkeypatch.delenv("AWS_LAMBDA_FUNCTION_NAME")
         importlib.reload(settings)
+
+
+def test_a_variable_a_caller_cannot_do_without_is_its_text_or_an_error_naming_it():
+    found = settings.read({"FINISH_SCHEDULE_GROUP": "finishes"})
+    assert found.needed("FINISH_SCHEDULE_GROUP") == "finishes"
+    with pytest.raises(settings.MissingSetting, match="FINISH_DEAD_LETTER_ARN"):
+        found.needed("FINISH_DEAD_LETTER_ARN")

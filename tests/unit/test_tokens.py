@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from alleycat.storage import keys, tokens
 from alleycat import settings
 from alleycat.errors import BadRequest
+from alleycat.storage import keys, tokens
 
 RACE_KEY = {"PK": {"S": "RACER#bob"}, "SK": {"S": "RACE#01JD5Z6Q8X0000000000000000"}}
 

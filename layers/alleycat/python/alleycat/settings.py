@@ -14,8 +14,8 @@ test) calls ``reset`` so that the next ``load`` reads it again.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 TABLE_NAME = "TABLE_NAME"
 PAGE_TOKEN_KEY = "PAGE_TOKEN_KEY"  # signs page tokens (alleycat.storage.tokens): paged routes only
@@ -78,6 +78,14 @@ class Settings:
         """Boards are published to viewers (an Event API to publish to)."""
         return self.event_api_url is not None
 
+    def needed(self, variable: str) -> str:
+        """The text of ``variable`` (one of the names above), which the caller cannot do without:
+        ``MissingSetting`` naming it when it is unset."""
+        value = getattr(self, _FIELDS[variable])
+        if value is None:
+            raise MissingSetting(f"{variable} is not set")
+        return value
+
     def missing(self, environ: Mapping[str, str]) -> list[str]:
         """The variables this deployed function needs that ``environ`` lacks (or has empty)."""
         if self.function is None:
@@ -92,6 +100,12 @@ class Settings:
                 return [f"{FUNCTION} (no function is named {self.function!r})"]
             needed = (TABLE_NAME, PAGE_TOKEN_KEY) if paged[self.function] else (TABLE_NAME,)
         return [name for name in needed if not environ.get(name)]
+
+
+_FIELDS = {TABLE_NAME: "table_name", PAGE_TOKEN_KEY: "page_token_key", FINISHER_ARN: "finisher_arn",
+           FINISH_SCHEDULE_GROUP: "finish_schedule_group", FINISH_SCHEDULE_ROLE_ARN: "finish_schedule_role_arn",
+           FINISH_DEAD_LETTER_ARN: "finish_dead_letter_arn", BOARD_PUBLISHER_ARN: "board_publisher_arn",
+           EVENT_API_URL: "event_api_url"}
 
 
 def read(environ: Mapping[str, str]) -> Settings:

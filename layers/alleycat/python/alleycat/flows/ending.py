@@ -65,7 +65,7 @@ def schedule_name(race_id: str) -> str:
 
 def start(race_id: str) -> None:
     """The stream processor's part: the finisher invoked (asynchronously) for a race just created."""
-    aws.invoke_later(settings.load().finisher_arn, {"raceId": race_id})
+    aws.invoke_later(settings.load().needed(settings.FINISHER_ARN), {"raceId": race_id})
 
 
 def finish_when_due(race_id: str, finisher_arn: str) -> str:
@@ -94,13 +94,13 @@ def _schedule(race: e.Race, minute: float, finisher_arn: str) -> None:
     scheduler = aws.client("scheduler")
     try:
         scheduler.create_schedule(
-            Name=schedule_name(race.raceId), GroupName=settings.load().finish_schedule_group,
+            Name=schedule_name(race.raceId), GroupName=settings.load().needed(settings.FINISH_SCHEDULE_GROUP),
             ScheduleExpression=f"at({clock.iso(minute)[:-1]})", ScheduleExpressionTimezone="UTC",
             FlexibleTimeWindow={"Mode": "OFF"}, ActionAfterCompletion="DELETE",
             Description=f"Finishes race {race.raceId} ({race.className}, {race.startsAt}, {race.durationSeconds} s)"[:512],
-            Target={"Arn": finisher_arn, "RoleArn": settings.load().finish_schedule_role_arn,
+            Target={"Arn": finisher_arn, "RoleArn": settings.load().needed(settings.FINISH_SCHEDULE_ROLE_ARN),
                     "Input": json.dumps({"raceId": race.raceId}),
                     "RetryPolicy": {"MaximumRetryAttempts": RETRIES, "MaximumEventAgeInSeconds": 3600},
-                    "DeadLetterConfig": {"Arn": settings.load().finish_dead_letter_arn}})
+                    "DeadLetterConfig": {"Arn": settings.load().needed(settings.FINISH_DEAD_LETTER_ARN)}})
     except scheduler.exceptions.ConflictException:
         pass  # made by an earlier invocation for the same race

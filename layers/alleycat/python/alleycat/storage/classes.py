@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from alleycat.storage import catalog
-from alleycat.storage import entities as e
-from alleycat.storage import keys
 from alleycat.rules.board import NAME_INDEX
-from alleycat.storage.dynamo import conditional, send, get as _get, key_from, key_of, query_all, values
-from alleycat.storage.paging import Page, query as _query
+from alleycat.storage import catalog, keys
+from alleycat.storage import entities as e
+from alleycat.storage.dynamo import conditional, key_from, key_of, query_all, send, values
+from alleycat.storage.dynamo import get as _get
+from alleycat.storage.paging import Page
+from alleycat.storage.paging import query as _query
 from alleycat.storage.schema import INVERTED_INDEX
 
 

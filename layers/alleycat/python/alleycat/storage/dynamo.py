@@ -25,7 +25,6 @@ from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import to_attr
 
-
 # Every call must end well inside the API functions' 10 s timeout: a stalled connection or
 # read gives up after CONNECT/READ seconds, and botocore's standard-mode retries (throttling,
 # timeouts, 5xx: at most ATTEMPTS tries, backing off up to 1 s then 2 s) bound one call at
@@ -71,10 +70,7 @@ def freeze_startup_objects() -> None:
 
 
 def table_name() -> str:
-    name = settings.load().table_name
-    if name is None:
-        raise settings.MissingSetting(f"{settings.TABLE_NAME} is not set: no table to send requests to")
-    return name
+    return settings.load().needed(settings.TABLE_NAME)
 
 
 def values(**named: Any) -> dict:

@@ -14,8 +14,22 @@ from alleycat.rules.telemetry import ChunkWrite, StoredChunk
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import to_attr
-from alleycat.storage.dynamo import ConditionFailed, batch, conditional, get as _get, get_all, key_from, key_of, query_all, send, table_name, values
-from alleycat.storage.paging import Page, next_token as _next_token, query as _query
+from alleycat.storage.dynamo import (
+    ConditionFailed,
+    batch,
+    conditional,
+    get_all,
+    key_from,
+    key_of,
+    query_all,
+    send,
+    table_name,
+    values,
+)
+from alleycat.storage.dynamo import get as _get
+from alleycat.storage.paging import Page
+from alleycat.storage.paging import next_token as _next_token
+from alleycat.storage.paging import query as _query
 
 HISTORY_CHUNKS_PER_PAGE = 130  # an hour-long race: 120 sealed chunks and 6 packed parts, one page
 

@@ -8,13 +8,14 @@ race) is one Query of the race's partition.
 from __future__ import annotations
 
 from alleycat import clock
-from alleycat.storage import keys
-from alleycat.storage import entities as e
-from alleycat.storage.attributes import to_attr
-from alleycat.rules.board import EQUIPMENT_INDEX, NAME_INDEX, REVIEW_INDEX, Standing
-from alleycat.storage.dynamo import Cancelled, conditional, get as _get, get_all, key_from, key_of, send, table_name, values
 from alleycat.errors import BadRequest, Conflict, Unprocessable
+from alleycat.rules.board import EQUIPMENT_INDEX, NAME_INDEX, REVIEW_INDEX, Standing
 from alleycat.rules.fairplay import BIKE, equipment_after
+from alleycat.storage import entities as e
+from alleycat.storage import keys
+from alleycat.storage.attributes import to_attr
+from alleycat.storage.dynamo import Cancelled, conditional, get_all, key_from, key_of, send, table_name, values
+from alleycat.storage.dynamo import get as _get
 from alleycat.storage.paging import query as _query
 
 # Exactly what the contract shows (fromisoformat alone lets a NUL or other odd characters through).

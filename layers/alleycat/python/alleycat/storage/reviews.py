@@ -7,11 +7,11 @@ one Query a page of a partition.
 
 from __future__ import annotations
 
+from alleycat.errors import Conflict
+from alleycat.rules.fairplay import PENDING
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.dynamo import Cancelled, conditional, key_of, send, table_name, values
-from alleycat.errors import Conflict
-from alleycat.rules.fairplay import PENDING
 from alleycat.storage.paging import Page, query
 
 ATTEMPTS = 5

@@ -99,9 +99,7 @@ def _storable(value, max_bytes: int) -> bool:
 
 
 def _mac(scope: str, payload: str) -> bytes:
-    secret = settings.load().page_token_key
-    if not secret:
-        raise settings.MissingSetting(f"{settings.PAGE_TOKEN_KEY} is not set: page tokens cannot be signed")
+    secret = settings.load().needed(settings.PAGE_TOKEN_KEY)
     message = scope.encode("utf-8", "surrogatepass") + b"\n" + payload.encode()
     return hmac.new(secret.encode(), message, hashlib.sha256).digest()[:MAC_BYTES]
 
