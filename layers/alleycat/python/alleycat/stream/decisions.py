@@ -10,12 +10,10 @@ and a redelivered or late record changes nothing more.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from alleycat.rules import board
 from alleycat.storage import classes, parallel, racers, races
 from alleycat.storage import entities as e
-from alleycat.rules.fairplay import counts_for_class
+from alleycat.rules import settlement as rule
 
 ATTEMPTS = 5
 
@@ -31,8 +29,7 @@ def apply(race_id: str, racer_ids: list[str]) -> list[e.RaceBoard]:
             return written
         reviews = {entry.racerId: entry.review for entry in racers.get_entries(race_id, racer_ids)}
         stored = board.Board.from_shards(boards)
-        reviewed = [replace(stored.standings[racer_id], review=review)
-                    for racer_id, review in reviews.items() if racer_id in stored.standings]
+        reviewed = rule.reviewed(stored, reviews)
         written += [shard for shard in parallel.map_all(lambda standing: races.set_standing_review(race_id, standing),
                                                         reviewed) if shard is not None]
         if race.status == e.FINISHED:
@@ -47,9 +44,8 @@ def apply(race_id: str, racer_ids: list[str]) -> list[e.RaceBoard]:
 def _rank(race: e.Race, standings: board.Board) -> None:
     """Every entry whose stored rank is not its place on the board (a disqualified ride has none)."""
     places = standings.places()
-    for entry in racers.get_entries(race.raceId, list(places)):
-        if entry.rank != places[entry.racerId]:
-            racers.rank_entry(race.raceId, entry.racerId, places[entry.racerId])
+    for racer_id, place in rule.ranks_to_correct(places, racers.get_entries(race.raceId, list(places))).items():
+        racers.rank_entry(race.raceId, racer_id, place)
 
 
 def set_class_best(class_id: str, racer_id: str) -> None:
@@ -60,10 +56,8 @@ def set_class_best(class_id: str, racer_id: str) -> None:
     finished = {entry.raceId for entry in mine if entry.raceStatus == e.FINISHED}
     finished |= {entry.raceId for entry in mine if entry.raceId not in finished
                  and getattr(races.get(entry.raceId, consistent=True), "status", None) == e.FINISHED}
-    counting = [entry for entry in mine if entry.raceId in finished and counts_for_class(entry.equipment, entry.review)]
-    top = min(counting, key=lambda entry: board.order(entry.score, entry.raceId), default=None)
-    racers.set_best(racer_id, class_id, e.Best(racer_id, class_id, top.score, top.raceId, top.name) if top else None)
-    row = board.ClassStanding(racer_id, top.score, top.raceId, top.name) if top else None
+    row = rule.class_best(mine, finished)
+    racers.set_best(racer_id, class_id, e.Best(racer_id, class_id, row.best, row.race_id, row.name) if row else None)
     while True:
         stored = classes.get_board(class_id)
         version = getattr(stored, "version", None) if stored else None

@@ -1,8 +1,12 @@
-"""A finished racer's history packed: live chunks replaced by gzip-packed parts, totals made exact."""
+"""A finished racer's history packed: live chunks replaced by gzip-packed parts, totals made exact.
+
+The rule reads and writes through ``History`` (the racer's partition, ``storage.racers``, unless a test
+gives another), so it runs without DynamoDB.
+"""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Mapping, Protocol
 
 from alleycat.rules.samples import Seconds, Totals, totals_of
 from alleycat.storage import entities as e
@@ -11,7 +15,19 @@ from alleycat.storage import racers
 COMPACTION_ATTEMPTS = 5
 
 
-def compact(race: e.Race, entry: e.Entry, check: Callable[[e.Entry, Seconds], object] | None = None) -> bool:
+class History(Protocol):
+    """Where a racer's history chunks and entry totals are kept (``storage.racers``)."""
+
+    def chunks_of(self, race_id: str, racer_id: str) -> list[e.Chunk | e.PackedChunk]: ...
+
+    def set_entry_chunks(self, race_id: str, racer_id: str, totals: Mapping[int, Totals],
+                         ranked_too: bool = ...) -> tuple[e.Entry | None, bool]: ...
+
+    def replace_chunks(self, packed: list[e.PackedChunk], live: list[e.Chunk]) -> bool: ...
+
+
+def compact(race: e.Race, entry: e.Entry, check: Callable[[e.Entry, Seconds], object] | None = None,
+            history: History = racers) -> bool:
     """Replaces the racer's live chunks by packed ones (sealing the live ones), and makes the entry's chunk
     totals those of the stored samples; True when the totals had to change. ``check`` sees the whole
     ride's samples before its live chunks are sealed, so a run that fails after it still finds them live
@@ -22,7 +38,7 @@ def compact(race: e.Race, entry: e.Entry, check: Callable[[e.Entry, Seconds], ob
     """
     changed = False
     for _ in range(COMPACTION_ATTEMPTS):
-        stored = racers.chunks_of(race.raceId, entry.racerId)
+        stored = history.chunks_of(race.raceId, entry.racerId)
         live = [c for c in stored if isinstance(c, e.Chunk) and c.live]
         if not live:
             return changed
@@ -39,11 +55,11 @@ def compact(race: e.Race, entry: e.Entry, check: Callable[[e.Entry, Seconds], ob
                   for part, seconds in parts.items()]
         if _known(entry.chunks) != totals:
             changed = True
-            racers.set_entry_chunks(race.raceId, entry.racerId, totals, ranked_too=True)
+            history.set_entry_chunks(race.raceId, entry.racerId, totals, ranked_too=True)
             entry.chunks = {str(chunk): chunk_totals for chunk, chunk_totals in totals.items()}
         if check is not None:
             check(entry, samples)
-        if racers.replace_chunks(packed, live):
+        if history.replace_chunks(packed, live):
             return changed
     raise RuntimeError(f"racer {entry.racerId} kept receiving samples while race {race.raceId} was compacted")
 

@@ -13,15 +13,18 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Iterable
 
 from alleycat import clock
 from alleycat.storage import parallel, racers, races, reviews
 from alleycat.storage import entities as e
+from alleycat.rules import scoring as rule
 from alleycat.rules.board import Standing
 from alleycat.rules.fairplay import broken_rules
 from alleycat.observability import logger
 
 Racer = tuple[str, str]  # (raceId, racerId)
+CHUNKS_PER_PART = e.PackedChunk.SECONDS // e.Chunk.SECONDS
 
 
 @dataclass
@@ -71,36 +74,24 @@ def score(chunks: dict[Racer, set[int]], first_seen: dict[Racer, str]) -> Scored
 
 
 def live_totals(entry: e.Entry, chunks: dict[int, e.Chunk]) -> e.Entry | None:
-    """The racer's live totals from the stored chunks: ``chunks`` (read now) on the entry's.
-
-    The entry stores every chunk but the racer's newest (the one still filling): it is
-    written when a chunk is done, not every second, so its chunks 0..n-1 say that chunk n
-    is the newest. When the newest is not among ``chunks`` (a batch of late seconds only),
-    or a chunk below it is in neither, the racer's chunks are read. Returns the entry with
-    every chunk known (its ``raceStatus`` finished when the race was ranked before the
-    entry could be written), or None when the race is being settled (settlement owns it).
-    """
+    """The racer's live totals (``rules.scoring``): ``chunks`` (read now) on the entry's, the racer's every
+    chunk read when those do not say enough, the changed ones written. Returns the entry with every chunk
+    known (its ``raceStatus`` finished when the race was ranked before the entry could be written), or None
+    when the race is being settled (settlement owns it)."""
     if entry.raceStatus == e.FINISHED:
         return entry
-    if any(not chunk.live for chunk in chunks.values()):
-        return None  # sealed by the race's settlement
-    known = {int(chunk): _pair(pair) for chunk, pair in entry.chunks.items()}
-    known.update({number: _totals(chunk) for number, chunk in chunks.items()})
-    newest = max(max(map(int, entry.chunks), default=-1) + 1, max(chunks, default=0))
-    if newest not in known or any(chunk not in known for chunk in range(newest)):
-        every = racers.chunks_of(entry.raceId, entry.racerId)
-        if any(not isinstance(chunk, e.Chunk) or not chunk.live for chunk in every):
-            return None
-        known.update({chunk.chunk: _totals(chunk) for chunk in every})
-        newest = max(known)
-    done = {chunk: known.get(chunk, [Decimal(0), None]) for chunk in range(newest)}
-    changed = {chunk: pair for chunk, pair in done.items()
-               if _pair(entry.chunks.get(str(chunk), [None, None])) != pair}
-    if changed:
-        stored, written = racers.set_entry_chunks(entry.raceId, entry.racerId, changed)
+    stored = {int(chunk): _pair(pair) for chunk, pair in entry.chunks.items()}
+    read = _by_number(chunks.values())
+    decision = rule.live_totals(stored, read)
+    if isinstance(decision, rule.ReadEveryChunk):
+        decision = rule.live_totals(stored, read, _by_number(racers.chunks_of(entry.raceId, entry.racerId)))
+    if isinstance(decision, rule.Sealed):
+        return None
+    if decision.changed:
+        before, written = racers.set_entry_chunks(entry.raceId, entry.racerId, decision.changed)
         if not written:  # ranked meanwhile (or gone)
-            return stored
-    entry.chunks = {str(chunk): pair for chunk, pair in {**done, newest: known.get(newest, [Decimal(0), None])}.items()}
+            return before
+    entry.chunks = {str(chunk): totals for chunk, totals in decision.chunks.items()}
     return entry
 
 
@@ -113,6 +104,19 @@ def checked(entry: e.Entry | None, chunks: dict[int, e.Chunk]) -> e.Entry | None
     if rules:
         reviews.flag(entry, rules, clock.iso_ms(clock.now()))
     return entry
+
+
+def _by_number(chunks: Iterable[e.Chunk | e.PackedChunk]) -> dict[int, list | None]:
+    """Chunk number -> its totals as read now; None for a chunk the race's settlement sealed, or packed
+    into a part (every chunk the part holds)."""
+    by_number: dict[int, list | None] = {}
+    for chunk in chunks:
+        if isinstance(chunk, e.PackedChunk):
+            first = chunk.part * CHUNKS_PER_PART
+            by_number.update(dict.fromkeys(range(first, first + CHUNKS_PER_PART)))
+        else:
+            by_number.setdefault(chunk.chunk, _totals(chunk) if chunk.live else None)
+    return by_number
 
 
 def _totals(chunk: e.Chunk) -> list:

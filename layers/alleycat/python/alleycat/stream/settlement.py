@@ -14,7 +14,7 @@ from alleycat.rules import board
 from alleycat.storage import classes, parallel, racers, races, reviews, sizing
 from alleycat import clock
 from alleycat.storage import entities as e
-from alleycat.rules.fairplay import PENDING, broken_rules, counts_for_class, is_ranked
+from alleycat.rules import settlement as rule
 from alleycat.stream import decisions
 from alleycat.stream.history import compact
 from alleycat.stream.pacing import ClassPacer
@@ -44,15 +44,12 @@ def settle(race_id: str) -> None:
 
 
 def check_ride(entry: e.Entry, samples: dict) -> None:
-    """The whole ride against the plausibility rules: at the latest at the finish, a ride that breaks
-    one is put up for review (unless an admin decided it already); a pending ride's rules are widened
-    by those the whole ride breaks."""
-    if entry.review in (None, PENDING):
-        rules = broken_rules(samples)
-        if rules and entry.review is None:
-            reviews.flag(entry, rules, clock.iso_ms(clock.now()))
-        elif rules:
-            reviews.add_rules(entry, rules)
+    """The whole ride against the plausibility rules, at the latest at the finish (``rule.review_at_finish``)."""
+    change = rule.review_at_finish(entry.review, samples)
+    if isinstance(change, rule.Flag):
+        reviews.flag(entry, change.rules, clock.iso_ms(clock.now()))
+    elif isinstance(change, rule.AddRules):
+        reviews.add_rules(entry, change.rules)
 
 
 def amend(race_id: str, racer_ids: list[str]) -> None:
@@ -77,45 +74,40 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
         decisions.apply(race_id, flagged)
     if not changed:
         return
-    stored = board.Board.from_shards(boards)
-    before = stored.places()
-    after = stored.updated(board.Standing.of_entry(entry) for entry in changed).places()
+    moved = rule.places_moved(board.Board.from_shards(boards), map(board.Standing.of_entry, changed))
     merge_into_class_board(race, changed)
     write_final_standings(race, changed)
-    for racer_id, place in after.items():
-        if before.get(racer_id) != place:
-            racers.rank_entry(race.raceId, racer_id, place)
+    for racer_id, place in moved.items():
+        racers.rank_entry(race.raceId, racer_id, place)
     pacer = ClassPacer(race.classId, len(changed))
     for entry in changed:
         raise_best(race, entry, pacer)
 
 
 def publish_ranks(race: e.Race, entries: list[e.Entry]) -> list[e.Entry]:
-    """Class board first (the class leaderboard shows the race soonest), then ranks, bests, board.
-    A disqualified ride has no rank; only rides that count (``fairplay.counts_for_class``) reach the class."""
-    entries = board.in_order(entries)
+    """Class board first (the class leaderboard shows the race soonest), then ranks, bests, board
+    (``rule.final_ranks``, ``rule.class_rows``)."""
+    ranked = rule.final_ranks(entries)
+    entries = [entry for _, entry in ranked]
     merge_into_class_board(race, entries)
-    pacer = ClassPacer(race.classId, sum(1 for entry in entries if _counts(entry)))
+    pacer = ClassPacer(race.classId, len(rule.class_rows(race.raceId, entries)))
 
-    def rank(ranked):
-        place, entry = ranked
-        racers.rank_entry(race.raceId, entry.racerId, place if is_ranked(entry.review) else None)
+    def rank(placed):
+        place, entry = placed
+        racers.rank_entry(race.raceId, entry.racerId, place)
         raise_best(race, entry, pacer)
 
-    parallel.map_all(rank, enumerate(entries, start=1))
+    parallel.map_all(rank, ranked)
     write_final_standings(race, entries)
     return entries
 
 
-def _counts(entry: e.Entry) -> bool:
-    return counts_for_class(entry.equipment, entry.review)
-
-
 def raise_best(race: e.Race, entry: e.Entry, pacer: ClassPacer) -> None:
-    if not _counts(entry):
+    row = rule.class_row(race.raceId, entry)
+    if row is None:
         return
     pacer.wait()
-    racers.raise_best(e.Best(entry.racerId, race.classId, entry.score, race.raceId, entry.name))
+    racers.raise_best(e.Best(row.racer_id, race.classId, row.best, row.race_id, row.name))
 
 
 def write_final_standings(race: e.Race, entries: list[e.Entry]) -> None:
@@ -128,8 +120,7 @@ def merge_into_class_board(race: e.Race, entries: list[e.Entry]) -> None:
     def fits(standings: dict) -> bool:  # long names: keep the board an item DynamoDB accepts
         return sizing.item_size(e.ClassBoard(race.classId, standings).to_item()) <= CLASS_BOARD_MAX_BYTES
 
-    bests = [board.ClassStanding(entry.racerId, entry.score, race.raceId, entry.name) for entry in entries
-             if _counts(entry)]
+    bests = rule.class_rows(race.raceId, entries)
     while True:
         stored = classes.get_board(race.classId)
         version = getattr(stored, "version", None) if stored else None
