@@ -1,2 +1,3 @@
-"""The domain's rules as pure functions of values: scores, boards, fair play, the push gate's timing.
-Nothing here reads or writes storage."""
+"""The domain's rules as pure functions of values: scores, boards, fair play, the push gate's timing,
+a racer's live totals (``scoring``) and a finished race's results (``settlement``). Nothing here reads
+or writes storage: the stream's reactions (``alleycat.stream``) read, ask a rule, and write."""
