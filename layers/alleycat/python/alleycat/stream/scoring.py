@@ -85,7 +85,7 @@ def live_totals(entry: e.Entry, chunks: dict[int, e.Chunk]) -> e.Entry | None:
     decision = rule.live_totals(stored, read)
     if isinstance(decision, rule.ReadEveryChunk):
         decision = rule.live_totals(stored, read, _by_number(racers.chunks_of(entry.raceId, entry.racerId)))
-    if isinstance(decision, rule.Sealed):
+    if not isinstance(decision, rule.LiveTotals):  # sealed: settlement owns the entry
         return None
     if decision.changed:
         before, written = racers.set_entry_chunks(entry.raceId, entry.racerId, decision.changed)
