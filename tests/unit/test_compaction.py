@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 
+from alleycat.rules.samples import Sample, Totals
 from alleycat.storage import entities as e
 from alleycat.stream.history import compact
 
@@ -64,19 +65,19 @@ def entry(chunks=None):
 
 def test_live_chunks_are_packed_by_ten_minutes_sealed_and_the_totals_made_exact():
     # Second 0 (65, 35) -> 100; second 1 (45, 15) -> 64; second 31 (0, 0) -> 22.75; second 600 (90, 86) -> 188.75
-    history = History([live(0, {0: [65, 35], 1: [45, 15]}), live(1, {31: [0, 0]}), live(20, {600: [90, 86]})])
-    racer = entry({"0": [Decimal(100), 0]})  # second 1 never reached the entry
+    history = History([live(0, {0: Sample(65, 35), 1: Sample(45, 15)}), live(1, {31: Sample(0, 0)}), live(20, {600: Sample(90, 86)})])
+    racer = entry({"0": Totals(Decimal(100), 0)})  # second 1 never reached the entry
     assert compact(RACE_ITEM, racer, history=history) is True
-    exact = {0: [Decimal(164), 1], 1: [Decimal("22.75"), 31], 20: [Decimal("188.75"), 600]}
+    exact = {0: Totals(Decimal(164), 1), 1: Totals(Decimal("22.75"), 31), 20: Totals(Decimal("188.75"), 600)}
     assert history.totals_written == [(exact, True)]  # ranked or not, compaction owns the totals
     assert racer.chunks == {"0": exact[0], "1": exact[1], "20": exact[20]}
     assert racer.score == Decimal("375.5")  # 164 + 22.75 + 188.75
-    assert history.replaced == [([(0, {0: [65, 35], 1: [45, 15], 31: [0, 0]}), (1, {600: [90, 86]})], [0, 1, 20])]
+    assert history.replaced == [([(0, {0: Sample(65, 35), 1: Sample(45, 15), 31: Sample(0, 0)}), (1, {600: Sample(90, 86)})], [0, 1, 20])]
 
 
 def test_exact_totals_are_not_written_again_and_a_packed_racer_is_left_alone():
-    history = History([live(0, {0: [65, 35]})])
-    racer = entry({"0": [Decimal(100), 0]})
+    history = History([live(0, {0: Sample(65, 35)})])
+    racer = entry({"0": Totals(Decimal(100), 0)})
     assert compact(RACE_ITEM, racer, history=history) is False
     assert history.totals_written == [] and len(history.replaced) == 1
     assert compact(RACE_ITEM, racer, history=history) is False  # nothing live: done before
@@ -85,11 +86,11 @@ def test_exact_totals_are_not_written_again_and_a_packed_racer_is_left_alone():
 
 def test_a_second_already_packed_keeps_its_packed_value():
     # A packed part holds second 2 at (65, 35) -> 100; a live copy of it at (0, 0) must not count
-    packed = e.PackedChunk(RACE, RACER, 0, CLASS, {2: [65, 35]})
-    history = History([packed, live(0, {2: [0, 0], 3: [45, 15]})])
+    packed = e.PackedChunk(RACE, RACER, 0, CLASS, {2: Sample(65, 35)})
+    history = History([packed, live(0, {2: Sample(0, 0), 3: Sample(45, 15)})])
     racer = entry()
     assert compact(RACE_ITEM, racer, history=history) is True
-    assert history.totals_written == [({0: [Decimal(164), 3]}, True)]
+    assert history.totals_written == [({0: Totals(Decimal(164), 3)}, True)]
 
 
 def test_a_racer_without_samples_keeps_an_empty_history_and_no_totals():
@@ -100,23 +101,23 @@ def test_a_racer_without_samples_keeps_an_empty_history_and_no_totals():
 
 def test_a_sample_landing_while_compacting_is_packed_on_the_next_attempt():
     # Second 5 (1, 1) -> 23.76 reaches chunk 0 after the first read: sealing that read fails, the next packs it
-    history = History([live(0, {0: [65, 35]})], landing=[(0, 5, [1, 1])])
+    history = History([live(0, {0: Sample(65, 35)})], landing=[(0, 5, Sample(1, 1))])
     racer = entry()
     assert compact(RACE_ITEM, racer, history=history) is True
     assert history.reads == 2
-    assert history.replaced == [([(0, {0: [65, 35], 5: [1, 1]})], [0])]
-    assert racer.chunks == {"0": [Decimal("123.76"), 5]}
+    assert history.replaced == [([(0, {0: Sample(65, 35), 5: Sample(1, 1)})], [0])]
+    assert racer.chunks == {"0": Totals(Decimal("123.76"), 5)}
 
 
 def test_the_whole_ride_is_checked_before_its_chunks_are_sealed():
     seen = []
-    history = History([live(0, {0: [65, 35]}), live(1, {30: [0, 0]})])
+    history = History([live(0, {0: Sample(65, 35)}), live(1, {30: Sample(0, 0)})])
     compact(RACE_ITEM, entry(), lambda racer, samples: seen.append((dict(samples), len(history.replaced))), history)
-    assert seen == [({0: [65, 35], 30: [0, 0]}, 0)]
+    assert seen == [({0: Sample(65, 35), 30: Sample(0, 0)}, 0)]
 
 
 def test_a_racer_who_never_stops_receiving_samples_fails_the_compaction():
-    history = History([live(0, {0: [65, 35]})], landing=[(0, 100 + second, [1, 1]) for second in range(100)])
+    history = History([live(0, {0: Sample(65, 35)})], landing=[(0, 100 + second, Sample(1, 1)) for second in range(100)])
     with pytest.raises(RuntimeError, match="kept receiving samples"):
         compact(RACE_ITEM, entry(), history=history)
     assert history.replaced == [] and 1 < history.reads < 100

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from alleycat.rules import settlement as rule
 from alleycat.rules.board import Board, ClassBoard, ClassStanding, Standing
+from alleycat.rules.samples import Sample, Totals
 from alleycat.storage import entities as e
 
 RACE, CLASS = "01JD5Z6Q8X0000000000000000", "hill-climb"
@@ -13,7 +14,7 @@ RACE, CLASS = "01JD5Z6Q8X0000000000000000", "hill-climb"
 
 def ride(racer_id, score, equipment="bike", review=None, race=RACE, rank=None):
     return e.Entry(race, racer_id, racer_id.title(), CLASS, "2026-11-22T10:00:00Z", rank=rank,
-                   chunks={"0": [Decimal(str(score)), 10]}, equipment=equipment, review=review)
+                   chunks={"0": Totals(Decimal(str(score)), 10)}, equipment=equipment, review=review)
 
 
 def test_final_ranks_order_by_score_then_racer_id_whatever_the_order_read_and_disqualified_last():
@@ -87,7 +88,7 @@ def test_a_decision_sets_the_review_of_racers_on_the_board_and_their_ranks_follo
 
 
 def held(cadence, seconds, start=0):
-    return {start + second: (cadence, 50) for second in range(seconds)}
+    return {start + second: Sample(cadence, 50) for second in range(seconds)}
 
 
 def test_the_whole_ride_checked_at_the_finish_flags_it_or_widens_a_pending_review():
