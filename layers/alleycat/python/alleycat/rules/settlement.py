@@ -8,14 +8,15 @@ a decision moves, and what the whole ride's plausibility check does to its revie
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Collection, Iterable, Mapping, Sequence
 
 from alleycat.rules.board import Board, ClassStanding, Standing, in_order, order
 from alleycat.rules.fairplay import PENDING, broken_rules, counts_for_class, is_ranked
+from alleycat.rules.samples import Seconds
 
 
-def final_ranks(entries: Iterable) -> list[tuple[int | None, object]]:
+def final_ranks[Entry](entries: Iterable[Entry]) -> list[tuple[int | None, Entry]]:
     """(rank, entry) in board order: 1 for the highest score, ties by racerId; a disqualified ride is last
     and has no rank."""
     return [(place if is_ranked(entry.review) else None, entry) for place, entry in enumerate(in_order(entries), start=1)]
@@ -76,8 +77,8 @@ class AddRules:
     rules: list[str]
 
 
-def review_at_finish(review: str | None, samples: Mapping[int, Sequence]) -> Flag | AddRules | None:
-    """The whole ride (second -> (cadence, resistance)) against the plausibility rules: a ride that breaks one
+def review_at_finish(review: str | None, samples: Seconds) -> Flag | AddRules | None:
+    """The whole ride's samples against the plausibility rules: a ride that breaks one
     is flagged, a pending one has its rules widened by those the whole ride breaks; a ride an admin decided
     already, or that breaks none, is left as it is (None)."""
     if review not in (None, PENDING):

@@ -11,9 +11,9 @@ and a redelivered or late record changes nothing more.
 from __future__ import annotations
 
 from alleycat.rules import board
+from alleycat.rules import settlement as rule
 from alleycat.storage import classes, parallel, racers, races
 from alleycat.storage import entities as e
-from alleycat.rules import settlement as rule
 
 ATTEMPTS = 5
 

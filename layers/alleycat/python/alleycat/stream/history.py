@@ -6,7 +6,8 @@ gives another), so it runs without DynamoDB.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Protocol
+from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from alleycat.rules.samples import Seconds, Totals, totals_of
 from alleycat.storage import entities as e

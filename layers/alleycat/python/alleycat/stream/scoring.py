@@ -11,17 +11,18 @@ A ranked entry (a late record, or a sample that landed after the freeze) is left
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Iterable
 
 from alleycat import clock
-from alleycat.storage import parallel, racers, races, reviews
-from alleycat.storage import entities as e
+from alleycat.observability import logger
 from alleycat.rules import scoring as rule
 from alleycat.rules.board import Standing
 from alleycat.rules.fairplay import broken_rules
-from alleycat.observability import logger
+from alleycat.rules.samples import Totals
+from alleycat.storage import entities as e
+from alleycat.storage import parallel, racers, races, reviews
 
 Racer = tuple[str, str]  # (raceId, racerId)
 CHUNKS_PER_PART = e.PackedChunk.SECONDS // e.Chunk.SECONDS
@@ -106,10 +107,10 @@ def checked(entry: e.Entry | None, chunks: dict[int, e.Chunk]) -> e.Entry | None
     return entry
 
 
-def _by_number(chunks: Iterable[e.Chunk | e.PackedChunk]) -> dict[int, list | None]:
+def _by_number(chunks: Iterable[e.Chunk | e.PackedChunk]) -> dict[int, Totals | None]:
     """Chunk number -> its totals as read now; None for a chunk the race's settlement sealed, or packed
     into a part (every chunk the part holds)."""
-    by_number: dict[int, list | None] = {}
+    by_number: dict[int, Totals | None] = {}
     for chunk in chunks:
         if isinstance(chunk, e.PackedChunk):
             first = chunk.part * CHUNKS_PER_PART
@@ -119,13 +120,13 @@ def _by_number(chunks: Iterable[e.Chunk | e.PackedChunk]) -> dict[int, list | No
     return by_number
 
 
-def _totals(chunk: e.Chunk) -> list:
-    return [Decimal(chunk.points), max(chunk.samples, default=None)]
+def _totals(chunk: e.Chunk) -> Totals:
+    return Totals(Decimal(chunk.points), max(chunk.samples, default=None))
 
 
-def _pair(pair) -> list:
+def _pair(pair) -> Totals:
     points, second = pair
-    return [Decimal(points) if points is not None else None, None if second is None else int(second)]
+    return Totals(Decimal(points), None if second is None else int(second))
 
 
 def _by_race(chunks: dict[Racer, set[int]]) -> dict[str, dict[str, set[int]]]:

@@ -10,11 +10,11 @@ so the class leaderboard shows the race soonest.
 
 from __future__ import annotations
 
-from alleycat.rules import board
-from alleycat.storage import classes, parallel, racers, races, reviews, sizing
 from alleycat import clock
-from alleycat.storage import entities as e
+from alleycat.rules import board
 from alleycat.rules import settlement as rule
+from alleycat.storage import classes, parallel, racers, races, reviews, sizing
+from alleycat.storage import entities as e
 from alleycat.stream import decisions
 from alleycat.stream.history import compact
 from alleycat.stream.pacing import ClassPacer
