@@ -25,9 +25,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from alleycat import settings
-from alleycat.edge import push
+from alleycat.aws import events as appsync_events
 from alleycat.edge.routes import ROUTES
-from alleycat.flows import ending
+from alleycat.flows import ending, pushing
 from alleycat.rules import push_gate
 from alleycat.storage import dynamo
 from stacks import headers
@@ -58,7 +58,7 @@ USER_POOL_ENDPOINT = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"  # boto3's cog
 def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> None:
     """The environment a deployed function sees, pointed at the embedded DynamoDB; publishing
     to an Event API off until the stack sets ``EVENT_API_URL``."""
-    os.environ.pop(push.URL_VARIABLE, None)
+    os.environ.pop(appsync_events.URL_VARIABLE, None)
     os.environ.update({
         "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_url,
         "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", "local"),
@@ -234,7 +234,7 @@ class LocalStack:
             self.events = EventApi(host=self.host, access_key=os.environ["AWS_ACCESS_KEY_ID"],
                                    secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
                                    region=os.environ["AWS_DEFAULT_REGION"]).start()
-            os.environ[push.URL_VARIABLE] = self.events.http_url
+            os.environ[appsync_events.URL_VARIABLE] = self.events.http_url
             settings.reset()
         self._start_async_functions()
         self._start_user_pool()
@@ -260,8 +260,8 @@ class LocalStack:
     def _start_async_functions(self) -> None:
         """The functions invoked asynchronously, as in AWS. Races finish by themselves (``alleycat.flows.ending``):
         stand-ins for EventBridge Scheduler and Lambda's Invoke, on the stack's clock, run the finisher
-        in worker processes of its own (it waits for a race's end, up to ``ending.LONGEST_WAIT``
-        seconds). With push on, the board publisher (``alleycat.rules.push_gate``) has workers of its own."""
+        in worker processes of its own (it waits for a race's end, up to ``finishing.LONGEST_WAIT``
+        seconds). With push on, the board publisher (``alleycat.flows.pushing``) has workers of its own."""
         access_key, secret_key = os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"]
         region = os.environ["AWS_DEFAULT_REGION"]
         self.async_runtime = Runtime(workers=FINISHER_WORKERS, clock=self.clock, prestart=False, functions=(FINISHER,))
@@ -282,7 +282,7 @@ class LocalStack:
             ending.GROUP_VARIABLE: FINISH_GROUP, ending.FINISHER_VARIABLE: self.functions_api.arn(FINISHER),
             ending.ROLE_VARIABLE: f"arn:aws:iam::{account}:role/{FINISH_GROUP}",
             ending.DEAD_LETTERS_VARIABLE: f"arn:aws:sqs:{region}:{account}:{FINISH_GROUP}",
-            **({push_gate.PUBLISHER_VARIABLE: self.functions_api.arn(BOARD_PUBLISHER)} if self.push else {}),
+            **({pushing.PUBLISHER_VARIABLE: self.functions_api.arn(BOARD_PUBLISHER)} if self.push else {}),
             # the stack's rate, unless the environment names another (the bench measures several)
             **({} if os.environ.get(push_gate.MESSAGES_VARIABLE) else
                {push_gate.MESSAGES_VARIABLE: str(PUSH_MESSAGES_PER_SECOND)})}
@@ -338,8 +338,8 @@ class LocalStack:
             self.async_runtime.stop(wait=False)
         if self.events:
             self.events.stop()
-            if os.environ.get(push.URL_VARIABLE) == self.events.http_url:
-                del os.environ[push.URL_VARIABLE]
+            if os.environ.get(appsync_events.URL_VARIABLE) == self.events.http_url:
+                del os.environ[appsync_events.URL_VARIABLE]
         settings.reset()
         self.dynamodb.stop()
 

@@ -1,9 +1,9 @@
 """Live race boards pushed to browsers: an AppSync Events API with one channel namespace, ``races``.
 
-The stream processor publishes each race's board changes on ``/races/<raceId>`` (``alleycat.edge.push``)
-over the API's HTTP endpoint, signed with its own role (IAM), at most ``PUSH_MESSAGES_PER_SECOND``
+The stream processor publishes each race's board changes on ``/races/<raceId>`` (``alleycat.edge.push``,
+``alleycat.aws.events``) over the API's HTTP endpoint, signed with its own role (IAM), at most ``PUSH_MESSAGES_PER_SECOND``
 a race: a change while the race's next message is not due is sent by the board publisher, a function
-the stream processor invokes asynchronously (``alleycat.rules.push_gate``). Browsers subscribe over the
+the stream processor invokes asynchronously (``alleycat.flows.pushing``, timed by ``alleycat.rules.push_gate``). Browsers subscribe over the
 real-time WebSocket endpoint with an API key.
 
 **Who may do what.** Connecting and subscribing take the API key, and only the API key; publishing
@@ -35,7 +35,9 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from alleycat.edge.push import NAMESPACE, URL_VARIABLE
+from alleycat.aws.events import URL_VARIABLE
+from alleycat.edge.push import NAMESPACE
+from alleycat.flows import pushing
 from alleycat.rules import push_gate
 
 from .functions import Functions
@@ -66,7 +68,7 @@ class BoardEvents(Construct):
         self.publisher.configure_async_invoke(max_event_age=Duration.seconds(60), retry_attempts=0)
         stream.add_to_role_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"],
                                                       resources=[self.publisher.function_arn]))
-        stream.add_environment(push_gate.PUBLISHER_VARIABLE, self.publisher.function_arn)
+        stream.add_environment(pushing.PUBLISHER_VARIABLE, self.publisher.function_arn)
         # Errors only (a refused publish or subscription), into a log group of the stack's own,
         # written by a role that may write there and nowhere else (not AWS's managed policy).
         logs_role = iam.Role(self, "LogsRole", assumed_by=iam.ServicePrincipal("appsync.amazonaws.com"),

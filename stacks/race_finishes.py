@@ -1,6 +1,7 @@
 """Races finish by themselves: the finisher (started by the stream processor when a race is created),
 the schedule group it makes each race's one-time schedule in, the role those schedules invoke it
-with, and a queue for finishes that failed for good (``alleycat.flows.ending`` has the timing)."""
+with, and a queue for finishes that failed for good (``alleycat.flows.ending``; the timing is
+``alleycat.rules.finishing``'s)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from constructs import Construct
 
 from alleycat.edge.routes import FINISH_ACTIONS
 from alleycat.flows import ending
+from alleycat.rules import finishing
 
 from . import acknowledge
 from .failures import failure_queue, first_message_alarm
@@ -20,7 +22,7 @@ from .functions import Functions
 from .settings import FINISHER, memory_mb
 
 # The finisher waits for the race's end: at most LONGEST_WAIT seconds, then one transaction.
-FINISHER_TIMEOUT = Duration.seconds(ending.LONGEST_WAIT + 30)
+FINISHER_TIMEOUT = Duration.seconds(finishing.LONGEST_WAIT + 30)
 SCHEDULE_PREFIX = ending.schedule_name("")
 
 

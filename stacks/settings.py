@@ -16,7 +16,7 @@ from alleycat.edge.routes import BATCH_GET, BATCH_WRITE, CONDITION_CHECK, DELETE
 STREAM_PROCESSOR = "stream_processor"  # on the table's stream
 FINISHER = "finish_due_race"  # finishes a race at its end, invoked by the race's one-time schedule (``ending``)
 TOKEN_GROUPS = "token_groups"  # the user pool's pre-token-generation trigger
-BOARD_PUBLISHER = "publish_board"  # sends a race's board when its next message is due (``alleycat.rules.push_gate``)
+BOARD_PUBLISHER = "publish_board"  # sends a race's board when its next message is due (``alleycat.flows.pushing``)
 NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, BOARD_PUBLISHER)
 FUNCTIONS = (*(route.function for route in ROUTES), *NOT_ROUTES)
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from alleycat.flows import ending
+from alleycat.rules import finishing
 from bench import pricing, push, report
 from bench.env import ROOT
 
@@ -87,6 +87,6 @@ def test_the_report_renders_push_beside_polling_from_the_figures():
 
 def test_the_mean_wait_priced_is_the_finishers_own():
     # End and delivery uniform over their minutes; the finisher waits for end + GRACE from when it is invoked
-    waits = [max(invoked, end + ending.GRACE) - invoked for end in (1795600800 + n / 4 for n in range(240))
-             for invoked in (ending.schedule_minute(end) + n / 4 for n in range(240))]
+    waits = [max(invoked, end + finishing.GRACE) - invoked for end in (1795600800 + n / 4 for n in range(240))
+             for invoked in (finishing.schedule_minute(end) + n / 4 for n in range(240))]
     assert abs(sum(waits) / len(waits) - pricing.ASSUMED["finisher_wait_s"]["value"]) < 0.5

@@ -1,8 +1,8 @@
 """The board publisher, invoked asynchronously with ``{"raceId", "at"}`` by the stream processor when a
-race's board changed while its next message was not yet due (``alleycat.rules.push_gate``): at ``at`` (epoch
+race's board changed while its next message was not yet due (``alleycat.flows.pushing``): at ``at`` (epoch
 milliseconds, at most a message's interval away) it sends the race's board as it is then."""
 
-from alleycat.edge import push
+from alleycat.aws import events
 from alleycat.observability import end_invocation, logger, metrics
 from alleycat.flows.pushing import push_later
 
@@ -10,6 +10,6 @@ from alleycat.flows.pushing import push_later
 @metrics.log_metrics
 @logger.inject_lambda_context(flush_buffer_on_uncaught_error=True)
 def handler(event, context):
-    sent = push_later(push.publisher(), event["raceId"], int(event["at"]))
+    sent = push_later(events.publisher(), event["raceId"], int(event["at"]))
     end_invocation("publish", failed=False, raceId=event["raceId"], sent=sent)
     return {"raceId": event["raceId"], "sent": sent}

@@ -5,8 +5,8 @@ work they ask for is then done per batch (``alleycat.stream``), and any that fai
 the first record behind it, so Lambda retries from there (``ReportBatchItemFailures``).
 """
 
-from alleycat.edge import push
-from alleycat.rules import push_gate
+from alleycat.aws import events
+from alleycat.flows.pushing import invoke_publisher
 from alleycat.observability import count, end_invocation, logger, metrics
 from alleycat.stream.plan import Plan
 from alleycat.stream.reactions import react
@@ -31,7 +31,7 @@ def handler(event, context):
     if accepted:
         count("SamplesAccepted", accepted)
     plan, unreadable = Plan.of(event["Records"])
-    failed = react(plan, push.publisher(), push_gate.invoke_publisher())
+    failed = react(plan, events.publisher(), invoke_publisher())
     if failed:
         count("StreamWorkFailed", len(failed))
     end_invocation("batch", failed=bool(unreadable or failed), error=bool(unreadable or failed),

@@ -1,6 +1,7 @@
 """Races finish by themselves: the finisher, its schedules' role and who may make schedules, in the template."""
 
 from alleycat.flows import ending
+from alleycat.rules import finishing
 from alleycat.edge.routes import FINISH_ACTIONS
 from stacks.functions import logical_id
 from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR
@@ -68,7 +69,7 @@ def test_the_finisher_has_the_finish_routes_table_actions_and_waits_long_enough(
                for action in as_list(statement["Action"]) if action.startswith("dynamodb:")}
     assert granted == set(FINISH_ACTIONS)
     function = resources[logical_id(FINISHER)]["Properties"]
-    assert function["Timeout"] > ending.LONGEST_WAIT
+    assert function["Timeout"] > finishing.LONGEST_WAIT
     # It knows where to make its schedules, as whom, and where their failures go
     environment = function["Environment"]["Variables"]
     assert {ending.GROUP_VARIABLE, ending.ROLE_VARIABLE, ending.DEAD_LETTERS_VARIABLE} <= set(environment)

@@ -1,6 +1,7 @@
 """Best writes of a class are paced across invocations, not per invocation."""
 
-from alleycat.stream.pacing import BEST_WRITES_PER_SECOND, ClassPacer
+from alleycat.rules.pacing import BEST_WRITES_PER_SECOND
+from alleycat.stream.pacing import ClassPacer
 
 
 class FakeTime:

@@ -1,4 +1,4 @@
-"""The race's push gate (alleycat.rules.push_gate) on DynamoDB Local, on times the test gives: at most one
+"""The race's push gate (alleycat.flows.pushing, timed by alleycat.rules.push_gate) on DynamoDB Local, on times the test gives: at most one
 message per interval, however writers and delayed publishes interleave, and every written shard in a
 message sent or in the next one."""
 
@@ -10,6 +10,7 @@ import random
 import pytest
 
 from alleycat import settings
+from alleycat.flows import pushing
 from alleycat.rules import push_gate
 from alleycat.rules.push_gate import Later
 from alleycat.storage import races
@@ -30,27 +31,27 @@ def one_a_second(table, monkeypatch):
 def test_the_first_change_asks_for_a_message_a_moment_later_and_the_next_ones_ride_with_it():
     # The race's first write asks for a message LINGER_MS later; the other shards' writes of that second
     # ask for nothing: it will carry them
-    assert push_gate.after_write(RACE, {3}, now=T) == Later(T + LINGER)
-    assert push_gate.after_write(RACE, {5}, now=T + 50) is None
-    assert push_gate.after_write(RACE, {6, 5}, now=T + 120) is None
+    assert pushing.after_write(RACE, {3}, now=T) == Later(T + LINGER)
+    assert pushing.after_write(RACE, {5}, now=T + 50) is None
+    assert pushing.after_write(RACE, {6, 5}, now=T + 120) is None
     # The publisher takes every shard noted; asked again (Lambda delivered it twice), nothing
-    assert push_gate.take(RACE, now=T + LINGER) == {3, 5, 6}
-    assert push_gate.take(RACE, now=T + LINGER + 5) is None
+    assert pushing.take(RACE, now=T + LINGER) == {3, 5, 6}
+    assert pushing.take(RACE, now=T + LINGER + 5) is None
     # A write before the next message is due asks for it when it is due; one long after, a moment later
-    assert push_gate.after_write(RACE, {1}, now=T + 700) == Later(T + LINGER + INTERVAL)
-    assert push_gate.take(RACE, now=T + LINGER + INTERVAL) == {1}
-    assert push_gate.after_write(RACE, {2}, now=T + 5000) == Later(T + 5000 + LINGER)
+    assert pushing.after_write(RACE, {1}, now=T + 700) == Later(T + LINGER + INTERVAL)
+    assert pushing.take(RACE, now=T + LINGER + INTERVAL) == {1}
+    assert pushing.after_write(RACE, {2}, now=T + 5000) == Later(T + 5000 + LINGER)
 
 
 def test_a_message_that_never_came_is_asked_for_again_once_it_is_stale():
-    assert push_gate.after_write(RACE, {2}, now=T) == Later(T + LINGER)
-    assert push_gate.after_write(RACE, {3}, now=T + LINGER + INTERVAL + STALE) is None  # still coming, maybe
+    assert pushing.after_write(RACE, {2}, now=T) == Later(T + LINGER)
+    assert pushing.after_write(RACE, {3}, now=T + LINGER + INTERVAL + STALE) is None  # still coming, maybe
     # Lambda gave it up: the first write once it is stale asks again, once, for every shard noted
     late = T + LINGER + INTERVAL + STALE + 1
-    assert push_gate.after_write(RACE, {4}, now=late) == Later(late + LINGER)
-    assert push_gate.after_write(RACE, {5}, now=late + 1) is None
-    assert push_gate.take(RACE, now=late + LINGER) == {2, 3, 4, 5}
-    assert push_gate.take(RACE, now=late + LINGER + 10) is None  # and if the first came after all: nothing
+    assert pushing.after_write(RACE, {4}, now=late) == Later(late + LINGER)
+    assert pushing.after_write(RACE, {5}, now=late + 1) is None
+    assert pushing.take(RACE, now=late + LINGER) == {2, 3, 4, 5}
+    assert pushing.take(RACE, now=late + LINGER + 10) is None  # and if the first came after all: nothing
 
 
 def test_the_gate_is_not_in_the_race_partition_pattern_4_reads():
@@ -58,8 +59,8 @@ def test_the_gate_is_not_in_the_race_partition_pattern_4_reads():
 
     race = e.Race(RACE, "hill-climb", "Hill climb", "2026-11-22T10:00:00Z", 300)
     races.create(race)
-    push_gate.after_write(RACE, {0}, now=T)
-    push_gate.after_write(RACE, {1}, now=T + 10)
+    pushing.after_write(RACE, {0}, now=T)
+    pushing.after_write(RACE, {1}, now=T + 10)
     found, boards = races.with_boards(RACE, consistent=True)
     assert found == race and sorted(board.shard for board in boards) == list(range(e.BOARD_SHARDS))
 
@@ -67,9 +68,9 @@ def test_the_gate_is_not_in_the_race_partition_pattern_4_reads():
 def test_the_rate_is_a_setting(monkeypatch):
     monkeypatch.setenv(push_gate.MESSAGES_VARIABLE, "4")
     settings.reset()
-    assert push_gate.after_write(RACE, {1}, now=T) == Later(T + LINGER)
-    assert push_gate.take(RACE, now=T + LINGER) == {1}
-    assert push_gate.after_write(RACE, {2}, now=T + LINGER + 10) == Later(T + LINGER + 250)
+    assert pushing.after_write(RACE, {1}, now=T) == Later(T + LINGER)
+    assert pushing.take(RACE, now=T + LINGER) == {1}
+    assert pushing.after_write(RACE, {2}, now=T + LINGER + 10) == Later(T + LINGER + 250)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -83,17 +84,17 @@ def test_any_interleaving_sends_at_most_one_message_an_interval_and_loses_no_sha
         now += rng.choice((0, 30, 120, 250, 400, 900))
         for at in sorted(a for a in due if a <= now):
             due.remove(at)
-            pending = push_gate.take(RACE, now=at)
+            pending = pushing.take(RACE, now=at)
             if pending is not None:
                 sent.append((at, set(pending)))
         shards = set(rng.sample(range(20), rng.randint(1, 3)))
         written.append((now, shards))
-        step = push_gate.after_write(RACE, shards, now=now)
+        step = pushing.after_write(RACE, shards, now=now)
         if step is not None:
             assert now + LINGER <= step.at <= now + max(LINGER, INTERVAL)
             due.append(step.at + rng.choice((0, 0, 20, 300, 7000)))
     for at in sorted(due):
-        pending = push_gate.take(RACE, now=max(at, now))
+        pending = pushing.take(RACE, now=max(at, now))
         if pending is not None:
             sent.append((max(at, now), set(pending)))
     times = [at for at, _ in sent]

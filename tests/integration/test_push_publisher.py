@@ -1,4 +1,4 @@
-"""The stream processor's publisher (alleycat.edge.push) against what is out of process: a port with no
+"""The stream processor's publisher (alleycat.aws.events) against what is out of process: a port with no
 server, a fresh interpreter, and the local stack's stand-in Event API on loopback."""
 
 import json
@@ -7,20 +7,20 @@ import sys
 
 import pytest
 
-from alleycat.edge import push
+from alleycat.aws import events
 
 
 def test_a_publish_the_api_refuses_raises():
-    publisher = push.Publisher("http://127.0.0.1:9/event", "us-east-1", object())
+    publisher = events.Publisher("http://127.0.0.1:9/event", "us-east-1", object())
     with pytest.raises(Exception):
         publisher.publish("/races/x", [{}])
 
 
-def test_importing_push_loads_nothing_of_botocore():
-    # Given a fresh interpreter / When the stream processor's push module is imported
-    code = "import json, sys; import alleycat.edge.push; print(json.dumps(sorted(sys.modules)))"
+def test_importing_push_and_its_publisher_loads_nothing_of_botocore():
+    # Given a fresh interpreter / When the stream processor's push modules are imported
+    code = "import json, sys; import alleycat.edge.push, alleycat.aws.events; print(json.dumps(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          env={"PYTHONPATH": str(push.__file__).rsplit("/alleycat/", 1)[0], "PATH": "/usr/bin:/bin"})
+                          env={"PYTHONPATH": str(events.__file__).rsplit("/alleycat/", 1)[0], "PATH": "/usr/bin:/bin"})
     # Then botocore (its signer) and http.client wait for the first publish
     modules = json.loads(done.stdout)
     assert not [m for m in modules if m.startswith(("botocore", "boto3", "http.client"))]
@@ -33,7 +33,7 @@ def test_the_publisher_keeps_its_connection_and_tries_once_more_when_a_kept_one_
 
     api = EventApi(access_key="AKID", secret_key="secret", region="eu-west-1").start()
     try:
-        publisher = push.Publisher(api.http_url, "eu-west-1", Credentials("AKID", "secret"))
+        publisher = events.Publisher(api.http_url, "eu-west-1", Credentials("AKID", "secret"))
         for n in range(3):
             assert publisher.publish("/races/x", [{"n": n}])["failed"] == []
         assert len(publisher._idle) == 1  # one connection served all three

@@ -1,5 +1,6 @@
-"""A race's finisher (``alleycat.flows.ending``), started by the stream processor when the race is created,
-with EventBridge Scheduler and Lambda's Invoke as their stand-ins, on a clock the test holds."""
+"""A race's finisher (``alleycat.flows.ending``, timed by ``alleycat.rules.finishing``), started by the stream
+processor when the race is created, with EventBridge Scheduler and Lambda's Invoke as their stand-ins, on a
+clock the test holds."""
 
 import time
 
@@ -10,6 +11,7 @@ from alleycat import settings
 from alleycat.aws import clients as aws
 from alleycat.clock import epoch, iso
 from alleycat.flows import ending
+from alleycat.rules import finishing
 from local import handlers
 from local.clock import ManualClock
 from local.lambda_api import LambdaApi
@@ -94,7 +96,7 @@ def test_a_new_race_schedules_its_finish_for_the_minute_that_keeps_the_promise(f
     schedule = finishes.scheduler.schedules[group, name].description
     end = NOW + 900
     assert (group, name) == (GROUP, f"finish-{race['raceId']}")
-    assert schedule["ScheduleExpression"] == f"at({iso(ending.schedule_minute(end))[:-1]})"
+    assert schedule["ScheduleExpression"] == f"at({iso(finishing.schedule_minute(end))[:-1]})"
     assert schedule["ActionAfterCompletion"] == "DELETE" and schedule["FlexibleTimeWindow"] == {"Mode": "OFF"}
     assert schedule["Target"]["Arn"] == finishes.functions.arn(FINISHER)
     assert schedule["Target"]["DeadLetterConfig"]["Arn"].endswith(":finishes")
@@ -103,14 +105,14 @@ def test_a_new_race_schedules_its_finish_for_the_minute_that_keeps_the_promise(f
     assert finishes.outcomes(2) == ["scheduled", "scheduled"]
     assert list(finishes.scheduler.schedules) == [(group, name)]
     # When its minute comes (the scheduler at its earliest: 40 s or more before the end)
-    finishes.clock.advance(ending.schedule_minute(end) - NOW)
+    finishes.clock.advance(finishing.schedule_minute(end) - NOW)
     time.sleep(0.3)
     # Then the finisher waits: the race is open at its end, and finished GRACE seconds after
     assert len(finishes.answers) == 2 and status_of(race["raceId"]) == "open"
     finishes.clock.advance(end - finishes.clock.now())
     time.sleep(0.3)
     assert len(finishes.answers) == 2 and status_of(race["raceId"]) == "open"
-    finishes.clock.advance(ending.GRACE)
+    finishes.clock.advance(finishing.GRACE)
     assert finishes.outcomes(3)[2] == "finished" and status_of(race["raceId"]) == "finished"
 
 
@@ -119,7 +121,7 @@ def test_a_race_too_near_its_end_to_schedule_is_finished_after_its_grace(finishe
     assert process(server.read()) == {"batchItemFailures": []}
     time.sleep(0.3)
     assert not finishes.scheduler.schedules and finishes.answers == []  # waiting, nothing scheduled
-    finishes.clock.advance(20 + ending.GRACE)
+    finishes.clock.advance(20 + finishing.GRACE)
     assert finishes.outcomes(1) == ["finished"] and status_of(race["raceId"]) == "finished"
 
 

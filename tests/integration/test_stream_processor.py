@@ -395,13 +395,14 @@ def event_api(monkeypatch):
     and a subscriber on the races namespace (``received()``: the messages so far)."""
     import os
 
+    from alleycat.aws import events
     from alleycat.edge import push
     from local.eventapi import EventApi
     from tests.e2e.test_event_api import DocClient
 
     api = EventApi(access_key=os.environ["AWS_ACCESS_KEY_ID"], secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
                    region=os.environ["AWS_DEFAULT_REGION"]).start()
-    monkeypatch.setenv(push.URL_VARIABLE, api.http_url)
+    monkeypatch.setenv(events.URL_VARIABLE, api.http_url)
     settings.reset()
     loop = asyncio.new_event_loop()
     client = DocClient(api)
@@ -442,10 +443,10 @@ def test_the_processor_pushes_one_message_per_race_with_its_board(server, race, 
 
 def test_a_publish_that_fails_never_fails_the_batch(server, race, monkeypatch):
     api, race_id = race
-    from alleycat.edge import push
+    from alleycat.aws import events
 
     # Given an Event API endpoint that does not answer
-    monkeypatch.setenv(push.URL_VARIABLE, "http://127.0.0.1:9/event")
+    monkeypatch.setenv(events.URL_VARIABLE, "http://127.0.0.1:9/event")
     settings.reset()
     # When the batch is handled / Then every record succeeds and the board is written
     assert process(server.read()) == {"batchItemFailures": []}
@@ -454,10 +455,10 @@ def test_a_publish_that_fails_never_fails_the_batch(server, race, monkeypatch):
 
 def test_without_the_endpoint_nothing_is_published_nor_read(server, race, monkeypatch):
     api, race_id = race
-    from alleycat.edge import push
+    from alleycat.aws import events
     from alleycat.storage import races
 
-    monkeypatch.delenv(push.URL_VARIABLE, raising=False)
+    monkeypatch.delenv(events.URL_VARIABLE, raising=False)
     settings.reset()
     reads = []
     monkeypatch.setattr(races, "with_boards", lambda *a, **k: reads.append(a))
@@ -466,13 +467,16 @@ def test_without_the_endpoint_nothing_is_published_nor_read(server, race, monkey
 
 
 class Recorder:
-    """The push port as a test sees it: what would be published, per channel, with no socket."""
+    """The push port as a test sees it: what would be published, per channel, with no socket (read back as
+    a viewer reads it)."""
 
     def __init__(self):
         self.sent: list[tuple[str, dict]] = []
 
     def publish(self, channel, events):
-        self.sent += [(channel, event) for event in events]
+        from alleycat.edge import push
+
+        self.sent += [(channel, push.decoded(event)) for event in events]
 
 
 def react(records, publisher, later=None):
@@ -564,7 +568,6 @@ def test_a_board_read_with_its_race_carries_the_races_status(server, race):
 
 
 def test_with_a_board_publisher_the_batch_asks_it_for_the_message_and_it_sends_the_board(server, race, monkeypatch):
-    from alleycat.rules import push_gate
     from alleycat.flows import pushing
 
     api, race_id = race
@@ -584,8 +587,8 @@ def test_with_a_board_publisher_the_batch_asks_it_for_the_message_and_it_sends_t
     assert len(asked) == 1
     # When the board publisher runs at that time (its wait recorded, not waited)
     waits = []
-    monkeypatch.setattr(push_gate, "sleep_until", waits.append)
-    monkeypatch.setattr(push_gate, "now_ms", lambda: at)
+    monkeypatch.setattr(pushing, "sleep_until", waits.append)
+    monkeypatch.setattr(pushing, "now_ms", lambda: at)
     assert pushing.push_later(recorder, race_id, at) is True
     # Then it sent the board as the route reads it: every racer, b at its new second
     [(channel, message)] = recorder.sent
@@ -597,7 +600,6 @@ def test_with_a_board_publisher_the_batch_asks_it_for_the_message_and_it_sends_t
 
 def test_the_board_publisher_sends_nothing_once_the_race_is_finished(server, race, monkeypatch):
     # The page takes a finished status to mean the final board: only the settlement's message may say so
-    from alleycat.rules import push_gate
     from alleycat.flows import pushing
 
     api, race_id = race
@@ -605,7 +607,7 @@ def test_the_board_publisher_sends_nothing_once_the_race_is_finished(server, rac
     react(server.read(), Recorder(), lambda race_id, at: asked.append(at))
     [at] = asked
     api("finish_race", {"raceId": race_id}, claims=ADMIN)  # finished, its settlement not run yet
-    monkeypatch.setattr(push_gate, "sleep_until", lambda at: None)
-    monkeypatch.setattr(push_gate, "now_ms", lambda: at + 1000)
+    monkeypatch.setattr(pushing, "sleep_until", lambda at: None)
+    monkeypatch.setattr(pushing, "now_ms", lambda: at + 1000)
     recorder = Recorder()
     assert pushing.push_later(recorder, race_id, at) is False and recorder.sent == []

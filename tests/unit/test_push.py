@@ -1,4 +1,4 @@
-"""What the stream processor pushes for a race (``alleycat.edge.push``): the message, its size, its signature."""
+"""What the stream processor pushes for a race (``alleycat.edge.push``): the message and its size."""
 
 import random
 import uuid
@@ -6,7 +6,6 @@ from decimal import Decimal
 
 from alleycat.storage import entities as e
 from alleycat.edge import push
-from local.eventapi import SigV4Verifier
 
 RACE = "01JD5Z6Q8X0000000000000000"
 
@@ -90,31 +89,3 @@ def test_an_unchanged_board_still_sends_its_top_rows():
 def test_finished_message_carries_no_rows():
     message = push.finished_message(RACE)
     assert (message["status"], message["rows"], message["raceId"]) == ("finished", [], RACE)
-
-
-def test_publishing_is_off_without_the_endpoint_variable():
-    assert push.publisher({}) is None
-    url = "https://x.appsync-api.eu-west-1.amazonaws.com/event"
-    assert push.publisher({push.URL_VARIABLE: url}).url == url
-
-
-def test_the_publisher_signs_with_sigv4_for_appsync_as_the_event_api_checks_it():
-    # Given a publisher with a role's temporary credentials
-    from botocore.credentials import Credentials
-
-    url = "https://abc.appsync-api.eu-west-1.amazonaws.com/event"
-    publisher = push.Publisher(url, "eu-west-1", Credentials("AKIDEXAMPLE", "secret", "session-token"))
-    body = b'{"channel":"/races/x","events":["{}"]}'
-    # When it signs a publish
-    headers = publisher.signed_headers(body)
-    # Then it is SigV4 for the appsync service, signing the host, date, body type and session token
-    assert headers["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/")
-    assert "/eu-west-1/appsync/aws4_request" in headers["Authorization"]
-    assert headers["X-Amz-Security-Token"] == "session-token"
-    # And an independent check of the signature passes, and fails for another body or key
-    verifier = SigV4Verifier("AKIDEXAMPLE", "secret", "eu-west-1")
-    headers["host"] = "abc.appsync-api.eu-west-1.amazonaws.com"
-    assert verifier.verify("POST", "/event", headers, body) is None
-    assert verifier.verify("POST", "/event", headers, body + b" ") == "the signature does not match"
-    assert SigV4Verifier("AKIDEXAMPLE", "other", "eu-west-1").verify("POST", "/event", headers, body) is not None
-    assert SigV4Verifier("AKIDEXAMPLE", "secret", "us-east-1").verify("POST", "/event", headers, body) is not None

@@ -1,8 +1,8 @@
-"""A new race's startsAt (``races.starts_at``) and a stored race's end (``ending.ends_at``)."""
+"""A new race's startsAt (``races.starts_at``) and a stored race's end (``finishing.ends_at``)."""
 
 import pytest
 
-from alleycat.flows import ending
+from alleycat.rules import finishing
 from alleycat.storage import races
 from alleycat.clock import epoch, race_start
 from alleycat.storage.entities import Race
@@ -54,12 +54,12 @@ def race(starts_at, duration=300):
 
 
 def test_a_stored_race_ends_its_duration_after_its_start():
-    assert ending.ends_at(race("2026-11-22T10:00:00Z")) == NOW + 300
-    assert ending.ends_at(race("2099-12-31T23:59:59Z", 3600)) == epoch("2100-01-01T00:59:59Z")
+    assert finishing.ends_at(race("2026-11-22T10:00:00Z")) == NOW + 300
+    assert finishing.ends_at(race("2099-12-31T23:59:59Z", 3600)) == epoch("2100-01-01T00:59:59Z")
 
 
 @pytest.mark.parametrize("stored", ["1-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
                                     "1999-12-31T23:59:59Z", "2100-01-01T00:00:00Z", "", "2026-11-22"])
 def test_a_stored_race_with_a_start_creation_refuses_has_no_end(stored):
     # the finisher finishes such a race at once (tests/integration/test_race_ending.py)
-    assert race_start(stored) is None and ending.ends_at(race(stored)) is None
+    assert race_start(stored) is None and finishing.ends_at(race(stored)) is None

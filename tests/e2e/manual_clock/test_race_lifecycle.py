@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from alleycat.flows import ending
+from alleycat.rules import finishing
 from alleycat.clock import epoch
 from local.server import TABLE_NAME
 
@@ -68,7 +68,7 @@ def test_a_race_goes_live_at_its_start_and_finishes_by_itself_within_30_s_of_its
     # latest (the end of its minute 40 s before the end is the last moment it may fire)
     stack.scheduler.delivery = lambda: 59.9
     now = stack.clock.now()
-    before_end = ending.PRECISION + ending.MARGIN - ending.FINISH_WITHIN  # 40 s: the minute named holds end - 40 s
+    before_end = finishing.PRECISION + finishing.MARGIN - finishing.FINISH_WITHIN  # 40 s: the minute named holds end - 40 s
     starts_in = 120 + (before_end - 60 - now) % 60
     race = race(starts_in=starts_in, duration=60)
     race_id, clock = race["raceId"], stack.clock
@@ -82,12 +82,12 @@ def test_a_race_goes_live_at_its_start_and_finishes_by_itself_within_30_s_of_its
     advance_to(clock, race["endsAt"])
     assert ride(client, race, range(60))[1]["accepted"] == 60
     # When the clock reaches the moment its schedule fires: the last second of the minute named
-    minute = ending.schedule_minute(race["endsAt"])
-    assert race["endsAt"] + 19 < minute + 59.9 < race["endsAt"] + ending.FINISH_WITHIN - ending.MARGIN
+    minute = finishing.schedule_minute(race["endsAt"])
+    assert race["endsAt"] + 19 < minute + 59.9 < race["endsAt"] + finishing.FINISH_WITHIN - finishing.MARGIN
     advance_to(clock, minute + 59.95)
     # Then it is finished, no finish call made, before the clock is 30 s past its end
     eventually(lambda: status_of(client, race_id) == "finished")
-    assert clock.now() - race["endsAt"] < ending.FINISH_WITHIN
+    assert clock.now() - race["endsAt"] < finishing.FINISH_WITHIN
     # and telemetry is refused, the race is listed finished, the racer ranked, the class board filled
     assert ride(client, race, [59])[0] == 409
     assert race_id in listed(client, "finished") and race_id not in listed(client, "live")
@@ -105,7 +105,7 @@ def test_a_finisher_invoked_before_the_end_waits_for_it(stack, client, race):
     race = race(starts_in=0, duration=300)
     race_id, clock = race["raceId"], stack.clock
     eventually(lambda: any(name == f"finish-{race_id}" for _, name in stack.scheduler.schedules))
-    minute = ending.schedule_minute(race["endsAt"])
+    minute = finishing.schedule_minute(race["endsAt"])
     advance_to(clock, minute + 0.05)
     eventually(lambda: any(f.target_arn.endswith(":finish_due_race") and race_id in f.input and f.done.is_set()
                            for f in stack.scheduler.fired))
@@ -117,10 +117,10 @@ def test_a_finisher_invoked_before_the_end_waits_for_it(stack, client, race):
     assert ride(client, race, [299])[1]["accepted"] == 1
     assert status_of(client, race_id) == "open"
     # When its grace has passed too
-    advance_to(clock, race["endsAt"] + ending.GRACE)
+    advance_to(clock, race["endsAt"] + finishing.GRACE)
     # Then the waiting finisher finishes it
     eventually(lambda: status_of(client, race_id) == "finished")
-    assert clock.now() - race["endsAt"] < ending.FINISH_WITHIN
+    assert clock.now() - race["endsAt"] < finishing.FINISH_WITHIN
 
 
 def test_a_race_that_would_already_be_over_by_the_stacks_clock_is_refused(stack, client, race):
@@ -135,7 +135,7 @@ def test_a_race_that_would_already_be_over_by_the_stacks_clock_is_refused(stack,
     # Then only the second exists, and it finishes by itself after its grace
     races = client.call("GET", f"/classes/{made['classId']}/races?limit=100")[1]["items"]
     assert sorted(r["raceId"] for r in races) == sorted([made["raceId"], ends_now["raceId"]])
-    advance_to(stack.clock, epoch(ends_now["startsAt"]) + 60 + ending.GRACE)
+    advance_to(stack.clock, epoch(ends_now["startsAt"]) + 60 + finishing.GRACE)
     eventually(lambda: status_of(client, ends_now["raceId"]) == "finished")
 
 
@@ -147,7 +147,7 @@ def test_a_race_too_near_its_end_to_schedule_is_finished_after_its_end(stack, cl
     assert status_of(client, race["raceId"]) == "open"
     assert not any(name == f"finish-{race['raceId']}" for _, name in stack.scheduler.schedules)
     # When its end and grace have passed
-    advance_to(stack.clock, race["endsAt"] + ending.GRACE)
+    advance_to(stack.clock, race["endsAt"] + finishing.GRACE)
     eventually(lambda: status_of(client, race["raceId"]) == "finished")
 
 
@@ -158,7 +158,7 @@ def test_an_admins_earlier_finish_wins_and_the_schedule_then_changes_nothing(sta
     eventually(lambda: any(name == f"finish-{race_id}" for _, name in stack.scheduler.schedules))
     assert client.call("POST", f"/races/{race_id}/finish", token=race["admin"])[0] == 200
     fired = len(stack.scheduler.fired)
-    advance_to(stack.clock, race["endsAt"] + ending.FINISH_WITHIN)
+    advance_to(stack.clock, race["endsAt"] + finishing.FINISH_WITHIN)
     eventually(lambda: len(stack.scheduler.fired) > fired and stack.scheduler.fired[-1].done.is_set())
     assert status_of(client, race_id) == "finished"
     eventually(lambda: client.call("GET", f"/racers/{race['racerId']}/results")[1]["items"][0]["rank"] == 1)

@@ -1,9 +1,8 @@
 """Clients of the AWS services besides DynamoDB (``dynamo.client``): one per service and process, made
-at its first use, with the same configuration."""
+at its first use, with the same configuration (``scheduler``, ``lambdas`` use them)."""
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 
 
@@ -15,8 +14,3 @@ def client(service: str):
 
     return botocore.session.Session().create_client(service, config=config())
 
-
-def invoke_later(function: str, event: dict) -> None:
-    """``function`` invoked asynchronously with ``event`` (Lambda queues it, retries it, or gives it up
-    to the function's failure destination): returns once Lambda has accepted it."""
-    client("lambda").invoke(FunctionName=function, InvocationType="Event", Payload=json.dumps(event))

@@ -1,22 +1,15 @@
-"""Live race boards pushed to viewers over AppSync Events: the message and its sender.
+"""Live race boards pushed to viewers: the message, as viewers read it (a pure function of the board).
 
-When a race's next message is due (``push_gate``: at most a few a second, however many stream
+When a race's next message is due (``rules.push_gate``: at most a few a second, however many stream
 shards write the board) the board publisher sends, on the race's channel ``/races/<raceId>``,
-what changed (``stream.pushing``): the top rows and every racer on a board shard written since the
+what changed (``flows.pushing``): the top rows and every racer on a board shard written since the
 last message, with their ranks, as many as fit in ``MAX_MESSAGE_BYTES``
 (``more`` counts the changed racers left out, all ranked below every row sent). Viewers
 merge a message into the board they read over HTTP (a racer's row only moves forwards:
 scores and seconds never go down in an open race), and re-read the board after a
 reconnect, so a message lost, late or out of order costs freshness, never correctness.
 
-Publishing is AppSync Events' HTTP publish (``POST https://<http domain>/event``), signed
-with SigV4 by botocore for the ``appsync`` service with the function's own credentials: the
-channel namespace lets IAM, and only IAM, publish. ``EVENT_API_URL`` names the endpoint;
-when it is unset publishing is off. A failed publish is logged and counted, never raised:
-the board in DynamoDB is the truth, and viewers read it again when they reconnect.
-
-Nothing here is imported on the cold path but the standard library: botocore's signer is
-imported at the first publish.
+A message is sent ``encoded`` (its rows compressed) by AppSync Events' HTTP publish (``aws.events``).
 """
 
 from __future__ import annotations
@@ -24,22 +17,16 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import threading
 import time
-from urllib.parse import urlsplit
 
-from alleycat import settings
 from alleycat.rules import board
 
-URL_VARIABLE = "EVENT_API_URL"
 NAMESPACE = "races"
-SERVICE = "appsync"  # SigV4 service name of Event API publishes
 # Under AppSync's 5 KB metering increment with its delivery envelope (~120 bytes: the message is a JSON
 # string in a data frame; base64 rows need no escaping): one operation per delivery.
 MAX_MESSAGE_BYTES = 4800
 TOP_ROWS = 10  # always sent, changed or not: a viewer's first rows heal from any missed message
 SLACK_BYTES = 16  # for ``more``'s digits
-TIMEOUT_SECONDS = 2.0
 # 3: rows [rank, racerId, score, lastSecond, equipment, review, name?], gzip-compressed, base64 (``z``);
 # 2 the same without equipment and review; 1 sent them as JSON (``rows``)
 MESSAGE_VERSION = 3
@@ -48,10 +35,6 @@ MESSAGE_VERSION = 3
 def channel(race_id: str) -> str:
     """The race's channel, ``/races/<raceId>`` (a ULID: letters and digits, as channel segments must be)."""
     return f"/{NAMESPACE}/{race_id}"
-
-
-def endpoint(environ=None) -> str | None:
-    return (settings.load() if environ is None else settings.read(environ)).event_api_url
 
 
 def _dumps(value) -> str:
@@ -104,87 +87,3 @@ def finished_message(race_id: str, now: float | None = None) -> dict:
     """The race is finished: viewers read the final board over HTTP."""
     return {"v": MESSAGE_VERSION, "raceId": race_id, "status": "finished", "racers": None,
             "at": round((time.time() if now is None else now) * 1000), "rows": [], "more": 0}
-
-
-class Publisher:
-    """Signs and sends publishes to one Event API endpoint, keeping its connections between invocations."""
-
-    def __init__(self, url: str, region: str | None = None, credentials=None, timeout: float = TIMEOUT_SECONDS):
-        self.url = url
-        parts = urlsplit(url)
-        self._scheme, self._host, self._port, self._path = parts.scheme, parts.hostname, parts.port, parts.path or "/"
-        self.region = region or settings.load().region
-        self._credentials = credentials
-        self.timeout = timeout
-        self._idle: list = []  # kept-alive connections, shared by the threads publishing races in parallel
-        self._lock = threading.Lock()
-
-    def credentials(self):
-        if self._credentials is None:
-            from botocore.session import get_session
-
-            self._credentials = get_session().get_credentials()
-        return self._credentials
-
-    def signed_headers(self, body: bytes) -> dict[str, str]:
-        from botocore.auth import SigV4Auth
-        from botocore.awsrequest import AWSRequest
-
-        request = AWSRequest("POST", self.url, data=body, headers={"content-type": "application/json"})
-        SigV4Auth(self.credentials().get_frozen_credentials(), SERVICE, self.region).add_auth(request)
-        return dict(request.headers.items())
-
-    def publish(self, channel_path: str, events: list[dict]) -> dict:
-        """Publishes ``events`` (at most 5, AppSync's batch; each ``encoded``) on ``channel_path``; AppSync's
-        answer, or an exception when it refused or did not answer in time."""
-        import http.client
-
-        body = _dumps({"channel": channel_path, "events": [_dumps(encoded(event)) for event in events]}).encode()
-        headers = self.signed_headers(body)
-        for attempt in (1, 2):
-            connection, reused = self._connection(fresh=attempt == 2)
-            try:
-                connection.request("POST", self._path, body=body, headers=headers)
-                response = connection.getresponse()
-                payload = response.read()
-                break
-            except (OSError, http.client.HTTPException):
-                connection.close()
-                if not reused:  # only a kept connection the server closed meanwhile is tried again
-                    raise
-        if response.will_close:
-            connection.close()
-        else:
-            with self._lock:
-                self._idle.append(connection)
-        answer = json.loads(payload or b"{}")
-        if response.status != 200 or answer.get("failed"):
-            raise PublishError(f"{response.status}: {payload[:300]!r}")
-        return answer
-
-    def _connection(self, fresh: bool = False):
-        """(An idle kept-alive connection, True): a warm invocation reuses its TLS session; else (a new one, False)."""
-        import http.client
-
-        with self._lock:
-            if self._idle and not fresh:
-                return self._idle.pop(), True
-        kind = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
-        return kind(self._host, self._port, timeout=self.timeout), False
-
-
-class PublishError(Exception):
-    pass
-
-
-_publishers: dict[str, Publisher] = {}
-
-
-def publisher(environ=None) -> Publisher | None:
-    """The process's publisher for ``EVENT_API_URL``, or None when publishing is off."""
-    url = endpoint(environ)
-    if url is None:
-        return None
-    if url not in _publishers:
-        _publishers[url] = Publisher(url)
-    return _publishers[url]

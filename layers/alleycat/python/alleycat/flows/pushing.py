@@ -1,24 +1,28 @@
 """Pushing boards to viewers: a race's board after a batch wrote it, paced by the race's push gate
-(``push_gate``: the board publisher sends it, at most a message a second); and a message when a
-race is settled.
+(``rules.push_gate``'s timing, the gate's item in ``storage.push_gates``: the board publisher sends it,
+at most a message a second); and a message when a race is settled.
 
-The publisher is a port: anything with ``publish(channel, events)`` (``push.Publisher`` sends to
-AppSync Events; a test's records what would be sent); so is ``later(race_id, at)``, which asks the
-board publisher for the race's next message (``push_gate.invoke_publisher``: asynchronously).
-Without ``later`` the batch sends each race's board itself (a processor tested alone). A failure is logged and
-counted, never a failed record: the board in the table is the truth, and viewers read it again on a
-reconnect.
+The publisher is a port: anything with ``publish(channel, events)`` (``aws.events.Publisher`` sends to
+AppSync Events; a test's records what would be sent); each event is a message ``push.encoded``. So is
+``later(race_id, at)``, which asks the board publisher for the race's next message (``invoke_publisher``:
+asynchronously). Without ``later`` the batch sends each race's board itself (a processor tested alone).
+A failure is logged and counted, never a failed record: the board in the table is the truth, and viewers
+read it again on a reconnect.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+import os
+import time
+from typing import Callable, Iterable, Protocol
 
 from alleycat.storage import entities as e
-from alleycat.storage import parallel, races
+from alleycat.storage import parallel, push_gates, races
 from alleycat.edge import push
 from alleycat.rules import push_gate
 from alleycat.observability import count, logger
+
+PUBLISHER_VARIABLE = "BOARD_PUBLISHER_ARN"  # the stream processor's: the board publisher to invoke
 
 
 class Publisher(Protocol):
@@ -26,6 +30,47 @@ class Publisher(Protocol):
 
 
 Later = Callable[[str, int], None]
+
+
+def now_ms() -> int:
+    """The wall clock's time (the gate's: AppSync bills messages as they go), never the race's clock."""
+    return round(time.time() * 1000)
+
+
+def sleep_until(at: int) -> None:
+    wait = at / 1000 - time.time()
+    if wait > 0:
+        time.sleep(wait)
+
+
+def invoke_publisher(environ=os.environ) -> Later | None:
+    """How the stream processor asks for a race's next message: the board publisher invoked
+    asynchronously with ``{"raceId", "at"}``; None where the stack sets no board publisher."""
+    function = environ.get(PUBLISHER_VARIABLE)
+    if not function:
+        return None
+    from alleycat.aws import lambdas
+
+    return lambda race_id, at: lambdas.invoke_later(function, {"raceId": race_id, "at": at})
+
+
+def after_write(race_id: str, shards: Iterable[int], now: int | None = None) -> push_gate.Later | None:
+    """What an invocation that wrote these board shards of the race does about its viewers: ask for
+    the next message (``Later``), or nothing when it is asked for already."""
+    now = now_ms() if now is None else now
+    gate = push_gates.note(race_id, set(shards), now)
+    step = push_gate.after_note(gate.armed, gate.next, now, push_gate.interval_ms(push_gate.messages_per_second()))
+    if isinstance(step, push_gate.AskAgain):
+        return push_gate.Later(step.at) if push_gates.rearm(race_id, step.armed, now) else None
+    return step
+
+
+def take(race_id: str, now: int | None = None) -> frozenset[int] | None:
+    """The board publisher's turn: the shards noted since the last message, or None when a message
+    already took them (or one sent since is too recent)."""
+    now = now_ms() if now is None else now
+    gate = push_gates.take(race_id, now, push_gate.next_after(now, push_gate.interval_ms(push_gate.messages_per_second())))
+    return None if gate is None else frozenset(gate.pending)
 
 
 def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]], changed: dict[str, set[str]],
@@ -39,7 +84,7 @@ def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]
 
     def push_board(race_id: str, written: list[e.RaceBoard]) -> None:
         if later:
-            step = push_gate.after_write(race_id, {board.shard for board in written})
+            step = after_write(race_id, {board.shard for board in written})
             if step is not None:
                 later(race_id, step.at)
             return
@@ -49,7 +94,7 @@ def push_boards(publisher: Publisher | None, boards: dict[str, list[e.RaceBoard]
             if race is None:
                 return
             status = race.status
-        publisher.publish(push.channel(race_id), [push.board_message(race_id, shards, changed[race_id], status)])
+        _publish(publisher, race_id, push.board_message(race_id, shards, changed[race_id], status))
 
     for race_id, outcome in parallel.outcomes(push_board, boards).items():
         if parallel.failed(outcome):
@@ -60,16 +105,15 @@ def push_later(publisher: Publisher | None, race_id: str, at: int) -> bool:
     """The board publisher's message, at ``at`` (epoch milliseconds): the board as it is then, with the
     racers of the shards noted since the last message as its rows that moved. False when there was
     nothing to send (another message took the notes, the race is finished, or publishing is off)."""
-    push_gate.sleep_until(at)
-    pending = push_gate.take(race_id) if publisher is not None else None
+    sleep_until(at)
+    pending = take(race_id) if publisher is not None else None
     if pending is None:
         return False
     try:
         race, shards = races.with_boards(race_id, consistent=True)
         if race is None or race.status != e.OPEN:  # finished: its settlement's message tells viewers, once final
             return False
-        message = push.board_message(race_id, shards, push_gate.racers_on(shards, pending), race.status)
-        publisher.publish(push.channel(race_id), [message])
+        _publish(publisher, race_id, push.board_message(race_id, shards, push_gate.racers_on(shards, pending), race.status))
     except Exception as error:  # noqa: BLE001 - viewers read the board over HTTP on a reconnect anyway
         _failed("delayed board push failed", race_id, error)
         return False
@@ -80,9 +124,13 @@ def push_settled(publisher: Publisher | None, race_id: str) -> None:
     if publisher is None:
         return
     try:
-        publisher.publish(push.channel(race_id), [push.finished_message(race_id)])
+        _publish(publisher, race_id, push.finished_message(race_id))
     except Exception as error:  # noqa: BLE001 - viewers read the final board over HTTP anyway
         _failed("finish push failed", race_id, error)
+
+
+def _publish(publisher: Publisher, race_id: str, message: dict) -> None:
+    publisher.publish(push.channel(race_id), [push.encoded(message)])
 
 
 def _failed(message: str, race_id: str, error: Exception) -> None:

@@ -1,5 +1,5 @@
-"""The race's partition (``RACE#raceId``): the race and its board shards; and the race's gate copies
-and push gate, each in a partition of its own.
+"""The race's partition (``RACE#raceId``): the race and its board shards; and the race's gate copies,
+in a partition of their own (its push gate: ``push_gates``).
 
 Every read and write of these items, for the API and the stream alike. Pattern 4 (top scores by
 race) is one Query of the race's partition.
@@ -255,41 +255,3 @@ def set_standing_name(race_id: str, racer_id: str, name: str) -> None:
                 UpdateExpression=f"SET standings.#racer[{NAME_INDEX}] = :name",
                 ConditionExpression="attribute_exists(standings.#racer)",
                 ExpressionAttributeNames={"#racer": racer_id}, ExpressionAttributeValues=values(name=name))
-
-
-# The race's push gate (``push_gate``): times in epoch milliseconds, one item written in place, in a partition
-# of its own (its writes, a few a second, stay out of the partition viewers read).
-_GATE_NAMES = {"#next": "next", "#armed": "armed", "#pending": "pending", "#type": "type"}
-
-
-def _gate_write(race_id: str, expression: str, condition: str | None = None, **named) -> e.PushGate | None:
-    """The gate before the write (an empty gate if it was new); None when ``condition`` was not met."""
-    gate, said = e.PushGate(race_id), expression + (condition or "")
-    request = {"Key": key_of(gate), "UpdateExpression": expression,
-               "ExpressionAttributeNames": {name: value for name, value in _GATE_NAMES.items() if name in said},
-               "ExpressionAttributeValues": values(type=keys.PUSH_GATE.entity, **named), "ReturnValues": "ALL_OLD"}
-    if condition:
-        request["ConditionExpression"] = condition
-    answer = conditional("update_item", **request)
-    if answer is None:
-        return None
-    return e.from_item(answer["Attributes"]) if answer.get("Attributes") else gate
-
-
-def note_push(race_id: str, shards: set[int], now: int) -> e.PushGate:
-    """Board shards written for the next message, which is asked for now unless it was (the gate as it
-    was says which: no ``armed``, this call asked)."""
-    return _gate_write(race_id, "ADD #pending :shards SET #armed = if_not_exists(#armed, :now), #type = :type",
-                       shards=set(shards), now=now)
-
-
-def rearm_push(race_id: str, armed: int, now: int) -> bool:
-    """The next message asked for again, in place of the one asked for at ``armed`` that never came."""
-    return _gate_write(race_id, "SET #armed = :now, #type = :type", "#armed = :armed", armed=armed, now=now) is not None
-
-
-def take_push(race_id: str, now: int, interval: int) -> e.PushGate | None:
-    """The board publisher's message is sent now: the gate as it was (its pending shards), or None when
-    another message took it first (or is too recent: this publish came so late that it was replaced)."""
-    return _gate_write(race_id, "SET #next = :next, #type = :type REMOVE #pending, #armed",
-                       "attribute_exists(#armed) AND (attribute_not_exists(#next) OR #next <= :now)", next=now + interval, now=now)
