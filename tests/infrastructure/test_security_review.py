@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from alleycat.flows import pushing
 from alleycat.rules import push_gate
 from alleycat.edge.routes import ROUTES
 from stacks import headers
@@ -285,7 +286,7 @@ def test_only_the_stream_processor_may_invoke_the_board_publisher_which_is_tried
     # Then it is the stream processor's role alone, told which function to invoke
     stream = resources[logical_id(STREAM_PROCESSOR)]["Properties"]
     assert invokers == [stream["Role"]["Fn::GetAtt"][0]]
-    assert stream["Environment"]["Variables"][push_gate.PUBLISHER_VARIABLE] == {"Fn::GetAtt": [publisher, "Arn"]}
+    assert stream["Environment"]["Variables"][pushing.PUBLISHER_VARIABLE] == {"Fn::GetAtt": [publisher, "Arn"]}
     # And the publisher is tried once and dropped within a minute: a late message is worth nothing
     [config] = [c["Properties"] for c in of_type(resources, "AWS::Lambda::EventInvokeConfig").values()
                 if c["Properties"]["FunctionName"] == {"Ref": publisher}]
