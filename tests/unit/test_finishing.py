@@ -17,7 +17,6 @@ import pytest
 
 from alleycat.clock import epoch
 from alleycat.rules import finishing
-from alleycat.rules.finishing import Finish, Schedule
 
 PROMISE = 30  # seconds after the end, the contract's
 CLOCK_TOLERANCE = 2  # the contract's: a bike whose clock is 2 s late sends its last second 2 s after the end
@@ -31,16 +30,21 @@ OFFSETS = [0, 0.001, 0.5] + list(range(1, MINUTE)) + [59.5, 59.999]
 
 def finished_at(end: float, invoked: float) -> float:
     """When a finisher invoked at ``invoked`` writes the finish: after its wait (it must not schedule again)."""
-    step = finishing.next_step(end, invoked)
-    assert isinstance(step, Finish), (end, invoked, step)
-    return invoked + step.wait
+    assert finishing.minute_to_schedule(end, invoked) is None, (end, invoked)
+    return invoked + finishing.wait_to_finish(end, invoked)
 
 
 def scheduled_minute(end: float) -> float:
     """The minute a finisher invoked when the race is created, an hour before its end, schedules."""
-    step = finishing.next_step(end, end - 3600)
-    assert isinstance(step, Schedule), step
-    return step.minute
+    minute = finishing.minute_to_schedule(end, end - 3600)
+    assert minute is not None
+    return minute
+
+
+def waits(end: float | None, now: float) -> float:
+    """How long a finisher at ``now`` waits to finish (it does not schedule itself)."""
+    assert finishing.minute_to_schedule(end, now) is None, (end, now)
+    return finishing.wait_to_finish(end, now)
 
 
 def test_every_scheduled_finish_lands_inside_the_promise_wherever_in_its_minute_scheduler_invokes():
@@ -73,31 +77,31 @@ def test_examples_of_the_minute_scheduled():
 
 def test_a_finisher_invoked_near_the_end_waits_for_the_end_and_its_grace_of_ten_seconds():
     # docs/capacity.md: "near the end it waits for end + 10 s"
-    assert finishing.next_step(END, END - 25) == Finish(35)
-    assert finishing.next_step(END, END) == Finish(10)
-    assert finishing.next_step(END, END + 9.5) == Finish(0.5)  # under a second: still waited
-    assert finishing.next_step(END, END + 9.999).wait == pytest.approx(0.001, abs=1e-6)
+    assert waits(END, END - 25) == 35
+    assert waits(END, END) == 10
+    assert waits(END, END + 9.5) == 0.5  # under a second: still waited
+    assert waits(END, END + 9.999) == pytest.approx(0.001, abs=1e-6)
 
 
 def test_a_finisher_invoked_at_or_after_the_end_and_its_grace_finishes_at_once():
-    assert finishing.next_step(END, END + 10) == Finish(0)
-    assert finishing.next_step(END, END + 10.001) == Finish(0)
-    assert finishing.next_step(END, END + 3600) == Finish(0)  # an end long past: no negative wait
+    assert waits(END, END + 10) == 0
+    assert waits(END, END + 10.001) == 0
+    assert waits(END, END + 3600) == 0  # an end long past: no negative wait
 
 
 def test_a_race_with_no_end_a_schedule_can_name_is_finished_at_once():
-    assert finishing.next_step(None, END) == Finish(0)
+    assert waits(None, END) == 0
 
 
 def test_a_schedule_is_made_only_for_a_minute_at_least_a_minute_ahead():
     # The latest minute for END is 18:04 (above); Scheduler refuses a past time, and a minute ahead
     # leaves the call its own delay
     minute = epoch("2026-11-25T18:04:00Z")
-    assert finishing.next_step(END, minute - 60) == Schedule(minute)
-    assert finishing.next_step(END, minute - 3600 * 24 * 365) == Schedule(minute)
-    # Less than a minute ahead: the finisher waits now instead, for end + 10 s
-    assert finishing.next_step(END, minute - 59.999) == Finish(END + 10 - (minute - 59.999))
-    assert finishing.next_step(END, minute) == Finish(END + 10 - minute)
+    assert finishing.minute_to_schedule(END, minute - 60) == minute
+    assert finishing.minute_to_schedule(END, minute - 3600 * 24 * 365) == minute
+    # Less than a minute ahead: the finisher waits now instead, for end + 10 s (70 s from 18:04:00)
+    assert waits(END, minute - 59.999) == pytest.approx(129.999)
+    assert waits(END, minute) == 70
 
 
 def test_whenever_the_finisher_is_first_invoked_it_schedules_a_future_minute_or_finishes_in_the_promise():
@@ -106,13 +110,14 @@ def test_whenever_the_finisher_is_first_invoked_it_schedules_a_future_minute_or_
     for end in (END, END + 17, END + 39, END + 59):  # END + 39: its end - 40 s is a minute's last second
         for tenth in range(-6000, 100):
             now = end + tenth / 10
-            step = finishing.next_step(end, now)
-            if isinstance(step, Schedule):
-                assert step.minute >= now + MINUTE and step.minute % MINUTE == 0, (end, now)
+            minute = finishing.minute_to_schedule(end, now)
+            if minute is not None:
+                assert minute >= now + MINUTE and minute % MINUTE == 0, (end, now)
             else:
-                assert now + step.wait + FINISHER_NEEDS <= end + PROMISE or now > end + PROMISE - FINISHER_NEEDS
-                assert now + step.wait >= end + CLOCK_TOLERANCE
-                longest = max(longest, step.wait)
+                wait = finishing.wait_to_finish(end, now)
+                assert now + wait + FINISHER_NEEDS <= end + PROMISE or now > end + PROMISE - FINISHER_NEEDS
+                assert now + wait >= end + CLOCK_TOLERANCE
+                longest = max(longest, wait)
     # docs/capacity.md: a finisher waits 170 s at most (a race created late); the stack's timeout covers it
     assert 160 < longest <= 170
     assert longest <= finishing.LONGEST_WAIT

@@ -22,25 +22,31 @@ def test_slots_are_reserved_fifty_at_a_time_and_at_least_one():
     assert [pacing.block_size(left) for left in (0, 1, 49, 50, 51, 300)] == [1, 1, 49, 50, 50, 50]
 
 
+def reservation(now: float, next_free: Decimal, count: int, rate: float) -> tuple[list[float], Decimal]:
+    """The slots a reservation of ``count`` at ``now`` takes, and the class's next free slot after it."""
+    start = pacing.first_slot(now, next_free)
+    return pacing.slots(start, count, rate), pacing.reserved_until(start, count, rate)
+
+
 def test_a_reservation_starts_now_when_the_class_has_no_slot_taken_ahead():
-    reserved = pacing.reservation(NOW, Decimal(0), 50, RATE)
-    assert reserved.slots == pytest.approx([NOW + n / 400 for n in range(50)], abs=1e-6)
-    assert reserved.until == Decimal("1800000000.125")  # 50 slots of 2.5 ms
+    slots, until = reservation(NOW, Decimal(0), 50, RATE)
+    assert slots == pytest.approx([NOW + n / 400 for n in range(50)], abs=1e-6)
+    assert until == Decimal("1800000000.125")  # 50 slots of 2.5 ms
 
 
 def test_a_reservation_starts_at_the_classes_next_free_slot_when_it_is_ahead():
-    reserved = pacing.reservation(NOW, Decimal("1800000000.5"), 4, RATE)
-    assert reserved.slots == pytest.approx([NOW + 0.5, NOW + 0.5025, NOW + 0.505, NOW + 0.5075], abs=1e-6)
-    assert reserved.until == Decimal("1800000000.510")
+    slots, until = reservation(NOW, Decimal("1800000000.5"), 4, RATE)
+    assert slots == pytest.approx([NOW + 0.5, NOW + 0.5025, NOW + 0.505, NOW + 0.5075], abs=1e-6)
+    assert until == Decimal("1800000000.510")
     # a next free slot already past counts for nothing
-    assert pacing.reservation(NOW, Decimal("1799999999"), 1, RATE).slots == pytest.approx([NOW], abs=1e-6)
+    assert reservation(NOW, Decimal("1799999999"), 1, RATE)[0] == pytest.approx([NOW], abs=1e-6)
 
 
 def test_times_are_kept_to_the_millisecond():
-    assert pacing.reservation(NOW + 0.0004, Decimal(0), 1, RATE).slots[0] == pytest.approx(NOW, abs=1e-6)
-    assert pacing.reservation(NOW + 0.0006, Decimal(0), 1, RATE).slots[0] == pytest.approx(NOW + 0.001, abs=1e-6)
-    assert pacing.reservation(NOW, Decimal(0), 1, 3).until == Decimal("1800000000.333")
-    assert pacing.reservation(NOW, Decimal(0), 2, 3).until == Decimal("1800000000.667")
+    assert pacing.first_slot(NOW + 0.0004, Decimal(0)) == Decimal("1800000000.0")
+    assert pacing.first_slot(NOW + 0.0006, Decimal(0)) == Decimal("1800000000.001")
+    assert reservation(NOW, Decimal(0), 1, 3)[1] == Decimal("1800000000.333")
+    assert reservation(NOW, Decimal(0), 2, 3)[1] == Decimal("1800000000.667")
 
 
 def test_a_write_waits_until_its_slot_and_not_at_all_once_it_has_come():

@@ -10,7 +10,7 @@ it was due. Times in epoch milliseconds.
 from dataclasses import dataclass, field
 
 from alleycat.rules import push_gate
-from alleycat.rules.push_gate import AskAgain, Later
+from alleycat.rules.push_gate import Later
 
 T = 1_800_000_000_000
 SECOND = 1000
@@ -52,12 +52,12 @@ def test_a_writer_after_the_first_asks_for_nothing_the_message_asked_for_carries
 def test_a_message_that_never_came_is_asked_for_again_5_s_after_it_was_due():
     # Asked for at T, due at the latest T + 1000 (the interval) + 200 (the linger): stale after T + 6200
     assert push_gate.after_note(T, T + 1000, T + 6200, SECOND) is None
-    assert push_gate.after_note(T, T + 1000, T + 6201, SECOND) == AskAgain(T, T + 6401)
+    assert push_gate.after_note(T, T + 1000, T + 6201, SECOND) == Later(T + 6401, replaces=T)
     # at a rate of 4 a second: due by T + 450, stale after T + 5450
     assert push_gate.after_note(T, T + 250, T + 5450, 250) is None
-    assert push_gate.after_note(T, T + 250, T + 5451, 250) == AskAgain(T, T + 5651)
+    assert push_gate.after_note(T, T + 250, T + 5451, 250) == Later(T + 5651, replaces=T)
     # asked again for when it is due, if that is later than 200 ms from now
-    assert push_gate.after_note(T, T + 9000, T + 8000, SECOND) == AskAgain(T, T + 9000)
+    assert push_gate.after_note(T, T + 9000, T + 8000, SECOND) == Later(T + 9000, replaces=T)
 
 
 def test_after_a_message_the_next_is_due_an_interval_later():

@@ -47,13 +47,14 @@ def finish_when_due(race_id: str, finisher_arn: str) -> str:
     race = races.get(race_id, consistent=True)
     if race is None or race.status != e.OPEN:
         return "left"
-    end = finishing.ends_at(race)
-    step = finishing.next_step(end, clock.now())
-    if isinstance(step, finishing.Schedule):
-        _schedule(race, step.minute, finisher_arn)
+    end, now = finishing.ends_at(race), clock.now()
+    minute = finishing.minute_to_schedule(end, now)
+    if minute is not None:
+        _schedule(race, minute, finisher_arn)
         return "scheduled"
-    if step.wait > 0:
-        clock.sleep(step.wait)
+    wait = finishing.wait_to_finish(end, now)
+    if wait > 0:
+        clock.sleep(wait)
     if not races.finish(race, only_if_open=True):
         return "left"
     if end is not None:  # a year 1 or 9999 race has no end to measure from

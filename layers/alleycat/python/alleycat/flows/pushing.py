@@ -60,8 +60,8 @@ def after_write(race_id: str, shards: Iterable[int], now: int | None = None) -> 
     now = now_ms() if now is None else now
     gate = push_gates.note(race_id, set(shards), now)
     step = push_gate.after_note(gate.armed, gate.next, now, push_gate.interval_ms(push_gate.messages_per_second()))
-    if isinstance(step, push_gate.AskAgain):
-        return push_gate.Later(step.at) if push_gates.rearm(race_id, step.armed, now) else None
+    if step is not None and step.replaces is not None:
+        return push_gate.Later(step.at) if push_gates.rearm(race_id, step.replaces, now) else None
     return step
 
 

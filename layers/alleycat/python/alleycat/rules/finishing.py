@@ -6,9 +6,9 @@ durationSeconds``; the finisher finishes it ``GRACE`` seconds after, so that the
 last seconds still on their way are taken. EventBridge Scheduler invokes a one-time schedule
 somewhere in the minute it names (60-second precision) and refuses a time already past.
 
-Far from the race's end the finisher schedules itself (``Schedule``) in the minute holding
+Far from the race's end the finisher schedules itself (``minute_to_schedule``) in the minute holding
 ``end - BEFORE_END``: that invocation lands ``MARGIN`` seconds inside the promise at the latest.
-Near the end it waits for ``end + GRACE`` and finishes the race (``Finish``).
+Near the end it waits for ``end + GRACE`` (``wait_to_finish``) and finishes the race.
 
 A race stored before creation refused a ``startsAt`` outside ``clock.RACE_YEARS`` (``1-01-01T00:00:00Z``,
 ``9999-12-31T23:59:59Z``) has no end a schedule can name: it is finished at once.
@@ -17,7 +17,6 @@ A race stored before creation refused a ``startsAt`` outside ``clock.RACE_YEARS`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from alleycat import clock
 
@@ -28,20 +27,6 @@ MARGIN = 10  # the finisher's (cold) start and the finishing transaction, inside
 BEFORE_END = PRECISION - (FINISH_WITHIN - MARGIN)  # 40: the minute named holds end - BEFORE_END
 LEAD = 60  # a schedule's minute must be this far ahead when it is made, or the finisher waits now
 LONGEST_WAIT = GRACE + BEFORE_END + PRECISION + LEAD  # 170 s: invoked at creation, its minute under LEAD ahead
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """Make a one-time schedule that invokes the finisher again in ``minute`` (epoch seconds, a whole minute)."""
-
-    minute: float
-
-
-@dataclass(frozen=True)
-class Finish:
-    """Finish the race after ``wait`` seconds (0: at once)."""
-
-    wait: float
 
 
 def ends_at(race) -> float | None:
@@ -55,11 +40,16 @@ def schedule_minute(end: float) -> float:
     return math.floor((end - BEFORE_END) / 60) * 60
 
 
-def next_step(end: float | None, now: float) -> Schedule | Finish:
-    """What the finisher invoked at ``now`` does for a race open until ``end`` (None: no end a schedule can name)."""
+def minute_to_schedule(end: float | None, now: float) -> float | None:
+    """The minute a finisher invoked at ``now`` schedules itself in (epoch seconds, a whole minute), for a race
+    open until ``end``; None when it finishes the race itself (``wait_to_finish``): the minute is under
+    ``LEAD`` ahead, or the race has no end a schedule can name (``end`` None)."""
     if end is None:
-        return Finish(0)
+        return None
     minute = schedule_minute(end)
-    if minute >= now + LEAD:
-        return Schedule(minute)
-    return Finish(max(0.0, end + GRACE - now))
+    return minute if minute >= now + LEAD else None
+
+
+def wait_to_finish(end: float | None, now: float) -> float:
+    """Seconds a finisher at ``now`` waits before finishing a race open until ``end`` (0: at once)."""
+    return 0.0 if end is None else max(0.0, end + GRACE - now)

@@ -13,7 +13,7 @@ ride in one message instead of waiting a whole interval for the next.
 
 A change is noted before the gate is read, and a message takes the notes in the write that allows
 it, so every change is in a message sent or in the next one. A message asked for that never came
-(Lambda gave it up) is asked for again (``AskAgain``) by the first writer ``STALE_MS`` after it was due.
+(Lambda gave it up) is asked for again (``Later.replaces``) by the first writer ``STALE_MS`` after it was due.
 
 The gate's times are the wall clock's (AppSync bills messages as they go), never ``alleycat.clock``,
 the race's clock, which a test may stop.
@@ -33,18 +33,12 @@ STALE_MS = 5000
 
 @dataclass(frozen=True)
 class Later:
-    """Ask the board publisher for a message at ``at`` (epoch milliseconds)."""
+    """Ask the board publisher for a message at ``at`` (epoch milliseconds); with ``replaces``, in place of
+    the one asked for at ``replaces`` that never came, if the gate is still armed at it (else another
+    writer asked again first)."""
 
     at: int
-
-
-@dataclass(frozen=True)
-class AskAgain:
-    """The message asked for at ``armed`` never came: ask for one at ``at`` instead, if the gate is still
-    ``armed`` then (else another writer asked first)."""
-
-    armed: int
-    at: int
+    replaces: int | None = None
 
 
 def messages_per_second(environ=os.environ) -> float:
@@ -56,14 +50,14 @@ def interval_ms(per_second: float) -> int:
     return round(1000 / per_second)
 
 
-def after_note(armed: int | None, next_at: int, now: int, interval: int) -> Later | AskAgain | None:
+def after_note(armed: int | None, next_at: int, now: int, interval: int) -> Later | None:
     """What a writer that noted its shards at ``now`` on the gate as it was (``armed``: when the next message
     was asked for, None when none is coming; ``next_at``: the earliest next message) does about its viewers."""
     at = max(next_at, now + LINGER_MS)
     if armed is None:
         return Later(at)
     if armed < now - interval - LINGER_MS - STALE_MS:
-        return AskAgain(armed, at)
+        return Later(at, replaces=armed)
     return None
 
 

@@ -37,8 +37,8 @@ class ClassPacer:
         count = pacing.block_size(self._left)
         while True:
             pace = classes.get_pace(self._class_id)
-            reserved = pacing.reservation(self._clock(), pace.nextFree, count, self._rate)
-            if classes.reserve_pace(pace, reserved.until):
+            start = pacing.first_slot(self._clock(), pace.nextFree)
+            if classes.reserve_pace(pace, pacing.reserved_until(start, count, self._rate)):
                 break
         self._left -= count
-        self._slots = list(reserved.slots)
+        self._slots = pacing.slots(start, count, self._rate)
