@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 
 from alleycat import clock
-from alleycat.aws import lambdas, scheduler
 from alleycat.rules import finishing
 from alleycat.storage import races
 from alleycat.storage import entities as e
@@ -38,6 +37,8 @@ def schedule_name(race_id: str) -> str:
 
 def start(race_id: str) -> None:
     """The stream processor's part: the finisher invoked (asynchronously) for a race just created."""
+    from alleycat.aws import lambdas  # a new race's record only
+
     lambdas.invoke_later(os.environ[FINISHER_VARIABLE], {"raceId": race_id})
 
 
@@ -64,6 +65,8 @@ def finish_when_due(race_id: str, finisher_arn: str) -> str:
 
 def _schedule(race: e.Race, minute: float, finisher_arn: str) -> None:
     """The finisher invoked again in ``minute``; a schedule an earlier invocation made for the race stands."""
+    from alleycat.aws import scheduler  # far from the end only
+
     scheduler.create_one_time_schedule(
         schedule_name(race.raceId), os.environ[GROUP_VARIABLE], minute,
         f"Finishes race {race.raceId} ({race.className}, {race.startsAt}, {race.durationSeconds} s)",
