@@ -24,7 +24,7 @@ class Stand:
     """A race ending at END, open; the clock at ``now``, moved on by sleeping; what was done, in order."""
 
     def __init__(self, monkeypatch, now: float, status: str = e.OPEN):
-        self.now, self.done = now, []
+        self.now, self.done = now, list[tuple]()
         self.race = e.Race(RACE_ID, "hill-climb", "Hill climb", "2026-11-25T18:00:00Z", 300, status=status)
         monkeypatch.setattr(clock, "now", lambda: self.now)
         monkeypatch.setattr(clock, "sleep", self.sleep)

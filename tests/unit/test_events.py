@@ -8,7 +8,8 @@ from local.eventapi import SigV4Verifier
 def test_publishing_is_off_without_the_endpoint_variable():
     assert events.publisher({}) is None
     url = "https://x.appsync-api.eu-west-1.amazonaws.com/event"
-    assert events.publisher({events.URL_VARIABLE: url}).url == url
+    publisher = events.publisher({events.URL_VARIABLE: url})
+    assert publisher is not None and publisher.url == url
 
 
 def test_the_publisher_signs_with_sigv4_for_appsync_as_the_event_api_checks_it():

@@ -106,7 +106,7 @@ class Gate:
 def paced(gap_ms: int) -> tuple[list[tuple[int, set]], list[tuple[int, int]]]:
     """Four shards' invocations writing every second, ``gap_ms`` apart, for ten seconds; every message asked
     for sent at its time: (the messages sent, with their shards; the writes, (time, shard))."""
-    gate, asked, sent, written = Gate(), [], [], []
+    gate, asked, sent, written = Gate(), list[int](), list[tuple[int, set]](), list[tuple[int, int]]()
 
     def send_due(now):
         for at in sorted(at for at in asked if at <= now):
@@ -120,7 +120,8 @@ def paced(gap_ms: int) -> tuple[list[tuple[int, set]], list[tuple[int, int]]]:
             now = T + second * SECOND + shard * gap_ms
             send_due(now)
             written.append((now, shard))
-            step = push_gate.after_note(*gate.note({shard}, now), now, SECOND)
+            armed, next_at = gate.note({shard}, now)
+            step = push_gate.after_note(armed, next_at, now, SECOND)
             if step is not None:
                 asked.append(step.at)
     send_due(T + 20 * SECOND)

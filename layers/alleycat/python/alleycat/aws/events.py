@@ -35,7 +35,7 @@ class Publisher:
     def __init__(self, url: str, region: str | None = None, credentials=None, timeout: float = TIMEOUT_SECONDS):
         self.url = url
         parts = urlsplit(url)
-        self._scheme, self._host, self._port, self._path = parts.scheme, parts.hostname, parts.port, parts.path or "/"
+        self._scheme, self._host, self._port, self._path = parts.scheme, parts.hostname or "", parts.port, parts.path or "/"
         self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
         self._credentials = credentials
         self.timeout = timeout

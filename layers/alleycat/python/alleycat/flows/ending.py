@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 
 from alleycat import clock
-from alleycat.rules import finishing
-from alleycat.storage import races
-from alleycat.storage import entities as e
 from alleycat.observability import seconds
+from alleycat.rules import finishing
+from alleycat.storage import entities as e
+from alleycat.storage import races
 
 # The stream processor's: the finisher to invoke. The finisher's: where and as whom it schedules itself.
 FINISHER_VARIABLE = "FINISHER_ARN"

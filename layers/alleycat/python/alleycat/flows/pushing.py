@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Callable, Iterable, Protocol
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
+from alleycat.edge import push
+from alleycat.observability import count, logger
+from alleycat.rules import push_gate
 from alleycat.storage import entities as e
 from alleycat.storage import parallel, push_gates, races
-from alleycat.edge import push
-from alleycat.rules import push_gate
-from alleycat.observability import count, logger
 
 PUBLISHER_VARIABLE = "BOARD_PUBLISHER_ARN"  # the stream processor's: the board publisher to invoke
 
@@ -106,7 +107,9 @@ def push_later(publisher: Publisher | None, race_id: str, at: int) -> bool:
     racers of the shards noted since the last message as its rows that moved. False when there was
     nothing to send (another message took the notes, the race is finished, or publishing is off)."""
     sleep_until(at)
-    pending = take(race_id) if publisher is not None else None
+    if publisher is None:
+        return False
+    pending = take(race_id)
     if pending is None:
         return False
     try:

@@ -22,8 +22,8 @@ the race's clock, which a test may stop.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 MESSAGES_VARIABLE = "PUSH_MESSAGES_PER_SECOND"
 DEFAULT_MESSAGES_PER_SECOND = 1.0  # stacks/settings.py sets the deployed rate (docs/performance.md, "Push")

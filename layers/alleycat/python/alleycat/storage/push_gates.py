@@ -6,8 +6,10 @@ Each write is one conditional ``UpdateItem`` that returns the gate as it was.
 
 from __future__ import annotations
 
-from alleycat.storage import keys
+from typing import cast
+
 from alleycat.storage import entities as e
+from alleycat.storage import keys
 from alleycat.storage.dynamo import conditional, key_of, values
 
 _NAMES = {"#next": "next", "#armed": "armed", "#pending": "pending", "#type": "type"}
@@ -24,14 +26,16 @@ def _write(race_id: str, expression: str, condition: str | None = None, **named)
     answer = conditional("update_item", **request)
     if answer is None:
         return None
-    return e.from_item(answer["Attributes"]) if answer.get("Attributes") else gate
+    return cast(e.PushGate, e.from_item(answer["Attributes"])) if answer.get("Attributes") else gate
 
 
 def note(race_id: str, shards: set[int], now: int) -> e.PushGate:
     """Board shards written for the next message, which is asked for now unless it was (the gate as it
     was says which: no ``armed``, this call asked)."""
-    return _write(race_id, "ADD #pending :shards SET #armed = if_not_exists(#armed, :now), #type = :type",
+    gate = _write(race_id, "ADD #pending :shards SET #armed = if_not_exists(#armed, :now), #type = :type",
                   shards=set(shards), now=now)
+    assert gate is not None  # unconditional: always written
+    return gate
 
 
 def rearm(race_id: str, armed: int, now: int) -> bool:
