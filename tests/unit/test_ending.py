@@ -1,7 +1,7 @@
 """The finisher (``alleycat.flows.ending``): its schedules, named after their race, and what it does when
 invoked. The timing itself: test_finishing.py."""
 
-from alleycat import clock
+from alleycat import clock, settings
 from alleycat.aws import scheduler
 from alleycat.clock import epoch
 from alleycat.flows import ending
@@ -34,6 +34,7 @@ class Stand:
         monkeypatch.setattr(ending, "seconds", lambda name, value: self.done.append((name, value)))
         for variable in (ending.GROUP_VARIABLE, ending.ROLE_VARIABLE, ending.DEAD_LETTERS_VARIABLE):
             monkeypatch.setenv(variable, f"the {variable}")
+        settings.reset()
 
     def sleep(self, seconds):
         assert seconds > 0

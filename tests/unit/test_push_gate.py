@@ -9,6 +9,9 @@ it was due. Times in epoch milliseconds.
 
 from dataclasses import dataclass, field
 
+import pytest
+
+from alleycat import settings
 from alleycat.rules import push_gate
 from alleycat.rules.push_gate import Later
 
@@ -16,10 +19,14 @@ T = 1_800_000_000_000
 SECOND = 1000
 
 
-def test_the_rate_is_the_setting_or_one_a_second():
-    assert push_gate.messages_per_second({}) == 1.0
-    assert push_gate.messages_per_second({"PUSH_MESSAGES_PER_SECOND": ""}) == 1.0
-    assert push_gate.messages_per_second({"PUSH_MESSAGES_PER_SECOND": "4"}) == 4.0
+@pytest.mark.parametrize("setting, rate", [(None, 1.0), ("", 1.0), ("4", 4.0), ("0.5", 0.5)])
+def test_the_rate_is_the_setting_or_one_a_second(monkeypatch, setting, rate):
+    if setting is None:
+        monkeypatch.delenv("PUSH_MESSAGES_PER_SECOND", raising=False)
+    else:
+        monkeypatch.setenv("PUSH_MESSAGES_PER_SECOND", setting)
+    settings.reset()
+    assert push_gate.messages_per_second() == rate
 
 
 def test_the_interval_is_a_second_shared_by_the_messages_of_a_second():

@@ -12,17 +12,18 @@ imported at the first publish.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from urllib.parse import urlsplit
+
+from alleycat import settings
 
 URL_VARIABLE = "EVENT_API_URL"
 SERVICE = "appsync"  # SigV4 service name of Event API publishes
 TIMEOUT_SECONDS = 2.0
 
 
-def endpoint(environ=os.environ) -> str | None:
-    return environ.get(URL_VARIABLE) or None
+def endpoint(environ=None) -> str | None:
+    return (settings.load() if environ is None else settings.read(environ)).event_api_url
 
 
 def _dumps(value) -> str:
@@ -36,7 +37,7 @@ class Publisher:
         self.url = url
         parts = urlsplit(url)
         self._scheme, self._host, self._port, self._path = parts.scheme, parts.hostname or "", parts.port, parts.path or "/"
-        self.region = region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+        self.region = region or settings.load().region
         self._credentials = credentials
         self.timeout = timeout
         self._idle: list = []  # kept-alive connections, shared by the threads publishing races in parallel
@@ -103,7 +104,7 @@ class PublishError(Exception):
 _publishers: dict[str, Publisher] = {}
 
 
-def publisher(environ=os.environ) -> Publisher | None:
+def publisher(environ=None) -> Publisher | None:
     """The process's publisher for ``EVENT_API_URL``, or None when publishing is off."""
     url = endpoint(environ)
     if url is None:

@@ -10,9 +10,7 @@ stream record's. Schedules delete themselves once they have run.
 
 from __future__ import annotations
 
-import os
-
-from alleycat import clock
+from alleycat import clock, settings
 from alleycat.observability import seconds
 from alleycat.rules import finishing
 from alleycat.storage import entities as e
@@ -28,7 +26,7 @@ MAX_EVENT_AGE_SECONDS = 3600
 
 def enabled() -> bool:
     """Whether races finish by themselves here (the stack sets the finisher; tests of other things do not)."""
-    return bool(os.environ.get(FINISHER_VARIABLE))
+    return settings.load().finishes_races
 
 
 def schedule_name(race_id: str) -> str:
@@ -39,7 +37,7 @@ def start(race_id: str) -> None:
     """The stream processor's part: the finisher invoked (asynchronously) for a race just created."""
     from alleycat.aws import lambdas  # a new race's record only
 
-    lambdas.invoke_later(os.environ[FINISHER_VARIABLE], {"raceId": race_id})
+    lambdas.invoke_later(settings.load().needed(settings.FINISHER_ARN), {"raceId": race_id})
 
 
 def finish_when_due(race_id: str, finisher_arn: str) -> str:
@@ -68,7 +66,7 @@ def _schedule(race: e.Race, minute: float, finisher_arn: str) -> None:
     from alleycat.aws import scheduler  # far from the end only
 
     scheduler.create_one_time_schedule(
-        schedule_name(race.raceId), os.environ[GROUP_VARIABLE], minute,
+        schedule_name(race.raceId), settings.load().needed(settings.FINISH_SCHEDULE_GROUP), minute,
         f"Finishes race {race.raceId} ({race.className}, {race.startsAt}, {race.durationSeconds} s)",
-        finisher_arn, os.environ[ROLE_VARIABLE], {"raceId": race.raceId}, RETRIES, MAX_EVENT_AGE_SECONDS,
-        os.environ[DEAD_LETTERS_VARIABLE])
+        finisher_arn, settings.load().needed(settings.FINISH_SCHEDULE_ROLE_ARN), {"raceId": race.raceId}, RETRIES, MAX_EVENT_AGE_SECONDS,
+        settings.load().needed(settings.FINISH_DEAD_LETTER_ARN))

@@ -12,11 +12,11 @@ read it again on a reconnect.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
+from alleycat import settings
 from alleycat.edge import push
 from alleycat.observability import count, logger
 from alleycat.rules import push_gate
@@ -44,10 +44,10 @@ def sleep_until(at: int) -> None:
         time.sleep(wait)
 
 
-def invoke_publisher(environ=os.environ) -> Later | None:
+def invoke_publisher() -> Later | None:
     """How the stream processor asks for a race's next message: the board publisher invoked
     asynchronously with ``{"raceId", "at"}``; None where the stack sets no board publisher."""
-    function = environ.get(PUBLISHER_VARIABLE)
+    function = settings.load().board_publisher_arn
     if not function:
         return None
     from alleycat.aws import lambdas

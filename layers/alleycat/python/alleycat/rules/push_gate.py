@@ -21,9 +21,10 @@ the race's clock, which a test may stop.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from alleycat import settings
 
 MESSAGES_VARIABLE = "PUSH_MESSAGES_PER_SECOND"
 DEFAULT_MESSAGES_PER_SECOND = 1.0  # stacks/settings.py sets the deployed rate (docs/performance.md, "Push")
@@ -41,8 +42,8 @@ class Later:
     replaces: int | None = None
 
 
-def messages_per_second(environ=os.environ) -> float:
-    return float(environ.get(MESSAGES_VARIABLE) or DEFAULT_MESSAGES_PER_SECOND)
+def messages_per_second() -> float:
+    return settings.load().push_messages_per_second or DEFAULT_MESSAGES_PER_SECOND
 
 
 def interval_ms(per_second: float) -> int:
