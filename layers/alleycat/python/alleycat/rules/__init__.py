@@ -1,3 +1,4 @@
-"""The domain's rules as pure functions of values: scores, boards, fair play, the push gate's timing,
-a racer's live totals (``scoring``) and a finished race's results (``settlement``). Nothing here reads
-or writes storage: the stream's reactions (``alleycat.stream``) read, ask a rule, and write."""
+"""The domain's rules as pure functions of values: scores, boards, fair play, the push gate's timing
+(``push_gate``), the finish's (``finishing``), Best writes' pace (``pacing``), a racer's live totals
+(``scoring``) and a finished race's results (``settlement``). Nothing here reads or writes storage:
+the stream's reactions (``alleycat.stream``) and the flows (``alleycat.flows``) read, ask a rule, and write."""
