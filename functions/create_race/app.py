@@ -1,10 +1,10 @@
 """POST /classes/{classId}/races: schedule a race in a class (admin)."""
 
-from alleycat.storage import classes, races
-from alleycat.edge import http, routes, views
 from alleycat import ids
-from alleycat.storage.entities import Race
+from alleycat.edge import http, routes, views
 from alleycat.errors import NotFound
+from alleycat.storage import classes, races
+from alleycat.storage.entities import Race
 
 app = http.create_app()
 SCHEMA = routes.by_function("create_race").request

@@ -1,8 +1,8 @@
 """POST /races/{raceId}/finish: close a race (admin, idempotent); the stream processor ranks it."""
 
 from alleycat.edge import http
-from alleycat.storage import races
 from alleycat.errors import NotFound
+from alleycat.storage import races
 
 app = http.create_app()
 

@@ -1,8 +1,8 @@
 """GET /classes/{classId}/leaderboard: each racer's best score in the class, best first."""
 
 from alleycat.edge import caching, http, views
-from alleycat.storage import classes
 from alleycat.errors import NotFound
+from alleycat.storage import classes
 
 app = http.create_app()
 

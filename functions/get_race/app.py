@@ -1,8 +1,8 @@
 """GET /races/{raceId}: one race."""
 
 from alleycat.edge import caching, http, views
-from alleycat.storage import races
 from alleycat.errors import NotFound
+from alleycat.storage import races
 
 app = http.create_app()
 

@@ -1,9 +1,9 @@
 """GET /races/{raceId}/leaderboard: the race's racers, highest score first."""
 
 from alleycat.edge import caching, http, views
-from alleycat.storage import races
 from alleycat.errors import NotFound
 from alleycat.rules.fairplay import REAL_ONLY
+from alleycat.storage import races
 
 app = http.create_app()
 

@@ -1,8 +1,8 @@
 """GET /racers/{racerId}/history: the racer's samples, second by second, per race."""
 
 from alleycat.edge import caching, http, views
-from alleycat.storage import racers
 from alleycat.errors import NotFound
+from alleycat.storage import racers
 
 app = http.create_app()
 

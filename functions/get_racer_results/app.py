@@ -1,8 +1,8 @@
 """GET /racers/{racerId}/results: the racer's races, newest first."""
 
 from alleycat.edge import caching, http, views
-from alleycat.storage import racers
 from alleycat.errors import NotFound
+from alleycat.storage import racers
 
 app = http.create_app()
 

@@ -1,8 +1,8 @@
 """GET /races?state=upcoming|live|finished: the races of every class in that state."""
 
+from alleycat import clock
 from alleycat.edge import caching, http, views
 from alleycat.storage import catalog
-from alleycat import clock
 
 app = http.create_app()
 

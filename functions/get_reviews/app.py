@@ -1,8 +1,8 @@
 """GET /reviews?state=pending|cleared|disqualified: the rides waiting for, or given, an admin's review (admin)."""
 
 from alleycat.edge import http, views
-from alleycat.storage import reviews
 from alleycat.rules.fairplay import REVIEW_STATES
+from alleycat.storage import reviews
 
 app = http.create_app()
 

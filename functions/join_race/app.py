@@ -1,10 +1,10 @@
 """PUT /races/{raceId}/racers/{racerId}: join a racer to an open race (that racer or an admin)."""
 
 from alleycat.edge import http, routes, views
-from alleycat.storage import racers, races
-from alleycat.storage.entities import FINISHED
 from alleycat.errors import Conflict, NotFound
 from alleycat.rules.fairplay import BIKE
+from alleycat.storage import racers, races
+from alleycat.storage.entities import FINISHED
 
 app = http.create_app()
 SCHEMA = routes.by_function("join_race").request

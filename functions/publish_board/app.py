@@ -3,8 +3,8 @@ race's board changed while its next message was not yet due (``alleycat.flows.pu
 milliseconds, at most a message's interval away) it sends the race's board as it is then."""
 
 from alleycat.aws import events
-from alleycat.observability import end_invocation, logger, metrics
 from alleycat.flows.pushing import push_later
+from alleycat.observability import end_invocation, logger, metrics
 
 
 @metrics.log_metrics

@@ -1,7 +1,7 @@
 """PUT /classes/{classId}: create or update a class (admin)."""
 
-from alleycat.storage import classes
 from alleycat.edge import http, routes, views
+from alleycat.storage import classes
 from alleycat.storage.entities import Class
 
 app = http.create_app()

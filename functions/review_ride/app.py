@@ -2,9 +2,9 @@
 
 from alleycat import clock
 from alleycat.edge import http, routes, views
-from alleycat.storage import racers, reviews
 from alleycat.errors import NotFound
 from alleycat.rules.fairplay import DECISIONS
+from alleycat.storage import racers, reviews
 
 app = http.create_app()
 SCHEMA = routes.by_function("review_ride").request

@@ -188,9 +188,9 @@ def test_the_reviews_list_is_one_query_a_page_oldest_pending_first(field, server
 
 
 def test_a_race_from_before_v1_2_takes_reviews_and_equipment_where_its_rows_had_no_place_for_them(field, server):
+    from alleycat.rules.board import Standing
     from alleycat.storage import dynamo, races
     from alleycat.storage import entities as e
-    from alleycat.rules.board import Standing
 
     api, race_id = field
     # Given rows stored as before v1.2: a board standing [score, lastSecond, name], an entry with no equipment
@@ -200,7 +200,7 @@ def test_a_race_from_before_v1_2_takes_reviews_and_equipment_where_its_rows_had_
     dynamo.send("update_item", Key=dynamo.key_from(e.keys.ENTRY, raceId=race_id, racerId="a"), UpdateExpression="REMOVE equipment")
     # When its review is set / Then the standing is whole, the review in its place
     races.set_standing_review(race_id, Standing("a", 7, 3, "A", "bike", "pending"))
-    assert dynamo.get(e.keys.RACE_BOARD, True, raceId=race_id, shard=shard).standings["a"] == [7, 3, "A", "bike", "pending"]
+    assert dynamo.get(e.RaceBoard, True, raceId=race_id, shard=shard).standings["a"] == [7, 3, "A", "bike", "pending"]
     # And joining again on the on-screen bike works (the missing equipment was a bike)
     status, body = api("join_race", {"raceId": race_id, "racerId": "a"}, body={"equipment": "virtual"}, claims=ADMIN)
     assert (status, body["equipment"]) == (200, "virtual")

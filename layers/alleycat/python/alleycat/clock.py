@@ -7,7 +7,7 @@ advance it by hand) and installs it here, in each of its function processes (``u
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 UTC_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 # The years a race may start in (the contract's). ``iso`` writes every end of such a race, and
@@ -27,7 +27,7 @@ def use(clock) -> None:
 
 def iso(seconds: float) -> str:
     """Epoch seconds as the contract writes a time: ``2026-11-22T10:00:00Z`` (whole seconds, UTC)."""
-    return datetime.fromtimestamp(int(seconds), timezone.utc).strftime(UTC_FORMAT)
+    return datetime.fromtimestamp(int(seconds), UTC).strftime(UTC_FORMAT)
 
 
 def iso_ms(seconds: float) -> str:
@@ -38,7 +38,7 @@ def iso_ms(seconds: float) -> str:
 
 def epoch(text: str) -> float:
     """A time the contract wrote (``iso``'s form) as epoch seconds; ValueError for any other text."""
-    return datetime.strptime(text, UTC_FORMAT).replace(tzinfo=timezone.utc).timestamp()
+    return datetime.strptime(text, UTC_FORMAT).replace(tzinfo=UTC).timestamp()
 
 
 def race_start(text: str) -> float | None:
@@ -48,4 +48,4 @@ def race_start(text: str) -> float | None:
         moment = datetime.strptime(text, UTC_FORMAT)
     except (TypeError, ValueError):
         return None
-    return moment.replace(tzinfo=timezone.utc).timestamp() if moment.year in RACE_YEARS else None
+    return moment.replace(tzinfo=UTC).timestamp() if moment.year in RACE_YEARS else None

@@ -3,10 +3,10 @@ at its first use, with the same configuration (``scheduler``, ``lambdas`` use th
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 
-@lru_cache(maxsize=None)
+@cache
 def client(service: str):
     import botocore.session
 

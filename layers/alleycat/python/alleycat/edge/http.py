@@ -9,17 +9,18 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
+from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
 
-from alleycat.edge import caching
 from alleycat import clock
-from alleycat.observability import METRICS_ENABLED, end_invocation, logger, metrics
-from alleycat.errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
-from alleycat.edge.resolver import APPLICATION_JSON, Resolver, Response
+from alleycat.edge import caching
 from alleycat.edge.contract import ADMIN_GROUP
+from alleycat.edge.resolver import APPLICATION_JSON, Resolver, Response
 from alleycat.edge.routes import by_function
+from alleycat.errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
+from alleycat.observability import METRICS_ENABLED, end_invocation, logger, metrics
 
 MAX_BODY_BYTES = 256 * 1024
 MAX_BODY_DEPTH = 32  # arrays and objects within each other; the contract's deepest body has 3
@@ -175,8 +176,10 @@ def idempotency_key(app: Resolver) -> str | None:
     return None if key is None else entity_id("Idempotency-Key", key)
 
 
-def body(app: Resolver, schema: dict, optional: bool = False) -> dict:
+def body(app: Resolver, schema: dict | None, optional: bool = False) -> dict:
     """The JSON body, checked for size and against the route's JSON schema; ``optional``: no body is ``{}``."""
+    if schema is None:
+        raise TypeError("this route's record declares no request body")
     raw = app.current_event.decoded_body or ""
     if optional and not raw.strip():
         return {}
@@ -210,7 +213,7 @@ def _shape_problem(body) -> str | None:
     bodies nested thousands deep, far past Python's recursion limit. A place is kept as a link to
     its parent's, so only the one reported is ever spelled out.
     """
-    pending = [(body, None, 0)]  # (value, place, depth): place is None for the body, else (parent place, key or index)
+    pending: list[tuple[Any, Any, int]] = [(body, None, 0)]  # (value, place, depth): place is None for the body, else (parent place, key or index)
     while pending:
         value, place, depth = pending.pop()
         if place is not None and isinstance(place[1], str) and not _encodes(place[1]):
@@ -253,7 +256,7 @@ def _no_constants(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(schema_json: str):
     """The schema compiled once per process (the validation Powertools does, without recompiling)."""
     import fastjsonschema

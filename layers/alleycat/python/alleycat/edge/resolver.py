@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 APPLICATION_JSON = "application/json"
 # What a path parameter may hold: Powertools' set (RFC 3986 unreserved, sub-delims, ':' and
@@ -53,10 +54,6 @@ class Authorizer(dict):
     def jwt_claim(self) -> dict:
         return (self.get("jwt") or {}).get("claims") or {}
 
-    @property
-    def jwt_scopes(self) -> list[str]:
-        return (self.get("jwt") or {}).get("scopes") or []
-
 
 class RequestContext:
     def __init__(self, raw: dict):
@@ -96,8 +93,15 @@ class Resolver:
         self._routes: list[tuple[str, re.Pattern, Callable[..., Response]]] = []
         self._exception_handlers: dict[type, Callable[[Exception], Response]] = {}
         self._not_found: Callable[[Exception], Response] = lambda _error: Response(404, APPLICATION_JSON, '{"message":"Not found"}')
-        self.current_event: Request | None = None
+        self._event: Request | None = None
         self.lambda_context: Any = None
+
+    @property
+    def current_event(self) -> Request:
+        """The event being resolved."""
+        if self._event is None:
+            raise RuntimeError("no event is being resolved")
+        return self._event
 
     def route(self, path: str, method: str):
         """Registers a view for ``method path``; ``{name}`` in the path is passed as the argument ``name``."""
@@ -119,7 +123,7 @@ class Resolver:
         return handler
 
     def resolve(self, event: dict, context: Any) -> dict:
-        request = self.current_event = Request(event)
+        request = self._event = Request(event)
         self.lambda_context = context
         try:
             response = self._dispatch(request)

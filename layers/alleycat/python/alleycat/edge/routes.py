@@ -21,7 +21,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from alleycat.edge.contract import COUNT, EQUIPMENT, ERRORS, ID, NAME, NUMBER, RACE_ID, RANK_OR_NULL, REVIEW, REVIEW_OR_NULL, SECOND_OR_NULL, STATUS, TEXT, TEXT_OR_NULL, TIME, TOKEN, array, obj
+from alleycat.edge.contract import (
+    COUNT,
+    EQUIPMENT,
+    ERRORS,
+    ID,
+    NAME,
+    NUMBER,
+    RACE_ID,
+    RANK_OR_NULL,
+    REVIEW,
+    REVIEW_OR_NULL,
+    SECOND_OR_NULL,
+    STATUS,
+    TEXT,
+    TEXT_OR_NULL,
+    TIME,
+    TOKEN,
+    array,
+    obj,
+)
 
 # The error statuses every route may answer (bad input, nothing there, DynamoDB busy), and those a
 # user route adds (no valid token, not this caller's to do, a body over 256 KiB).

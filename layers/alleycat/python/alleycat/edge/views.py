@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from alleycat.rules import board
-from alleycat.storage import entities as e
 from alleycat.rules.samples import Sample
 from alleycat.rules.scores import number
+from alleycat.storage import entities as e
 
 
 def racer(r: e.Racer) -> dict:
@@ -39,7 +41,7 @@ def race_in_class(r: e.Race) -> dict:
 
 def result(entry: e.Entry) -> dict:
     """A racer's result; a reviewed ride says why too (``rules`` it broke, the admin's ``note``)."""
-    body = {"raceId": entry.raceId, "classId": entry.classId, "status": entry.raceStatus,
+    body: dict[str, Any] = {"raceId": entry.raceId, "classId": entry.classId, "status": entry.raceStatus,
             "startsAt": entry.startsAt, "score": number(entry.score),
             "lastSecond": entry.lastSecond, "rank": entry.rank, "equipment": entry.equipment, "review": entry.review}
     if entry.review:

@@ -13,9 +13,9 @@ is ``byBoardOrder`` in ``frontend/src/push.js``; a test holds them together.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import Callable, Iterable
 
 from alleycat.rules.fairplay import BIKE, REAL, is_ranked
 from alleycat.rules.scores import number
@@ -55,7 +55,7 @@ class Standing:
     @classmethod
     def joined(cls, racer_id: str, name: str, equipment: str = BIKE) -> Standing:
         """A racer who joined and has no second yet."""
-        return cls(racer_id, 0, None, name, equipment)
+        return cls(racer_id, Decimal(0), None, name, equipment)
 
     def item(self) -> list:
         """As stored: ``[score, lastSecond, name, equipment, review]``."""
@@ -116,10 +116,6 @@ class Board:
         """From the race's ``RaceBoard`` items as stored."""
         return cls(Standing.stored(racer_id, value) for shard in shards for racer_id, value in shard.standings.items())
 
-    @classmethod
-    def of_entries(cls, entries: Iterable) -> Board:
-        return cls(Standing.of_entry(entry) for entry in entries)
-
     def __len__(self) -> int:
         return len(self.standings)
 
@@ -156,7 +152,8 @@ class Board:
         changed = set(changed)
         wanted = [(place, rank, standing) for place, (rank, standing) in enumerate(self.page(len(self.standings)), start=1)
                   if place <= top or standing.racer_id in changed]
-        rows, size = [], 0
+        rows: list[list] = []
+        size = 0
         for index, (place, rank, standing) in enumerate(wanted):
             row = [rank, standing.racer_id, number(standing.score), standing.last_second, standing.equipment,
                    standing.review] + ([standing.name] if place <= top else [])

@@ -5,9 +5,9 @@ plausibility rules every ride is checked by. Pure functions of a ride's samples:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Callable, Mapping
 
 from alleycat.rules.samples import Sample
 

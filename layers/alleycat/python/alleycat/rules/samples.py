@@ -7,8 +7,9 @@ telemetry route (``edge.routes``): nothing else unpacks a sample.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Mapping, NamedTuple
+from typing import NamedTuple
 
 from alleycat.rules.scores import output, round4
 

@@ -25,7 +25,7 @@ def put(klass: e.Class) -> None:
 
 
 def get(class_id: str, consistent: bool = False) -> e.Class | None:
-    return _get(keys.CLASS, consistent, classId=class_id)
+    return _get(e.Class, consistent, classId=class_id)
 
 
 def races(class_id: str, limit: int, token: str | None) -> tuple[e.Class | None, Page]:
@@ -43,9 +43,10 @@ def races(class_id: str, limit: int, token: str | None) -> tuple[e.Class | None,
 
 
 def all_races(class_id: str) -> list[e.Race]:
-    return query_all(IndexName=INVERTED_INDEX, KeyConditionExpression="SK = :sk AND begins_with(PK, :race)",
-                     ExpressionAttributeValues=values(sk=keys.CLASS.sk.build({"classId": class_id}),
-                                                      race=keys.RACE.pk.prefix()))
+    found = query_all(IndexName=INVERTED_INDEX, KeyConditionExpression="SK = :sk AND begins_with(PK, :race)",
+                      ExpressionAttributeValues=values(sk=keys.CLASS.sk.build({"classId": class_id}),
+                                                       race=keys.RACE.pk.prefix()))
+    return [race for race in found if isinstance(race, e.Race)]
 
 
 def leaderboard(class_id: str) -> tuple[e.Class | None, e.ClassBoard | None]:
@@ -60,7 +61,7 @@ def leaderboard(class_id: str) -> tuple[e.Class | None, e.ClassBoard | None]:
 
 
 def get_board(class_id: str) -> e.ClassBoard | None:
-    return _get(keys.CLASS_BOARD, True, classId=class_id)
+    return _get(e.ClassBoard, True, classId=class_id)
 
 
 def put_board(board: e.ClassBoard, version: int | None) -> bool:
@@ -73,7 +74,7 @@ def put_board(board: e.ClassBoard, version: int | None) -> bool:
 
 
 def get_pace(class_id: str) -> e.BestPace:
-    return _get(keys.BEST_PACE, True, classId=class_id) or e.BestPace(class_id)
+    return _get(e.BestPace, True, classId=class_id) or e.BestPace(class_id)
 
 
 def reserve_pace(pace: e.BestPace, until: Decimal) -> bool:

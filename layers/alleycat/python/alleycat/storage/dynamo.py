@@ -211,9 +211,10 @@ def conditional(operation: str, **request: Any) -> dict | None:
         return None
 
 
-def get(entity_keys: keys.EntityKeys, consistent: bool = False, **parts: Any) -> e.Entity | None:
-    item = send("get_item", Key=key_from(entity_keys, **parts), ConsistentRead=consistent).get("Item")
-    return e.from_item(item) if item else None
+def get[E: e.Entity](entity: type[E], consistent: bool = False, **parts: Any) -> E | None:
+    """The ``entity`` stored under the key its ``parts`` make, or None."""
+    item = send("get_item", Key=key_from(entity.KEYS, **parts), ConsistentRead=consistent).get("Item")
+    return e.item_as(entity, item) if item else None
 
 
 def query_all(**request: Any) -> list[e.Entity]:

@@ -12,11 +12,12 @@ import re
 import zlib
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from alleycat.rules.samples import CHUNK_SECONDS, Sample, Seconds, Totals
 from alleycat.storage import keys
-from alleycat.storage.attributes import from_item as _load, to_item as _dump
+from alleycat.storage.attributes import from_item as _load
+from alleycat.storage.attributes import to_item as _dump
 
 TYPE = "type"
 OPEN, FINISHED = "open", "finished"
@@ -41,7 +42,7 @@ class Entity:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
-    def from_values(cls, values: dict) -> "Entity":
+    def from_values(cls, values: dict) -> Self:
         return cls(**{f.name: values[f.name] for f in fields(cls) if f.name in values})
 
 
@@ -108,7 +109,7 @@ class RaceGate(Entity):
         return zlib.crc32(racer_id.encode()) % GATE_COPIES
 
     @classmethod
-    def copies_of(cls, race: "Race") -> list["RaceGate"]:
+    def copies_of(cls, race: Race) -> list[RaceGate]:
         return [cls(race.raceId, copy, race.classId, race.durationSeconds, race.status, race.startsAt)
                 for copy in range(GATE_COPIES)]
 
@@ -124,7 +125,7 @@ class ClassCard(ClassFacts):
     KEYS = keys.CLASS_CARD
 
     @classmethod
-    def of(cls, klass: Class) -> "ClassCard":
+    def of(cls, klass: Class) -> ClassCard:
         return cls.from_values(_facts(klass))
 
 
@@ -138,7 +139,7 @@ class RaceCard(RaceFacts):
     KEYS = keys.RACE_CARD
 
     @classmethod
-    def of(cls, race: Race, status: str | None = None) -> "RaceCard":
+    def of(cls, race: Race, status: str | None = None) -> RaceCard:
         return cls.from_values({**_facts(race), "status": status or race.status})
 
 
@@ -191,10 +192,9 @@ class Entry(Entity):
                                                       for chunk, totals in self.chunks.items()}}
 
     @classmethod
-    def from_values(cls, values: dict) -> "Entry":
-        entry = super().from_values(values)
-        entry.chunks = {chunk: totals_of(stored) for chunk, stored in entry.chunks.items()}
-        return entry
+    def from_values(cls, values: dict) -> Self:
+        stored = values.get("chunks") or {}
+        return super().from_values({**values, "chunks": {chunk: totals_of(pair) for chunk, pair in stored.items()}})
 
     @property
     def score(self) -> Decimal:
@@ -224,7 +224,7 @@ class Review(Entity):
     note: str = ""
 
     @classmethod
-    def of(cls, entry: Entry, state: str, at: str) -> "Review":
+    def of(cls, entry: Entry, state: str, at: str) -> Review:
         return cls(state, at, entry.raceId, entry.racerId, entry.classId, entry.name, entry.score, entry.equipment,
                    list(entry.rules), entry.note)
 
@@ -336,7 +336,7 @@ class Chunk(Entity):
         return {**values, **stored_seconds(self.samples)}
 
     @classmethod
-    def from_values(cls, values: dict) -> "Chunk":
+    def from_values(cls, values: dict) -> Self:
         samples = {int(name[1:]): sample_of(value) for name, value in values.items() if _SAMPLE.match(name)}
         return cls(values["raceId"], values["racerId"], int(values["chunk"]), values["classId"],
                    values.get("points", Decimal(0)), samples, values.get("sealed"), values.get("lastWrite"))
@@ -373,7 +373,7 @@ class PackedChunk(Entity):
         return _dump({**key, TYPE: self.KEYS.entity, "c": self.classId, "d": data})
 
     @classmethod
-    def from_values(cls, values: dict) -> "PackedChunk":
+    def from_values(cls, values: dict) -> Self:
         rows = json.loads(gzip.decompress(values["d"]))
         samples = {second: sample_of([_decimal(text) for text in stored]) for second, *stored in rows}
         return cls(values["raceId"], values["racerId"], int(values["part"]), values["c"], samples)
@@ -428,10 +428,18 @@ _BY_TYPE: dict[str, type[Entity]] = {
 def from_item(item: dict) -> Entity:
     """A stored item (low-level attribute values) as its entity."""
     values = _load(item)
-    cls = _BY_TYPE.get(values.get(TYPE))
+    cls = _BY_TYPE.get(values.get(TYPE, ""))
     if cls is None:
         raise ValueError(f"item of unknown type {values.get(TYPE)!r}")
     return cls.from_values({**cls.KEYS.parse(values), **values})
+
+
+def item_as[E: Entity](cls: type[E], item: dict) -> E:
+    """A stored item as the entity ``cls``, which its type must name."""
+    entity = from_item(item)
+    if not isinstance(entity, cls):
+        raise TypeError(f"a {cls.__name__} was expected, the item is a {type(entity).__name__}")
+    return entity
 
 
 def from_items(items: list[dict]) -> list[Entity]:

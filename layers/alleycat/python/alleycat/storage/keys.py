@@ -9,9 +9,10 @@ taken for another's.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Mapping
+from functools import cache
+from typing import Any
 
 SEPARATOR = "#"
 _PLACEHOLDER = re.compile(r"\{(\w+)(?::(\d+)d)?\}")
@@ -48,7 +49,7 @@ class KeyTemplate:
             parts[name] = value
         return self.pattern.format(**parts)
 
-    def parse(self, key: str) -> dict[str, str]:
+    def parse(self, key: object) -> dict[str, str]:
         match = self._regex.match(key) if isinstance(key, str) else None
         if not match:
             raise InvalidKey(f"{key!r} is not a key of the form {self.pattern}")
@@ -89,7 +90,7 @@ class EntityKeys:
     def key(self, values: Mapping[str, Any]) -> dict[str, str]:
         return {"PK": self.pk.build(values), "SK": self.sk.build(values)}
 
-    def parse(self, key: Mapping[str, str]) -> dict[str, str]:
+    def parse(self, key: Mapping[str, object]) -> dict[str, str]:
         parts = self.pk.parse(key.get("PK"))
         for name, value in self.sk.parse(key.get("SK")).items():
             if parts.setdefault(name, value) != value:
@@ -97,7 +98,7 @@ class EntityKeys:
         return parts
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser(pattern: str) -> re.Pattern:
     """The regex that parses keys of ``pattern``: compiled on first use, not at import (cold start)."""
     regex, pos = "", 0

@@ -54,6 +54,8 @@ def next_token(last_key: dict | None, scope: str, carry: dict | None = None) -> 
 
 
 def _tokens():
-    from alleycat.storage import tokens  # deferred: only paged reads sign tokens, and only past their first or last page
+    from alleycat.storage import (
+        tokens,  # deferred: only paged reads sign tokens, and only past their first or last page
+    )
 
     return tokens

@@ -5,14 +5,13 @@ A bike's one write runs on the caller's thread: the pool is made only for two it
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any
 
-T = TypeVar("T")
-K = TypeVar("K")
 WORKERS = 16  # requests in flight at once: well inside the client's 32 pooled connections
 
 
-def map_all(function: Callable[[T], Any], items: Iterable[T], workers: int = WORKERS) -> list:
+def map_all[T](function: Callable[[T], Any], items: Iterable[T], workers: int = WORKERS) -> list:
     """``function(item)`` for each item, in order; the first error is raised once every item ran."""
     items = list(items)
     if len(items) <= 1:
@@ -23,7 +22,7 @@ def map_all(function: Callable[[T], Any], items: Iterable[T], workers: int = WOR
         return list(pool.map(function, items))
 
 
-def outcomes(function: Callable[[K, Any], Any], work: dict[K, Any], workers: int = WORKERS) -> dict[K, Any]:
+def outcomes[K](function: Callable[[K, Any], Any], work: dict[K, Any], workers: int = WORKERS) -> dict[K, Any]:
     """``function(key, value)`` for each of ``work``'s items: key -> its result, or the exception it raised."""
     def guarded(item):
         try:

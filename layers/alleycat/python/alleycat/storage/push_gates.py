@@ -6,8 +6,6 @@ Each write is one conditional ``UpdateItem`` that returns the gate as it was.
 
 from __future__ import annotations
 
-from typing import cast
-
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.dynamo import conditional, key_of, values
@@ -26,7 +24,7 @@ def _write(race_id: str, expression: str, condition: str | None = None, **named)
     answer = conditional("update_item", **request)
     if answer is None:
         return None
-    return cast(e.PushGate, e.from_item(answer["Attributes"])) if answer.get("Attributes") else gate
+    return e.item_as(e.PushGate, answer["Attributes"]) if answer.get("Attributes") else gate
 
 
 def note(race_id: str, shards: set[int], now: int) -> e.PushGate:

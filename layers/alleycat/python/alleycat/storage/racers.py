@@ -6,7 +6,8 @@ racer) and pattern 5 (second-by-second history) are one Query of it per page.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from alleycat.rules import telemetry
 from alleycat.rules.samples import Seconds, Totals
@@ -39,7 +40,7 @@ def put(racer: e.Racer) -> None:
 
 
 def get(racer_id: str, consistent: bool = False) -> e.Racer | None:
-    return _get(keys.RACER, consistent, racerId=racer_id)
+    return _get(e.Racer, consistent, racerId=racer_id)
 
 
 def results(racer_id: str, limit: int, token: str | None) -> tuple[e.Racer | None, Page]:
@@ -85,12 +86,13 @@ def history(racer_id: str, race_id: str | None, token: str | None) -> Page:
 # --- entries ---------------------------------------------------------------
 
 def get_entry(race_id: str, racer_id: str, consistent: bool = False) -> e.Entry | None:
-    return _get(keys.ENTRY, consistent, raceId=race_id, racerId=racer_id)
+    return _get(e.Entry, consistent, raceId=race_id, racerId=racer_id)
 
 
 def get_entries(race_id: str, racer_ids: list[str]) -> list[e.Entry]:
     """Strongly consistent entries of the given racers."""
-    return get_all([key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids])
+    found = get_all([key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids])
+    return [item for item in found if isinstance(item, e.Entry)]
 
 
 def entries_and_chunks(race_id: str, wanted: dict[str, set[int]]) -> list[tuple[e.Entry, dict[int, e.Chunk]]]:
@@ -124,12 +126,12 @@ def set_entry_chunks(race_id: str, racer_id: str, totals: Mapping[int, Totals],
             ExpressionAttributeValues={**{f":c{chunk}": to_attr(e.stored_totals(chunk_totals)) for chunk, chunk_totals in totals.items()},
                                        **({} if ranked_too else {":finished": to_attr(e.FINISHED)})},
             ReturnValues="ALL_OLD", ReturnValuesOnConditionCheckFailure="ALL_OLD")
-        return e.from_item(response["Attributes"]), True
+        return e.item_as(e.Entry, response["Attributes"]), True
     except ConditionFailed as failed:
         stored = failed.item
         if stored is None:  # an engine that does not return the item on a failed condition
-            return _get(keys.ENTRY, True, raceId=race_id, racerId=racer_id), False
-        return e.from_item(stored), False
+            return _get(e.Entry, True, raceId=race_id, racerId=racer_id), False
+        return e.item_as(e.Entry, stored), False
 
 
 def claim_ride(race_id: str, racer_id: str, device: str) -> str | None:
@@ -236,7 +238,7 @@ def _write_absent(chunk: e.Chunk, seconds: Seconds, points, recording: str | Non
             item = send("get_item", Key=key, ConsistentRead=True).get("Item", {})
     if not item:
         return StoredChunk(chunk.chunk, frozenset())
-    stored = e.from_item(item)
+    stored = e.item_as(e.Chunk, item)
     return StoredChunk(chunk.chunk, frozenset(stored.samples), stored.sealed, stored.lastWrite)
 
 

@@ -7,6 +7,8 @@ race) is one Query of the race's partition.
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from alleycat import clock
 from alleycat.errors import BadRequest, Conflict, Unprocessable
 from alleycat.rules.board import EQUIPMENT_INDEX, NAME_INDEX, REVIEW_INDEX, Standing
@@ -27,7 +29,7 @@ def starts_at(text: str, duration: int, now: float) -> str:
     when ``text`` is no UTC time, is not in ``clock.RACE_YEARS``, or the race would be over by ``now``
     (the request's time: ``startsAt + duration`` before it)."""
     import re  # creating a race only
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     try:
         moment = datetime.fromisoformat(text) if re.fullmatch(UTC_TIME, text, re.ASCII) else None
@@ -38,7 +40,7 @@ def starts_at(text: str, duration: int, now: float) -> str:
     if moment.year not in clock.RACE_YEARS:
         first, last = clock.RACE_YEARS[0], clock.RACE_YEARS[-1]
         raise BadRequest(f"startsAt must be a time from {first} to {last}, e.g. 2026-11-22T10:00:00Z")
-    start = int(moment.replace(tzinfo=timezone.utc).timestamp())
+    start = int(moment.replace(tzinfo=UTC).timestamp())
     if start + duration < now:
         raise BadRequest(f"the race would already be over: startsAt {clock.iso(start)} plus durationSeconds {duration} "
                          f"ends at {clock.iso(start + duration)}, before now ({clock.iso(now)})")
@@ -62,9 +64,11 @@ def create(race: e.Race, request_key: str | None = None) -> e.Race:
     except Cancelled as cancelled:
         if not marker or not cancelled.condition_failed(0):
             raise
-        done = _get(keys.RACE_REQUEST, True, classId=race.classId, requestKey=request_key)
-        first = get(done.raceId, consistent=True)
-        if first is not None and (first.startsAt, first.durationSeconds) != (race.startsAt, race.durationSeconds):
+        done = _get(e.RaceRequest, True, classId=race.classId, requestKey=request_key)
+        first = get(done.raceId, consistent=True) if done else None
+        if first is None:  # the request's marker and its race are written in one transaction
+            raise RuntimeError(f"the race request {request_key!r} names no race") from cancelled
+        if (first.startsAt, first.durationSeconds) != (race.startsAt, race.durationSeconds):
             raise Unprocessable(f"this Idempotency-Key created race {first.raceId} ({first.startsAt}, "
                                 f"{first.durationSeconds} seconds) with a different body: use a new key for another race") from cancelled
         return first
@@ -228,7 +232,7 @@ def set_standings(race_id: str, shard: int, standings: dict[str, Standing]) -> e
         written = send("update_item", Key=key_of(e.RaceBoard(race_id, shard)), UpdateExpression="SET " + ", ".join(sets),
                        ConditionExpression="attribute_exists(PK)", ExpressionAttributeNames=names,
                        ExpressionAttributeValues=expression_values, ReturnValues="ALL_NEW")["Attributes"]
-    return e.from_item(written) if written else e.RaceBoard(race_id, shard)
+    return e.item_as(e.RaceBoard, written) if written else e.RaceBoard(race_id, shard)
 
 
 def set_standing_review(race_id: str, standing: Standing) -> e.RaceBoard | None:
@@ -246,7 +250,7 @@ def set_standing_review(race_id: str, standing: Standing) -> e.RaceBoard | None:
                               ConditionExpression="attribute_exists(standings.#racer)",
                               ExpressionAttributeNames={"#racer": standing.racer_id},
                               ExpressionAttributeValues=values(standing=standing.item()), ReturnValues="ALL_NEW")
-    return e.from_item(written["Attributes"]) if written else None
+    return e.item_as(e.RaceBoard, written["Attributes"]) if written else None
 
 
 def set_standing_name(race_id: str, racer_id: str, name: str) -> None:

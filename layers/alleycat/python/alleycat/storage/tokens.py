@@ -16,8 +16,8 @@ import binascii
 import hashlib
 import hmac
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from alleycat import settings
 from alleycat.errors import BadRequest

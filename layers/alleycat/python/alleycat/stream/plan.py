@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from alleycat.storage import entities as e
-from alleycat.rules.fairplay import PENDING
 from alleycat.observability import logger
+from alleycat.rules.fairplay import PENDING
+from alleycat.storage import entities as e
 from alleycat.storage.schema import STREAM_PROCESSOR_TYPES
 
 WATCHED = set(STREAM_PROCESSOR_TYPES)
@@ -30,7 +30,7 @@ class Plan:
         for record in records:
             try:
                 plan.add(record)
-            except Exception:  # reported alone: the event source mapping retries from it
+            except Exception:  # noqa: BLE001 - reported alone: the event source mapping retries from it
                 logger.exception("stream record could not be read")
                 unreadable.append(record["dynamodb"]["SequenceNumber"])
         return plan, unreadable
@@ -43,7 +43,7 @@ class Plan:
             return
         new = e.from_item(new_image)
         old = e.from_item(old_image) if old_image else None
-        if isinstance(new, e.Race) and old is not None and e.RaceCard.of(new) != e.RaceCard.of(old):
+        if isinstance(new, e.Race) and isinstance(old, e.Race) and e.RaceCard.of(new) != e.RaceCard.of(old):
             self.carded.setdefault(new.raceId, sequence)
         if isinstance(new, e.Chunk) and new.samples:
             key = (new.raceId, new.racerId)
@@ -52,7 +52,7 @@ class Plan:
         elif isinstance(new, e.Race) and old is None:
             self.created.setdefault(new.raceId, (new, sequence))
         elif isinstance(new, e.Race) and new.status == e.FINISHED and not new.settled and (
-                getattr(old, "status", None) != e.FINISHED or new.finishRequests != old.finishRequests):
+                getattr(old, "status", None) != e.FINISHED or new.finishRequests != getattr(old, "finishRequests", None)):
             self.finished.setdefault(new.raceId, sequence)
         elif isinstance(new, e.Class) and isinstance(old, e.Class) and new.name != old.name:
             self.renamed_classes.setdefault(new.classId, sequence)

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from alleycat.storage import catalog, parallel, races
-from alleycat.flows import ending
-from alleycat.storage import entities as e
+from alleycat.flows import ending, pushing
 from alleycat.observability import logger
+from alleycat.storage import catalog, parallel, races
+from alleycat.storage import entities as e
 from alleycat.stream import decisions, renames, scoring, settlement
-from alleycat.flows import pushing
 from alleycat.stream.plan import Plan
 
 
@@ -68,6 +67,6 @@ def _failed(work, *arguments) -> bool:
     try:
         work(*arguments)
         return False
-    except Exception:  # reported to the event source mapping, which retries from this record
+    except Exception:  # noqa: BLE001 - reported to the event source mapping, which retries from this record
         logger.exception("stream work failed")
         return True

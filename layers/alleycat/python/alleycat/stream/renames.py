@@ -19,7 +19,9 @@ def follow_class_name(race: e.Race) -> None:
 
 def rename_class(class_id: str) -> None:
     klass = classes.get(class_id, consistent=True)
-    for race in classes.all_races(class_id) if klass else []:
+    if klass is None:
+        return
+    for race in classes.all_races(class_id):
         races.set_class_name(race, klass.name)
 
 
