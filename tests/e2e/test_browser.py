@@ -3,7 +3,6 @@
 import base64
 import json
 import re
-import shutil
 import threading
 import time
 import uuid
@@ -12,13 +11,13 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from playwright import sync_api
 
 from local.demo import start_simulator
 from simulator.race import Settings
 
 from .conftest import CspWatchedBrowser
 
-sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -28,9 +27,6 @@ HOME_SCREENSHOT = SCREENSHOT.with_name("screenshot-home.png")
 HOME_PHONE_SCREENSHOT = SCREENSHOT.with_name("screenshot-home-phone.png")
 RACERS = 12
 WAIT_MS = 20_000
-
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
-                                reason="Debian chromium is not installed (make test installs it)")
 
 
 @pytest.fixture(scope="module")
@@ -55,12 +51,11 @@ def race(stack, client):
 
 @pytest.fixture(scope="module")
 def browser(stack):
+    assert Path(CHROMIUM).exists(), f"no Debian Chromium at {CHROMIUM}: `make test` installs it (`make chromium`)"
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield CspWatchedBrowser(browser)  # every page under the real CSP, a violation failing its test (conftest)
         browser.close()
-
-
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,7 @@ import pytest
 from alleycat.rules.board import Board, Standing
 from alleycat.rules.scores import number
 
-from .nodejs import FRONTEND, imported, needs_node, package, printed, run
-
-pytestmark = needs_node
+from .nodejs import FRONTEND, imported, package, printed, run
 
 
 def with_push(tmp_path, body):
