@@ -18,7 +18,6 @@ from simulator.race import Settings
 
 from .conftest import CspWatchedBrowser
 
-
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

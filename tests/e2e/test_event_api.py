@@ -20,7 +20,6 @@ from websockets.asyncio.client import connect
 
 from local.eventapi import EventApi
 
-
 PROTOCOL = "aws-appsync-event-ws"
 ACCESS_KEY, SECRET_KEY, REGION = "AKIDLOCAL", "local-secret", "eu-west-1"
 

@@ -10,7 +10,6 @@ import pytest
 
 from .nodejs import FRONTEND, ROOT, imported, package, printed, run
 
-
 ABSENT = "(undefined)"  # how a field the flags left out comes back through JSON
 NONE_PRESENT = {"speed": ABSENT, "cadence": ABSENT, "resistanceLevel": ABSENT, "power": ABSENT, "heartRate": ABSENT}
 

@@ -10,7 +10,6 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
-
 from local.auth import totp
 
 from ..conftest import CspWatchedBrowser

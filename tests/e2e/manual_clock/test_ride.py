@@ -20,7 +20,6 @@ from alleycat.clock import iso
 
 from .browsing import DOCS, ROOT, claims, new_page, session, signed_in_as, signed_up_new
 
-
 STANDIN = ROOT / "tests" / "e2e" / "bluetooth_standin.js"
 START = (0, 50)  # the virtual bike's cadence and resistance before any key
 WAIT_SECONDS = 20
