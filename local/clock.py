@@ -63,7 +63,7 @@ class ManualClock:
         """``(until, latest time read)`` of each sleep under way: one whose latest time read is the
         clock's now has seen it and sleeps on."""
         with self._sleeps.get_lock():
-            pairs = list(self._sleeps)
+            pairs = self._sleeps[:]
         return [(pairs[n], pairs[n + 1]) for n in range(0, len(pairs), 2) if pairs[n]]
 
     def _take_slot(self, until: float) -> int | None:
