@@ -133,6 +133,16 @@ def test_a_race_too_near_its_end_to_schedule_is_finished_after_its_grace(finishe
     assert finishes.outcomes(1) == ["finished"] and status_of(race["raceId"]) == "finished"
 
 
+def test_a_race_an_admin_finishes_while_its_finisher_waits_is_left_as_the_admin_finished_it(finishes, server):
+    race = new_race(starts_in=-280, duration=300)  # ends in 20 s: its finisher waits for its end
+    assert process(server.read()) == {"batchItemFailures": []}
+    finishes.waiting()
+    # When an admin finishes it meanwhile / Then the finisher, woken after the grace, leaves it alone
+    assert Api()("finish_race", {"raceId": race["raceId"]}, claims=ADMIN)[0] == 200
+    finishes.clock.advance(20 + finishing.GRACE)
+    assert finishes.outcomes(1) == ["left"] and status_of(race["raceId"]) == "finished"
+
+
 def test_a_race_whose_end_passed_before_its_finisher_ran_is_finished_at_once(finishes, server):
     race = new_race(starts_in=-400, duration=300, created_in=-400)  # ended 100 s ago
     assert process(server.read()) == {"batchItemFailures": []}
