@@ -63,6 +63,17 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=first)  # stable: within a rank, as collected
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A skipped test fails: a machine without a tool the tests need (Chromium, Node, a 3.13) must not
+    pass by running less (``make test`` installs them)."""
+    report = yield
+    if report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome, report.longrepr = "failed", f"skipped, which no test may be: {reason}"
+    return report
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """``make test``'s scheduler: xdist's, with ``work_unit`` as its scope (xdist's own groups are

@@ -3,7 +3,6 @@
 import base64
 import json
 import re
-import shutil
 import threading
 import time
 import uuid
@@ -12,13 +11,12 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from playwright import sync_api
 
 from local.demo import start_simulator
 from simulator.race import Settings
 
 from .conftest import CspWatchedBrowser
-
-sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -28,9 +26,6 @@ HOME_SCREENSHOT = SCREENSHOT.with_name("screenshot-home.png")
 HOME_PHONE_SCREENSHOT = SCREENSHOT.with_name("screenshot-home-phone.png")
 RACERS = 12
 WAIT_MS = 20_000
-
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
-                                reason="Debian chromium is not installed (make test installs it)")
 
 
 @pytest.fixture(scope="module")
@@ -55,12 +50,11 @@ def race(stack, client):
 
 @pytest.fixture(scope="module")
 def browser(stack):
+    assert Path(CHROMIUM).exists(), f"no Debian Chromium at {CHROMIUM}: `make test` installs it (`make chromium`)"
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield CspWatchedBrowser(browser)  # every page under the real CSP, a violation failing its test (conftest)
         browser.close()
-
-
 
 
 @pytest.fixture(scope="module")
@@ -245,18 +239,23 @@ def test_the_board_shows_a_page_and_the_signed_in_racers_own_row_below_it(stack,
 
 PUSH_SCREENSHOT = SCREENSHOT.with_name("screenshot-push.png")
 LEADERBOARD_GET = "**/races/*/leaderboard*"
+RACE_GET = re.compile(r"/races/[^/?]+$")
 
 
 @pytest.fixture
 def fresh_page(browser):
     """A page of its own (its own socket, its own routes), and what it did, in the order it did it:
-    ``"read"`` for each board read over HTTP (tests add their own marks). Playwright hands this
-    process the page's events in order, so the list orders them whatever the machine's load."""
+    ``"read"`` for each board read over HTTP, ``"landed"`` as each is answered (or fails), ``"race"`` for
+    each read of the race itself (tests add their own marks). Playwright hands this process the page's
+    events in order, so the list orders them whatever the machine's load."""
     context = browser.new_context(viewport={"width": 900, "height": 700})
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     page.events = []
     page.on("request", lambda request: "/leaderboard" in request.url and page.events.append("read"))
+    page.on("request", lambda request: RACE_GET.search(request.url) and page.events.append("race"))
+    for answered in ("requestfinished", "requestfailed"):
+        page.on(answered, lambda request: "/leaderboard" in request.url and page.events.append("landed"))
     yield page
     context.close()
 
@@ -273,7 +272,7 @@ def test_pushed_updates_show_on_the_board_without_a_poll(stack, race, fresh_page
     page.wait_for_selector("section[data-feed=push]")
     page.wait_for_function(f"() => document.querySelectorAll('table.board tbody tr').length === {RACERS}")
     assert page.text_content(".feed") == "pushed"
-    page.wait_for_timeout(500)  # the board read again on subscribing has landed
+    board_reads_landed(page)  # the board read again on subscribing among them
     # When every read of the board over HTTP fails from now on
     blocked = []
     page.route(LEADERBOARD_GET, lambda route: (blocked.append(route.request.url), route.abort()))
@@ -287,6 +286,13 @@ def test_pushed_updates_show_on_the_board_without_a_poll(stack, race, fresh_page
     assert blocked == []
     assert page.get_attribute("section", "data-feed") == "push"
     page.screenshot(path=str(PUSH_SCREENSHOT), full_page=True)
+
+
+def board_reads_landed(page) -> None:
+    """Once every board read the page has made so far is answered. A request the page makes after them
+    comes back first: their events (in order) have reached this process by then."""
+    page.evaluate("() => fetch('/', { cache: 'no-store' }).then((answer) => answer.text())")
+    wait_until(page, lambda: page.events.count("landed") == page.events.count("read"))
 
 
 def reads_since(page, mark: int) -> int:
@@ -327,8 +333,9 @@ def test_the_page_polls_while_the_socket_is_down_and_reads_the_board_again_on_re
     connected = page.events.index("connected")
     # Then it reads the board once more (what it missed)
     wait_until(page, lambda: reads_since(page, connected) >= 1)
-    # and then stops polling: in 2.5 s more, at most the one poll that was already under way
-    page.wait_for_timeout(2_500)
+    # and then stops polling: at most the one poll that was already under way, by the time the page has
+    # read the race twice more (its polling goes on reading only the race, every 3 s: polls due meanwhile)
+    wait_until(page, lambda: page.events[connected:].count("race") >= 2)
     assert 1 <= reads_since(page, connected) <= 2, page.events[connected:]
     # When the connection drops
     sockets["refuse"] = True
@@ -542,6 +549,18 @@ class Lists:
         route.fulfill(json={"state": state, "items": items[start:end],
                             "nextToken": str(end) if end < len(items) else None})
 
+    def everything_asked(self, page, rounds: int = 50) -> None:
+        """Once the page has asked, by now, all it was going to: a request the page makes after them comes
+        back through the same routes (which take requests in order) with nothing asked meanwhile (no
+        request following an answer)."""
+        for _ in range(rounds):
+            before = len(self.asked)
+            page.evaluate("() => fetch('/classes?mark').then((answer) => answer.json())")
+            self.asked.remove("/classes?mark")
+            if len(self.asked) == before:
+                return
+        raise AssertionError(f"still asking after {rounds} round trips: {self.asked[-10:]}")
+
     def class_races(self, class_id: str, query: str = "") -> dict:
         """GET /classes/{class_id}/races: the class's races, newest created first, a page at a time."""
         query = {key: values[0] for key, values in parse_qs(query).items()}
@@ -611,7 +630,7 @@ def test_the_countdown_ticks_each_second_then_the_race_moves_to_live_now_at_once
     asked = len(lists.asked)
     # Then the page does not read them again while the edge may still answer from before the start
     page.clock.run_for(4000)
-    page.wait_for_timeout(300)
+    lists.everything_asked(page)
     assert lists.asked[asked:] == []
     # But reads both once its answers are newer than the start (5 s and a second), not at the next 15 s poll
     page.clock.run_for(2000)
@@ -719,7 +738,7 @@ def test_leaving_the_home_page_stops_its_refreshes_and_countdowns(stack, viewer)
     # Then, five minutes later (the race started, twenty refreshes were due), the home page asked nothing
     # (the class page reads lists of its own)
     page.clock.run_for(300_000)
-    page.wait_for_timeout(300)
+    lists.everything_asked(page)
     assert [request for request in lists.asked[asked:] if request in home] == []
 
 
@@ -770,7 +789,7 @@ def test_an_older_answer_does_not_overwrite_a_newer_one_on_the_class_page(stack,
     assert section_labels(page, "upcoming") == []
     # And only then the slow answer comes
     held[0].fulfill(json=before)
-    page.wait_for_timeout(300)
+    lists.everything_asked(page)  # the page had the slow answer before this one
     page.clock.run_for(1000)
     # Then the page still shows the newer answer
     assert page.text_content("section.races .racers") == "5 racers"

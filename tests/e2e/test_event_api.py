@@ -16,10 +16,9 @@ import urllib.error
 import urllib.request
 
 import pytest
+from websockets.asyncio.client import connect
 
 from local.eventapi import EventApi
-
-websockets = pytest.importorskip("websockets")
 
 PROTOCOL = "aws-appsync-event-ws"
 ACCESS_KEY, SECRET_KEY, REGION = "AKIDLOCAL", "local-secret", "eu-west-1"
@@ -47,8 +46,6 @@ class DocClient:
         self.socket = None
 
     async def connect(self) -> dict:
-        from websockets.asyncio.client import connect
-
         self.socket = await connect(self.url, subprotocols=[PROTOCOL, header(self.authorization)], compression=None)
         assert self.socket.subprotocol == PROTOCOL
         await self.send({"type": "connection_init"})

@@ -9,14 +9,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 FRONTEND = ROOT / "frontend" / "src"
 NODE_PATH = subprocess.run([str(ROOT / "tools" / "node-path"), "--path"], capture_output=True, text=True).stdout.strip()
 NODE = shutil.which("node", path=NODE_PATH or None)
 
-needs_node = pytest.mark.skipif(NODE is None, reason="no Node (make installs one)")
+NO_NODE = "no Node: `make test` installs one (`make node`; tools/node-path says which it chose)"
 
 
 def package(folder: Path, sources) -> Path:
@@ -35,6 +33,7 @@ def imported(folder: Path, **modules: str) -> str:
 
 def run(*lines: str):
     """The JSON value the script made of ``lines`` prints."""
+    assert NODE is not None, NO_NODE
     done = subprocess.run([NODE, "--input-type=module", "-e", "\n".join(lines)], capture_output=True, text=True,
                           timeout=30)
     assert done.returncode == 0, done.stderr

@@ -10,11 +10,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from .nodejs import FRONTEND, ROOT, imported, needs_node, package, printed, run
+from .nodejs import FRONTEND, ROOT, imported, package, printed, run
 
 MODULES = ("pkce", "session", "fields", "push")
 
-pytestmark = needs_node
 
 # RFC 7636 Appendix B: the example verifier (from these 32 octets) and its S256 challenge.
 RFC_OCTETS = [116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186,

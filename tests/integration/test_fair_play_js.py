@@ -3,9 +3,7 @@ word, review states, the plausibility rules as sentences, and the seconds of a r
 
 import json
 
-from .nodejs import FRONTEND, imported, needs_node, package, printed, run
-
-pytestmark = needs_node
+from .nodejs import FRONTEND, imported, package, printed, run
 
 
 def fair(tmp_path, body):

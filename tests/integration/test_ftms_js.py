@@ -8,9 +8,7 @@ import struct
 
 import pytest
 
-from .nodejs import FRONTEND, ROOT, imported, needs_node, package, printed, run
-
-pytestmark = needs_node
+from .nodejs import FRONTEND, ROOT, imported, package, printed, run
 
 ABSENT = "(undefined)"  # how a field the flags left out comes back through JSON
 NONE_PRESENT = {"speed": ABSENT, "cadence": ABSENT, "resistanceLevel": ABSENT, "power": ABSENT, "heartRate": ABSENT}

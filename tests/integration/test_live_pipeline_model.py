@@ -32,7 +32,6 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 
 from alleycat import settings as alleycat_settings
 from alleycat.storage import dynamo, entities as e
-from alleycat.rules.scores import number, output
 from local import handlers
 from local.events import sample_event, with_header
 from local.runtime import Runtime
@@ -74,9 +73,16 @@ def longest_burst(seconds: set[int], within=None) -> int:
     return longest
 
 
-def output_of(racer: str, second: int) -> Decimal:
+def hundredths_of(racer: str, second: int) -> int:
+    """The contract's output of one second, (cadence + 35) x (resistance + 65) / 100, in hundredths:
+    whole numbers of them for whole cadences and resistances, so sums are exact."""
     value = sample(racer, second)
-    return output(value["cadence"], value["resistance"])
+    return (value["cadence"] + 35) * (value["resistance"] + 65)
+
+
+def json_number(hundredths: int) -> int | float:
+    """A score or output as the contract sends it: a JSON number (4 places hold every hundredth)."""
+    return hundredths // 100 if hundredths % 100 == 0 else hundredths / 100
 
 
 def call(function: str, path=None, body=..., query=..., claims=ADMIN, headers=None, invoke=handlers.invoke):
@@ -150,9 +156,10 @@ class Pipeline(RuleBasedStateMachine):
 
     # --- the model ---------------------------------------------------------------------------
 
-    def truth(self, racer: str, below: int | None = None) -> tuple[Decimal, int | None]:
+    def truth(self, racer: str, below: int | None = None) -> tuple[int, int | None]:
+        """The racer's score in hundredths, and last second, from the accepted seconds (``below`` a second)."""
         seconds = [s for r, s in self.accepted if r == racer and (below is None or s < below)]
-        return sum((output_of(racer, s) for s in seconds), Decimal(0)), max(seconds, default=None)
+        return sum(hundredths_of(racer, s) for s in seconds), max(seconds, default=None)
 
     # --- posts -------------------------------------------------------------------------------
 
@@ -325,7 +332,7 @@ class Pipeline(RuleBasedStateMachine):
     def board_never_ahead_of_the_truth_nor_going_back(self):
         for racer, row in self.board().items():
             score, last = self.truth(racer)
-            assert Decimal(str(row["score"])) <= score, (racer, row, score)
+            assert Decimal(str(row["score"])) * 100 <= score, (racer, row, score)
             shown = -1 if row["lastSecond"] is None else row["lastSecond"]
             assert shown <= (-1 if last is None else last), (racer, row, last)
             assert shown >= self.shown_last.get(racer, -1), (racer, row, self.shown_last)
@@ -352,7 +359,7 @@ class Pipeline(RuleBasedStateMachine):
     def check_drained(self) -> None:
         board = self.board()
         reviews = self.reviews(board)
-        exact = {racer: (number(self.truth(racer)[0]), self.truth(racer)[1], self.names[racer], self.equipment[racer],
+        exact = {racer: (json_number(self.truth(racer)[0]), self.truth(racer)[1], self.names[racer], self.equipment[racer],
                          reviews[racer]) for racer in self.racers}
         assert {racer: (row["score"], row["lastSecond"], row["name"], row["equipment"], row["review"])
                 for racer, row in board.items()} == exact
@@ -368,17 +375,17 @@ class Pipeline(RuleBasedStateMachine):
             result = results["items"][0]
             if self.finished:
                 score, last = self.truth(racer)
-                expected = ("finished", number(score), last, ranks[racer])
+                expected = ("finished", json_number(score), last, ranks[racer])
             else:  # an open race's entry holds the chunks that are done: all but the racer's newest
                 newest = max((s // e.Chunk.SECONDS for r, s in self.accepted if r == racer), default=0)
                 score, last = self.truth(racer, below=newest * e.Chunk.SECONDS)
-                expected = ("open", number(score), last, None)
+                expected = ("open", json_number(score), last, None)
             assert (result["status"], result["score"], result["lastSecond"], result["rank"]) == expected, racer
             assert (result["equipment"], result["review"]) == (self.equipment[racer], reviews[racer]), racer
             status, history = call("get_racer_history", {"racerId": racer}, query={"raceId": self.race_id})
             assert status == 200
             samples = history["races"][0]["samples"] if history["races"] else []
-            assert samples == [[s, sample(racer, s)["cadence"], sample(racer, s)["resistance"], number(output_of(racer, s))]
+            assert samples == [[s, sample(racer, s)["cadence"], sample(racer, s)["resistance"], json_number(hundredths_of(racer, s))]
                                for s in sorted(s for r, s in self.accepted if r == racer)], racer
         self.check_card()
         self.check_review_lists(reviews)
@@ -389,7 +396,7 @@ class Pipeline(RuleBasedStateMachine):
             assert status == 200
             assert [(row["racerId"], row["rank"], row["bestScore"], row["name"], row["raceId"])
                     for row in classboard["items"]] == \
-                [(racer, rank, number(self.truth(racer)[0]), self.names[racer], self.race_id)
+                [(racer, rank, json_number(self.truth(racer)[0]), self.names[racer], self.race_id)
                  for rank, racer in enumerate(counting, start=1)]
 
     def check_review_lists(self, reviews: dict[str, str | None]) -> None:

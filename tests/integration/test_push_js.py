@@ -10,9 +10,7 @@ import pytest
 from alleycat.rules.board import Board, Standing
 from alleycat.rules.scores import number
 
-from .nodejs import FRONTEND, imported, needs_node, package, printed, run
-
-pytestmark = needs_node
+from .nodejs import FRONTEND, imported, package, printed, run
 
 
 def with_push(tmp_path, body):
@@ -129,10 +127,12 @@ def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
     orders = with_push(tmp_path, f"const sorted = {json.dumps(rows)}.sort(push.byBoardOrder).map((row) => row.racerId);"
                                  f"const merged = push.applyBoardMessage([], {json.dumps(message)}).items.map((row) => row.racerId);"
                                  "return { sorted, merged };")
-    # Then both are the board module's order, ties included
-    expected = [s.racer_id for s in ranked]
+    # Then both are the contract's order, the board module's too: the highest score first, a tie by racerId
+    # (code points), a disqualified ride last, ties included
+    expected = [s.racer_id for s in sorted(standings, key=lambda s: (s.review == "disqualified", -s.score, s.racer_id))]
     assert len({s.score for s in standings}) < len(standings) / 10  # ties, many
     assert orders["sorted"] == expected and orders["merged"] == expected
+    assert [s.racer_id for s in ranked] == expected
     assert any(s.review == "disqualified" for s in standings) and not ranked[-1].ranked
 
 

@@ -60,6 +60,14 @@ class Finishes:
             time.sleep(0.02)
         return [answer["outcome"] for answer in self.answers[:count]]
 
+    def waiting(self, seconds: float = 20) -> None:
+        """Once the finisher sleeps on the clock and has read its time as it is now: it had the chance
+        to act at this time, and waits on."""
+        now, deadline = self.clock.now(), time.monotonic() + seconds
+        while not any(seen >= now for _, seen in self.clock.sleeping()):
+            assert time.monotonic() < deadline, f"no finisher waiting at {iso(now)}: {self.answers}"
+            time.sleep(0.02)
+
     def stop(self):
         self.scheduler.stop()
         self.functions.stop()
@@ -106,11 +114,11 @@ def test_a_new_race_schedules_its_finish_for_the_minute_that_keeps_the_promise(f
     assert list(finishes.scheduler.schedules) == [(group, name)]
     # When its minute comes (the scheduler at its earliest: 40 s or more before the end)
     finishes.clock.advance(finishing.schedule_minute(end) - NOW)
-    time.sleep(0.3)
+    finishes.waiting()
     # Then the finisher waits: the race is open at its end, and finished GRACE seconds after
     assert len(finishes.answers) == 2 and status_of(race["raceId"]) == "open"
     finishes.clock.advance(end - finishes.clock.now())
-    time.sleep(0.3)
+    finishes.waiting()
     assert len(finishes.answers) == 2 and status_of(race["raceId"]) == "open"
     finishes.clock.advance(finishing.GRACE)
     assert finishes.outcomes(3)[2] == "finished" and status_of(race["raceId"]) == "finished"
@@ -119,10 +127,20 @@ def test_a_new_race_schedules_its_finish_for_the_minute_that_keeps_the_promise(f
 def test_a_race_too_near_its_end_to_schedule_is_finished_after_its_grace(finishes, server):
     race = new_race(starts_in=-280, duration=300)  # ends in 20 s
     assert process(server.read()) == {"batchItemFailures": []}
-    time.sleep(0.3)
+    finishes.waiting()
     assert not finishes.scheduler.schedules and finishes.answers == []  # waiting, nothing scheduled
     finishes.clock.advance(20 + finishing.GRACE)
     assert finishes.outcomes(1) == ["finished"] and status_of(race["raceId"]) == "finished"
+
+
+def test_a_race_an_admin_finishes_while_its_finisher_waits_is_left_as_the_admin_finished_it(finishes, server):
+    race = new_race(starts_in=-280, duration=300)  # ends in 20 s: its finisher waits for its end
+    assert process(server.read()) == {"batchItemFailures": []}
+    finishes.waiting()
+    # When an admin finishes it meanwhile / Then the finisher, woken after the grace, leaves it alone
+    assert Api()("finish_race", {"raceId": race["raceId"]}, claims=ADMIN)[0] == 200
+    finishes.clock.advance(20 + finishing.GRACE)
+    assert finishes.outcomes(1) == ["left"] and status_of(race["raceId"]) == "finished"
 
 
 def test_a_race_whose_end_passed_before_its_finisher_ran_is_finished_at_once(finishes, server):

@@ -9,9 +9,7 @@ import pytest
 
 from alleycat.rules.scores import number, output
 
-from .nodejs import needs_node, over
-
-pytestmark = needs_node
+from .nodejs import over
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,7 @@ from email.utils import formatdate
 
 import pytest
 
-from .nodejs import needs_node, over
-
-pytestmark = needs_node
+from .nodejs import over
 
 
 @pytest.fixture(scope="module")

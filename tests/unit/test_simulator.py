@@ -1,5 +1,6 @@
 """The simulator's racers: stable per id, inside the original ranges, trending up each race."""
 
+import hashlib
 import io
 import itertools
 import threading
@@ -26,8 +27,12 @@ def test_personal_ranges_lie_within_the_original_ranges(racer_id):
 
 
 def test_profiles_are_stable_per_racer_id_and_differ_between_racers():
-    assert [RacerProfile.for_racer(r) for r in IDS] == [RacerProfile.for_racer(r) for r in IDS]
+    # The same on every machine and in every run (a resent sample must be identical): two racers' profiles
+    # as first drawn, whatever was drawn before them
     profiles = [RacerProfile.for_racer(r) for r in IDS]
+    assert RacerProfile.for_racer("rider-0042") == RacerProfile("rider-0042", "Dan Rossi", (51, 86), (54, 71))
+    assert profiles[0] == RacerProfile("rider-0001", "Lena Jensen", (62, 73), (60, 70))
+    assert [RacerProfile.for_racer(r) for r in reversed(IDS)] == profiles[::-1]
     assert len({p.name for p in profiles}) > 100
     assert len({(p.cadence, p.resistance) for p in profiles}) > 150
 
@@ -71,8 +76,18 @@ def test_racer_ids_are_numbered_under_the_prefix():
 def test_cognito_shaped_racer_ids_are_36_characters_distinct_per_prefix_and_the_same_every_run():
     ids = racer_ids(Settings(racers=100, racer_prefix="t", cognito_ids=True))
     assert all(len(i) == 36 and i.count("-") == 4 for i in ids) and len(set(ids)) == 100
-    assert ids == racer_ids(Settings(racers=100, racer_prefix="t", cognito_ids=True))
+    assert ids[:2] == [name_based_uuid("t-0001"), name_based_uuid("t-0002")]
     assert not set(ids) & set(racer_ids(Settings(racers=100, racer_prefix="u", cognito_ids=True)))
+
+
+def name_based_uuid(name: str) -> str:
+    """RFC 4122's name-based UUID (version 5, SHA-1) of ``name`` in the URL namespace, by its section 4.3."""
+    url_namespace = bytes.fromhex("6ba7b8119dad11d180b400c04fd430c8")
+    digest = bytearray(hashlib.sha1(url_namespace + name.encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # the RFC 4122 variant
+    hex_digits = digest.hex()
+    return "-".join((hex_digits[:8], hex_digits[8:12], hex_digits[12:16], hex_digits[16:20], hex_digits[20:]))
 
 
 class FlakyClient(ApiClient):

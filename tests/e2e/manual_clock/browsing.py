@@ -4,14 +4,11 @@ and the user pool's pages as a person goes through them."""
 import base64
 import json
 import os
-import shutil
 import subprocess
 import sys
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
-
-import pytest
 
 from local.auth import totp
 
@@ -25,8 +22,7 @@ DOCS = ROOT / "docs"
 WAIT_MS = 20_000
 PASSWORD = "Pedal-Hard-2026!"
 
-needs_chromium = pytest.mark.skipif(not Path(CHROMIUM).exists() and not shutil.which("chromium"),
-                                    reason="Debian chromium is not installed (make test installs it)")
+NO_CHROMIUM = f"no Debian Chromium at {CHROMIUM}: `make test` installs it (`make chromium`)"
 
 
 @contextmanager
@@ -34,6 +30,7 @@ def chromium():
     """Debian's Chromium, every page under the site's real CSP (a violation fails its test)."""
     from playwright.sync_api import sync_playwright
 
+    assert Path(CHROMIUM).exists(), NO_CHROMIUM
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield CspWatchedBrowser(browser)

@@ -13,9 +13,7 @@ import uuid
 
 import pytest
 
-from .browsing import DOCS, claims, needs_chromium, new_page, session, signed_in_admin, signed_up_new
-
-pytestmark = needs_chromium
+from .browsing import DOCS, claims, new_page, session, signed_in_admin, signed_up_new
 
 REACT_SECONDS = 20  # real time the stack may take: the stream, the plausibility check, a finish's settlement
 DECISION_SHOWS_MS = 5_000  # the issue: a decision reaches the board's ranks within 5 s

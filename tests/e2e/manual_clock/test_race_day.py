@@ -12,10 +12,8 @@ import pytest
 
 from alleycat.clock import epoch, iso
 
-from .browsing import (DOCS, back_on, needs_chromium, new_page, sign_up_on_the_pools_page,
+from .browsing import (DOCS, back_on, new_page, sign_up_on_the_pools_page,
                        signed_in_admin, signed_in_as)
-
-pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")

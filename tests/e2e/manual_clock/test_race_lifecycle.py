@@ -143,7 +143,8 @@ def test_a_race_too_near_its_end_to_schedule_is_finished_after_its_end(stack, cl
     # Given a race created 30 s before its end: its minute is already past, so its finisher, started, waits
     race = race(starts_in=-30, duration=60)
     eventually(lambda: ("finish_due_race", {"raceId": race["raceId"]}) in stack.functions_api.invoked)
-    time.sleep(0.5)
+    eventually(lambda: any(abs(until - (race["endsAt"] + finishing.GRACE)) < 0.01 and seen >= stack.clock.now()
+                           for until, seen in stack.clock.sleeping()))  # it read the race and waits on the clock
     assert status_of(client, race["raceId"]) == "open"
     assert not any(name == f"finish-{race['raceId']}" for _, name in stack.scheduler.schedules)
     # When its end and grace have passed

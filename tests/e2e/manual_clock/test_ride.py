@@ -18,9 +18,7 @@ import pytest
 
 from alleycat.clock import iso
 
-from .browsing import DOCS, ROOT, claims, needs_chromium, new_page, session, signed_in_as, signed_up_new
-
-pytestmark = needs_chromium
+from .browsing import DOCS, ROOT, claims, new_page, session, signed_in_as, signed_up_new
 
 STANDIN = ROOT / "tests" / "e2e" / "bluetooth_standin.js"
 START = (0, 50)  # the virtual bike's cadence and resistance before any key

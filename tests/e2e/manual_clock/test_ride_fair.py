@@ -14,10 +14,8 @@ from playwright.sync_api import Error as PlaywrightError
 
 from alleycat.clock import iso
 
-from .browsing import DOCS, claims, needs_chromium, new_page, session, signed_up_new
+from .browsing import DOCS, claims, new_page, session, signed_up_new
 from .test_ride import at_the_start, history, joined, one_second, until
-
-pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
