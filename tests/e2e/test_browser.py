@@ -6,7 +6,7 @@ import re
 import threading
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -75,11 +75,11 @@ VIEWER_OFFSET = timedelta(hours=5, minutes=30)
 
 
 def parse_time(iso: str) -> datetime:
-    return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
 def iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def label_pattern(class_name: str, starts_at: str) -> str:
@@ -184,7 +184,7 @@ def test_racer_page_draws_the_output_chart(stack, race, page):
 
 
 def unsigned_jwt(claims: dict) -> str:
-    part = lambda data: base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")  # noqa: E731
+    part = lambda data: base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
     return f"{part({'alg': 'none'})}.{part(claims)}.x"
 
 
@@ -387,7 +387,7 @@ def schedule(client):
     admin = client.token("browser-admin", ["admin"])
     class_id, name = f"hill-{tag}", f"Hill climb {tag}"
     assert client.call("PUT", f"/classes/{class_id}", {"name": name, "description": "Long seated climbs"}, admin)[0] == 200
-    now = datetime.now(timezone.utc).replace(microsecond=0)
+    now = datetime.now(UTC).replace(microsecond=0)
 
     def create(starts_at, duration):
         status, race = client.call("POST", f"/classes/{class_id}/races",
@@ -486,7 +486,7 @@ def test_class_page_shows_its_upcoming_races_first_with_a_countdown_then_the_res
 # These answer GET /classes and GET /races themselves, by design: they control what the lists hold
 # and when, and the browser's clock, which the stack's own clock would not follow.
 
-NOW = datetime(2026, 11, 22, 12, 56, 48, tzinfo=timezone.utc)  # 18:26:48 for the viewer
+NOW = datetime(2026, 11, 22, 12, 56, 48, tzinfo=UTC)  # 18:26:48 for the viewer
 
 
 class Lists:

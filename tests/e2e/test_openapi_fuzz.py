@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator
 from alleycat.edge.routes import ROUTES
 from local.openapi import PARAMETERS
 
+
 def text(min_size=0, max_size=20):
     """Any text, lone surrogates and NULs included (JSON carries them; UTF-8 and DynamoDB do not)."""
     return st.text(min_size=min_size, max_size=max_size) | st.text(

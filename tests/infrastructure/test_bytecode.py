@@ -20,7 +20,6 @@ from stacks.app import build
 from stacks.functions import logical_id
 from stacks.settings import STREAM_PROCESSOR
 
-
 ROOT = Path(__file__).resolve().parents[2]
 FUNCTIONS = [route.function for route in ROUTES] + [STREAM_PROCESSOR]
 
@@ -142,7 +141,7 @@ def asset_folders(outdir: Path, template: dict) -> dict[str, Path]:
     """Each of the app's functions and layers -> its asset folder in the assembly."""
     folders = {}
     resources = template["Resources"]
-    asset = lambda code: Path(outdir) / f"asset.{code['S3Key'].removesuffix('.zip')}"  # noqa: E731
+    asset = lambda code: Path(outdir) / f"asset.{code['S3Key'].removesuffix('.zip')}"
     for name in FUNCTIONS:
         properties = resources[logical_id(name)]["Properties"]
         folders[name] = asset(properties["Code"])

@@ -1,8 +1,8 @@
 """Races finish by themselves: the finisher, its schedules' role and who may make schedules, in the template."""
 
+from alleycat.edge.routes import FINISH_ACTIONS
 from alleycat.flows import ending
 from alleycat.rules import finishing
-from alleycat.edge.routes import FINISH_ACTIONS
 from stacks.functions import logical_id
 from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR
 

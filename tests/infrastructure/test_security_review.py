@@ -6,20 +6,19 @@ from __future__ import annotations
 
 import json
 
-from alleycat.flows import pushing
-from alleycat.rules import push_gate
-from alleycat.edge.routes import ROUTES
-from stacks import headers
-from stacks.functions import logical_id
-from stacks.layers import pinned_packages
-from stacks.settings import BOARD_PUBLISHER, FUNCTIONS, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR
-
 from aws_cdk import App, Stack, assertions
 
+from alleycat.edge.routes import ROUTES
+from alleycat.flows import pushing
+from alleycat.rules import push_gate
+from stacks import headers
+from stacks.app import STACK_NAME
+from stacks.functions import logical_id
+from stacks.layers import pinned_packages
 from stacks.monitoring import EMAIL_CONTEXT, alarm_topic
+from stacks.settings import BOARD_PUBLISHER, FUNCTIONS, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR
 
 from .conftest import of_type
-from stacks.app import STACK_NAME
 
 ALARM = "AWS::CloudWatch::Alarm"
 

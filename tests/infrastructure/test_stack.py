@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
+import json
+import re
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-import json
-import re
-
 import pytest
+from aws_cdk import App, Stack, assertions
 from aws_cdk.assertions import Match
 
-from alleycat.storage import schema
 from alleycat.edge.routes import QUERY, ROUTES
+from alleycat.storage import schema
 from alleycat.storage.schema import STREAM_PROCESSOR_TYPES
 from stacks import LINT_REASONS, headers
 from stacks.api import ADMIN_WRITES, RACERS, TELEMETRY_SAMPLING, throttle
+from stacks.app import is_throwaway
 from stacks.functions import API_TIMEOUT_SECONDS, PASS_THROUGH_TRACING, logical_id
 from stacks.settings import LOG_SAMPLE_RATE, NOT_ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, memory_mb
-from stacks.site import DIST_DIR as DIST, UNCACHED_ERRORS
-
-from aws_cdk import App, Stack, assertions
-
-from stacks.app import is_throwaway
+from stacks.site import DIST_DIR as DIST
+from stacks.site import UNCACHED_ERRORS
 from stacks.table import AlleycatTable
 
 from .conftest import of_type

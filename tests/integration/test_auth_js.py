@@ -34,7 +34,7 @@ def js(tmp_path_factory):
 
 def jwt(payload: dict) -> str:
     """A token as the user pool writes one (header.payload.signature, base64url without padding)."""
-    part = lambda data: base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")  # noqa: E731
+    part = lambda data: base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
     return f"{part({'alg': 'RS256', 'kid': 'k'})}.{part(payload)}.c2lnbmF0dXJl"
 
 
@@ -92,7 +92,7 @@ def test_a_jwt_payload_is_read_from_base64url_in_utf_8(js):
 
 
 def test_anything_but_a_jwt_has_no_payload(js):
-    middle = lambda data: "a." + base64.urlsafe_b64encode(data).decode().rstrip("=") + ".c"  # noqa: E731
+    middle = lambda data: "a." + base64.urlsafe_b64encode(data).decode().rstrip("=") + ".c"
     for bad in ["", "abc", "a.b", "a.!!!.c", jwt({"x": 1}).replace(".", "", 1), middle(b"[1]"), middle(b"\xff\xfe{}")]:
         assert js(f"session.jwtPayload({json.dumps(bad)})") is None, bad
     assert js("session.jwtPayload(undefined)") is None
@@ -144,7 +144,7 @@ def test_a_refresh_keeps_its_tokens_only_while_storage_still_holds_the_session_i
     refreshed = {"accessToken": "a0", "idToken": "i0", "refreshToken": "r1", "expiresAt": 0}
     fresh = {"status": 200, "ok": True, "body": {"access_token": "a1", "id_token": "i1", "expires_in": 3600}}
     refused = {"status": 400, "ok": False, "body": {"error": "invalid_grant"}}
-    outcome = lambda stored, answer: js(  # noqa: E731
+    outcome = lambda stored, answer: js(
         f"session.refreshOutcome({json.dumps(refreshed)}, {json.dumps(stored)}, {json.dumps(answer)}, 1000)")
     # Storage unchanged (or refreshed by another tab with the same refresh token): the answer decides
     assert outcome(refreshed, fresh) == {"action": "keep", "session": {
@@ -202,7 +202,7 @@ def test_a_start_is_a_local_day_and_time_and_not_of_a_race_that_would_be_over(js
 
 
 def test_the_start_offered_is_the_next_whole_5_minutes_at_least_2_minutes_ahead(js):
-    at = lambda hours, minutes, seconds: f"Date.UTC(2026, 10, 22, {hours}, {minutes}, {seconds})"  # noqa: E731
+    at = lambda hours, minutes, seconds: f"Date.UTC(2026, 10, 22, {hours}, {minutes}, {seconds})"
     assert js(f"fields.nextStart({at(18, 27, 59)}) === {at(18, 30, 0)}")
     assert js(f"fields.nextStart({at(18, 28, 0)}) === {at(18, 30, 0)}")
     assert js(f"fields.nextStart({at(18, 28, 1)}) === {at(18, 35, 0)}")

@@ -80,6 +80,7 @@ def test_race_ids_sort_by_creation_time(api, race):
 def test_create_race_with_the_same_idempotency_key_creates_one_race(api, race):
     import json
     from pathlib import Path
+
     from local import handlers
     from local.events import with_header
     event = with_header(json.loads(Path("events/create_race.json").read_text()), "Idempotency-Key", "abc-1")

@@ -31,7 +31,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from alleycat import settings as alleycat_settings
-from alleycat.storage import dynamo, entities as e
+from alleycat.storage import dynamo
+from alleycat.storage import entities as e
 from local import handlers
 from local.events import sample_event, with_header
 from local.runtime import Runtime

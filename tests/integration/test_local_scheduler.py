@@ -6,7 +6,7 @@ the wall clock; ``wait_tick()`` waits for the stand-in to have looked at the clo
 
 import json
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import boto3
 import pytest
@@ -22,8 +22,8 @@ ACCESS_KEY, SECRET_KEY, REGION, ACCOUNT = "AKIDLOCAL", "local-secret", "eu-west-
 FINISHER = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:finisher"
 ROLE = f"arn:aws:iam::{ACCOUNT}:role/scheduler-invokes-finisher"
 DLQ = f"arn:aws:sqs:{REGION}:{ACCOUNT}:finisher-dlq"
-NOW = datetime(2026, 11, 25, 18, 30, tzinfo=timezone.utc).timestamp()
-MINUTE = datetime(2026, 11, 25, 18, 35, tzinfo=timezone.utc).timestamp()  # of at(2026-11-25T18:35:..)
+NOW = datetime(2026, 11, 25, 18, 30, tzinfo=UTC).timestamp()
+MINUTE = datetime(2026, 11, 25, 18, 35, tzinfo=UTC).timestamp()  # of at(2026-11-25T18:35:..)
 INPUT = json.dumps({"raceId": "R1", "endsAt": "2026-11-25T18:35:00Z"})
 
 

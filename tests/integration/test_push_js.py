@@ -138,8 +138,8 @@ def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
 
 def test_the_page_reads_back_the_rows_the_stream_processor_compressed(tmp_path):
     # Given a 100-racer board with Cognito-shaped ids and non-ASCII names, as alleycat.edge.push publishes it
-    from alleycat.storage import entities as e
     from alleycat.edge import push
+    from alleycat.storage import entities as e
 
     rng = random.Random(3)
     shards = {}

@@ -10,10 +10,27 @@ import pytest
 from alleycat.aws import events
 
 
-def test_a_publish_the_api_refuses_raises():
-    publisher = events.Publisher("http://127.0.0.1:9/event", "us-east-1", object())
-    with pytest.raises(Exception):
+def test_a_publish_that_reaches_no_server_raises_the_connection_error():
+    from botocore.credentials import Credentials
+
+    publisher = events.Publisher("http://127.0.0.1:9/event", "us-east-1", Credentials("AKID", "secret"))
+    with pytest.raises(ConnectionRefusedError):
         publisher.publish("/races/x", [{}])
+
+
+def test_a_publish_the_api_refuses_raises_a_publish_error_with_its_status():
+    from botocore.credentials import Credentials
+
+    from local.eventapi import EventApi
+
+    api = EventApi(access_key="AKID", secret_key="secret", region="eu-west-1").start()
+    try:
+        publisher = events.Publisher(api.http_url, "eu-west-1", Credentials("AKID", "not the secret"))
+        with pytest.raises(events.PublishError, match=r"^40[13]: "):
+            publisher.publish("/races/x", [{}])
+        assert api.stats["publish_requests"] == 0
+    finally:
+        api.stop()
 
 
 def test_importing_push_and_its_publisher_loads_nothing_of_botocore():

@@ -3,8 +3,8 @@ estimated from the Date of the API's answers, whatever this computer's clock say
 a browser makes once (frontend/src/device.js)."""
 
 import json
-import re
 import random
+import re
 from email.utils import formatdate
 
 import pytest

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from alleycat import settings
 from alleycat.rules.samples import Sample
 from alleycat.storage import classes, racers, races
-from alleycat import settings
 
 from .conftest import ADMIN, Api, process
 
@@ -219,6 +219,7 @@ def test_a_class_rename_reaches_a_race_the_index_does_not_show_yet(server, race,
     api("put_class", body={"name": "Mountain"}, claims=ADMIN)
     # and an inverted index that does not list that race yet (it is eventually consistent)
     from alleycat.storage import dynamo
+
     from .faults import Faults
     engine = dynamodb_local.client()  # a client the injected faults do not touch
 
@@ -285,6 +286,7 @@ def test_a_late_sample_re_ranks_only_the_entries_whose_place_moved(server, race)
     finish_and_settle(server, api, race_id)
     # When a sample of d lands after the freeze in a minute d never wrote (enough to pass b, not c)
     from alleycat.storage import entities as e
+
     from .faults import Writes
     racers.add_samples(e.Chunk(race_id, "d", 1, "hill-climb", samples={100: Sample(300, 100)}), {100: 552.75})
     writes = Writes()
@@ -311,6 +313,7 @@ def test_a_bike_posting_every_second_gets_a_live_board_and_one_entry_write_per_c
     api("join_race", {"raceId": race_id, "racerId": "a"}, claims=ADMIN)
     process(server.read())
     from alleycat.storage import keys
+
     from .faults import Writes
     writes = Writes()
     try:
@@ -378,7 +381,7 @@ def test_accepted_samples_are_counted_from_the_batch_once():
     spec = importlib.util.spec_from_file_location("stream_processor_app", ROOT / "functions" / "stream_processor" / "app.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    chunk = lambda *seconds: {"type": {"S": "Chunk"}, **{f"s{s}": {"L": []} for s in seconds}}  # noqa: E731
+    chunk = lambda *seconds: {"type": {"S": "Chunk"}, **{f"s{s}": {"L": []} for s in seconds}}
     records = [{"dynamodb": {"NewImage": chunk(0, 1)}},
                {"dynamodb": {"NewImage": chunk(30, 31, 32), "OldImage": chunk(30, 31)}},
                {"dynamodb": {"NewImage": {"type": {"S": "Race"}, "s1": {"S": "x"}}}}]
@@ -414,7 +417,7 @@ def event_api(monkeypatch):
         while True:
             try:
                 messages.append(push.decoded(json.loads(loop.run_until_complete(asyncio.wait_for(client.receive(), wait))["event"])))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return messages
             wait = 0.2
 

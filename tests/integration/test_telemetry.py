@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from alleycat.rules import scores
 from alleycat.storage import entities as e
 from alleycat.storage import racers
-from alleycat.rules import scores
 
 from .conftest import ADMIN, racer_claims
 
@@ -181,6 +181,7 @@ def test_a_retry_of_a_batch_with_its_idempotency_key_answers_what_the_first_atte
 def test_a_bikes_sample_is_one_read_outside_the_race_partition_and_one_write(api, race_with_racers):
     # Given a racer in an open race
     from alleycat.storage import keys
+
     from .faults import Writes
     race_id = race_with_racers["raceId"]
     requests = Writes(operations=None)

@@ -36,7 +36,7 @@ def drain(stream):
         pending += stream.read()
 
 
-def test_a_race_on_a_throttled_table_ends_exactly_as_an_independent_ledger_says(server, clock):  # noqa: F811
+def test_a_race_on_a_throttled_table_ends_exactly_as_an_independent_ledger_says(server, clock):
     api = Api()
     throttle = Throttle(rate=0.10)
     try:

@@ -4,10 +4,10 @@ import json
 from decimal import Decimal
 
 from alleycat.rules import board
+from alleycat.rules.board import Board, ClassBoard, ClassStanding, Standing
 from alleycat.rules.samples import Totals
 from alleycat.storage import entities as e
 from alleycat.storage.attributes import from_item, to_attr
-from alleycat.rules.board import Board, ClassBoard, ClassStanding, Standing
 
 RACE = "01JD5Z6Q8X0000000000000000"
 

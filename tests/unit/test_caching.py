@@ -3,8 +3,8 @@
 import pytest
 
 from alleycat.edge import caching
-from alleycat.storage.entities import FINISHED, OPEN
 from alleycat.edge.http import _groups
+from alleycat.storage.entities import FINISHED, OPEN
 
 
 def max_age(cache_control: str) -> int:

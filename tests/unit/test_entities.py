@@ -2,10 +2,10 @@ from decimal import Decimal
 
 import pytest
 
+from alleycat.edge import views
+from alleycat.rules import scores
 from alleycat.rules.samples import Sample, Totals
 from alleycat.storage import entities as e
-from alleycat.rules import scores
-from alleycat.edge import views
 
 RACE_ID = "01JD5Z6Q8X0000000000000000"
 

@@ -3,8 +3,8 @@ make local, the CSP's connect list read from /config.json, and the Cache-Control
 
 import pytest
 
-from stacks import headers
 from local.static import static_file
+from stacks import headers
 
 CONFIG = {"events": {"realtime": "wss://abc.appsync-realtime-api.eu-west-1.amazonaws.com/event/realtime",
                      "host": "abc.appsync-api.eu-west-1.amazonaws.com", "apiKey": "da2-x"},

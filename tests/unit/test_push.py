@@ -4,8 +4,8 @@ import random
 import uuid
 from decimal import Decimal
 
-from alleycat.storage import entities as e
 from alleycat.edge import push
+from alleycat.storage import entities as e
 
 RACE = "01JD5Z6Q8X0000000000000000"
 

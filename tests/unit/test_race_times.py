@@ -2,11 +2,11 @@
 
 import pytest
 
+from alleycat.clock import epoch, race_start
+from alleycat.errors import BadRequest
 from alleycat.rules import finishing
 from alleycat.storage import races
-from alleycat.clock import epoch, race_start
 from alleycat.storage.entities import Race
-from alleycat.errors import BadRequest
 
 NOW = epoch("2026-11-22T10:00:00Z")
 

@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
+from simulator import race as race_module
 from simulator.client import ApiClient, ApiError
 from simulator.profiles import CADENCE_RANGE, RESISTANCE_RANGE, RacerProfile
-from simulator import race as race_module
 from simulator.race import Settings, Simulator, chunks, racer_ids
 
 IDS = [f"rider-{n:04d}" for n in range(1, 201)]

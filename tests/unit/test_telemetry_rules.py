@@ -2,7 +2,7 @@
 plan per racer chunk, and what a refused chunk write decides. Expected values from the contract
 (shared/spec/api.md, ``POST /races/{raceId}/telemetry``) and arithmetic done here."""
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
@@ -13,7 +13,7 @@ from alleycat.rules.samples import Sample
 from alleycat.rules.telemetry import ChunkWrite, StoredChunk
 
 STARTS_AT = "2026-11-22T10:00:00Z"
-START = datetime(2026, 11, 22, 10, 0, 0, tzinfo=timezone.utc).timestamp()
+START = datetime(2026, 11, 22, 10, 0, 0, tzinfo=UTC).timestamp()
 NOT_JOINED = "racer has not joined this race"
 
 

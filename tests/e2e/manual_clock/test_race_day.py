@@ -12,8 +12,7 @@ import pytest
 
 from alleycat.clock import epoch, iso
 
-from .browsing import (DOCS, back_on, new_page, sign_up_on_the_pools_page,
-                       signed_in_admin, signed_in_as)
+from .browsing import DOCS, back_on, new_page, sign_up_on_the_pools_page, signed_in_admin, signed_in_as
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +149,7 @@ def test_pressing_schedule_again_after_a_lost_answer_makes_one_race(stack, clien
             route.fetch()  # the API answers 201; the answer is lost on the way back
         route.abort()
 
-    races_of_the_class = lambda url: url.endswith(f"/classes/{class_id}/races")  # noqa: E731
+    races_of_the_class = lambda url: url.endswith(f"/classes/{class_id}/races")
     page.route(races_of_the_class, flaky)
     page.click(".schedule-race-box summary")
     # When the admin presses "Schedule race", and again each time it says it failed
@@ -187,7 +186,7 @@ def test_an_admin_finishes_a_live_race_early_after_confirming(stack, client, adm
     page.wait_for_selector(".finish-race button.finish")
     assert client.call("GET", f"/races/{race_id}")[1]["status"] == "open"
     # And "Yes" when the API fails: the page says so in words, and the race is still open
-    finish = lambda url: url.endswith(f"/races/{race_id}/finish")  # noqa: E731
+    finish = lambda url: url.endswith(f"/races/{race_id}/finish")
     page.route(finish, lambda route: route.fulfill(status=503, json={"message": "Service Unavailable"}))
     page.click(".finish-race button.finish")
     page.click(".finish-race button.yes")

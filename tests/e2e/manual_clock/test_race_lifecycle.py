@@ -9,10 +9,9 @@ import time
 
 import pytest
 
-from alleycat.rules import finishing
 from alleycat.clock import epoch
+from alleycat.rules import finishing
 from local.server import TABLE_NAME
-
 
 REACT_SECONDS = 20  # real time the stack may take: a finisher's worker starting, the stream, the settlement
 

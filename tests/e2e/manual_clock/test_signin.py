@@ -14,9 +14,21 @@ import pytest
 
 from local.auth import totp
 
-from .browsing import (DOCS, PASSWORD, advance, back_on, claims, mailed, make_admin,
-                       new_page, session, sign_in_on_the_pools_page, sign_up_on_the_pools_page, signed_in_as,
-                       signed_up_new)
+from .browsing import (
+    DOCS,
+    PASSWORD,
+    advance,
+    back_on,
+    claims,
+    mailed,
+    make_admin,
+    new_page,
+    session,
+    sign_in_on_the_pools_page,
+    sign_up_on_the_pools_page,
+    signed_in_as,
+    signed_up_new,
+)
 
 MINUTE = 60
 
