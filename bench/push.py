@@ -13,7 +13,7 @@ import uuid
 from collections import defaultdict
 from datetime import UTC, datetime
 
-from alleycat.rules import push_gate
+from alleycat.settings import PUSH_MESSAGES_PER_SECOND as PUSH_RATE_VARIABLE
 from local.streams import SHARDS_VARIABLE
 from stacks.settings import PUSH_MESSAGES_PER_SECOND
 
@@ -67,7 +67,7 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
     from simulator.progress import ProgressBar
     from simulator.race import Settings, Simulator
 
-    stack, url = local_stack({SHARDS_VARIABLE: str(shards), push_gate.MESSAGES_VARIABLE: str(rate)})
+    stack, url = local_stack({SHARDS_VARIABLE: str(shards), PUSH_RATE_VARIABLE: str(rate)})
     try:
         client, tag = ApiClient(url), uuid.uuid4().hex[:6]
         client.token = client.local_admin_token()

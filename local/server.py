@@ -25,10 +25,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 from alleycat import settings
-from alleycat.aws import events as appsync_events
 from alleycat.edge.routes import ROUTES
-from alleycat.flows import ending, pushing
-from alleycat.rules import push_gate
+from alleycat.settings import (
+    BOARD_PUBLISHER_ARN,
+    EVENT_API_URL,
+    FINISH_DEAD_LETTER_ARN,
+    FINISH_SCHEDULE_GROUP,
+    FINISH_SCHEDULE_ROLE_ARN,
+    FINISHER_ARN,
+)
+from alleycat.settings import PUSH_MESSAGES_PER_SECOND as PUSH_RATE_VARIABLE
 from alleycat.storage import dynamo
 from stacks import headers
 from stacks.settings import BOARD_PUBLISHER, FINISHER, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR, TOKEN_GROUPS
@@ -58,7 +64,7 @@ USER_POOL_ENDPOINT = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"  # boto3's cog
 def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> None:
     """The environment a deployed function sees, pointed at the embedded DynamoDB; publishing
     to an Event API off until the stack sets ``EVENT_API_URL``."""
-    os.environ.pop(appsync_events.URL_VARIABLE, None)
+    os.environ.pop(EVENT_API_URL, None)
     os.environ.update({
         "AWS_ENDPOINT_URL_DYNAMODB": dynamodb_url,
         "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", "local"),
@@ -234,7 +240,7 @@ class LocalStack:
             self.events = EventApi(host=self.host, access_key=os.environ["AWS_ACCESS_KEY_ID"],
                                    secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
                                    region=os.environ["AWS_DEFAULT_REGION"]).start()
-            os.environ[appsync_events.URL_VARIABLE] = self.events.http_url
+            os.environ[EVENT_API_URL] = self.events.http_url
             settings.reset()
         self._start_async_functions()
         self._start_user_pool()
@@ -279,13 +285,13 @@ class LocalStack:
         account = self.functions_api.account
         self._async_environment = {
             "AWS_ENDPOINT_URL_SCHEDULER": self.scheduler.url, "AWS_ENDPOINT_URL_LAMBDA": self.functions_api.url,
-            ending.GROUP_VARIABLE: FINISH_GROUP, ending.FINISHER_VARIABLE: self.functions_api.arn(FINISHER),
-            ending.ROLE_VARIABLE: f"arn:aws:iam::{account}:role/{FINISH_GROUP}",
-            ending.DEAD_LETTERS_VARIABLE: f"arn:aws:sqs:{region}:{account}:{FINISH_GROUP}",
-            **({pushing.PUBLISHER_VARIABLE: self.functions_api.arn(BOARD_PUBLISHER)} if self.push else {}),
+            FINISH_SCHEDULE_GROUP: FINISH_GROUP, FINISHER_ARN: self.functions_api.arn(FINISHER),
+            FINISH_SCHEDULE_ROLE_ARN: f"arn:aws:iam::{account}:role/{FINISH_GROUP}",
+            FINISH_DEAD_LETTER_ARN: f"arn:aws:sqs:{region}:{account}:{FINISH_GROUP}",
+            **({BOARD_PUBLISHER_ARN: self.functions_api.arn(BOARD_PUBLISHER)} if self.push else {}),
             # the stack's rate, unless the environment names another (the bench measures several)
-            **({} if os.environ.get(push_gate.MESSAGES_VARIABLE) else
-               {push_gate.MESSAGES_VARIABLE: str(PUSH_MESSAGES_PER_SECOND)})}
+            **({} if os.environ.get(PUSH_RATE_VARIABLE) else
+               {PUSH_RATE_VARIABLE: str(PUSH_MESSAGES_PER_SECOND)})}
         os.environ.update(self._async_environment)
         settings.reset()
         if self.push:  # after the environment: its workers start with it (the first with the first message)
@@ -338,8 +344,8 @@ class LocalStack:
             self.async_runtime.stop(wait=False)
         if self.events:
             self.events.stop()
-            if os.environ.get(appsync_events.URL_VARIABLE) == self.events.http_url:
-                del os.environ[appsync_events.URL_VARIABLE]
+            if os.environ.get(EVENT_API_URL) == self.events.http_url:
+                del os.environ[EVENT_API_URL]
         settings.reset()
         self.dynamodb.stop()
 

@@ -35,10 +35,9 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from alleycat.aws.events import URL_VARIABLE
 from alleycat.edge.push import NAMESPACE
-from alleycat.flows import pushing
-from alleycat.rules import push_gate
+from alleycat.settings import BOARD_PUBLISHER_ARN, EVENT_API_URL
+from alleycat.settings import PUSH_MESSAGES_PER_SECOND as PUSH_RATE_VARIABLE
 
 from .functions import Functions
 from .settings import BOARD_PUBLISHER, BOARD_PUBLISHER_ACTIONS, PUSH_MESSAGES_PER_SECOND, memory_mb
@@ -68,7 +67,7 @@ class BoardEvents(Construct):
         self.publisher.configure_async_invoke(max_event_age=Duration.seconds(60), retry_attempts=0)
         stream.add_to_role_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"],
                                                       resources=[self.publisher.function_arn]))
-        stream.add_environment(pushing.PUBLISHER_VARIABLE, self.publisher.function_arn)
+        stream.add_environment(BOARD_PUBLISHER_ARN, self.publisher.function_arn)
         # Errors only (a refused publish or subscription), into a log group of the stack's own,
         # written by a role that may write there and nowhere else (not AWS's managed policy).
         logs_role = iam.Role(self, "LogsRole", assumed_by=iam.ServicePrincipal("appsync.amazonaws.com"),
@@ -98,8 +97,8 @@ class BoardEvents(Construct):
                                                              subscribe_auth_mode_types=[API_KEY]))
         for publisher in (stream, self.publisher):
             self.namespace.grant_publish(publisher)
-            publisher.add_environment(URL_VARIABLE, self.http_url)
-            publisher.add_environment(push_gate.MESSAGES_VARIABLE, str(PUSH_MESSAGES_PER_SECOND))
+            publisher.add_environment(EVENT_API_URL, self.http_url)
+            publisher.add_environment(PUSH_RATE_VARIABLE, str(PUSH_MESSAGES_PER_SECOND))
 
     @property
     def http_url(self) -> str:

@@ -15,6 +15,7 @@ from constructs import Construct
 from alleycat.edge.routes import FINISH_ACTIONS
 from alleycat.flows import ending
 from alleycat.rules import finishing
+from alleycat.settings import FINISH_DEAD_LETTER_ARN, FINISH_SCHEDULE_GROUP, FINISH_SCHEDULE_ROLE_ARN, FINISHER_ARN
 
 from . import acknowledge
 from .failures import failure_queue, first_message_alarm
@@ -56,7 +57,7 @@ class RaceFinishes(Construct):
         """``starter`` (the stream processor) invokes the finisher when a race is created."""
         starter.add_to_role_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"],
                                                        resources=[self.function.function_arn]))
-        starter.add_environment(ending.FINISHER_VARIABLE, self.function.function_arn)
+        starter.add_environment(FINISHER_ARN, self.function.function_arn)
 
     def _allow_scheduling(self) -> None:
         """The finisher makes its race's one-time schedule (in the group, named finish-<raceId>) with the role."""
@@ -65,9 +66,9 @@ class RaceFinishes(Construct):
         self.function.add_to_role_policy(iam.PolicyStatement(
             actions=["iam:PassRole"], resources=[self.role.role_arn],
             conditions={"StringEquals": {"iam:PassedToService": "scheduler.amazonaws.com"}}))
-        for name, value in ((ending.GROUP_VARIABLE, self.group.schedule_group_name),
-                            (ending.ROLE_VARIABLE, self.role.role_arn),
-                            (ending.DEAD_LETTERS_VARIABLE, self.failures.queue_arn)):
+        for name, value in ((FINISH_SCHEDULE_GROUP, self.group.schedule_group_name),
+                            (FINISH_SCHEDULE_ROLE_ARN, self.role.role_arn),
+                            (FINISH_DEAD_LETTER_ARN, self.failures.queue_arn)):
             self.function.add_environment(name, value)
         acknowledge(self.function.role, "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:"
                                         f"<AWS::AccountId>:schedule/{self.group.schedule_group_name}/{SCHEDULE_PREFIX}*]",

@@ -3,6 +3,7 @@
 from alleycat.edge.routes import FINISH_ACTIONS
 from alleycat.flows import ending
 from alleycat.rules import finishing
+from alleycat.settings import FINISH_DEAD_LETTER_ARN, FINISH_SCHEDULE_GROUP, FINISH_SCHEDULE_ROLE_ARN, FINISHER_ARN
 from stacks.functions import logical_id
 from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR
 
@@ -61,7 +62,7 @@ def test_the_stream_processor_may_only_start_the_finisher_and_the_board_publishe
     assert invokes == [{"Action": "lambda:InvokeFunction", "Effect": "Allow",
                         "Resource": [{"Fn::GetAtt": [logical_id(name), "Arn"]} for name in (FINISHER, BOARD_PUBLISHER)]}]
     environment = resources[logical_id(STREAM_PROCESSOR)]["Properties"]["Environment"]["Variables"]
-    assert environment[ending.FINISHER_VARIABLE] == {"Fn::GetAtt": [logical_id(FINISHER), "Arn"]}
+    assert environment[FINISHER_ARN] == {"Fn::GetAtt": [logical_id(FINISHER), "Arn"]}
 
 
 def test_the_finisher_has_the_finish_routes_table_actions_and_waits_long_enough(resources):
@@ -72,4 +73,4 @@ def test_the_finisher_has_the_finish_routes_table_actions_and_waits_long_enough(
     assert function["Timeout"] > finishing.LONGEST_WAIT
     # It knows where to make its schedules, as whom, and where their failures go
     environment = function["Environment"]["Variables"]
-    assert {ending.GROUP_VARIABLE, ending.ROLE_VARIABLE, ending.DEAD_LETTERS_VARIABLE} <= set(environment)
+    assert {FINISH_SCHEDULE_GROUP, FINISH_SCHEDULE_ROLE_ARN, FINISH_DEAD_LETTER_ARN} <= set(environment)

@@ -9,8 +9,8 @@ import json
 from aws_cdk import App, Stack, assertions
 
 from alleycat.edge.routes import ROUTES
-from alleycat.flows import pushing
-from alleycat.rules import push_gate
+from alleycat.settings import BOARD_PUBLISHER_ARN
+from alleycat.settings import PUSH_MESSAGES_PER_SECOND as PUSH_RATE_VARIABLE
 from stacks import headers
 from stacks.app import STACK_NAME
 from stacks.functions import logical_id
@@ -272,7 +272,7 @@ def test_only_the_stream_processor_and_the_board_publisher_may_publish_and_only_
         # And each is told where to publish (the API's HTTP domain) and at what rate
         variables = function["Environment"]["Variables"]
         assert variables["EVENT_API_URL"] == {"Fn::Join": ["", ["https://", {"Fn::GetAtt": [api, "Dns.Http"]}, "/event"]]}
-        assert variables[push_gate.MESSAGES_VARIABLE] == str(PUSH_MESSAGES_PER_SECOND)
+        assert variables[PUSH_RATE_VARIABLE] == str(PUSH_MESSAGES_PER_SECOND)
 
 
 def test_only_the_stream_processor_may_invoke_the_board_publisher_which_is_tried_once(resources):
@@ -285,7 +285,7 @@ def test_only_the_stream_processor_may_invoke_the_board_publisher_which_is_tried
     # Then it is the stream processor's role alone, told which function to invoke
     stream = resources[logical_id(STREAM_PROCESSOR)]["Properties"]
     assert invokers == [stream["Role"]["Fn::GetAtt"][0]]
-    assert stream["Environment"]["Variables"][pushing.PUBLISHER_VARIABLE] == {"Fn::GetAtt": [publisher, "Arn"]}
+    assert stream["Environment"]["Variables"][BOARD_PUBLISHER_ARN] == {"Fn::GetAtt": [publisher, "Arn"]}
     # And the publisher is tried once and dropped within a minute: a late message is worth nothing
     [config] = [c["Properties"] for c in of_type(resources, "AWS::Lambda::EventInvokeConfig").values()
                 if c["Properties"]["FunctionName"] == {"Ref": publisher}]

@@ -13,6 +13,7 @@ from alleycat import settings
 from alleycat.flows import pushing
 from alleycat.rules import push_gate
 from alleycat.rules.push_gate import Later
+from alleycat.settings import PUSH_MESSAGES_PER_SECOND
 from alleycat.storage import races
 
 RACE = "01JD5Z6Q8X0000000000000000"
@@ -24,7 +25,7 @@ STALE = push_gate.STALE_MS
 
 @pytest.fixture(autouse=True)
 def one_a_second(table, monkeypatch):
-    monkeypatch.setenv(push_gate.MESSAGES_VARIABLE, "1")
+    monkeypatch.setenv(PUSH_MESSAGES_PER_SECOND, "1")
     settings.reset()
 
 
@@ -66,7 +67,7 @@ def test_the_gate_is_not_in_the_race_partition_pattern_4_reads():
 
 
 def test_the_rate_is_a_setting(monkeypatch):
-    monkeypatch.setenv(push_gate.MESSAGES_VARIABLE, "4")
+    monkeypatch.setenv(PUSH_MESSAGES_PER_SECOND, "4")
     settings.reset()
     assert pushing.after_write(RACE, {1}, now=T) == Later(T + LINGER)
     assert pushing.take(RACE, now=T + LINGER) == {1}

@@ -10,8 +10,8 @@ from alleycat import clock as function_clock
 from alleycat import settings
 from alleycat.aws import clients as aws
 from alleycat.clock import epoch, iso
-from alleycat.flows import ending
 from alleycat.rules import finishing
+from alleycat.settings import FINISH_DEAD_LETTER_ARN, FINISH_SCHEDULE_GROUP, FINISH_SCHEDULE_ROLE_ARN, FINISHER_ARN
 from local import handlers
 from local.clock import ManualClock
 from local.lambda_api import LambdaApi
@@ -40,9 +40,9 @@ class Finishes:
         for name, value in {"AWS_ENDPOINT_URL_SCHEDULER": self.scheduler.url,
                             "AWS_ENDPOINT_URL_LAMBDA": self.functions.url,
                             "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-                            ending.GROUP_VARIABLE: GROUP, ending.FINISHER_VARIABLE: self.functions.arn(FINISHER),
-                            ending.ROLE_VARIABLE: "arn:aws:iam::000000000000:role/finishes",
-                            ending.DEAD_LETTERS_VARIABLE: "arn:aws:sqs:us-east-1:000000000000:finishes"}.items():
+                            FINISH_SCHEDULE_GROUP: GROUP, FINISHER_ARN: self.functions.arn(FINISHER),
+                            FINISH_SCHEDULE_ROLE_ARN: "arn:aws:iam::000000000000:role/finishes",
+                            FINISH_DEAD_LETTER_ARN: "arn:aws:sqs:us-east-1:000000000000:finishes"}.items():
             monkeypatch.setenv(name, value)
         settings.reset()
         aws.client.cache_clear()  # clients made for another test's stand-ins

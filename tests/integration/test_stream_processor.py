@@ -8,6 +8,7 @@ import pytest
 
 from alleycat import settings
 from alleycat.rules.samples import Sample
+from alleycat.settings import EVENT_API_URL
 from alleycat.storage import classes, racers, races
 
 from .conftest import ADMIN, Api, process
@@ -398,14 +399,13 @@ def event_api(monkeypatch):
     and a subscriber on the races namespace (``received()``: the messages so far)."""
     import os
 
-    from alleycat.aws import events
     from alleycat.edge import push
     from local.eventapi import EventApi
     from tests.e2e.test_event_api import DocClient
 
     api = EventApi(access_key=os.environ["AWS_ACCESS_KEY_ID"], secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
                    region=os.environ["AWS_DEFAULT_REGION"]).start()
-    monkeypatch.setenv(events.URL_VARIABLE, api.http_url)
+    monkeypatch.setenv(EVENT_API_URL, api.http_url)
     settings.reset()
     loop = asyncio.new_event_loop()
     client = DocClient(api)
@@ -446,10 +446,9 @@ def test_the_processor_pushes_one_message_per_race_with_its_board(server, race, 
 
 def test_a_publish_that_fails_never_fails_the_batch(server, race, monkeypatch):
     api, race_id = race
-    from alleycat.aws import events
 
     # Given an Event API endpoint that does not answer
-    monkeypatch.setenv(events.URL_VARIABLE, "http://127.0.0.1:9/event")
+    monkeypatch.setenv(EVENT_API_URL, "http://127.0.0.1:9/event")
     settings.reset()
     # When the batch is handled / Then every record succeeds and the board is written
     assert process(server.read()) == {"batchItemFailures": []}
@@ -458,10 +457,9 @@ def test_a_publish_that_fails_never_fails_the_batch(server, race, monkeypatch):
 
 def test_without_the_endpoint_nothing_is_published_nor_read(server, race, monkeypatch):
     api, race_id = race
-    from alleycat.aws import events
     from alleycat.storage import races
 
-    monkeypatch.delenv(events.URL_VARIABLE, raising=False)
+    monkeypatch.delenv(EVENT_API_URL, raising=False)
     settings.reset()
     reads = []
     monkeypatch.setattr(races, "with_boards", lambda *a, **k: reads.append(a))

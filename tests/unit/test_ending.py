@@ -5,6 +5,7 @@ from alleycat import clock, settings
 from alleycat.aws import scheduler
 from alleycat.clock import epoch
 from alleycat.flows import ending
+from alleycat.settings import FINISH_DEAD_LETTER_ARN, FINISH_SCHEDULE_GROUP, FINISH_SCHEDULE_ROLE_ARN
 from alleycat.storage import entities as e
 from alleycat.storage import races
 
@@ -32,7 +33,7 @@ class Stand:
         monkeypatch.setattr(races, "finish", self.finish)
         monkeypatch.setattr(scheduler, "create_one_time_schedule", lambda *args: self.done.append(("schedule", args)))
         monkeypatch.setattr(ending, "seconds", lambda name, value: self.done.append((name, value)))
-        for variable in (ending.GROUP_VARIABLE, ending.ROLE_VARIABLE, ending.DEAD_LETTERS_VARIABLE):
+        for variable in (FINISH_SCHEDULE_GROUP, FINISH_SCHEDULE_ROLE_ARN, FINISH_DEAD_LETTER_ARN):
             monkeypatch.setenv(variable, f"the {variable}")
         settings.reset()
 
@@ -51,8 +52,8 @@ def test_far_from_its_end_the_finisher_schedules_itself_in_the_minute_holding_en
     stand = Stand(monkeypatch, END - 3600)
     assert ending.finish_when_due(RACE_ID, "arn:finisher") == "scheduled"
     [(what, args)] = stand.done
-    assert what == "schedule" and args[:3] == (f"finish-{RACE_ID}", f"the {ending.GROUP_VARIABLE}", epoch("2026-11-25T18:04:00Z"))
-    assert "arn:finisher" in args and {"raceId": RACE_ID} in args and f"the {ending.DEAD_LETTERS_VARIABLE}" in args
+    assert what == "schedule" and args[:3] == (f"finish-{RACE_ID}", f"the {FINISH_SCHEDULE_GROUP}", epoch("2026-11-25T18:04:00Z"))
+    assert "arn:finisher" in args and {"raceId": RACE_ID} in args and f"the {FINISH_DEAD_LETTER_ARN}" in args
 
 
 def test_near_its_end_the_finisher_waits_for_end_plus_10_s_even_under_a_second_then_finishes(monkeypatch):

@@ -2,13 +2,14 @@
 with SigV4 as the Event API checks it."""
 
 from alleycat.aws import events
+from alleycat.settings import EVENT_API_URL
 from local.eventapi import SigV4Verifier
 
 
 def test_publishing_is_off_without_the_endpoint_variable():
     assert events.publisher({}) is None
     url = "https://x.appsync-api.eu-west-1.amazonaws.com/event"
-    publisher = events.publisher({events.URL_VARIABLE: url})
+    publisher = events.publisher({EVENT_API_URL: url})
     assert publisher is not None and publisher.url == url
 
 

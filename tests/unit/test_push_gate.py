@@ -26,7 +26,7 @@ def test_the_rate_is_the_setting_or_one_a_second(monkeypatch, setting, rate):
     else:
         monkeypatch.setenv("PUSH_MESSAGES_PER_SECOND", setting)
     settings.reset()
-    assert push_gate.messages_per_second() == rate
+    assert settings.load().push_messages_per_second == rate
 
 
 def test_the_interval_is_a_second_shared_by_the_messages_of_a_second():

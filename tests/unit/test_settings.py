@@ -88,7 +88,8 @@ def test_numbers_and_switches_are_read_as_such():
                            "POWERTOOLS_METRICS_DISABLED": "TRUE"})
     assert (found.push_messages_per_second, found.dynamodb_read_timeout_seconds, found.metrics_enabled) == (4.0, 30.0, False)
     unset = settings.read({})
-    assert (unset.push_messages_per_second, unset.dynamodb_read_timeout_seconds, unset.metrics_enabled) == (None, None, True)
+    # unset: a board message a second at most (docs/push.md), the gateway's own read timeout, metrics on
+    assert (unset.push_messages_per_second, unset.dynamodb_read_timeout_seconds, unset.metrics_enabled) == (1.0, None, True)
 
 
 def test_the_region_is_lambdas_then_the_sdks_default():

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from alleycat.rules import push_gate
+from alleycat.settings import PUSH_MESSAGES_PER_SECOND
 from local.clock import ManualClock
 from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
 from local.server import LocalStack
@@ -21,7 +21,7 @@ def stack():
     # wall clock), which these tests do not move: the race seconds they pass in one wall second get
     # ten messages, not one (tests/integration/test_push_gate.py holds the pacing itself).
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(push_gate.MESSAGES_VARIABLE, "10")
+        patch.setenv(PUSH_MESSAGES_PER_SECOND, "10")
         running = LocalStack(port=0, dynamodb=EmbeddedDynamoDB(jvm_options=QUICK_JIT),
                              clock=ManualClock(float(int(time.time())))).start()
         yield running

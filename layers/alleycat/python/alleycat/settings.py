@@ -32,6 +32,8 @@ FUNCTION = "ALLEYCAT_FUNCTION"  # which of functions/<name> this is (the stack s
 IN_LAMBDA = "AWS_LAMBDA_FUNCTION_NAME"
 UNDER_SAM_LOCAL = "AWS_SAM_LOCAL"  # `sam local invoke`: the template's references to other resources are empty
 
+DEFAULT_PUSH_MESSAGES_PER_SECOND = 1.0  # stacks/settings.py sets the deployed rate (docs/performance.md, "Push")
+
 # What each deployed function needs besides TABLE_NAME (every function but the token trigger needs it);
 # a route's function needs PAGE_TOKEN_KEY too when the route is paged (``alleycat.edge.routes``).
 NEEDS: dict[str, tuple[str, ...]] = {
@@ -56,7 +58,7 @@ class Settings:
     finish_dead_letter_arn: str | None = None
     board_publisher_arn: str | None = None
     event_api_url: str | None = None
-    push_messages_per_second: float | None = None  # None: alleycat.rules.push_gate's default
+    push_messages_per_second: float = DEFAULT_PUSH_MESSAGES_PER_SECOND  # a race's board messages at most
     dynamodb_read_timeout_seconds: float | None = None  # None: alleycat.storage.dynamo's default
     metrics_enabled: bool = True
     region: str = "us-east-1"
@@ -121,7 +123,7 @@ def read(environ: Mapping[str, str]) -> Settings:
         table_name=text(TABLE_NAME), page_token_key=text(PAGE_TOKEN_KEY), finisher_arn=text(FINISHER_ARN),
         finish_schedule_group=text(FINISH_SCHEDULE_GROUP), finish_schedule_role_arn=text(FINISH_SCHEDULE_ROLE_ARN),
         finish_dead_letter_arn=text(FINISH_DEAD_LETTER_ARN), board_publisher_arn=text(BOARD_PUBLISHER_ARN),
-        event_api_url=text(EVENT_API_URL), push_messages_per_second=number(PUSH_MESSAGES_PER_SECOND),
+        event_api_url=text(EVENT_API_URL), push_messages_per_second=number(PUSH_MESSAGES_PER_SECOND) or DEFAULT_PUSH_MESSAGES_PER_SECOND,
         dynamodb_read_timeout_seconds=number(DYNAMODB_READ_TIMEOUT_SECONDS),
         metrics_enabled=environ.get(METRICS_DISABLED, "false").lower() != "true",
         region=text("AWS_REGION") or text("AWS_DEFAULT_REGION") or "us-east-1",

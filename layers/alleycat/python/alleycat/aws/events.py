@@ -17,7 +17,6 @@ from urllib.parse import urlsplit
 
 from alleycat import settings
 
-URL_VARIABLE = "EVENT_API_URL"
 SERVICE = "appsync"  # SigV4 service name of Event API publishes
 TIMEOUT_SECONDS = 2.0
 

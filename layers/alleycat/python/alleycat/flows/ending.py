@@ -16,10 +16,6 @@ from alleycat.rules import finishing
 from alleycat.storage import entities as e
 from alleycat.storage import races
 
-# The stream processor's: the finisher to invoke. The finisher's: where and as whom it schedules itself.
-FINISHER_VARIABLE = "FINISHER_ARN"
-GROUP_VARIABLE, ROLE_VARIABLE = "FINISH_SCHEDULE_GROUP", "FINISH_SCHEDULE_ROLE_ARN"
-DEAD_LETTERS_VARIABLE = "FINISH_DEAD_LETTER_ARN"
 RETRIES = 10  # the scheduler's invocations of the finisher that fail (throttled), then the dead letters
 MAX_EVENT_AGE_SECONDS = 3600
 

@@ -23,8 +23,6 @@ from alleycat.rules import push_gate
 from alleycat.storage import entities as e
 from alleycat.storage import parallel, push_gates, races
 
-PUBLISHER_VARIABLE = "BOARD_PUBLISHER_ARN"  # the stream processor's: the board publisher to invoke
-
 
 class Publisher(Protocol):
     def publish(self, channel: str, events: list[dict]) -> object: ...
@@ -60,7 +58,7 @@ def after_write(race_id: str, shards: Iterable[int], now: int | None = None) -> 
     the next message (``Later``), or nothing when it is asked for already."""
     now = now_ms() if now is None else now
     gate = push_gates.note(race_id, set(shards), now)
-    step = push_gate.after_note(gate.armed, gate.next, now, push_gate.interval_ms(push_gate.messages_per_second()))
+    step = push_gate.after_note(gate.armed, gate.next, now, push_gate.interval_ms(settings.load().push_messages_per_second))
     if step is not None and step.replaces is not None:
         return push_gate.Later(step.at) if push_gates.rearm(race_id, step.replaces, now) else None
     return step
@@ -70,7 +68,7 @@ def take(race_id: str, now: int | None = None) -> frozenset[int] | None:
     """The board publisher's turn: the shards noted since the last message, or None when a message
     already took them (or one sent since is too recent)."""
     now = now_ms() if now is None else now
-    gate = push_gates.take(race_id, now, push_gate.next_after(now, push_gate.interval_ms(push_gate.messages_per_second())))
+    gate = push_gates.take(race_id, now, push_gate.next_after(now, push_gate.interval_ms(settings.load().push_messages_per_second)))
     return None if gate is None else frozenset(gate.pending)
 
 

@@ -1,4 +1,4 @@
-"""When a race's board is pushed: at most ``messages_per_second()`` messages a race, however many
+"""When a race's board is pushed: at most ``settings.push_messages_per_second`` messages a race, however many
 stream shards write its board, and no change left unsent (the gate's state and the time as values;
 ``flows.pushing`` reads and writes the gate, ``storage.push_gates``).
 
@@ -24,10 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from alleycat import settings
-
-MESSAGES_VARIABLE = "PUSH_MESSAGES_PER_SECOND"
-DEFAULT_MESSAGES_PER_SECOND = 1.0  # stacks/settings.py sets the deployed rate (docs/performance.md, "Push")
 LINGER_MS = 200
 STALE_MS = 5000
 
@@ -40,10 +36,6 @@ class Later:
 
     at: int
     replaces: int | None = None
-
-
-def messages_per_second() -> float:
-    return settings.load().push_messages_per_second or DEFAULT_MESSAGES_PER_SECOND
 
 
 def interval_ms(per_second: float) -> int:
