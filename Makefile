@@ -127,6 +127,23 @@ SPEED ?= 1
 demo: $(STAMP_PY) $(FRONTEND) java
 	PORT=$(PORT) RACERS=$(RACERS) SPEED=$(SPEED) $(PY) -m local.demo
 
+# Mutation testing of the rule modules against tests/unit alone (tools/mutation.py, docs/testing.md):
+# prints each module's score and fails below 90 %. Minutes, so never part of make test. mutmut needs a
+# newer click than aws-sam-cli's pin, so it has a venv of its own (what tests/unit imports, no SAM).
+MUTATION_VENV := .venv-mutation
+MUTATION_STAMP := $(MUTATION_VENV)/.installed-$(PYTHON_VERSION)
+$(MUTATION_STAMP): requirements.txt requirements-dev.txt tools/mutation-requirements.txt layers/dependencies/requirements.txt
+	rm -rf $(MUTATION_VENV)
+	$(PYTHON) -m venv $(MUTATION_VENV)
+	$(MUTATION_VENV)/bin/python -m pip install --quiet --no-compile -r tools/mutation-requirements.txt \
+		$$(grep -v -E '^(#|-r|aws-sam-cli|playwright|cfn-lint)' requirements-dev.txt) \
+		-r requirements.txt -r layers/dependencies/requirements.txt
+	touch $@
+
+.PHONY: mutation
+mutation: $(MUTATION_STAMP)
+	$(MUTATION_VENV)/bin/python tools/mutation.py
+
 .PHONY: bench bench-push
 bench: $(STAMP_PY) $(STAMP_NPM) java  # figures in docs/performance.md and .json; never part of make test
 	$(PY) -m bench
