@@ -71,3 +71,89 @@ def test_catalog_cards_stay_out_of_the_class_partition_of_the_index():
     values = sample_values()
     assert keys.CLASS_CARD.sk.build(values) != keys.CLASS.sk.build(values)
     assert not keys.RACE_CARD.sk.build(values).startswith(keys.CLASS.sk.prefix())
+
+
+def test_a_template_names_its_placeholders_in_order():
+    assert keys.KeyTemplate("HIST#{raceId}#{racerId}#{chunk:03d}").fields == ("raceId", "racerId", "chunk")
+    assert keys.KeyTemplate("CLASSES").fields == ()
+
+
+def test_an_entity_is_its_two_templates():
+    entity = keys._entity("Thing", "THING#{a}", "PART#{b:02d}")
+    assert entity.entity == "Thing"
+    assert entity.key({"a": "x", "b": 7}) == {"PK": "THING#x", "SK": "PART#07"}
+
+
+def test_the_push_gate_is_a_declared_entity():
+    assert keys.ENTITIES["PushGate"].key({"raceId": "R1"}) == {"PK": "PUSH#R1", "SK": "PUSH#R1"}
+
+
+@pytest.mark.parametrize("empty", ["", None])
+def test_an_empty_value_is_refused(empty):
+    with pytest.raises(keys.InvalidKey, match="racerId"):
+        keys.RACER.key({"racerId": empty})
+
+
+def test_the_refusal_of_a_separator_names_the_part():
+    with pytest.raises(keys.InvalidKey, match="racerId"):
+        keys.RACER.key({"racerId": "bob#RACE"})
+
+
+@pytest.mark.parametrize("key", [
+    "RACER#bob#x",           # trailing text after the last part: the parser is anchored at the end
+    "RACER#",                # an empty part
+    "XRACER#bob",            # text before the template's
+    "racer#bob",             # another case
+])
+def test_a_key_that_is_not_exactly_of_the_template_is_refused(key):
+    assert not keys.RACER.pk.matches(key)
+    with pytest.raises(keys.InvalidKey, match="RACER#"):
+        keys.RACER.pk.parse(key)
+
+
+@pytest.mark.parametrize("key", ["BOARD#R1#3", "BOARD#R1#003", "BOARD#R1#ab", "BOARD#R1#+3"])
+def test_a_fixed_width_number_has_exactly_its_digits(key):
+    # {shard:02d}: two digits, no more, no fewer.
+    assert not keys.RACE_BOARD.sk.matches(key)
+    with pytest.raises(keys.InvalidKey):
+        keys.RACE_BOARD.sk.parse(key)
+
+
+def test_a_part_never_spans_a_separator():
+    # HIST#{raceId}#{racerId}#{chunk:03d}: a raceId holding '#' would make "R1#x" one part.
+    assert keys.CHUNK.sk.parse("HIST#R1#bob#007") == {"raceId": "R1", "racerId": "bob", "chunk": "007"}
+    assert not keys.CHUNK.sk.matches("HIST#R1#x#bob#007")
+    assert not keys.RACER.pk.matches("RACER#bob#alice")
+
+
+@pytest.mark.parametrize("key", [None, 5, b"RACER#bob", ["RACER#bob"]])
+def test_what_is_not_text_is_no_key(key):
+    assert keys.RACER.pk.matches(key) is False
+    with pytest.raises(keys.InvalidKey):
+        keys.RACER.pk.parse(key)
+
+
+def test_a_key_matches_its_own_template():
+    assert keys.RACER.pk.matches("RACER#bob") is True
+
+
+def test_an_entity_whose_pk_and_sk_disagree_is_refused_naming_the_part():
+    with pytest.raises(keys.InvalidKey, match="racerId"):
+        keys.RACER.parse({"PK": "RACER#bob", "SK": "RACER#alice"})
+
+
+def test_past_is_the_prefix_with_its_last_character_raised_by_one():
+    # "CARD#2026-11-22T10:00:00Z#": the next string above every key it begins is ...Z$ ('#' + 1 is '$').
+    assert keys.RACE_CARD.sk.past(startsAt="2026-11-22T10:00:00Z") == "CARD#2026-11-22T10:00:00Z$"
+    assert keys.CHUNK.sk.past(raceId="R1", racerId="bob") == "HIST#R1#bob$"
+    assert keys.CLASS_CARD.pk.past() == "CLASSET"
+
+
+def test_past_needs_text_before_the_first_placeholder():
+    with pytest.raises(keys.InvalidKey, match=r"\{b\}#A"):
+        keys.KeyTemplate("{b}#A").past()
+
+
+def test_prefix_with_every_placeholder_given_is_the_whole_key():
+    assert keys.CHUNK.sk.prefix(raceId="R1", racerId="bob", chunk=7) == "HIST#R1#bob#007"
+    assert keys.CLASS_CARD.pk.prefix() == "CLASSES"
