@@ -127,3 +127,66 @@ def test_entries_in_board_order_and_by_shard():
     by_shard = board.shards(map(Standing.of_entry, entries), e.RaceBoard.shard_of)
     assert {racer for shard in by_shard.values() for racer in shard} == {"a", "b", "c"}
     assert all(e.RaceBoard.shard_of(racer) == shard for shard, held in by_shard.items() for racer in held)
+
+
+class EntryLike:
+    """An entry as the stream hands it: the attributes of api.md's entry."""
+
+    def __init__(self, racerId, score, lastSecond, name, equipment="bike", review=None):
+        self.racerId, self.score, self.lastSecond, self.name = racerId, score, lastSecond, name
+        self.equipment, self.review = equipment, review
+
+
+def test_a_standing_of_an_entry_keeps_every_field():
+    entry = EntryLike("r1", Decimal("12.5"), 41, "Ann", "trainer", "pending")
+    assert Standing.of_entry(entry) == Standing("r1", Decimal("12.5"), 41, "Ann", "trainer", "pending")
+    assert Standing.of_entry(entry).item() == [Decimal("12.5"), 41, "Ann", "trainer", "pending"]
+
+
+def test_a_board_of_entries_ranks_them():
+    built = Board.of_entries([EntryLike("a", Decimal(3), 9, "A"), EntryLike("b", Decimal(7), 9, "B", "virtual")])
+    assert [(s.racer_id, s.score, s.name, s.equipment) for s in built.ranked()] == [
+        ("b", Decimal(7), "B", "virtual"), ("a", Decimal(3), "A", "bike")]
+
+
+def test_a_racer_who_joined_has_no_score_nor_second_yet():
+    assert Standing.joined("r1", "Ann") == Standing("r1", Decimal(0), None, "Ann", "bike", None)
+    assert Standing.joined("r2", "Bo", "virtual").item() == [0, None, "Bo", "virtual", None]
+
+
+def test_a_class_standing_as_stored_keeps_every_field():
+    assert ClassStanding.stored("r1", ["12.5", RACE, "Ann"]) == ClassStanding("r1", Decimal("12.5"), RACE, "Ann")
+
+
+def test_the_name_is_on_exactly_the_top_rows():
+    ranked = Board([standing("a", 30), standing("b", 20), standing("c", 10)])
+    rows, more = ranked.delta({"c"}, 10_000, top=2)
+    assert [len(row) for row in rows] == [7, 7, 6]
+    assert [row[-1] for row in rows[:2]] == ["A", "B"] and more == 0
+
+
+def test_shards_hold_each_standing_under_its_shard():
+    a, b, c = standing("a", 1), standing("b", 2), standing("c", 3)
+    assert board.shards([a, b, c], lambda racer_id: 0 if racer_id == "b" else 1) == {1: {"a": a, "c": c}, 0: {"b": b}}
+
+
+def test_class_board_ties_rank_by_racer_id_whatever_the_order_they_came_in():
+    tied = [ClassStanding(racer_id, Decimal("50"), RACE, racer_id.upper()) for racer_id in ("z", "m", "a")]
+    assert [s.racer_id for s in ClassBoard(tied).ranked()] == ["a", "m", "z"]
+    merged = ClassBoard().merged(reversed(tied))
+    assert [s.racer_id for s in merged.ranked()] == ["a", "m", "z"]
+    assert list(merged.item()) == ["a", "m", "z"]  # stored in rank order
+    assert [rank for rank, _ in merged.page(3)] == [1, 2, 3]
+
+
+def test_an_equal_best_keeps_the_race_it_was_first_set_in():
+    first = ClassStanding("r1", Decimal("50"), "01JD5Z6Q8X0000000000000001", "Ann")
+    again = ClassStanding("r1", Decimal("50"), "01JD5Z6Q8X0000000000000002", "Ann")
+    assert ClassBoard([first]).merged([again]).standings["r1"].race_id == "01JD5Z6Q8X0000000000000001"
+
+
+def test_a_board_too_big_to_store_drops_ten_rows_at_a_time_until_it_fits():
+    rows = [ClassStanding(f"r{n:02d}", Decimal(100 - n), RACE, "N") for n in range(25)]
+    merged = ClassBoard().merged(rows, fits=lambda item: len(item) <= 12)
+    assert sorted(merged.standings) == [f"r{n:02d}" for n in range(5)]  # 25 -> 15 -> 5
+    assert len(ClassBoard().merged(rows).standings) == 25  # what fits is kept whole

@@ -93,3 +93,38 @@ def test_the_simulators_riders_never_break_a_rule_100_racers_over_three_300_seco
             if broken_rules(samples):
                 flagged.append((race, profile.racer_id, broken_rules(samples)))
     assert len(profiles) == 100 and flagged == []
+
+
+# Output = (cadence + 35) x (resistance + 65) / 100 (the contract's samples): cadence 165 at 60 %
+# is 200 x 125 / 100 = 250, at 60.5 % 251, at 65 % 260; cadence 65 at 35 % is 100 x 100 / 100 = 100.
+OUT = {100: Sample(65, 35), 250: Sample(165, 60), 251: Sample(165, "60.5"), 260: Sample(165, 65)}
+
+
+def outputs_ride(outputs):
+    return {second: OUT[output] for second, output in enumerate(outputs)}
+
+
+def test_the_outputs_the_tests_ride_are_what_they_say():
+    assert {output: sample.output for output, sample in OUT.items()} == {100: 100, 250: 250, 251: 251, 260: 260}
+
+
+def output_held(outputs) -> bool:
+    return "output-held" in broken_rules(outputs_ride(outputs))
+
+
+def test_an_average_of_exactly_250_over_60_seconds_is_no_break_wherever_the_window_is():
+    # "average output above 250 over 60 s": 60 x 250 = 15,000 is not above it.
+    assert not output_held([250] * 60)
+    assert not output_held([250] * 60 + [100])
+    assert not output_held([100] + [250] * 60)
+
+
+def test_an_average_above_250_over_the_second_window_breaks_the_rule():
+    assert output_held([100] + [251] * 60)       # seconds 1-60: 15,060
+    assert not output_held([100] + [251] * 59)   # 59 seconds of it is not a minute
+
+
+def test_the_window_slides_to_the_last_minute_of_the_ride():
+    # Only seconds 5-64 average above 250 (59 x 250 + 260 = 15,010); every other minute holds a 100.
+    assert output_held([100] * 5 + [250] * 59 + [260])
+    assert not output_held([100] * 5 + [250] * 60)

@@ -89,3 +89,16 @@ def test_an_unchanged_board_still_sends_its_top_rows():
 def test_finished_message_carries_no_rows():
     message = push.finished_message(RACE)
     assert (message["status"], message["rows"], message["raceId"]) == ("finished", [], RACE)
+
+
+def test_finished_message_is_the_whole_shape_viewers_read():
+    # docs/push.md: {"status": "finished", "rows": []}, in the board message's shape, v3, at in milliseconds
+    assert push.finished_message(RACE, now=1_800_000_000.25) == {
+        "v": 3, "raceId": RACE, "status": "finished", "racers": None, "at": 1_800_000_000_250, "rows": [], "more": 0}
+
+
+def test_a_board_message_has_exactly_the_fields_of_docs_push_md():
+    race, boards = board({"a": (5, 3, "A")})
+    message = push.board_message(race, boards, {"a"}, now=1_800_000_000)
+    assert set(message) == {"v", "raceId", "status", "racers", "at", "rows", "more"}
+    assert set(push.encoded(message)) == {"v", "raceId", "status", "racers", "at", "more", "z"}

@@ -137,3 +137,9 @@ def test_an_entry_ranked_before_its_totals_were_written_is_given_back_as_stored(
     scored = scoring.live_totals(entry(), {0: chunk(0, {0: Sample(65, 35)}), 1: chunk(1, {30: Sample(0, 0)})})
     assert partition.requests == [("set_entry_chunks", RACE, RACER, {0: Totals(Decimal(100), 0)})]
     assert scored.raceStatus == e.FINISHED
+
+
+def test_no_chunk_read_leaves_the_entrys_next_chunk_unknown():
+    # The entry holds chunk 0 done; nothing read now: chunk 1 is the newest and unknown.
+    assert rule.live_totals({0: CHUNK_0}, {}) == rule.READ_EVERY_CHUNK
+    assert rule.live_totals({0: CHUNK_0}, {}, {0: CHUNK_0, 1: CHUNK_1}) == rule.LiveTotals({0: CHUNK_0, 1: CHUNK_1}, {})

@@ -190,3 +190,25 @@ def test_a_digest_names_the_request_key_and_the_samples_whatever_their_order():
 
 def test_a_record_holds_the_digest_and_the_counts():
     assert telemetry.record("0123456789abcdef", 3, 1) == "0123456789abcdef:3:1"
+
+
+def test_a_chunk_sealed_with_no_second_held_none():
+    # sealed = 0: the finish sealed the chunk and it held no second (bit n is its n-th second).
+    chunk = StoredChunk(chunk=2, seconds=frozenset(), sealed=0)
+    assert [chunk.sealed_with(second) for second in (60, 61, 89)] == [False, False, False]
+    assert StoredChunk(chunk=2, seconds=frozenset(), sealed=0b101).sealed_with(62) is True
+
+
+def test_a_chunk_writes_digest_is_blake2b_of_the_key_and_its_seconds():
+    # "<key>|<second>,<cadence>,<resistance>;..." in second order, blake2b with 8 bytes: the same
+    # request's write answers the same after a deploy, as lastWrite records it.
+    import hashlib
+
+    samples = {31: Sample(Decimal("80.5"), 50), 30: Sample(90, 40)}
+    expected = hashlib.blake2b(b"req-1|30,90,40;31,80.5,50", digest_size=8).hexdigest()
+    assert telemetry.digest("req-1", samples) == expected
+
+
+def test_a_refusal_with_no_second_stored_is_an_error_naming_the_chunk():
+    with pytest.raises(RuntimeError, match="chunk 4"):
+        telemetry.after_refusal({120: Sample(80, 50)}, StoredChunk(chunk=4, seconds=frozenset({121})), None, ChunkWrite())
