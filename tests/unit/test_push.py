@@ -102,3 +102,36 @@ def test_a_board_message_has_exactly_the_fields_of_docs_push_md():
     message = push.board_message(race, boards, {"a"}, now=1_800_000_000)
     assert set(message) == {"v", "raceId", "status", "racers", "at", "rows", "more"}
     assert set(push.encoded(message)) == {"v", "raceId", "status", "racers", "at", "more", "z"}
+
+
+def packed_here(rows) -> str:
+    """docs/push.md: `z` is the rows as compact JSON, gzip-compressed, base64; the gzip header with
+    MTIME 0 (RFC 1952: no time stamp), so the same rows are the same bytes."""
+    import base64
+    import gzip
+    import json
+
+    compact = json.dumps(rows, separators=(",", ":"), ensure_ascii=False).encode()
+    return base64.b64encode(gzip.compress(compact, mtime=0)).decode()
+
+
+def test_the_rows_are_compact_json_gzipped_with_no_time_stamp():
+    race, boards = board({"a": (5, 3, "Zoë Ŧ"), "b": (4, 3, "B")})
+    message = push.board_message(race, boards, {"a", "b"}, now=1_800_000_000)
+    assert push.encoded(message)["z"] == packed_here(message["rows"])
+
+
+def test_every_row_is_sent_when_the_whole_message_and_room_for_more_fit():
+    # The message with every row, as published (compact JSON, its rows packed), plus 16 bytes for
+    # `more`'s digits: exactly that budget sends every row; one byte less leaves some out.
+    import json
+
+    standings = {f"{n:08d}-aaaa-bbbb-cccc-dddddddddddd": (5_000 - n, 99, f"Racer {n}") for n in range(60)}
+    race, boards = board(standings)
+    whole = push.board_message(race, boards, set(standings), max_bytes=10**6, now=1_800_000_000)
+    published = {key: value for key, value in whole.items() if key != "rows"} | {"z": packed_here(whole["rows"])}
+    size = len(json.dumps(published, separators=(",", ":"), ensure_ascii=False).encode())
+    fits = push.board_message(race, boards, set(standings), max_bytes=size + 16, now=1_800_000_000)
+    assert len(fits["rows"]) == 60 and fits["more"] == 0
+    short = push.board_message(race, boards, set(standings), max_bytes=size + 15, now=1_800_000_000)
+    assert len(short["rows"]) < 60 and short["more"] == 60 - len(short["rows"])
