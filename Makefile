@@ -25,6 +25,7 @@ help:
 	@echo "make test    - install everything needed and run every test (the four layers below, on two workers)"
 	@echo "make lint    - ruff and mypy (pyproject.toml), as make test runs them first"
 	@echo "make test-unit | test-integration | test-infra | test-e2e - one layer of the tests"
+	@echo "make mutation - mutation testing of the rule modules against tests/unit (about 4 minutes; docs/testing.md)"
 	@echo "make synth   - synthesize the CloudFormation template (offline, cdk-nag checked)"
 	@echo "make sam-db  - the DynamoDB that sam local invoke's events expect (docs/local.md: sam local invoke)"
 	@echo "make deploy  - cdk deploy to the AWS account of your current credentials (README: Deploy)"

@@ -1,8 +1,8 @@
 import base64
 import hashlib
 import hmac
-import os
 import json
+import os
 
 import pytest
 
