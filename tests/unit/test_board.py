@@ -143,12 +143,6 @@ def test_a_standing_of_an_entry_keeps_every_field():
     assert Standing.of_entry(entry).item() == [Decimal("12.5"), 41, "Ann", "trainer", "pending"]
 
 
-def test_a_board_of_entries_ranks_them():
-    built = Board.of_entries([EntryLike("a", Decimal(3), 9, "A"), EntryLike("b", Decimal(7), 9, "B", "virtual")])
-    assert [(s.racer_id, s.score, s.name, s.equipment) for s in built.ranked()] == [
-        ("b", Decimal(7), "B", "virtual"), ("a", Decimal(3), "A", "bike")]
-
-
 def test_a_racer_who_joined_has_no_score_nor_second_yet():
     assert Standing.joined("r1", "Ann") == Standing("r1", Decimal(0), None, "Ann", "bike", None)
     assert Standing.joined("r2", "Bo", "virtual").item() == [0, None, "Bo", "virtual", None]
