@@ -25,7 +25,7 @@ help:
 	@echo "make test    - install everything needed and run every test (the four layers below, on two workers)"
 	@echo "make lint    - ruff and mypy (pyproject.toml), as make test runs them first"
 	@echo "make test-unit | test-integration | test-infra | test-e2e - one layer of the tests"
-	@echo "make mutation - mutation testing of the rule modules against tests/unit (about 4 minutes; docs/testing.md)"
+	@echo "make mutation - mutation testing of the rule modules against tests/unit (about 1.5 minutes; docs/testing.md)"
 	@echo "make synth   - synthesize the CloudFormation template (offline, cdk-nag checked)"
 	@echo "make sam-db  - the DynamoDB that sam local invoke's events expect (docs/local.md: sam local invoke)"
 	@echo "make deploy  - cdk deploy to the AWS account of your current credentials (README: Deploy)"
@@ -129,7 +129,7 @@ demo: $(STAMP_PY) $(FRONTEND) java
 	PORT=$(PORT) RACERS=$(RACERS) SPEED=$(SPEED) $(PY) -m local.demo
 
 # Mutation testing of the rule modules against tests/unit alone (tools/mutation.py, docs/testing.md):
-# prints each module's score and fails below 90 %. Minutes, so never part of make test. mutmut needs a
+# prints each module's score and fails below 90 %. About 90 s, so never part of make test. mutmut needs a
 # newer click than aws-sam-cli's pin, so it has a venv of its own (what tests/unit imports, no SAM).
 MUTATION_VENV := .venv-mutation
 MUTATION_STAMP := $(MUTATION_VENV)/.installed-$(PYTHON_VERSION)
