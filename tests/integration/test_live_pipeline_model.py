@@ -460,3 +460,15 @@ def test_the_live_pipeline_matches_the_model_whatever_the_order_of_samples_and_r
     if not RANDOM:  # the same programs on every run
         options["derandomize"] = True
     run_state_machine_as_test(machine, settings=settings(**options))
+
+
+def test_a_ride_disqualified_between_a_failed_settlement_and_its_retry_leaves_the_class_board(pipeline):
+    # The program 1,000 random ones found (issue 39's check): a settlement that failed after merging the class
+    # board had put the ride's row there; the admin disqualified it before the retry, which only raises rows
+    state = pipeline()
+    for _ in range(4):
+        state.finish()
+    state.deliver_batch_failing_partway(size=12, writes_before_fault=0)
+    state.deliver_batch_failing_partway(size=1, writes_before_fault=3)
+    state.review(decision="disqualify", racer=0)
+    state.teardown()  # drains the stream, then checks every board, result and best against the model

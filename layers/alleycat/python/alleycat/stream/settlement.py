@@ -41,6 +41,9 @@ def settle(race_id: str) -> None:
     changed = [entry.racerId for entry in racers.get_entries(race_id, roster) if entry.review != used.get(entry.racerId)]
     if changed:
         decisions.apply(race_id, changed)
+    # An earlier attempt that failed after merging the class board may have merged a ride reviewed since: its row goes.
+    for racer_id in [entry.racerId for entry in entries if entry.review and not rule.counts(entry)]:
+        decisions.set_class_best(race.classId, racer_id)
 
 
 def check_ride(entry: e.Entry, samples: dict) -> None:
