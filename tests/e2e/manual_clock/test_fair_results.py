@@ -71,6 +71,13 @@ class Race:
         query = "equipment=real&limit=100" if real else "limit=100"
         return self.client.call("GET", f"/races/{self.race_id}/leaderboard?{query}")[1]["items"]
 
+    def counted(self, racer_ids, last_second):
+        """Wait until the race's board has counted every second up to ``last_second`` of each racer."""
+        def every_second_counted():
+            seconds = {item["racerId"]: item["lastSecond"] for item in self.board()}
+            return all(seconds.get(racer_id) == last_second for racer_id in racer_ids)
+        eventually(every_second_counted)
+
     def finish(self):
         assert self.client.call("POST", f"/races/{self.race_id}/finish", token=self.admin)[0] == 200
 
@@ -119,6 +126,9 @@ def test_real_equipment_only_ranks_the_real_rides_alone(stack, client, browser):
     trainer = race.join("Tia Trainer", "trainer")
     for racer_id, cadence in ((virtual, 100), (bike, 80), (trainer, 70)):  # the virtual ride leads
         race.ride(racer_id, cadence, 50, range(0, 30))
+    # The stream counts each racer's seconds on its own time: a board read before it has counted all 30 of
+    # every ride may rank the trainer above the bike for a moment
+    race.counted([virtual, bike, trainer], last_second=29)
     page = new_page(browser, stack, width=1280, height=900)
     asked = []
     page.on("request", lambda request: "/leaderboard" in request.url and asked.append(request.url))
