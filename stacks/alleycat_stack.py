@@ -21,7 +21,12 @@ from .users import Users
 class AlleycatStack(Stack):
     def __init__(self, scope: Construct, id: str, *, throwaway: bool = False, **kwargs) -> None:
         super().__init__(scope, id, **kwargs)
-        removal = RemovalPolicy.DESTROY if throwaway else RemovalPolicy.RETAIN
+        # What the stack keeps when it is deleted or a resource is replaced or removed (logs, failure
+        # queues): RetainExceptOnCreate, so a first deploy that fails and rolls back deletes what it
+        # made rather than leaving it behind. The table, the user pool and the buckets are plain Retain
+        # (stacks/table.py, users.py, site.py say why); nothing kept has a name of its own that a
+        # later create would need (tests/infrastructure/test_deploy.py).
+        removal = RemovalPolicy.DESTROY if throwaway else RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
 
         table = AlleycatTable(self, "Data", throwaway=throwaway).table
         functions = Functions(self, "Functions", table=table, removal_policy=removal)

@@ -19,9 +19,12 @@ subprotocol list, no AWS credentials in the browser at all, no SigV4 signer in t
 round trips to Cognito before the first message, and nothing more in the CSP than the real-time
 endpoint. An unauthenticated role would hand every visitor temporary AWS credentials, whose worth
 is only as narrow as that role's policy stays, for nothing the key does not give. The key's costs:
-it is public (by design here), and AppSync keys expire: it is set to 364 days after the day
-of each deploy (AppSync allows at most 365), so a stack not deployed for a year loses its live boards (the page
-then polls, as without push) until the next deploy.
+it is public (by design here), and AppSync keys expire: each deploy sets it to expire 364 days after
+the deploy's day (AppSync allows at most 365), so a stack not deployed for 364 days loses its live
+boards (the page then polls, as without push) until its next deploy. AppSync deletes a key 60 days
+after it expired, and a deleted key cannot be updated (``ApiKey``, AppSync API reference): a deploy
+extending it would fail. So the key is replaced by a new one (a new logical id) at the first deploy of
+each ``KEY_GENERATION_DAYS`` period, which a stack idle for 364 + 60 days always reaches (docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -45,6 +48,10 @@ from .settings import BOARD_PUBLISHER, BOARD_PUBLISHER_ACTIONS, PUSH_MESSAGES_PE
 API_KEY = appsync.AppSyncAuthorizationType.API_KEY
 IAM = appsync.AppSyncAuthorizationType.IAM
 KEY_LIFETIME_DAYS = 364  # AppSync allows 1 to 365 days from the deploy
+# A key of the same logical id as the last deploy's is extended; once per period a new one replaces
+# it. At most the key's lifetime: the next deploy of a stack whose key AppSync deleted (60 days after
+# it expired) is in a later period.
+KEY_GENERATION_DAYS = KEY_LIFETIME_DAYS
 
 
 def key_expiry(now: float | None = None) -> Expiration:
@@ -52,6 +59,11 @@ def key_expiry(now: float | None = None) -> Expiration:
     changes once a day, not at every synth."""
     today = int(time.time() if now is None else now) // 86_400 * 86_400
     return Expiration.at_timestamp((today + KEY_LIFETIME_DAYS * 86_400) * 1000)
+
+
+def key_name(now: float | None = None) -> str:
+    """The viewers' key of this period (its logical id derives from it): ``viewers<period>``."""
+    return f"viewers{int(time.time() if now is None else now) // 86_400 // KEY_GENERATION_DAYS}"
 
 
 class BoardEvents(Construct):
@@ -72,11 +84,13 @@ class BoardEvents(Construct):
         # written by a role that may write there and nowhere else (not AWS's managed policy).
         logs_role = iam.Role(self, "LogsRole", assumed_by=iam.ServicePrincipal("appsync.amazonaws.com"),
                              description="AppSync Events writes the race-board API's error logs")
+        now = time.time()
+        self.key_name = key_name(now)
         viewers = appsync.AppSyncAuthProvider(
             authorization_type=API_KEY,
             api_key_config=appsync.AppSyncApiKeyConfig(
-                name="viewers", description="Anonymous viewers: connect and subscribe to race boards only",
-                expires=key_expiry()))
+                name=self.key_name, description="Anonymous viewers: connect and subscribe to race boards only",
+                expires=key_expiry(now)))
         self.api = appsync.EventApi(
             self, "Api", api_name=f"{Stack.of(self).stack_name}-boards",
             authorization_config=appsync.EventApiAuthConfig(
@@ -113,4 +127,4 @@ class BoardEvents(Construct):
     def site_config(self) -> dict:
         """What the browser needs (``/config.json``, deployed with the site; the local stack serves the same)."""
         return {"events": {"realtime": self.realtime_url, "host": self.api.http_dns,
-                           "apiKey": self.api.api_keys["viewers"].attr_api_key}}
+                           "apiKey": self.api.api_keys[self.key_name].attr_api_key}}

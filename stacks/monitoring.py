@@ -7,9 +7,10 @@ per route, the stream's iterator age and the failure queue.
 
 from __future__ import annotations
 
-from aws_cdk import Duration, Stack
+from aws_cdk import ArnFormat, Duration, Stack
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as actions
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
@@ -43,6 +44,17 @@ def alarm_topic(scope: Construct) -> sns.Topic:
     data, and CloudWatch cannot publish to a topic under the AWS-managed aws/sns key.
     """
     topic = sns.Topic(scope, "Alarms", display_name="Alleycat alarms", enforce_ssl=True)
+    # enforce_ssl gives the topic a policy of its own, which replaces SNS's default one: without this
+    # statement CloudWatch may not publish, and no alarm would reach anyone. AWS's statement for alarms
+    # (CloudWatch's principal, sns:Publish), held to this account's alarms in this Region.
+    stack = Stack.of(scope)
+    topic.add_to_resource_policy(iam.PolicyStatement(
+        sid="AllowThisAccountsAlarmsToPublish", actions=["sns:Publish"], resources=[topic.topic_arn],
+        principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+        conditions={"StringEquals": {"aws:SourceAccount": stack.account},
+                    "ArnLike": {"aws:SourceArn": stack.format_arn(service="cloudwatch", resource="alarm",
+                                                                  resource_name="*",
+                                                                  arn_format=ArnFormat.COLON_RESOURCE_NAME)}}))
     email = scope.node.try_get_context(EMAIL_CONTEXT)
     if email:
         topic.add_subscription(subscriptions.EmailSubscription(email))

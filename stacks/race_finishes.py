@@ -38,7 +38,10 @@ class RaceFinishes(Construct):
         # Invoked asynchronously (by its schedule, or at once): retried twice by Lambda, then kept here.
         self.function.configure_async_invoke(on_failure=destinations.SqsDestination(self.failures),
                                              max_event_age=Duration.hours(1), retry_attempts=2)
-        self.group = scheduler.ScheduleGroup(self, "Schedules", removal_policy=removal_policy)
+        # Deleted with the stack, whatever else is kept: it holds only the one-time schedules of races
+        # to come, worthless without this stack's finisher, and CDK gives it a fixed name, so a group
+        # left behind (by a failed first deploy or a destroy) would fail every later create of the stack.
+        self.group = scheduler.ScheduleGroup(self, "Schedules", removal_policy=RemovalPolicy.DESTROY)
         self.schedules_arn = stack.format_arn(service="scheduler", resource="schedule",
                                               resource_name=f"{self.group.schedule_group_name}/{SCHEDULE_PREFIX}*")
         # What the schedules run as: invoke the finisher, or give up on it into the failure queue; nothing else.

@@ -75,3 +75,21 @@ ACCESS_LOG_FIELDS = {
     "authorizerError": "$context.authorizer.error", "sub": "$context.authorizer.claims.sub",
     "userAgent": "$context.identity.userAgent",
 }
+
+# CloudFront's Origin Shield in front of the API (stacks/site.py, docs/edge.md). CloudFront offers it
+# only in the Regions where it has a regional edge cache, and says which of them to choose for an
+# origin in another Region ("Choosing the AWS Region for Origin Shield", CloudFront Developer Guide):
+# the stack's own Region when it is one of these, else the one the table below names. A Region in
+# neither has no documented choice: deploy with `-c originShieldRegion=<one of these>`, or `off`.
+ORIGIN_SHIELD_CONTEXT = "originShieldRegion"
+ORIGIN_SHIELD_OFF = "off"
+ORIGIN_SHIELD_REGIONS = ("us-east-2", "us-east-1", "us-west-2", "ap-south-1", "ap-northeast-2", "ap-southeast-1",
+                         "ap-southeast-2", "ap-northeast-1", "eu-central-1", "eu-west-1", "eu-west-2", "sa-east-1")
+ORIGIN_SHIELD_FOR_OTHER_REGIONS = {"us-west-1": "us-west-2", "af-south-1": "eu-west-1", "ap-east-1": "ap-southeast-1",
+                                   "ca-central-1": "us-east-1", "eu-south-1": "eu-central-1", "eu-west-3": "eu-west-2",
+                                   "eu-north-1": "eu-west-2", "me-south-1": "ap-south-1"}
+
+
+def origin_shield_region(region: str) -> str | None:
+    """Where Origin Shield runs for an API in ``region``, as AWS documents it (None: no documented choice)."""
+    return region if region in ORIGIN_SHIELD_REGIONS else ORIGIN_SHIELD_FOR_OTHER_REGIONS.get(region)

@@ -16,7 +16,7 @@ caches only GET and HEAD, and every write answers ``no-store``. docs/edge.md has
 
 from __future__ import annotations
 
-from aws_cdk import CfnResource, Duration, RemovalPolicy, Stack
+from aws_cdk import Aws, CfnMapping, CfnResource, Duration, Names, RemovalPolicy, Stack
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
 from aws_cdk import aws_logs as logs
@@ -26,7 +26,7 @@ from constructs import Construct
 
 from alleycat.edge.routes import ROUTES, Route
 
-from . import ROOT, acknowledge, headers
+from . import ROOT, acknowledge, headers, settings
 
 DIST_DIR = ROOT / "frontend" / "dist"
 LOG_RETENTION = Duration.days(90)
@@ -42,6 +42,13 @@ API_MAX_TTL = Duration.days(1)
 # Statuses CloudFront would otherwise cache for 10 s whatever the origin says: cached only as
 # long as their Cache-Control allows (a read's 4xx: 1 s; anything else: not at all).
 UNCACHED_ERRORS = (400, 403, 404, 405, 414, 500, 501, 502, 503, 504)
+# CloudFront's policies and origin access controls are global: one namespace per account, whatever
+# the Region. Their names end in the stack's Region (and start with the stack's unique name), so the
+# stack deploys to a second Region of the same account. Names are at most 128 characters (an origin
+# access control's 64); a Region code is at most 16 here (the longest today, ap-southeast-5, is 14).
+LONGEST_REGION = 16
+POLICY_NAME_LENGTH = 128
+ACCESS_CONTROL_NAME_LENGTH = 64
 
 
 def api_path_patterns(routes: tuple[Route, ...] = ROUTES) -> list[str]:
@@ -63,14 +70,44 @@ def api_request_headers(routes: tuple[Route, ...] = ROUTES) -> list[str]:
 def private_bucket(scope: Construct, id: str, removal_policy: RemovalPolicy, **kwargs) -> s3.Bucket:
     """No public access, TLS only, encrypted at rest. A bucket destroyed with its stack (a throwaway
     stack's) is emptied first by CDK's auto-delete custom resource: CloudFormation cannot delete a
-    bucket that holds objects."""
+    bucket that holds objects. For the same reason a kept bucket is kept even when the stack's first
+    deploy fails (``Retain``, not ``RetainExceptOnCreate``): that rollback could not delete it once a
+    file or a log is in it. CloudFormation names it, so a leftover never blocks the next create."""
+    destroyed = removal_policy == RemovalPolicy.DESTROY
     return s3.Bucket(scope, id,
                      block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
                      enforce_ssl=True,
                      encryption=s3.BucketEncryption.S3_MANAGED,
-                     removal_policy=removal_policy,
-                     auto_delete_objects=removal_policy == RemovalPolicy.DESTROY,
+                     removal_policy=RemovalPolicy.DESTROY if destroyed else RemovalPolicy.RETAIN,
+                     auto_delete_objects=destroyed,
                      **kwargs)
+
+
+def name_in_region(scope: Construct, purpose: str, max_length: int) -> str:
+    """``<the stack's unique name for scope>-<purpose>-<the stack's Region>``, at most ``max_length``
+    characters in any Region: unique per stack and per Region in the account's global namespace."""
+    room = max_length - len(purpose) - 2 - LONGEST_REGION
+    return f"{Names.unique_resource_name(scope, max_length=room, separator='-')}-{purpose}-{Stack.of(scope).region}"
+
+
+def origin_shield(scope: Construct) -> dict:
+    """The API origin's Origin Shield settings: one regional cache in front of the API, so a 1-second
+    answer is fetched about once a second in all, not once per regional edge cache (docs/edge.md).
+    Its Region is ``-c originShieldRegion=<Region>`` (``off``: none), else the one AWS documents for
+    the stack's Region (``stacks.settings``), looked up by CloudFormation in the deploy's Region: in a
+    Region without one the deploy fails before anything is created (no such key in the mapping)."""
+    chosen = scope.node.try_get_context(settings.ORIGIN_SHIELD_CONTEXT)
+    if chosen == settings.ORIGIN_SHIELD_OFF:
+        return {"origin_shield_enabled": False}
+    if chosen:
+        if chosen not in settings.ORIGIN_SHIELD_REGIONS:
+            raise ValueError(f"-c {settings.ORIGIN_SHIELD_CONTEXT}={chosen}: CloudFront offers Origin Shield in "
+                             f"{', '.join(settings.ORIGIN_SHIELD_REGIONS)} only (or say {settings.ORIGIN_SHIELD_OFF})")
+        return {"origin_shield_enabled": True, "origin_shield_region": chosen}
+    regions = CfnMapping(scope, "OriginShieldRegions", mapping={
+        region: {"Region": settings.origin_shield_region(region)}
+        for region in (*settings.ORIGIN_SHIELD_REGIONS, *settings.ORIGIN_SHIELD_FOR_OTHER_REGIONS)})
+    return {"origin_shield_enabled": True, "origin_shield_region": regions.find_in_map(Aws.REGION, "Region")}
 
 
 class Site(Construct):
@@ -96,7 +133,10 @@ class Site(Construct):
             comment="Alleycat: the frontend and its API",
             default_root_object="index.html",
             default_behavior=cloudfront.BehaviorOptions(
-                origin=origins.S3BucketOrigin.with_origin_access_control(self.bucket),
+                origin=origins.S3BucketOrigin.with_origin_access_control(
+                    self.bucket, origin_access_control=cloudfront.S3OriginAccessControl(
+                        self, "BucketAccess", description="Alleycat site: CloudFront reads the private bucket",
+                        origin_access_control_name=name_in_region(self, "bucket", ACCESS_CONTROL_NAME_LENGTH))),
                 viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
                 cache_policy=cloudfront.CachePolicy.CACHING_OPTIMIZED,
                 response_headers_policy=self.headers,
@@ -151,14 +191,12 @@ class Site(Construct):
         self.deployment.node.add_dependency(self.assets)
 
     def _api_behaviors(self, api_domain: str, routes: tuple[Route, ...]) -> dict[str, cloudfront.BehaviorOptions]:
-        # Origin Shield: one regional cache in front of the API, so a 1-second answer is fetched
-        # about once a second in all, not once per regional edge cache (docs/edge.md).
         origin = origins.HttpOrigin(
             api_domain, protocol_policy=cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
-            origin_ssl_protocols=[cloudfront.OriginSslPolicy.TLS_V1_2],
-            origin_shield_enabled=True, origin_shield_region=Stack.of(self).region)
+            origin_ssl_protocols=[cloudfront.OriginSslPolicy.TLS_V1_2], **origin_shield(self))
         self.api_cache = cloudfront.CachePolicy(
             self, "ApiCache", comment="Alleycat API: as long as the answer's Cache-Control allows",
+            cache_policy_name=name_in_region(self, "api-cache", POLICY_NAME_LENGTH),
             min_ttl=Duration.seconds(0), default_ttl=Duration.seconds(0), max_ttl=API_MAX_TTL,
             query_string_behavior=cloudfront.CacheQueryStringBehavior.allow_list(*api_query_parameters(routes)),
             header_behavior=cloudfront.CacheHeaderBehavior.allow_list("Authorization"),
@@ -166,6 +204,7 @@ class Site(Construct):
             enable_accept_encoding_gzip=True, enable_accept_encoding_brotli=True)
         self.api_request = cloudfront.OriginRequestPolicy(
             self, "ApiRequest", comment="Alleycat API writes: body type and idempotency key",
+            origin_request_policy_name=name_in_region(self, "api-request", POLICY_NAME_LENGTH),
             header_behavior=cloudfront.OriginRequestHeaderBehavior.allow_list(*api_request_headers(routes)),
             query_string_behavior=cloudfront.OriginRequestQueryStringBehavior.none(),
             cookie_behavior=cloudfront.OriginRequestCookieBehavior.none())
@@ -186,6 +225,7 @@ class Site(Construct):
         return cloudfront.ResponseHeadersPolicy(
             self, "SecurityHeaders",
             comment="Alleycat site: HSTS, CSP, nosniff, no framing, no referrer",
+            response_headers_policy_name=name_in_region(self, "security-headers", POLICY_NAME_LENGTH),
             security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
                 strict_transport_security=cloudfront.ResponseHeadersStrictTransportSecurity(
                     access_control_max_age=Duration.seconds(headers.HSTS_MAX_AGE_SECONDS),
