@@ -37,10 +37,10 @@ from alleycat.settings import (
 from alleycat.settings import PUSH_MESSAGES_PER_SECOND as PUSH_RATE_VARIABLE
 from alleycat.storage import dynamo
 from stacks import headers
-from stacks.settings import BOARD_PUBLISHER, FINISHER, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import API_SCOPES, BOARD_PUBLISHER, FINISHER, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR, TOKEN_GROUPS
 
 from . import openapi
-from .auth import authorizer_claims
+from .auth import JwtAuthorizer, authorizer_claims
 from .clock import WallClock
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .eventapi import EventApi
@@ -86,7 +86,8 @@ def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> No
 
 class ApiHandler(BaseHTTPRequestHandler):
     server_version = "AlleycatLocal/1"
-    users: UserPool  # the user pool stand-in: its tokens are the ones the API's authorizer accepts
+    users: UserPool  # the user pool stand-in: POST /local/token signs with its access token key
+    authorizer: JwtAuthorizer  # the routes' JWT authorizer: the pool's issuer and app client, API_SCOPES
     runtime: Runtime
     clock: WallClock  # or a clock the tests move (local.clock)
     site_config: dict  # GET /config.json: what the frontend needs besides its own origin
@@ -149,9 +150,11 @@ class ApiHandler(BaseHTTPRequestHandler):
                               {"message": "Method Not Allowed" if path_known else "Not Found"})
         claims = None
         if route.protected:
-            claims = self._claims()
-            if claims is None:
-                return self._json(401, {"message": "Unauthorized"})
+            claims, why = self._claims()
+            if claims is None:  # as API Gateway answers: its reason in WWW-Authenticate
+                return self._send(401, b'{"message":"Unauthorized"}', {
+                    "Content-Type": "application/json",
+                    "WWW-Authenticate": f'Bearer scope="{" ".join(API_SCOPES)}" error="invalid_token" error_description="{why}"'})
         event = http_event(route, url.path, parameters, url.query, self.headers.items(), body, claims,
                            self.client_address[0], now=self.clock.now())
         try:
@@ -162,10 +165,12 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._send(response["statusCode"], (response.get("body") or "").encode(), response.get("headers") or {},
                    response.get("cookies") or ())
 
-    def _claims(self) -> dict | None:
-        scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
-        claims = self.users.authorize(token.strip()) if scheme.lower() == "bearer" and token else None
-        return authorizer_claims(claims) if claims else None
+    def _claims(self) -> tuple[dict | None, str | None]:
+        header = (self.headers.get("Authorization") or "").strip()
+        if not header:
+            return None, "no token"
+        claims, why = self.authorizer.verify(header, API_SCOPES)
+        return (authorizer_claims(claims), None) if claims else (None, why)
 
     def _token(self, body: str | None) -> None:
         try:
@@ -254,7 +259,9 @@ class LocalStack:
         # After configure_environment: the workers inherit it.
         self.runtime = Runtime(clock=self.clock, functions=(*(route.function for route in ROUTES), TOKEN_GROUPS))
         assert self.users is not None  # _start_user_pool ran first
-        handler = type("BoundApiHandler", (ApiHandler,), {"users": self.users.pool, "runtime": self.runtime,
+        pool = self.users.pool
+        authorizer = JwtAuthorizer(lambda: pool.issuer, (pool.client_id,), self.clock.now)  # finds the keys by the issuer
+        handler = type("BoundApiHandler", (ApiHandler,), {"users": pool, "authorizer": authorizer, "runtime": self.runtime,
                                                           "clock": self.clock, "site_config": self.site_config})
         self._http = ApiServer((self.host, self.port), handler)
         self.port = self._http.server_address[1]
