@@ -11,7 +11,10 @@ import base64
 import hashlib
 import hmac
 import json
+import os
+import secrets
 import struct
+import tempfile
 import threading
 import urllib.request
 from collections.abc import Callable
@@ -163,6 +166,18 @@ class JwtAuthorizer:
                 self._keys = {jwk["kid"]: found for jwk in keys if (found := public_key(jwk)) is not None}
                 self._fetched_at = now
             return self._keys.get(kid)
+
+
+def new_credentials() -> tuple[str, str]:
+    """An access key id and secret shaped as AWS's (20 and 40 characters): the local stack's own, made at
+    each start, the only ones its stand-ins accept."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+    return "AKIA" + "".join(secrets.choice(alphabet) for _ in range(16)), secrets.token_urlsafe(30)[:40]
+
+
+def credentials_file(port: int) -> str:
+    """Where `make local` on ``port`` leaves its credentials for `make admin SITE=...` (readable by its user only)."""
+    return os.path.join(tempfile.gettempdir(), f"alleycat-local-{port}-credentials.json")
 
 
 def s256(verifier: str) -> str:

@@ -43,7 +43,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from .eventapi import SigV4Verifier
+from .eventapi import UNRECOGNIZED_KEY, SigV4Verifier
 from .userpool import SCOPES, CognitoError, User, UserPool
 
 TARGET_PREFIX = "AWSCognitoIdentityProviderService."
@@ -304,10 +304,10 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
             signed = False
             if "Authorization" in self.headers:  # an operator's call: signed by the stack's credentials, or refused
                 why = self.service.verifier.verify(self.command, self.path, dict(self.headers.items()), body)
-                if why == "unknown access key":
-                    raise CognitoError("UnrecognizedClientException", "The security token included in the request is invalid.", 403)
+                if why == "unknown access key":  # Cognito answers these with a 400
+                    raise CognitoError("UnrecognizedClientException", UNRECOGNIZED_KEY)
                 if why:
-                    raise CognitoError("InvalidSignatureException", why, 403)
+                    raise CognitoError("InvalidSignatureException", why)
                 signed = True
             answer, status = self.pool.call(target[len(TARGET_PREFIX):], request, signed), 200
         except CognitoError as error:

@@ -37,10 +37,17 @@ from alleycat.settings import (
 from alleycat.settings import PUSH_MESSAGES_PER_SECOND as PUSH_RATE_VARIABLE
 from alleycat.storage import dynamo
 from stacks import headers
-from stacks.settings import API_SCOPES, BOARD_PUBLISHER, FINISHER, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import (
+    API_SCOPES,
+    BOARD_PUBLISHER,
+    FINISHER,
+    PUSH_MESSAGES_PER_SECOND,
+    STREAM_PROCESSOR,
+    TOKEN_GROUPS,
+)
 
 from . import openapi
-from .auth import JwtAuthorizer, authorizer_claims
+from .auth import JwtAuthorizer, authorizer_claims, credentials_file, new_credentials
 from .clock import WallClock
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .eventapi import EventApi
@@ -209,8 +216,12 @@ class LocalStack:
     """Embedded DynamoDB + API server; ``start()`` returns once both answer."""
 
     def __init__(self, port: int = 3000, host: str = "127.0.0.1", push_boards: bool = True,
-                 dynamodb: EmbeddedDynamoDB | None = None, clock=None):
+                 dynamodb: EmbeddedDynamoDB | None = None, clock=None, credentials: tuple[str, str] | None = None):
         self.host, self.port = host, port
+        # The stack's AWS credentials, made afresh unless given: its functions sign with them and its
+        # stand-ins (Event API, user pool API, Lambda, Scheduler) accept no others. A shell's own AWS
+        # credentials never reach the local functions.
+        self.credentials = credentials or new_credentials()
         # The time of requests, schedules and functions: the wall clock, or one the tests move.
         self.clock = clock or WallClock()
         # The stand-in Event API the stream processor publishes to; ALLEYCAT_PUSH=0 leaves it out
@@ -240,6 +251,7 @@ class LocalStack:
 
     def start(self) -> LocalStack:
         self.dynamodb.start()
+        os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"] = self.credentials
         configure_environment(self.dynamodb.url)
         if self.push:  # verifies the publisher's SigV4 with the credentials the functions get
             self.events = EventApi(host=self.host, access_key=os.environ["AWS_ACCESS_KEY_ID"],
@@ -387,7 +399,11 @@ def main() -> None:
     stack = start_or_explain(port)
     print(f"Alleycat local stack ready at {stack.url}  (Ctrl-C stops it)", flush=True)
     assert stack.users is not None  # started
-    print(f"  sign-in (Cognito user pool stand-in): {stack.users.url}  (codes Cognito would email print here)", flush=True)
+    print(f"  sign-in (Cognito user pool stand-in): {stack.users.domain}  (codes Cognito would email print here)", flush=True)
+    saved = credentials_file(stack.port)  # for `make admin SITE=...`
+    with open(os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as file:
+        json.dump(dict(zip(("accessKeyId", "secretAccessKey"), stack.credentials, strict=True)), file)
+    print(f"  its AWS credentials (the stand-ins accept no others): {saved}", flush=True)
     if stack.events:
         print(f"  live boards (AppSync Events stand-in): publish {stack.events.http_url}, "
               f"subscribe {stack.events.realtime_url}", flush=True)

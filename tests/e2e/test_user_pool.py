@@ -272,6 +272,7 @@ def test_operator_calls_need_the_stacks_credentials(config):
     with pytest.raises(ClientError) as refused:
         stranger.admin_get_user(UserPoolId=config["userPoolId"], Username="nobody@example.com")
     assert refused.value.response["Error"]["Code"] == "UnrecognizedClientException"
+    assert refused.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400  # as Cognito answers it
 
 
 def test_an_emailed_code_signs_in_only_the_browser_that_gave_the_password(stack, config):

@@ -9,6 +9,7 @@ https://docs.aws.amazon.com/cognito/latest/developerguide/federation-endpoints.h
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import uuid
@@ -118,6 +119,27 @@ def test_managed_login_is_served_and_sets_cookies_on_its_own_host_name_only(stac
     q = urlencode({"response_type": "code", "client_id": config["clientId"], "redirect_uri": f"{stack.url}/"})
     status, headers, _ = Browser().go(f"{config['idpUrl']}login?{q}")
     assert status == 404 and "Set-Cookie" not in headers
+
+
+def test_the_stacks_own_credentials_are_made_at_its_start_and_the_old_defaults_are_refused(stack, config):
+    import boto3
+    from botocore.exceptions import ClientError
+
+    from .test_event_api import publish
+
+    assert stack.credentials != ("local", "local") and len(stack.credentials[0]) == 20
+    assert (os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"]) == stack.credentials
+    guessed = boto3.client("cognito-idp", endpoint_url=config["idpUrl"], region_name=os.environ["AWS_DEFAULT_REGION"],
+                           aws_access_key_id="local", aws_secret_access_key="local")
+    with pytest.raises(ClientError) as refused:
+        guessed.admin_add_user_to_group(UserPoolId=config["userPoolId"], Username="anyone@example.com", GroupName="admin")
+    assert refused.value.response["Error"]["Code"] == "UnrecognizedClientException"
+    if stack.events:
+        status, answer = publish(stack.events, "/races/R", [{}], credentials=("local", "local"),
+                                 region=os.environ["AWS_DEFAULT_REGION"])
+        assert status == 401 and answer["errors"][0]["errorType"] == "UnrecognizedClientException"
+        assert publish(stack.events, "/races/R", [{}], credentials=stack.credentials,
+                       region=os.environ["AWS_DEFAULT_REGION"])[0] == 200
 
 
 # --- an attacker's page on another local port ----------------------------------------------------

@@ -4,9 +4,8 @@ Cognito's lockout after wrong passwords and codes, the OIDC nonce."""
 
 from __future__ import annotations
 
-import pytest
-
 import jwt
+import pytest
 
 from local.auth import JwtAuthorizer, s256
 from local.userpool import ACCESS_SECONDS, CODE_SECONDS, REFRESH_SECONDS, CognitoError, UserPool, password_problem
