@@ -118,7 +118,8 @@ class JwtAuthorizer:
         from cryptography.hazmat.primitives import hashes
         from cryptography.hazmat.primitives.asymmetric import padding
 
-        parts = token.removeprefix("Bearer ").strip().split(".")
+        token = token.strip()
+        parts = (token[len("bearer "):] if token[:len("bearer ")].lower() == "bearer " else token).strip().split(".")
         try:
             header, claims = json.loads(unb64url(parts[0])), json.loads(unb64url(parts[1]))
             signature = unb64url(parts[2])

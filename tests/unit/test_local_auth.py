@@ -71,6 +71,8 @@ def test_the_authorizer_accepts_a_valid_access_token_and_finds_the_key_by_the_is
     documents = Documents(key)
     authorizer = JwtAuthorizer(ISSUER, (CLIENT,), lambda: 1500, fetch=documents)
     assert authorizer.verify(key.sign(access()), ("openid",)) == (access(), None)
+    # The identity source may hold the token alone or after "Bearer"
+    assert authorizer.verify(f"bearer {key.sign(access())}", ("openid",))[0] == access()
     assert documents.fetched == [f"{ISSUER}/.well-known/openid-configuration", "http://127.0.0.1:9/keys"]
     authorizer.verify(key.sign(access()), ("openid",))
     assert len(documents.fetched) == 2, "the keys are kept"
