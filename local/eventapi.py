@@ -66,6 +66,10 @@ MAX_SEGMENTS = 5
 SEGMENT = re.compile(r"[A-Za-z0-9-]{1,50}")
 SIGNATURE_SKEW_SECONDS = 15 * 60
 MAX_PUBLISH_BYTES = 1_200_000
+# AppSync's quota "Subscriptions per connection" (https://docs.aws.amazon.com/general/latest/gr/appsync.html);
+# past it a subscribe is refused with the errorType AppSync's real-time clients know, MaxSubscriptionsReachedError.
+MAX_SUBSCRIPTIONS_PER_CONNECTION = 100
+UNRECOGNIZED_KEY = "The security token included in the request is invalid."  # AWS's words for an unknown access key
 
 
 def error(error_type: str, message: str) -> dict:
@@ -325,6 +329,9 @@ class EventApi:
             return error("BadRequestException", "a subscription needs an id (1-128 characters)")
         if sub_id in subscriptions:
             return error("BadRequestException", "a subscription with this id exists on this connection")
+        if len(subscriptions) >= MAX_SUBSCRIPTIONS_PER_CONNECTION:
+            return error("MaxSubscriptionsReachedError",
+                         f"a connection holds at most {MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions")
         segments = channel_segments(message.get("channel"), wildcard=True)
         if segments is None:
             return error("BadRequestException", "not a valid channel path")
@@ -381,6 +388,8 @@ class PublishHandler(BaseHTTPRequestHandler):
             return self._answer(401, {"errors": [error("UnauthorizedException",
                                                        "publishing to this namespace requires IAM")]})
         why = self.api.verifier.verify("POST", self.path, dict(self.headers.items()), body)
+        if why == "unknown access key":  # as AWS answers a key it does not know
+            return self._answer(401, {"errors": [error("UnrecognizedClientException", UNRECOGNIZED_KEY)]})
         if why:
             return self._answer(401, {"errors": [error("UnauthorizedException", why)]})
         try:
@@ -415,7 +424,7 @@ class PublishHandler(BaseHTTPRequestHandler):
 
 def main() -> None:  # python -m local.eventapi: the stand-in alone
     api = EventApi().start()
-    sys.stdout.write(f"Event API: publish {api.http_url} (SigV4, access key 'local'), "
+    sys.stdout.write(f"Event API: publish {api.http_url} (SigV4, access key 'local', secret 'local'), "
                      f"subscribe {api.realtime_url}, API key {api.api_key}\n")
     try:
         threading.Event().wait()

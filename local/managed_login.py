@@ -12,9 +12,25 @@ endpoint (the user pool API, AWS JSON 1.1), both at one origin here.
 ``GET /logout``                 ends the session cookie, back to ``logout_uri``
 ``GET /oauth2/userInfo``        the caller's attributes
 ``POST /``                      the user pool API: ``X-Amz-Target: AWSCognitoIdentityProviderService.<Op>``
+``GET /<poolId>/.well-known/``  the issuer's ``openid-configuration`` and ``jwks.json``
 ==============================  ===============================================================
 
-The token, revoke, userInfo and API endpoints answer browsers of other origins (CORS), as Cognito's do.
+The token, revoke, userInfo, discovery and API endpoints answer browsers of other origins (CORS), as
+Cognito's do.
+
+Two host names, one port, as Cognito has two domains: the issuer and the user pool API on the
+stack's address (``http://127.0.0.1:<port>``, Cognito's ``cognito-idp.<region>.amazonaws.com``) and
+managed login on a name of its own (``http://localhost:<port>``, the user pool domain), the only one
+that answers its pages and sets its cookies. Cookies ignore ports: a session cookie set by
+``127.0.0.1:<port>`` would be sent to every server on 127.0.0.1, so a page on the site's port, or
+any other local port, could replay it. Under ``localhost`` it reaches only servers on ``localhost``:
+not the site (``127.0.0.1``) nor any port of 127.0.0.1. Chromium, Firefox and Python resolve
+``localhost`` themselves (no /etc/hosts change); ``*.localhost`` names would be narrower but
+Python's resolver (glibc) does not know them.
+
+Login CSRF: every form carries ``_csrf``, the value of the ``XSRF-TOKEN`` cookie its page set (as
+Cognito's managed login does); a post without the pair, or with a value this server never issued,
+is refused (403) and signs no one in.
 """
 
 from __future__ import annotations
@@ -27,11 +43,15 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from .eventapi import SigV4Verifier
+from .eventapi import UNRECOGNIZED_KEY, SigV4Verifier
 from .userpool import SCOPES, CognitoError, User, UserPool
 
 TARGET_PREFIX = "AWSCognitoIdentityProviderService."
 SESSION_COOKIE = "cognito"
+CSRF_COOKIE, CSRF_FIELD = "XSRF-TOKEN", "_csrf"  # Cognito's managed login's names
+CSRF_SECONDS = 3600  # a sign-in page's form is good for an hour
+DOMAIN_PATHS = frozenset({"/oauth2/authorize", "/login", "/signup", "/confirm", "/logout", "/login/password", "/login/mfa"})
+WELL_KNOWN = "/.well-known/"
 STEP_SECONDS = 180  # a sign-in's next step (new password, TOTP code) must follow within Cognito's 3-minute session
 CONFIRM_SECONDS = 24 * 3600  # the emailed code signs in the browser that signed up, while the code is good
 MAX_CODE_TRIES = 5  # wrong TOTP codes before the sign-in starts over
@@ -59,6 +79,10 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         url = urlsplit(self.path)
+        if not self._on_its_domain(url.path):
+            return self._text(404, "Not Found")
+        if url.path.startswith(f"/{self.pool.pool_id}{WELL_KNOWN}"):
+            return self._well_known(url.path)
         pages = {"/oauth2/authorize": self._authorize, "/login": self._login_page, "/signup": self._signup_page,
                  "/confirm": self._confirm_page, "/logout": self._logout, "/oauth2/userInfo": self._user_info,
                  "/login.css": self._style}
@@ -70,7 +94,13 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if url.path == "/":
             return self._api(body)
+        if not self._on_its_domain(url.path):
+            return self._text(404, "Not Found")
         form = flat(body.decode("utf-8", "replace"))
+        if url.path in DOMAIN_PATHS and not self.service.csrf_matches(self._cookie(CSRF_COOKIE), form.get(CSRF_FIELD, "")):
+            return self._page(403, "Start again", '<p class="error" role="alert">This form is not one this sign-in '
+                              'page gave you (it expired, or another site sent it). Go back to the app and sign in '
+                              'again.</p>')
         posts = {"/oauth2/token": self._token, "/oauth2/revoke": self._revoke, "/login": self._login,
                  "/signup": self._signup, "/confirm": self._confirm, "/login/password": self._new_password,
                  "/login/mfa": self._mfa}
@@ -82,6 +112,23 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         self._send(204, b"", {"Access-Control-Allow-Methods": "GET, POST, OPTIONS",
                               "Access-Control-Allow-Headers": self.headers.get("Access-Control-Request-Headers", ""),
                               "Access-Control-Max-Age": "600"}, cors=True)
+
+    def _on_its_domain(self, path: str) -> bool:
+        """Managed login's pages are served on the user pool domain's host only (its cookies are that host's)."""
+        return path not in DOMAIN_PATHS or urlsplit(f"//{self.headers.get('Host', '')}").hostname == self.service.domain_host
+
+    def _cookie(self, name: str) -> str:
+        for part in (self.headers.get("Cookie") or "").split(";"):
+            key, _, value = part.strip().partition("=")
+            if key == name:
+                return value
+        return ""
+
+    def _well_known(self, path: str) -> None:
+        try:
+            self._json(200, self.pool.well_known(f"{self.pool.issuer}{path[len('/' + self.pool.pool_id):]}"), cors=True)
+        except KeyError:
+            self._text(404, "Not Found")
 
     # --- managed login --------------------------------------------------------------------------
 
@@ -216,7 +263,7 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         if self.service.request_problem(query):
             return self._page(200, "Signed in", "<p>You are signed in. Go back to the app.</p>")
         scope = " ".join(part for part in query.get("scope", " ".join(SCOPES)).split() if part in SCOPES)
-        code = self.pool.code_for(user, query["redirect_uri"], query.get("code_challenge", ""), scope)
+        code = self.pool.code_for(user, query["redirect_uri"], query.get("code_challenge", ""), scope, query.get("nonce", ""))
         cookie = f"{SESSION_COOKIE}={self.service.open_session(user)}; Path=/; HttpOnly; SameSite=Lax"
         self._back(query, cookie=cookie, code=code)
 
@@ -257,10 +304,10 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
             signed = False
             if "Authorization" in self.headers:  # an operator's call: signed by the stack's credentials, or refused
                 why = self.service.verifier.verify(self.command, self.path, dict(self.headers.items()), body)
-                if why == "unknown access key":
-                    raise CognitoError("UnrecognizedClientException", "The security token included in the request is invalid.", 403)
+                if why == "unknown access key":  # Cognito answers these with a 400
+                    raise CognitoError("UnrecognizedClientException", UNRECOGNIZED_KEY)
                 if why:
-                    raise CognitoError("InvalidSignatureException", why, 403)
+                    raise CognitoError("InvalidSignatureException", why)
                 signed = True
             answer, status = self.pool.call(target[len(TARGET_PREFIX):], request, signed), 200
         except CognitoError as error:
@@ -285,16 +332,25 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         inputs = "".join(f'<label for="{name}">{label}</label><input id="{name}" name="{name}" type="{kind}" '
                          f'value="{html.escape(value)}" required>' for name, label, kind, value in fields)
         extra = "".join(f'<input type="hidden" name="{name}" value="{html.escape(value)}">'
-                        for name, value in {"q": q, **(hidden or {})}.items())
+                        for name, value in {CSRF_FIELD: self._csrf_token(), "q": q, **(hidden or {})}.items())
         problem = f'<p class="error" role="alert">{html.escape(error)}</p>' if error else ""
         return f'{problem}<form method="post" action="{action}">{extra}{inputs}<button type="submit">{submit}</button></form>'
+
+    def _csrf_token(self) -> str:
+        """This browser's CSRF token (its ``XSRF-TOKEN`` cookie), a new one set with the page when it has none."""
+        token = self._cookie(CSRF_COOKIE)
+        if not self.service.csrf_matches(token, token):
+            token = self._new_csrf = self.service.new_csrf()
+        return token
 
     def _page(self, status: int, title: str, content: str) -> None:
         page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
                 f'content="width=device-width, initial-scale=1"><title>{title} · Alleycat</title>'
                 f'<link rel="stylesheet" href="/login.css"></head><body><main><h1>{title}</h1>{content}</main></body></html>')
+        minted, self._new_csrf = getattr(self, "_new_csrf", ""), ""
+        cookie = {"Set-Cookie": f"{CSRF_COOKIE}={minted}; Path=/; HttpOnly; SameSite=Lax"} if minted else {}
         self._send(status, page.encode(), {"Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
-                                           "Content-Security-Policy": self.service.page_policy})
+                                           "Content-Security-Policy": self.service.page_policy, **cookie})
 
     def _style(self, _query: dict[str, str]) -> None:
         self._send(200, STYLE.encode(), {"Content-Type": "text/css; charset=utf-8"})
@@ -320,18 +376,25 @@ class UserPoolServer:
     callback and sign-out URLs (the local site's root)."""
 
     def __init__(self, pool: UserPool, *, callback_urls: tuple[str, ...] = (), host: str = "127.0.0.1",
-                 access_key: str = "local", secret_key: str = "local"):
-        self.pool, self.host = pool, host
+                 domain_host: str = "localhost", access_key: str = "local", secret_key: str = "local"):
+        self.pool, self.host, self.domain_host = pool, host, domain_host
         self.verifier = SigV4Verifier(access_key, secret_key, pool.region, "cognito-idp")
         self.allow_app(*callback_urls)
         self._sessions: dict[str, str] = {}  # session cookie -> sub
         self._pending: dict[str, tuple[str, float, int]] = {}  # a sign-in's next step -> (sub, started, wrong codes)
+        self._csrf: dict[str, float] = {}  # CSRF tokens issued -> when
         self._http: ThreadingHTTPServer | None = None
         self.port = 0
 
     @property
     def url(self) -> str:
+        """The user pool API's endpoint and the issuer's origin (Cognito's ``cognito-idp`` endpoint)."""
         return f"http://{self.host}:{self.port}"
+
+    @property
+    def domain(self) -> str:
+        """Managed login's origin (the user pool domain): its pages, its cookies, the OAuth 2.0 endpoints."""
+        return f"http://{self.domain_host}:{self.port}"
 
     def allow_app(self, *urls: str) -> None:
         """The app client's callback and sign-out URLs."""
@@ -352,7 +415,7 @@ class UserPoolServer:
     @property
     def config(self) -> dict:
         """``auth`` in the site's ``/config.json``, as stacks/users.py writes it for the deployed pool."""
-        return {"domain": self.url, "clientId": self.client_id, "scopes": list(SCOPES),
+        return {"domain": self.domain, "clientId": self.client_id, "scopes": list(SCOPES),
                 "idpUrl": f"{self.url}/", "userPoolId": self.pool.pool_id}
 
     def start(self) -> UserPoolServer:
@@ -361,6 +424,7 @@ class UserPoolServer:
         self._http.daemon_threads = True
         self.port = self._http.server_address[1]
         self.pool.issuer = f"{self.url}/{self.pool.pool_id}"
+        self.pool.domain = self.domain
         threading.Thread(target=self._http.serve_forever, args=(0.1,), name="user-pool", daemon=True).start()
         return self
 
@@ -388,6 +452,17 @@ class UserPoolServer:
 
     def close_session(self, cookies: str) -> None:
         self._sessions.pop(self._cookie(cookies), None)
+
+    def new_csrf(self) -> str:
+        token = secrets.token_urlsafe(24)
+        self._csrf[token] = self.pool.clock.now()
+        return token
+
+    def csrf_matches(self, cookie: str, field: str) -> bool:
+        """The form's token is its browser's cookie, one this server issued within the hour."""
+        issued = self._csrf.get(cookie)
+        return (bool(cookie) and issued is not None and self.pool.clock.now() - issued < CSRF_SECONDS
+                and secrets.compare_digest(cookie, field))
 
     def pending(self, user: User, tries: int = 0) -> str:
         """A one-time id for the next step of ``user``'s sign-in in this browser (``tries``: wrong codes so far)."""

@@ -37,10 +37,17 @@ from alleycat.settings import (
 from alleycat.settings import PUSH_MESSAGES_PER_SECOND as PUSH_RATE_VARIABLE
 from alleycat.storage import dynamo
 from stacks import headers
-from stacks.settings import BOARD_PUBLISHER, FINISHER, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import (
+    API_SCOPES,
+    BOARD_PUBLISHER,
+    FINISHER,
+    PUSH_MESSAGES_PER_SECOND,
+    STREAM_PROCESSOR,
+    TOKEN_GROUPS,
+)
 
 from . import openapi
-from .auth import authorizer_claims
+from .auth import JwtAuthorizer, authorizer_claims, credentials_file, new_credentials
 from .clock import WallClock
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .eventapi import EventApi
@@ -86,7 +93,8 @@ def configure_environment(dynamodb_url: str, table_name: str = TABLE_NAME) -> No
 
 class ApiHandler(BaseHTTPRequestHandler):
     server_version = "AlleycatLocal/1"
-    users: UserPool  # the user pool stand-in: its tokens are the ones the API's authorizer accepts
+    users: UserPool  # the user pool stand-in: POST /local/token signs with its access token key
+    authorizer: JwtAuthorizer  # the routes' JWT authorizer: the pool's issuer and app client, API_SCOPES
     runtime: Runtime
     clock: WallClock  # or a clock the tests move (local.clock)
     site_config: dict  # GET /config.json: what the frontend needs besides its own origin
@@ -149,9 +157,11 @@ class ApiHandler(BaseHTTPRequestHandler):
                               {"message": "Method Not Allowed" if path_known else "Not Found"})
         claims = None
         if route.protected:
-            claims = self._claims()
-            if claims is None:
-                return self._json(401, {"message": "Unauthorized"})
+            claims, why = self._claims()
+            if claims is None:  # as API Gateway answers: its reason in WWW-Authenticate
+                return self._send(401, b'{"message":"Unauthorized"}', {
+                    "Content-Type": "application/json",
+                    "WWW-Authenticate": f'Bearer scope="{" ".join(API_SCOPES)}" error="invalid_token" error_description="{why}"'})
         event = http_event(route, url.path, parameters, url.query, self.headers.items(), body, claims,
                            self.client_address[0], now=self.clock.now())
         try:
@@ -162,10 +172,12 @@ class ApiHandler(BaseHTTPRequestHandler):
         self._send(response["statusCode"], (response.get("body") or "").encode(), response.get("headers") or {},
                    response.get("cookies") or ())
 
-    def _claims(self) -> dict | None:
-        scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
-        claims = self.users.authorize(token.strip()) if scheme.lower() == "bearer" and token else None
-        return authorizer_claims(claims) if claims else None
+    def _claims(self) -> tuple[dict | None, str | None]:
+        header = (self.headers.get("Authorization") or "").strip()
+        if not header:
+            return None, "no token"
+        claims, why = self.authorizer.verify(header, API_SCOPES)
+        return (authorizer_claims(claims), None) if claims else (None, why)
 
     def _token(self, body: str | None) -> None:
         try:
@@ -204,8 +216,12 @@ class LocalStack:
     """Embedded DynamoDB + API server; ``start()`` returns once both answer."""
 
     def __init__(self, port: int = 3000, host: str = "127.0.0.1", push_boards: bool = True,
-                 dynamodb: EmbeddedDynamoDB | None = None, clock=None):
+                 dynamodb: EmbeddedDynamoDB | None = None, clock=None, credentials: tuple[str, str] | None = None):
         self.host, self.port = host, port
+        # The stack's AWS credentials, made afresh unless given: its functions sign with them and its
+        # stand-ins (Event API, user pool API, Lambda, Scheduler) accept no others. A shell's own AWS
+        # credentials never reach the local functions.
+        self.credentials = credentials or new_credentials()
         # The time of requests, schedules and functions: the wall clock, or one the tests move.
         self.clock = clock or WallClock()
         # The stand-in Event API the stream processor publishes to; ALLEYCAT_PUSH=0 leaves it out
@@ -235,6 +251,7 @@ class LocalStack:
 
     def start(self) -> LocalStack:
         self.dynamodb.start()
+        os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"] = self.credentials
         configure_environment(self.dynamodb.url)
         if self.push:  # verifies the publisher's SigV4 with the credentials the functions get
             self.events = EventApi(host=self.host, access_key=os.environ["AWS_ACCESS_KEY_ID"],
@@ -254,7 +271,9 @@ class LocalStack:
         # After configure_environment: the workers inherit it.
         self.runtime = Runtime(clock=self.clock, functions=(*(route.function for route in ROUTES), TOKEN_GROUPS))
         assert self.users is not None  # _start_user_pool ran first
-        handler = type("BoundApiHandler", (ApiHandler,), {"users": self.users.pool, "runtime": self.runtime,
+        pool = self.users.pool
+        authorizer = JwtAuthorizer(lambda: pool.issuer, (pool.client_id,), self.clock.now)  # finds the keys by the issuer
+        handler = type("BoundApiHandler", (ApiHandler,), {"users": pool, "authorizer": authorizer, "runtime": self.runtime,
                                                           "clock": self.clock, "site_config": self.site_config})
         self._http = ApiServer((self.host, self.port), handler)
         self.port = self._http.server_address[1]
@@ -380,7 +399,11 @@ def main() -> None:
     stack = start_or_explain(port)
     print(f"Alleycat local stack ready at {stack.url}  (Ctrl-C stops it)", flush=True)
     assert stack.users is not None  # started
-    print(f"  sign-in (Cognito user pool stand-in): {stack.users.url}  (codes Cognito would email print here)", flush=True)
+    print(f"  sign-in (Cognito user pool stand-in): {stack.users.domain}  (codes Cognito would email print here)", flush=True)
+    saved = credentials_file(stack.port)  # for `make admin SITE=...`
+    with open(os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as file:
+        json.dump(dict(zip(("accessKeyId", "secretAccessKey"), stack.credentials, strict=True)), file)
+    print(f"  its AWS credentials (the stand-ins accept no others): {saved}", flush=True)
     if stack.events:
         print(f"  live boards (AppSync Events stand-in): publish {stack.events.http_url}, "
               f"subscribe {stack.events.realtime_url}", flush=True)

@@ -10,7 +10,15 @@ port of its own, as Cognito serves a user pool domain and the ``cognito-idp`` en
 - the OAuth 2.0 authorization code grant with PKCE (codes for one use, five minutes), refresh
   tokens (revocable) and the tokens themselves, shaped as Cognito's, each issue passing through
   the pre-token-generation trigger (``pre_token``: the deployed trigger function, locally too);
-- the user pool API's operations the product and its operator use, with Cognito's error types.
+- the user pool API's operations the product and its operator use, with Cognito's error types;
+- tokens signed as Cognito signs them: RS256, one key pair for ID tokens and one for access tokens,
+  each named by its ``kid``; ``discovery`` and ``jwks`` are what Cognito serves at
+  ``<issuer>/.well-known/openid-configuration`` and ``<issuer>/.well-known/jwks.json``;
+- Cognito's lockout: five wrong passwords (or emailed codes) for an account, then it is locked
+  for 1 s, doubling with each further wrong one up to 15 minutes; tries while locked are refused
+  ("Password attempts exceeded") and not counted; a success after a lockout, or 15 minutes
+  without a try, starts the count again
+  (https://docs.aws.amazon.com/cognito/latest/developerguide/authentication.html, lockout behavior).
 
 Reference: https://docs.aws.amazon.com/cognito/latest/developerguide/federation-endpoints.html
 (authorize, token, revoke, logout, userInfo) and the Amazon Cognito user pools API reference.
@@ -30,7 +38,7 @@ from dataclasses import dataclass, field
 
 from alleycat.edge.contract import ADMIN_GROUP
 
-from .auth import TokenSigner, s256, totp_matches
+from .auth import JwtAuthorizer, SigningKey, s256, totp_matches
 
 POOL_NAME = "alleycatlocal"  # the pool id is "<region>_alleycatlocal", as Cognito prefixes ids with their region
 CLIENT_ID = "alleycatlocalclient"
@@ -46,6 +54,9 @@ PASSWORD_MIN_LENGTH = 12
 PASSWORD_RULES = ((r"[a-z]", "a lowercase letter"), (r"[A-Z]", "an uppercase letter"), (r"[0-9]", "a number"),
                   (r"[\^$*.\[\]{}()?\"!@#%&/\\,><':;|_~`=+\- ]", "a symbol"))
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+FREE_FAILURES = 5  # wrong passwords (or codes) before Cognito's lockout starts
+LONGEST_LOCKOUT_SECONDS = 15 * 60
+QUIET_RESET_SECONDS = 15 * 60  # no try for this long: the count starts again
 
 
 class CognitoError(Exception):
@@ -66,6 +77,29 @@ def password_problem(password: str) -> str | None:
 
 
 @dataclass
+class Attempts:
+    """Wrong tries of one kind (passwords, emailed codes) against one account, as Cognito counts them."""
+    failures: int = 0
+    locked_until: float = 0.0
+    last: float | None = None
+
+    def locked(self, now: float) -> bool:
+        """True while locked out (the try is refused and not counted); every try counts as activity."""
+        if self.last is not None and now - self.last >= QUIET_RESET_SECONDS:
+            self.failures, self.locked_until = 0, 0.0
+        self.last = now
+        return now < self.locked_until
+
+    def failed(self, now: float) -> None:
+        self.failures += 1
+        if self.failures >= FREE_FAILURES:
+            self.locked_until = now + min(2 ** (self.failures - FREE_FAILURES), LONGEST_LOCKOUT_SECONDS)
+
+    def succeeded(self) -> None:
+        self.failures, self.locked_until = 0, 0.0
+
+
+@dataclass
 class User:
     sub: str
     email: str
@@ -77,6 +111,8 @@ class User:
     totp_secret: str | None = None  # associated, not yet verified
     totp: str | None = None  # verified
     totp_enabled: bool = False
+    password_tries: Attempts = field(default_factory=Attempts)
+    code_tries: Attempts = field(default_factory=Attempts)
 
     @property
     def attributes(self) -> list[dict]:
@@ -99,6 +135,7 @@ class Grant:
     scope: str = ""
     origin: str = ""  # a refresh grant's id: its tokens' origin_jti, what revoking it invalidates
     auth_time: int = 0  # when the user signed in: every token of the grant says so, refreshed ones too
+    nonce: str = ""  # the authorize request's OIDC nonce, echoed in the ID token it gets
 
 
 class UserPool:
@@ -110,7 +147,10 @@ class UserPool:
         self.issuer = f"{issuer_url.rstrip('/')}/{self.pool_id}"
         self.pre_token = pre_token
         self.access_seconds = access_seconds
-        self.signer = TokenSigner()
+        self.keys = {"id": SigningKey(), "access": SigningKey()}  # Cognito's JWKS: one key per token kind
+        self.domain = ""  # managed login's origin (the OAuth 2.0 endpoints): set by the server that serves it
+        # The user pool API checks its own access tokens: the same checks, on the keys it holds.
+        self._own_tokens = JwtAuthorizer(lambda: self.issuer, (client_id,), clock.now, fetch=self.well_known)
         self.outbox: list[tuple[str, str]] = []  # (email, code or temporary password) Cognito would send
         self._users: dict[str, User] = {}  # by sub
         self._codes: dict[str, Grant] = {}
@@ -150,8 +190,13 @@ class UserPool:
         user = self.user(email)
         if user.status != "UNCONFIRMED":
             raise CognitoError("NotAuthorizedException", f"User cannot be confirmed. Current status is {user.status}")
+        now = self.clock.now()
+        if user.code_tries.locked(now):
+            raise CognitoError("LimitExceededException", "Attempt limit exceeded, please try after some time.")
         if not code or not hmac.compare_digest(code.strip(), user.confirmation or ""):
+            user.code_tries.failed(now)
             raise CognitoError("CodeMismatchException", "Invalid verification code provided, please try again.")
+        user.code_tries.succeeded()
         user.status, user.confirmation = "CONFIRMED", None
         return user
 
@@ -176,9 +221,14 @@ class UserPool:
         self.user(username).groups.add(group)
 
     def authenticate(self, email: str, password: str) -> User:
-        user = self.find(email)
+        user, now = self.find(email), self.clock.now()
+        if user and user.password_tries.locked(now):
+            raise CognitoError("NotAuthorizedException", "Password attempts exceeded")
         if not user or not hmac.compare_digest(user.password.encode(), password.encode()):
+            if user:
+                user.password_tries.failed(now)
             raise CognitoError("NotAuthorizedException", "Incorrect username or password.")
+        user.password_tries.succeeded()
         if user.status == "UNCONFIRMED":
             raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
         return user
@@ -199,10 +249,10 @@ class UserPool:
 
     # --- the authorization code grant and tokens ------------------------------------------------
 
-    def code_for(self, user: User, redirect_uri: str, challenge: str, scope: str) -> str:
+    def code_for(self, user: User, redirect_uri: str, challenge: str, scope: str, nonce: str = "") -> str:
         code = str(uuid.uuid4())
         self._codes[code] = Grant(user.sub, self.client_id, self.clock.now() + CODE_SECONDS, redirect_uri, challenge, scope,
-                                  auth_time=int(self.clock.now()))
+                                  auth_time=int(self.clock.now()), nonce=nonce)
         return code
 
     def exchange(self, form: dict[str, str]) -> dict:
@@ -220,7 +270,8 @@ class UserPool:
             session = Grant(grant.user, grant.client_id, self.clock.now() + REFRESH_SECONDS, scope=grant.scope,
                             origin=str(uuid.uuid4()), auth_time=grant.auth_time)
             self._refresh[refresh] = session
-            return {**self._tokens(self._users[grant.user], session, "TokenGeneration_HostedAuth"), "refresh_token": refresh}
+            return {**self._tokens(self._users[grant.user], session, "TokenGeneration_HostedAuth", grant.nonce),
+                    "refresh_token": refresh}
         if grant_type == "refresh_token":
             token = form.get("refresh_token", "")
             grant = self._refresh.get(token)
@@ -238,7 +289,7 @@ class UserPool:
             self._revoked.add(grant.origin)
         return None
 
-    def _tokens(self, user: User, session: Grant, source: str) -> dict:
+    def _tokens(self, user: User, session: Grant, source: str, nonce: str = "") -> dict:
         groups = self._groups_after_trigger(user, source)
         now = int(self.clock.now())
         common = {"sub": user.sub, "iss": self.issuer, "iat": now, "auth_time": session.auth_time, "exp": now + self.access_seconds,
@@ -246,8 +297,8 @@ class UserPool:
         access = {**common, "token_use": "access", "scope": session.scope, "client_id": self.client_id, "username": user.sub,
                   "jti": str(uuid.uuid4())}
         identity = {**common, "token_use": "id", "aud": self.client_id, "cognito:username": user.sub,
-                    "email": user.email, "email_verified": True, "jti": str(uuid.uuid4())}
-        return {"access_token": self.signer.sign(access), "id_token": self.signer.sign(identity),
+                    "email": user.email, "email_verified": True, "jti": str(uuid.uuid4()), **({"nonce": nonce} if nonce else {})}
+        return {"access_token": self.keys["access"].sign(access), "id_token": self.keys["id"].sign(identity),
                 "token_type": "Bearer", "expires_in": self.access_seconds}
 
     def _groups_after_trigger(self, user: User, source: str) -> list[str]:
@@ -268,26 +319,44 @@ class UserPool:
         return list(override["groupsToOverride"]) if override else groups
 
     def tool_token(self, sub: str, groups: list[str]) -> str:
-        """``POST /local/token``: an access token for any racer id, for tools and tests (not in AWS)."""
+        """``POST /local/token``: an access token for any racer id, for tools and tests (not in AWS), signed
+        and scoped as a managed-login sign-in's."""
         now = int(self.clock.now())
-        return self.signer.sign({"sub": sub, "iss": self.issuer, "token_use": "access", "client_id": self.client_id,
-                                 "scope": ADMIN_SCOPE, "username": sub, "iat": now, "exp": now + TOOL_TOKEN_SECONDS,
-                                 **({"cognito:groups": list(groups)} if groups else {})})
+        return self.keys["access"].sign({
+            "sub": sub, "iss": self.issuer, "token_use": "access", "client_id": self.client_id, "scope": " ".join(SCOPES),
+            "username": sub, "auth_time": now, "iat": now, "exp": now + TOOL_TOKEN_SECONDS, "jti": str(uuid.uuid4()),
+            **({"cognito:groups": list(groups)} if groups else {})})
 
-    def authorize(self, token: str) -> dict | None:
-        """What the HTTP API's JWT authorizer accepts: a token of this pool, unexpired, for this client
-        (an access token's ``client_id``, an ID token's ``aud``). Revocation is not its concern, as in AWS."""
-        claims = self.signer.claims(token, self.clock.now())
-        if not claims or claims.get("iss") != self.issuer:
-            return None
-        return claims if self.client_id in (claims.get("client_id"), claims.get("aud")) else None
+    # --- what Cognito publishes at the issuer -----------------------------------------------------
+
+    @property
+    def jwks(self) -> dict:
+        return {"keys": [key.jwk for key in self.keys.values()]}
+
+    @property
+    def discovery(self) -> dict:
+        """The OpenID Connect discovery document, with the fields Cognito's has: the issuer and its JWKS
+        at the issuer, the OAuth 2.0 endpoints at the user pool domain (managed login)."""
+        return {"authorization_endpoint": f"{self.domain}/oauth2/authorize", "end_session_endpoint": f"{self.domain}/logout",
+                "id_token_signing_alg_values_supported": ["RS256"], "issuer": self.issuer,
+                "jwks_uri": f"{self.issuer}/.well-known/jwks.json", "response_types_supported": ["code", "token"],
+                "revocation_endpoint": f"{self.domain}/oauth2/revoke", "scopes_supported": list(SCOPES),
+                "subject_types_supported": ["public"], "token_endpoint": f"{self.domain}/oauth2/token",
+                "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+                "userinfo_endpoint": f"{self.domain}/oauth2/userInfo"}
+
+    def well_known(self, url: str) -> dict:
+        """``discovery`` or ``jwks`` by their URL at the issuer (KeyError for any other)."""
+        documents = {f"{self.issuer}/.well-known/openid-configuration": self.discovery,
+                     f"{self.issuer}/.well-known/jwks.json": self.jwks}
+        return documents[url]
 
     # --- the user pool API ----------------------------------------------------------------------
 
     def _caller(self, request: dict, scope: str = ADMIN_SCOPE) -> User:
         """The user an ``AccessToken`` stands for, as Cognito's own API checks it (revocation too)."""
-        claims = self.signer.claims(str(request.get("AccessToken", "")), self.clock.now())
-        if not claims or claims.get("token_use") != "access" or claims.get("iss") != self.issuer:
+        claims, _ = self._own_tokens.verify(str(request.get("AccessToken", "")))
+        if not claims or claims.get("token_use") != "access":
             raise CognitoError("NotAuthorizedException", "Invalid Access Token")
         if claims.get("origin_jti") in self._revoked:
             raise CognitoError("NotAuthorizedException", "Access Token has been revoked")

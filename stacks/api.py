@@ -18,7 +18,7 @@ from constructs import Construct
 from alleycat.edge.routes import ROUTES, Route
 
 from . import acknowledge, pascal
-from .settings import ACCESS_LOG_FIELDS
+from .settings import ACCESS_LOG_FIELDS, API_SCOPES
 from .users import Users
 
 STAGE = "$default"  # served at the API's root: CloudFront forwards /races/... unchanged
@@ -63,7 +63,8 @@ TELEMETRY_SAMPLING = {"reservoir": 1, "fixed_rate": 0.01, "priority": 100}
 
 class Api(Construct):
     """One route per table entry, each its own Lambda integration (payload format 2.0), the
-    Cognito JWT authorizer on every "user" route, a throttle per route, access logs.
+    Cognito JWT authorizer on every "user" route (requiring an access token's scope, settings.API_SCOPES,
+    so ID tokens are refused), a throttle per route, access logs.
 
     No CORS: the browser reaches the API through the site's CloudFront distribution (one origin).
     """
@@ -82,7 +83,8 @@ class Api(Construct):
             [http_route] = self.http_api.add_routes(
                 path=route.path, methods=[apigwv2.HttpMethod(route.method)],
                 integration=HttpLambdaIntegration(f"{pascal(route.function)}Integration", functions[route.function]),
-                authorizer=authorizer if route.protected else apigwv2.HttpNoneAuthorizer())
+                authorizer=authorizer if route.protected else apigwv2.HttpNoneAuthorizer(),
+                authorization_scopes=list(API_SCOPES) if route.protected else None)
             if not route.protected:
                 acknowledge(http_route, "AwsSolutions-APIG4", PUBLIC_READ)
             added.append(http_route)

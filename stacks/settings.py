@@ -12,6 +12,12 @@ from __future__ import annotations
 
 from alleycat.edge.routes import BATCH_GET, BATCH_WRITE, CONDITION_CHECK, DELETE, GET, PUT, QUERY, ROUTES, UPDATE
 
+# The scopes a "user" route's JWT authorizer requires, one of which a token must carry: the user pool
+# client's access tokens carry it (managed login grants the client's scopes; an SDK sign-in only this
+# one), its ID tokens no scope at all, so an ID token is refused. stacks/api.py and the local API
+# server (local/server.py) read it here.
+API_SCOPES = ("aws.cognito.signin.user.admin",)
+
 # The functions that serve no route (functions/<name>), besides one per route.
 STREAM_PROCESSOR = "stream_processor"  # on the table's stream
 FINISHER = "finish_due_race"  # finishes a race at its end, invoked by the race's one-time schedule (``ending``)

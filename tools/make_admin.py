@@ -5,9 +5,10 @@
 
 Where the user pool is: in AWS, the stack's ``UserPoolId`` output (CloudFormation DescribeStacks, with
 your AWS credentials and region); for SITE, that site's ``/config.json`` (``auth.idpUrl``, the user
-pool API's endpoint, and ``auth.userPoolId``), called with the local stack's credentials
-(``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY``, ``local`` unless the environment says otherwise:
-the stand-in checks their SigV4 signature as AWS would). The region is the pool id's prefix.
+pool API's endpoint, and ``auth.userPoolId``), called with the local stack's credentials (made at
+its start and left in ``local.auth.credentials_file(port)``, unless ``AWS_ACCESS_KEY_ID`` /
+``AWS_SECRET_ACCESS_KEY`` are set: the stand-in checks their SigV4 signature as AWS would and refuses
+any others). The region is the pool id's prefix.
 
 What it does: AdminCreateUser (the email as username, verified, so it can sign in at once), which
 has Cognito email a temporary password, then AdminAddUserToGroup ``admin``. Run again for the same
@@ -34,7 +35,6 @@ from alleycat.edge.contract import ADMIN_GROUP  # the group the stack makes; its
 
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
 POOL_ID = re.compile(r"(?P<region>[a-z]{2}(?:-[a-z]+)+-\d+)_\w+")
-LOCAL_CREDENTIAL = "local"  # local/server.py's default for both the key id and the secret
 USAGE = "make admin EMAIL=you@example.com [SITE=http://127.0.0.1:3000] [STACK=Alleycat]"
 NO_CREDENTIALS = ("no AWS credentials found. Give this shell the credentials of the account the stack is "
                   "deployed in (aws configure, aws sso login, AWS_PROFILE=..., or AWS_ACCESS_KEY_ID and "
@@ -144,10 +144,25 @@ def user_pool_client(pool: Pool, session):
         return session.client("cognito-idp", region_name=pool.region)
     import boto3
 
-    return boto3.session.Session().client(
-        "cognito-idp", region_name=pool.region, endpoint_url=pool.endpoint,
-        aws_access_key_id=os.environ.get("AWS_ACCESS_KEY_ID", LOCAL_CREDENTIAL),
-        aws_secret_access_key=os.environ.get("AWS_SECRET_ACCESS_KEY", LOCAL_CREDENTIAL))
+    key, secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")
+    if not (key and secret):
+        key, secret = local_credentials(pool.site or "")
+    return boto3.session.Session().client("cognito-idp", region_name=pool.region, endpoint_url=pool.endpoint,
+                                          aws_access_key_id=key, aws_secret_access_key=secret)
+
+
+def local_credentials(site: str) -> tuple[str, str]:
+    """The credentials `make local` serving ``site`` made at its start (it leaves them in a file of its port)."""
+    from local.auth import credentials_file
+
+    path = credentials_file(urlsplit(site).port or 80)
+    try:
+        with open(path) as file:
+            saved = json.load(file)
+        return saved["accessKeyId"], saved["secretAccessKey"]
+    except (OSError, ValueError, KeyError):
+        raise Failure(f"no credentials of the local stack at {site} ({path}): is `make local` running there? "
+                      "(or give AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)") from None
 
 
 # --- the two calls -----------------------------------------------------------------------------------

@@ -214,12 +214,35 @@ def test_handshakes_without_the_protocol_or_the_key_are_refused(api):
     assert run(status_of([PROTOCOL, header({"host": "elsewhere", "x-api-key": api.api_key})])) == 401
 
 
+def test_a_connection_holds_at_most_appsyncs_hundred_subscriptions(api):
+    # AppSync's quota: 100 subscriptions per connection (docs.aws.amazon.com/general/latest/gr/appsync.html)
+    async def scenario():
+        client = DocClient(api)
+        await client.connect()
+        for number in range(100):
+            assert (await client.subscribe(f"s{number}", f"/races/R{number}"))["type"] == "subscribe_success", number
+        refused = await client.subscribe("s100", "/races/R100")
+        assert refused["type"] == "subscribe_error" and refused["errors"][0]["errorType"] == "MaxSubscriptionsReachedError"
+        # An unsubscribe frees a place; another connection has its own hundred
+        await client.send({"type": "unsubscribe", "id": "s0"})
+        assert (await client.receive())["type"] == "unsubscribe_success"
+        assert (await client.subscribe("s100", "/races/R100"))["type"] == "subscribe_success"
+        other = DocClient(api)
+        await other.connect()
+        assert (await other.subscribe("s0", "/races/R0"))["type"] == "subscribe_success"
+        await client.close()
+        await other.close()
+    run(scenario())
+
+
 def test_http_publish_takes_iam_only(api):
     # An API key (what viewers hold) cannot publish, signed or not by someone else
     status, answer = publish(api, "/races/R", [{}], sign=False, api_key=api.api_key)
     assert status == 401 and answer["errors"][0]["errorType"] == "UnauthorizedException"
     assert publish(api, "/races/R", [{}], credentials=(ACCESS_KEY, "guessed"))[0] == 401
-    assert publish(api, "/races/R", [{}], credentials=("AKIDOTHER", SECRET_KEY))[0] == 401
+    status, answer = publish(api, "/races/R", [{}], credentials=("AKIDOTHER", SECRET_KEY))
+    assert status == 401 and answer["errors"][0] == {"errorType": "UnrecognizedClientException",
+                                                     "message": "The security token included in the request is invalid."}
     assert publish(api, "/races/R", [{}], region="us-east-1")[0] == 401
     assert publish(api, "/races/R", [{}], sign=False)[0] == 401
 

@@ -51,6 +51,10 @@ class Browser:
         except urllib.error.HTTPError as error:
             return error.code, error.headers, error.read().decode()
 
+    def csrf(self, domain: str, q: str) -> dict[str, str]:
+        """The ``_csrf`` field of a managed login form this browser loaded (its cookie came with the page)."""
+        return {"_csrf": Browser.form(self.go(f"{domain}/login?{q}")[2])[1]["_csrf"]}
+
     @staticmethod
     def form(page: str) -> tuple[str, dict[str, str]]:
         """The page's form: its action and hidden fields."""
@@ -268,6 +272,7 @@ def test_operator_calls_need_the_stacks_credentials(config):
     with pytest.raises(ClientError) as refused:
         stranger.admin_get_user(UserPoolId=config["userPoolId"], Username="nobody@example.com")
     assert refused.value.response["Error"]["Code"] == "UnrecognizedClientException"
+    assert refused.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400  # as Cognito answers it
 
 
 def test_an_emailed_code_signs_in_only_the_browser_that_gave_the_password(stack, config):
@@ -277,13 +282,15 @@ def test_an_emailed_code_signs_in_only_the_browser_that_gave_the_password(stack,
     # Another browser posting to /confirm for a confirmed account, with any code, gets no code back
     stranger = Browser()
     q = urlencode({"response_type": "code", "client_id": config["clientId"], "redirect_uri": f"{stack.url}/", "state": "s"})
-    status, headers, page = stranger.go(f"{config['domain']}/confirm", {"q": q, "email": email, "code": "000000"})
+    status, headers, page = stranger.go(f"{config['domain']}/confirm", {"q": q, "email": email, "code": "000000",
+                                                                        **stranger.csrf(config["domain"], q)})
     assert status == 400 and "cannot be confirmed" in page and "Location" not in headers
     # A sign-up confirmed from elsewhere (its code, no step of this browser's) is confirmed, then signed in as usual
     other = f"d-{uuid.uuid4().hex[:6]}@example.com"
     stack.users.pool.sign_up(other, PASSWORD)
     status, headers, page = stranger.go(f"{config['domain']}/confirm",
-                                        {"q": q, "email": other, "code": stack.users.outbox[-1][1]})
+                                        {"q": q, "email": other, "code": stack.users.outbox[-1][1],
+                                         **stranger.csrf(config["domain"], q)})
     assert status == 200 and "Your account is confirmed: sign in." in page and "Location" not in headers
 
 
@@ -310,6 +317,8 @@ def test_a_step_posted_that_no_sign_in_is_waiting_for_starts_the_sign_in_over(st
     q = urlencode({"response_type": "code", "client_id": config["clientId"], "redirect_uri": f"{stack.url}/", "state": "s"})
     for path, field in (("/login/password", "password"), ("/login/mfa", "code")):
         # When its form is posted / Then the sign-in page comes back, saying why, and nothing is signed in
-        status, headers, page = Browser().go(f"{config['domain']}{path}", {"q": q, "step": "not-a-step", field: "x"})
+        browser = Browser()
+        status, headers, page = browser.go(f"{config['domain']}{path}", {"q": q, "step": "not-a-step", field: "x",
+                                                                         **browser.csrf(config["domain"], q)})
         assert status == 400 and "took too long" in page and 'action="/login"' in page, path
         assert "Location" not in headers

@@ -258,8 +258,13 @@ def test_route_authorization_matches_its_auth(resources, route):
         [client] = of_type(resources, "AWS::Cognito::UserPoolClient")
         assert {"Ref": pool} in authorizer["JwtConfiguration"]["Issuer"]["Fn::Join"][1]
         assert authorizer["JwtConfiguration"]["Audience"] == [{"Ref": client}]
+        # And the route requires a scope (API Gateway then refuses a token without it, so an ID token,
+        # which has no scope claim): Cognito's own, which every access token of the client carries
+        assert props["AuthorizationScopes"] == ["aws.cognito.signin.user.admin"]
+        assert set(props["AuthorizationScopes"]) <= set(resources[client]["Properties"]["AllowedOAuthScopes"])
     else:
         assert props.get("AuthorizationType", "NONE") == "NONE" and "AuthorizerId" not in props
+        assert "AuthorizationScopes" not in props
 
 
 def test_stage_is_the_default_one_deployed_logged_and_measured_per_route(resources):

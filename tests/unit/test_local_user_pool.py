@@ -1,11 +1,13 @@
 """The local user pool's lifetimes and rules on a clock the test moves: a code's five minutes, a
-token's hour, a refresh token's thirty days, the password policy, the trigger's word on groups."""
+token's hour, a refresh token's thirty days, the password policy, the trigger's word on groups,
+Cognito's lockout after wrong passwords and codes, the OIDC nonce."""
 
 from __future__ import annotations
 
+import jwt
 import pytest
 
-from local.auth import s256
+from local.auth import JwtAuthorizer, s256
 from local.userpool import ACCESS_SECONDS, CODE_SECONDS, REFRESH_SECONDS, CognitoError, UserPool, password_problem
 
 VERIFIER = "v" * 64
@@ -30,8 +32,13 @@ def signed_up(pool: UserPool, email="ann@example.com"):
     return pool.confirm(email, pool.outbox[-1][1])
 
 
-def tokens(pool: UserPool, user) -> dict:
-    code = pool.code_for(user, SITE, s256(VERIFIER), "openid aws.cognito.signin.user.admin")
+def authorize(pool: UserPool, token: str) -> dict | None:
+    """What the API's JWT authorizer accepts, the pool's keys found through its discovery document."""
+    return JwtAuthorizer(pool.issuer, (pool.client_id,), pool.clock.now, fetch=pool.well_known).verify(token)[0]
+
+
+def tokens(pool: UserPool, user, nonce: str = "") -> dict:
+    code = pool.code_for(user, SITE, s256(VERIFIER), "openid aws.cognito.signin.user.admin", nonce)
     return pool.exchange({"grant_type": "authorization_code", "client_id": pool.client_id, "code": code,
                           "redirect_uri": SITE, "code_verifier": VERIFIER})
 
@@ -47,12 +54,12 @@ def test_a_code_expires_after_five_minutes(clock):
 def test_the_authorizer_refuses_an_access_token_after_its_hour_and_a_refresh_gives_a_new_one(clock):
     pool = UserPool(clock)
     first = tokens(pool, signed_up(pool))
-    assert pool.authorize(first["access_token"])["sub"]
+    assert authorize(pool, first["access_token"])["sub"]
     clock.at += ACCESS_SECONDS
-    assert pool.authorize(first["access_token"]) is None
+    assert authorize(pool, first["access_token"]) is None
     refreshed = pool.exchange({"grant_type": "refresh_token", "client_id": pool.client_id,
                                "refresh_token": first["refresh_token"]})
-    assert pool.authorize(refreshed["access_token"])["sub"] == pool.find("ann@example.com").sub
+    assert authorize(pool, refreshed["access_token"])["sub"] == pool.find("ann@example.com").sub
 
 
 def test_a_refresh_token_lasts_thirty_days(clock):
@@ -67,7 +74,7 @@ def test_a_refresh_token_lasts_thirty_days(clock):
 
 def test_another_clients_or_pools_tokens_are_not_accepted(clock):
     pool, other = UserPool(clock), UserPool(clock, client_id="someone-else")
-    assert pool.authorize(other.tool_token("ann", [])) is None
+    assert authorize(pool, other.tool_token("ann", [])) is None
     assert pool.exchange({"grant_type": "refresh_token", "client_id": "someone-else", "refresh_token": "x"}) == {
         "error": "invalid_client"}
 
@@ -103,6 +110,74 @@ def test_the_trigger_decides_the_groups_a_token_carries(clock):
     user = signed_up(pool)
     pool.add_to_group(user.email, "admin")
     issued = tokens(pool, user)
-    assert "cognito:groups" not in pool.authorize(issued["access_token"])
+    assert "cognito:groups" not in authorize(pool, issued["access_token"])
     assert (seen[0]["version"], seen[0]["triggerSource"]) == ("2", "TokenGeneration_HostedAuth")
     assert seen[0]["request"]["groupConfiguration"]["groupsToOverride"] == ["admin"]
+
+
+def test_the_id_token_echoes_the_nonce_and_each_kind_has_its_own_key(clock):
+    pool = UserPool(clock)
+    issued = tokens(pool, signed_up(pool), nonce="n-0S6_WzA2Mj")
+    identity = jwt.decode(issued["id_token"], options={"verify_signature": False})
+    assert identity["nonce"] == "n-0S6_WzA2Mj"
+    assert "nonce" not in jwt.decode(issued["access_token"], options={"verify_signature": False})
+    kids = {jwt.get_unverified_header(issued[name])["kid"] for name in ("id_token", "access_token")}
+    assert len(kids) == 2 and kids == {key["kid"] for key in pool.jwks["keys"]}
+
+
+def wrong_password(pool, email="ann@example.com"):
+    with pytest.raises(CognitoError) as refused:
+        pool.authenticate(email, "Wrong-password-1")
+    return refused.value.message
+
+
+def test_five_wrong_passwords_lock_the_account_for_a_second_then_twice_as_long_each_time(clock):
+    # Cognito: after five failed attempts, locked for 1 s; then 2^(n-5) s after n failures
+    pool = UserPool(clock)
+    signed_up(pool)
+    for _ in range(5):
+        assert wrong_password(pool) == "Incorrect username or password."
+    with pytest.raises(CognitoError, match="Password attempts exceeded"):
+        pool.authenticate("ann@example.com", "Long-enough-pw1")  # even the right one, while locked
+    clock.at += 1
+    assert wrong_password(pool) == "Incorrect username or password."  # the sixth: 2 s
+    clock.at += 1.9
+    assert wrong_password(pool) == "Password attempts exceeded"  # not counted
+    clock.at += 0.1
+    assert pool.authenticate("ann@example.com", "Long-enough-pw1").email == "ann@example.com"
+    # A success starts the count again
+    for _ in range(4):
+        wrong_password(pool)
+    assert pool.authenticate("ann@example.com", "Long-enough-pw1")
+
+
+def test_the_lockout_stops_growing_at_fifteen_minutes_and_fifteen_quiet_minutes_reset_it(clock):
+    pool = UserPool(clock)
+    signed_up(pool)
+    for _ in range(15):  # 14 minutes apart: each counted (the 14th locks 2^9 s); the 15th would lock 2^10 s
+        assert wrong_password(pool) == "Incorrect username or password."
+        clock.at += 14 * 60
+    assert wrong_password(pool) == "Password attempts exceeded"
+    clock.at += 60 + 50  # 15 minutes and 50 s after the 15th failure, 110 s after the last try
+    assert wrong_password(pool) == "Incorrect username or password.", "locked for 15 minutes at most"
+    clock.at += 15 * 60 - 1
+    assert wrong_password(pool) == "Password attempts exceeded"
+    clock.at += 15 * 60  # no try for 15 minutes: back to five free tries
+    for _ in range(5):
+        assert wrong_password(pool) == "Incorrect username or password."
+
+
+def test_wrong_emailed_codes_are_limited_as_cognito_limits_them(clock):
+    pool = UserPool(clock)
+    pool.sign_up("cy@example.com", "Long-enough-pw1")
+    code = pool.outbox[-1][1]
+    wrong = "000000" if code != "000000" else "111111"
+    for _ in range(5):
+        with pytest.raises(CognitoError) as refused:
+            pool.confirm("cy@example.com", wrong)
+        assert refused.value.kind == "CodeMismatchException"
+    with pytest.raises(CognitoError) as limited:
+        pool.confirm("cy@example.com", code)
+    assert limited.value.kind == "LimitExceededException"
+    clock.at += 1
+    assert pool.confirm("cy@example.com", code).status == "CONFIRMED"

@@ -7,6 +7,7 @@ import importlib.util
 import io
 import json
 import sys
+import tempfile
 import urllib.error
 from pathlib import Path
 
@@ -176,10 +177,13 @@ def test_an_email_cognito_refuses_is_reported_with_its_reason(capsys):
 
 # --- SITE: a local stack's /config.json ---------------------------------------------------------------
 
-def test_for_a_local_site_it_reads_config_json_and_calls_the_stand_in_with_the_local_credentials(monkeypatch):
-    # Given make local's /config.json and no AWS credentials in the environment
+def test_for_a_local_site_it_reads_config_json_and_calls_the_stand_in_with_the_local_credentials(monkeypatch, tmp_path):
+    # Given make local's /config.json, the credentials the stack on its port made, and none in the environment
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    (tmp_path / "alleycat-local-3000-credentials.json").write_text(
+        json.dumps({"accessKeyId": "AKIASTACKSOWN", "secretAccessKey": "its-secret"}))
     fetched = []
 
     def fetch(url):
@@ -190,15 +194,24 @@ def test_for_a_local_site_it_reads_config_json_and_calls_the_stand_in_with_the_l
     # Then the pool is the stand-in's, in the region of its id, on the endpoint config.json names
     assert fetched == [LOCAL + "/config.json"]
     assert pool == make_admin.Pool("us-east-1_alleycatlocal", "us-east-1", site=LOCAL + "/", endpoint="http://127.0.0.1:4002/")
-    # And its client signs with the local stack's credentials ("local", or the environment's)
+    # And its client signs with the local stack's credentials (the stack's own, or the environment's)
     client = make_admin.user_pool_client(pool, Session(credentials=False))
     credentials = client._request_signer._credentials
     assert client.meta.endpoint_url == "http://127.0.0.1:4002/" and client.meta.region_name == "us-east-1"
-    assert (credentials.access_key, credentials.secret_key) == ("local", "local")
+    assert (credentials.access_key, credentials.secret_key) == ("AKIASTACKSOWN", "its-secret")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "key")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
     credentials = make_admin.user_pool_client(pool, Session())._request_signer._credentials
     assert (credentials.access_key, credentials.secret_key) == ("key", "secret")
+
+
+def test_without_the_stacks_credentials_it_says_where_it_looked(monkeypatch, tmp_path):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    pool = make_admin.Pool("us-east-1_alleycatlocal", "us-east-1", site=LOCAL + "/", endpoint="http://127.0.0.1:4002/")
+    with pytest.raises(make_admin.Failure, match="is `make local` running there"):
+        make_admin.user_pool_client(pool, Session(credentials=False))
 
 
 def test_for_a_local_site_it_makes_the_admin_and_says_where_the_password_is(monkeypatch):

@@ -46,7 +46,7 @@ def racer(browser, stack):
     assert page.inner_text(".top .account") == "Sign in"
     # When they sign in, make an account on the user pool's page and give the code it emailed
     page.click(".top .account button.sign-in")
-    page.wait_for_url(f"{stack.users.url}/login?**")
+    page.wait_for_url(f"{stack.users.domain}/login?**")
     asked = dict(re.findall(r"[?&]([^=&]+)=([^&]*)", page.url))
     assert asked["code_challenge_method"] == "S256" and len(asked["code_challenge"]) == 43 and asked["state"]
     sign_up_on_the_pools_page(page, stack, email)
@@ -107,7 +107,7 @@ def test_the_session_outlives_its_access_token_with_no_prompt(stack, client, rac
     old = first["accessToken"]
     tokens_asked = []
     page.on("request", lambda request: tokens_asked.append(request.post_data or "")
-            if request.url == f"{stack.users.url}/oauth2/token" else None)
+            if request.url == f"{stack.users.domain}/oauth2/token" else None)
     # When 56 minutes pass (the access token lives 60)
     advance(stack, page, 56 * MINUTE)
     # Then the page has refreshed its tokens by itself, with the refresh token
@@ -195,19 +195,19 @@ def test_signing_out_forgets_the_session_here_and_at_the_user_pool(stack, racer)
     page.wait_for_selector(".top .account button.sign-in")
     assert session(page) is None and page.evaluate("localStorage.getItem('alleycat.name')") is None
     # and the refresh token is revoked
-    refused = page.request.post(f"{stack.users.url}/oauth2/token", form={
+    refused = page.request.post(f"{stack.users.domain}/oauth2/token", form={
         "grant_type": "refresh_token", "client_id": stack.users.client_id, "refresh_token": refresh_token})
     assert refused.status == 400 and refused.json()["error"] == "invalid_grant"
     # and signing in again asks for the password (the user pool's own session ended too)
     page.click(".top .account button.sign-in")
-    page.wait_for_url(f"{stack.users.url}/login?**")
+    page.wait_for_url(f"{stack.users.domain}/login?**")
 
 
 def test_a_refresh_the_user_pool_refuses_signs_out_with_a_message(stack, browser):
     page = new_page(browser, stack)
     signed_up_new(page, stack, "#/races/none", "gone")
     # Given its refresh token revoked elsewhere (another device signed out)
-    assert page.request.post(f"{stack.users.url}/oauth2/revoke", form={
+    assert page.request.post(f"{stack.users.domain}/oauth2/revoke", form={
         "token": session(page)["refreshToken"], "client_id": stack.users.client_id}).ok
     # When the timer refreshes
     advance(stack, page, 56 * MINUTE)
