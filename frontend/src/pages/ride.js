@@ -1,5 +1,6 @@
-// The ride panel on a race's ride page (#/races/{raceId}/ride): the signed-in racer joins (naming
-// themselves first if they have no name yet), then rides the virtual bike (keys or buttons) or a
+// The ride panel on a race's ride page (#/races/{raceId}/ride): the signed-in racer starts the ride
+// with a click (opening the page does nothing on its own), joins (naming themselves first if they
+// have no name yet), then rides the virtual bike (keys or buttons) or a
 // smart trainer over Web Bluetooth. Each second of the race one sample leaves for that second, once
 // it has happened by the server's clock (serverTime.js), not this computer's; what could not be sent
 // is kept (in this browser's storage too) and sent again (outbox.js). Their place and score come
@@ -189,6 +190,18 @@ export function ridePanel(raceId) {
     outbox = new Outbox(newKey, kept?.outbox);
     lastQueued = kept?.lastQueued ?? -1;
     onScreen = kept?.onScreen ?? false;
+  }
+
+  // A ride starts on the racer's click, never as the page opens: a link to it (sent by anyone) neither
+  // joins the race nor sends a second, nor holds the lock that keeps this browser's other tabs quiet.
+  function offerStart() {
+    const start = h("button", { type: "button", class: "primary ride-start", onclick: () => {
+      setup.replaceChildren();
+      holdLock();
+    } }, ownRow ? "Ride on from here" : "Start riding");
+    setup.replaceChildren(h("p", { class: "muted" }, ownRow
+      ? "You are on this race's board. Your seconds are sent from this browser once you ride on here."
+      : "Your seconds are sent from this browser once you start."), start);
   }
 
   // One tab rides: the one holding this ride's lock. `take`: steal it from the tab that holds it.
@@ -429,7 +442,7 @@ export function ridePanel(raceId) {
         flush();
         endRide();
       }
-      if (first && racerId && !over) holdLock();
+      if (first && racerId && !over) offerStart();
       else begin();
       show();
     },
