@@ -75,6 +75,7 @@ export function ridePanel(raceId) {
   let onScreen = false; // a second ridden on the on-screen bike was queued: the ride is virtual
   let declared = null; // the equipment the racer last joined with (or the board says)
   let declaring = false;
+  let joining = false; // a join is in flight, or the name form waits for the racer: a board update joins nothing
   // Who rides: null (not known yet), "here" (this tab sends), "tab" (another tab of this browser),
   // "device" (another device: the API said so).
   let rider = null;
@@ -151,8 +152,10 @@ export function ridePanel(raceId) {
 
   // Joins the race with this device's id, which moves the ride here (or takes it back).
   async function join() {
+    joining = true;
     try {
       const entry = await api.joinRace(raceId, racerId, equipment(), device);
+      joining = false;
       declared = entry.equipment ?? equipment();
       joined = true;
       setup.replaceChildren();
@@ -160,7 +163,8 @@ export function ridePanel(raceId) {
       schedule();
       flush();
     } catch (error) {
-      if (error.status === 404 && race) setup.replaceChildren(nameForm()); // the race exists: the racer does not, yet
+      joining = error.status === 404 && Boolean(race); // the name form waits: its Join joins
+      if (joining) setup.replaceChildren(nameForm()); // the race exists: the racer does not, yet
       else if (error.status === 409) endRide();
       else setup.replaceChildren(h("p", { class: "error" }, `Could not join: ${error.message}`),
         h("button", { type: "button", onclick: () => join() }, "Try again"));
@@ -171,7 +175,7 @@ export function ridePanel(raceId) {
   // here: a join names the equipment, and the ride may be on a trainer elsewhere. Its seconds say
   // whether this device holds the ride.
   function begin() {
-    if (!race || rider !== "here" || joined || over) return;
+    if (!race || rider !== "here" || joined || joining || over) return;
     if (ownRow) {
       declared = ownRow.equipment ?? null;
       joined = true;
