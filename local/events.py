@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
 import re
@@ -50,14 +51,38 @@ def _headers(headers: Iterable[tuple[str, str]]) -> tuple[dict, list[str] | None
     return joined, [c.strip() for c in cookie.split(";") if c.strip()] if cookie else None
 
 
+# The content types whose bodies an HTTP API passes as text; every other body (no content type, a form's,
+# application/octet-stream, ...) arrives base64-encoded with ``isBase64Encoded``. AWS documents only "if
+# the content type of the request is binary, the body is base64-encoded"; this split is what live AWS
+# does (observed by ministack, github.com/ministackorg/ministack pull 766).
+TEXT_TYPES = ("application/json", "application/xml", "application/javascript")
+
+
+def request_body(raw: bytes, content_type: str | None) -> tuple[str | None, bool]:
+    """The body as the HTTP API puts it in the event: (body, isBase64Encoded). Bytes that are not UTF-8
+    under a text type go base64-encoded too: they reach the function as sent, never with U+FFFD in
+    place of what could not be read (AWS does not document that case)."""
+    if not raw:
+        return None, False
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    if media_type.startswith("text/") or media_type in TEXT_TYPES:
+        try:
+            return raw.decode("utf-8"), False
+        except UnicodeDecodeError:
+            pass
+    return base64.b64encode(raw).decode("ascii"), True
+
+
 def _authorizer(claims: dict | None) -> dict | None:
     return {"jwt": {"claims": claims, "scopes": None}} if claims else None
 
 
 def http_event(route: Route, path: str, path_parameters: dict, query: str, headers: Iterable[tuple[str, str]],
-               body: str | None, claims: dict | None, source_ip: str = "127.0.0.1", now: float | None = None) -> dict:
+               body: str | None, claims: dict | None, source_ip: str = "127.0.0.1", now: float | None = None,
+               encoded: bool = False) -> dict:
     """The event the HTTP API sends ``route``'s function; ``headers`` as (name, value) pairs, as received;
-    ``now``: when the request arrived (epoch seconds; the wall clock's time if not given)."""
+    ``now``: when the request arrived (epoch seconds; the wall clock's time if not given); ``encoded``:
+    ``body`` is base64 (``request_body``)."""
     lowered, cookies = _headers(headers)
     now = time.time() if now is None else now
     event: dict = {
@@ -83,7 +108,7 @@ def http_event(route: Route, path: str, path_parameters: dict, query: str, heade
             "timeEpoch": int(now * 1000),
         },
         "body": body,
-        "isBase64Encoded": False,
+        "isBase64Encoded": encoded,
     }
     if cookies:
         event["cookies"] = cookies

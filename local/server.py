@@ -51,7 +51,7 @@ from .auth import JwtAuthorizer, authorizer_claims, credentials_file, new_creden
 from .clock import WallClock
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .eventapi import EventApi
-from .events import http_event, match
+from .events import http_event, match, request_body
 from .lambda_api import LambdaApi
 from .managed_login import UserPoolServer
 from .runtime import Runtime
@@ -122,6 +122,10 @@ class ApiHandler(BaseHTTPRequestHandler):
     def do_DELETE(self):
         self._dispatch()
 
+    # The other methods CloudFront forwards to the API (AllowedMethods.ALLOW_ALL): no route has them, so
+    # API Gateway answers 404 (HEAD of the site's files: their headers, as CloudFront and S3 do).
+    do_HEAD = do_OPTIONS = do_PATCH = do_DELETE
+
     def send_error(self, code, message=None, explain=None):
         """http.server's own errors (malformed request line, unknown method, ...) in the contract's JSON shape."""
         self.close_connection = True
@@ -139,22 +143,21 @@ class ApiHandler(BaseHTTPRequestHandler):
         if length > MAX_REQUEST_BYTES:
             self.close_connection = True  # its body stays unread
             return self._json(413, {"message": "Request Too Long"})
-        body = self.rfile.read(length).decode("utf-8", "replace") if length else None
+        raw = self.rfile.read(length) if length else b""
         if url.path == "/local/token" and self.command == "POST":
-            return self._token(body)
+            return self._token(raw)
         if url.path == "/openapi.json" and self.command == "GET":
             return self._send(200, openapi.text().encode(), {"Content-Type": "application/json"})
         if url.path == "/config.json" and self.command == "GET":
             return self._send(200, json.dumps(self.site_config).encode(),
                               {"Content-Type": "application/json", "Cache-Control": headers.REVALIDATE})
         route, parameters, path_known = match(self.command, url.path)
-        if route is None and self.command == "GET" and not path_known:
+        if route is None and self.command in ("GET", "HEAD") and not path_known:
             found = static_file(url.path)
             if found:
                 return self._send(200, *found)
-        if route is None:
-            return self._json(405 if path_known else 404,
-                              {"message": "Method Not Allowed" if path_known else "Not Found"})
+        if route is None:  # API Gateway: "If no routes match a request, API Gateway returns {"message":"Not Found"}"
+            return self._json(404, {"message": "Not Found"})
         claims = None
         if route.protected:
             claims, why = self._claims()
@@ -162,8 +165,9 @@ class ApiHandler(BaseHTTPRequestHandler):
                 return self._send(401, b'{"message":"Unauthorized"}', {
                     "Content-Type": "application/json",
                     "WWW-Authenticate": f'Bearer scope="{" ".join(API_SCOPES)}" error="invalid_token" error_description="{why}"'})
+        body, encoded = request_body(raw, self.headers.get("Content-Type"))
         event = http_event(route, url.path, parameters, url.query, self.headers.items(), body, claims,
-                           self.client_address[0], now=self.clock.now())
+                           self.client_address[0], now=self.clock.now(), encoded=encoded)
         try:
             response = self.runtime.invoke(route.function, event)
         except Exception as error:  # noqa: BLE001 - what Lambda + API Gateway turn into a bare 502
@@ -179,9 +183,9 @@ class ApiHandler(BaseHTTPRequestHandler):
         claims, why = self.authorizer.verify(header, API_SCOPES)
         return (authorizer_claims(claims), None) if claims else (None, why)
 
-    def _token(self, body: str | None) -> None:
+    def _token(self, body: bytes) -> None:
         try:
-            request = json.loads(body or "")
+            request = json.loads(body.decode())
             sub, groups = request["sub"], request.get("groups", [])
             assert isinstance(sub, str) and sub and isinstance(groups, list)
         except (ValueError, KeyError, TypeError, AssertionError):
@@ -203,7 +207,7 @@ class ApiHandler(BaseHTTPRequestHandler):
             self.send_header("Set-Cookie", cookie)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
-        if payload:
+        if payload and self.command != "HEAD":
             self.wfile.write(payload)
 
 

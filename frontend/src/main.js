@@ -25,25 +25,35 @@ const routes = [
 
 let current = null;
 
+// A part of the link as its page reads it; null when it is not a valid percent-encoding ("%", "%zz").
+function decoded(part) {
+  try {
+    return part && decodeURIComponent(part);
+  } catch {
+    return null;
+  }
+}
+
 function route() {
   current?.stop?.();
+  current = null;
   const path = location.hash.replace(/^#/, "") || "/";
   const main = document.getElementById("page");
   const crumbs = document.getElementById("crumbs");
   for (const [pattern, page] of routes) {
     const found = path.match(pattern);
-    if (found) {
-      const params = found.slice(1).map((part) => part && decodeURIComponent(part));
-      current = page(...params);
-      crumbs.replaceChildren(...(current.crumbs || []));
-      main.replaceChildren(current.element);
-      window.scrollTo(0, 0);
-      return;
-    }
+    if (!found) continue;
+    const params = found.slice(1).map(decoded);
+    if (params.includes(null)) break; // a malformed link names nothing: not found
+    current = page(...params);
+    crumbs.replaceChildren(...(current.crumbs || []));
+    main.replaceChildren(current.element);
+    window.scrollTo(0, 0);
+    return;
   }
-  current = null;
   crumbs.replaceChildren();
-  main.replaceChildren(h("p", { class: "error" }, "No such page. "), h("a", { href: "#/" }, "Start over"));
+  main.replaceChildren(h("p", { class: "error not-found" }, "Not found: no page has this address. "),
+    h("a", { href: "#/" }, "Start over"));
 }
 
 accountHeader(document.querySelector("header.top"));

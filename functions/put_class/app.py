@@ -1,6 +1,7 @@
 """PUT /classes/{classId}: create or update a class (admin)."""
 
 from alleycat.edge import http, routes, views
+from alleycat.rules import names
 from alleycat.storage import classes
 from alleycat.storage.entities import Class
 
@@ -13,7 +14,7 @@ def put_class(classId: str):
     class_id = http.entity_id("classId", classId)
     http.require_admin(app)
     body = http.body(app, SCHEMA)
-    klass = Class(class_id, body["name"], body.get("description", ""))
+    klass = Class(class_id, names.display_name(body["name"]), body.get("description", ""))
     classes.put(klass)
     return http.respond(views.klass(klass))
 

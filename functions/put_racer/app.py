@@ -1,6 +1,7 @@
 """PUT /racers/{racerId}: create or rename a racer (that racer or an admin)."""
 
 from alleycat.edge import http, routes, views
+from alleycat.rules import names
 from alleycat.storage import racers
 from alleycat.storage.entities import Racer
 
@@ -12,7 +13,7 @@ SCHEMA = routes.by_function("put_racer").request
 def put_racer(racerId: str):
     racer_id = http.entity_id("racerId", racerId)
     http.require_self_or_admin(app, racer_id)
-    racer = Racer(racer_id, http.body(app, SCHEMA)["name"])
+    racer = Racer(racer_id, names.display_name(http.body(app, SCHEMA)["name"]))
     racers.put(racer)
     return http.respond(views.racer(racer))
 

@@ -808,3 +808,21 @@ def test_race_pages_read_the_class_names_from_the_list_of_classes_once(stack, vi
     # Then the app read the list of classes once, 100 a page, and the missing class's own list only
     asked = [request for request in lists.asked[mark:] if request.startswith("/classes")]
     assert asked == ["/classes?limit=100", "/classes/sprint/races?limit=50"], asked
+
+
+@pytest.mark.parametrize("link", ["#/racers/%", "#/racers/%E0%A4%A", "#/classes/%zz/leaderboard", "#/races/%/ride",
+                                  "#/racers/racer-1/%"])
+def test_a_malformed_link_shows_not_found_not_loading_forever(stack, viewer, link):
+    # Given a link whose percent-encoding is malformed ("%" alone, a cut-off UTF-8 sequence, "%zz")
+    page = viewer()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(error))
+    # When it is opened
+    page.goto(f"{stack.url}/{link}")
+    # Then the page says no page has this address, with a way home; nothing threw
+    page.wait_for_selector("#page p.not-found")
+    assert page.inner_text("#page").startswith("Not found")
+    assert "Loading" not in page.inner_text("#page") and page.is_visible("#page a[href='#/']")
+    assert errors == []
+    if link == "#/racers/%":
+        page.screenshot(path="/tmp/input/malformed-link.png")

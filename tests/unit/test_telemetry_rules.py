@@ -212,3 +212,14 @@ def test_a_chunk_writes_digest_is_blake2b_of_the_key_and_its_seconds():
 def test_a_refusal_with_no_second_stored_is_an_error_naming_the_chunk():
     with pytest.raises(RuntimeError, match="chunk 4"):
         telemetry.after_refusal({120: Sample(80, 50)}, StoredChunk(chunk=4, seconds=frozenset({121})), None, ChunkWrite())
+
+
+def test_only_a_racer_whose_samples_span_chunks_has_them_read_first():
+    # a bike's second, and a racer's seconds within one half-minute: written at once
+    assert telemetry.chunks_to_read([sent("a", 7)], 3600) == set()
+    assert telemetry.chunks_to_read([sent("a", 30), sent("a", 59), sent("b", 0)], 3600) == set()
+    # a racer's seconds over three half-minutes: each of them read; the other racer's not
+    batch = [sent("a", 0), sent("a", 31), sent("a", 95), sent("b", 3)]
+    assert telemetry.chunks_to_read(batch, 3600) == {("a", 0), ("a", 1), ("a", 3)}
+    # seconds no race may hold name no chunk (the batch is a 400)
+    assert telemetry.chunks_to_read([sent("a", 3600), sent("a", 10**9), sent("a", -1)], 3600) == set()

@@ -1,5 +1,6 @@
-// The ride panel on a race's ride page (#/races/{raceId}/ride): the signed-in racer joins (naming
-// themselves first if they have no name yet), then rides the virtual bike (keys or buttons) or a
+// The ride panel on a race's ride page (#/races/{raceId}/ride): the signed-in racer starts the ride
+// with a click (opening the page does nothing on its own), joins (naming themselves first if they
+// have no name yet), then rides the virtual bike (keys or buttons) or a
 // smart trainer over Web Bluetooth. Each second of the race one sample leaves for that second, once
 // it has happened by the server's clock (serverTime.js), not this computer's; what could not be sent
 // is kept (in this browser's storage too) and sent again (outbox.js). Their place and score come
@@ -74,6 +75,7 @@ export function ridePanel(raceId) {
   let onScreen = false; // a second ridden on the on-screen bike was queued: the ride is virtual
   let declared = null; // the equipment the racer last joined with (or the board says)
   let declaring = false;
+  let joining = false; // a join is in flight, or the name form waits for the racer: a board update joins nothing
   // Who rides: null (not known yet), "here" (this tab sends), "tab" (another tab of this browser),
   // "device" (another device: the API said so).
   let rider = null;
@@ -150,8 +152,10 @@ export function ridePanel(raceId) {
 
   // Joins the race with this device's id, which moves the ride here (or takes it back).
   async function join() {
+    joining = true;
     try {
       const entry = await api.joinRace(raceId, racerId, equipment(), device);
+      joining = false;
       declared = entry.equipment ?? equipment();
       joined = true;
       setup.replaceChildren();
@@ -159,7 +163,8 @@ export function ridePanel(raceId) {
       schedule();
       flush();
     } catch (error) {
-      if (error.status === 404 && race) setup.replaceChildren(nameForm()); // the race exists: the racer does not, yet
+      joining = error.status === 404 && Boolean(race); // the name form waits: its Join joins
+      if (joining) setup.replaceChildren(nameForm()); // the race exists: the racer does not, yet
       else if (error.status === 409) endRide();
       else setup.replaceChildren(h("p", { class: "error" }, `Could not join: ${error.message}`),
         h("button", { type: "button", onclick: () => join() }, "Try again"));
@@ -170,7 +175,7 @@ export function ridePanel(raceId) {
   // here: a join names the equipment, and the ride may be on a trainer elsewhere. Its seconds say
   // whether this device holds the ride.
   function begin() {
-    if (!race || rider !== "here" || joined || over) return;
+    if (!race || rider !== "here" || joined || joining || over) return;
     if (ownRow) {
       declared = ownRow.equipment ?? null;
       joined = true;
@@ -189,6 +194,18 @@ export function ridePanel(raceId) {
     outbox = new Outbox(newKey, kept?.outbox);
     lastQueued = kept?.lastQueued ?? -1;
     onScreen = kept?.onScreen ?? false;
+  }
+
+  // A ride starts on the racer's click, never as the page opens: a link to it (sent by anyone) neither
+  // joins the race nor sends a second, nor holds the lock that keeps this browser's other tabs quiet.
+  function offerStart() {
+    const start = h("button", { type: "button", class: "primary ride-start", onclick: () => {
+      setup.replaceChildren();
+      holdLock();
+    } }, ownRow ? "Ride on from here" : "Start riding");
+    setup.replaceChildren(h("p", { class: "muted" }, ownRow
+      ? "You are on this race's board. Your seconds are sent from this browser once you ride on here."
+      : "Your seconds are sent from this browser once you start."), start);
   }
 
   // One tab rides: the one holding this ride's lock. `take`: steal it from the tab that holds it.
@@ -429,7 +446,7 @@ export function ridePanel(raceId) {
         flush();
         endRide();
       }
-      if (first && racerId && !over) holdLock();
+      if (first && racerId && !over) offerStart();
       else begin();
       show();
     },

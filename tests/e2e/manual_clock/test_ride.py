@@ -63,6 +63,12 @@ def open_ride(page, stack, race):
     page.goto(f"{stack.url}/#/races/{race['raceId']}")
     page.click("a.ride-link")
     until(page, "() => location.hash.endsWith('/ride')")
+    start_ride(page)
+
+
+def start_ride(page):
+    """The racer's click that starts the ride (opening the ride page alone starts nothing)."""
+    page.click(".ride button.ride-start")
 
 
 def joined(page):
@@ -173,6 +179,34 @@ def test_a_new_racer_joins_a_live_race_and_rides_it_with_the_keyboard(stack, cli
     until(page, "() => document.querySelector('.ride-place').textContent.startsWith('You placed 1st of 1')")
 
 
+def test_opening_a_ride_link_joins_nothing_and_sends_nothing_until_the_racer_clicks(stack, client, rider):
+    page, racer_id = rider["page"], rider["sub"]
+    race = new_race(stack, client, page)
+    writes = []
+    page.on("request", lambda request: request.method != "GET" and writes.append(f"{request.method} {request.url}"))
+    # Given a signed-in racer who opens a link to a race's ride page (anyone may have sent it)
+    page.goto(f"{stack.url}/#/races/{race['raceId']}/ride")
+    page.wait_for_selector(".ride button.ride-start")
+    # When the race starts and seconds go by
+    at_the_start(page, stack, race)
+    for _ in range(3):
+        one_second(page, stack)
+    # Then the page has joined nothing and sent nothing: the racer is not on the board
+    page.screenshot(path="/tmp/input/ride-link-opened.png")
+    assert writes == []
+    assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"] == []
+    assert page.is_hidden(".ride .riding") and page.inner_text(".ride button.ride-start") == "Start riding"
+    # When they click to start
+    start_ride(page)
+    joined(page)
+    for _ in range(2):
+        one_second(page, stack)
+    # Then they are on the board and their seconds count
+    until(page, "() => Number(document.querySelector('.ride-sent').dataset.counted) >= 1")
+    assert [item["racerId"] for item in client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"]] == [racer_id]
+    assert any("/telemetry" in write for write in writes)
+
+
 def key_count(keys, second, key):
     return keys.get(second, []).count(key)
 
@@ -181,7 +215,7 @@ def test_a_ride_through_a_network_outage_and_a_lost_answer_counts_every_second_o
     page, racer_id = rider["page"], rider["sub"]
     race = new_race(stack, client, page)
     open_ride(page, stack, race)
-    joined(page)  # the racer has a name: joining takes no step
+    joined(page)  # the racer has a name: starting is their one click
     for _ in range(18):
         page.keyboard.press("ArrowUp")  # 90 rpm at 50 %
     at_the_start(page, stack, race)
@@ -251,6 +285,7 @@ def test_a_smart_trainer_rides_the_race_and_the_board_shows_what_it_sent(stack, 
     page.context.add_init_script(f"window.__trainer.range = {TRAINER_RANGE!r};")
     page.goto(f"{stack.url}/#/races/{race['raceId']}/ride")
     page.reload()
+    start_ride(page)
     joined(page)
     # When the racer connects it
     page.click(".ride .trainer button.connect")

@@ -59,7 +59,9 @@ def a_race(stack, client, name, lead=30, duration=60):
 
 
 def ride_page(page, stack, race):
+    """The ride page, and the racer's click that starts the ride there."""
     page.goto(f"{stack.url}/#/races/{race['raceId']}/ride")
+    page.click(".ride button.ride-start")
 
 
 def watch_telemetry(page, stack, log):

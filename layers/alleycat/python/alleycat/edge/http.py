@@ -17,7 +17,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from alleycat import clock
 from alleycat.edge import caching
 from alleycat.edge.contract import ADMIN_GROUP
-from alleycat.edge.resolver import APPLICATION_JSON, Resolver, Response
+from alleycat.edge.resolver import APPLICATION_JSON, BodyNotText, Resolver, Response
 from alleycat.edge.routes import by_function
 from alleycat.errors import AlleycatError, BadRequest, Forbidden, NotFound, PayloadTooLarge, Unauthorized
 from alleycat.observability import METRICS_ENABLED, end_invocation, logger, metrics
@@ -47,6 +47,10 @@ def create_app() -> Resolver:
             logger.warning("service error", extra={"error": error.message})
         retry_after = getattr(error, "retry_after_seconds", None)
         return _error(app, error.status, error.message, {"Retry-After": str(retry_after)} if retry_after else None)
+
+    @app.exception_handler(BodyNotText)
+    def body_not_text(error: BodyNotText) -> Response:
+        return _error(app, 400, str(error))
 
     @app.not_found
     def not_found(_error_) -> Response:

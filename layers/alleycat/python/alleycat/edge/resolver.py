@@ -11,6 +11,7 @@ keeps the same shape: ``@app.route``, one handler per exception type, ``not_foun
 from __future__ import annotations
 
 import base64
+import binascii
 import re
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +20,11 @@ APPLICATION_JSON = "application/json"
 # What a path parameter may hold: Powertools' set (RFC 3986 unreserved, sub-delims, ':' and
 # '@', and the unsafe characters a client may send unescaped), so routing answers as before.
 _PARAMETER = r"[-._~()'!*:@,;=+&$%<> \[\]{}|^\w]+"
+
+
+class BodyNotText(ValueError):
+    """The request's body is not UTF-8 text: what API Gateway base64-encodes (any content type but
+    text/*, JSON, XML and JavaScript) holds bytes that are not UTF-8."""
 
 
 class Response:
@@ -80,10 +86,20 @@ class Request:
 
     @property
     def decoded_body(self) -> str | None:
+        return self.text_body()
+
+    def text_body(self) -> str | None:
+        """The body as text, base64-decoded when the API encoded it; ``BodyNotText`` when it is not UTF-8."""
         body = self.raw_event.get("body")
-        if body and self.raw_event.get("isBase64Encoded"):
-            return base64.b64decode(body).decode()
-        return body
+        if not body or not self.raw_event.get("isBase64Encoded"):
+            return body
+        try:
+            return base64.b64decode(body, validate=True).decode()
+        except binascii.Error:
+            raise BodyNotText("the body is marked base64 but is not") from None
+        except UnicodeDecodeError as error:
+            raise BodyNotText(f"the body is not UTF-8 text (byte {error.start + 1} is not): "
+                              "send JSON, with Content-Type: application/json") from None
 
 
 class Resolver:
@@ -135,6 +151,7 @@ class Resolver:
         return self._serialize(response)
 
     def _dispatch(self, request: Request) -> Response:
+        request.text_body()  # a body that is not text is refused on every route, those that read none too
         for method, pattern, view in self._routes:
             found = pattern.match(request.path) if method == request.http_method.upper() else None
             if found:

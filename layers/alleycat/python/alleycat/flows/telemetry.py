@@ -3,6 +3,11 @@
 Each chunk write sets only seconds that are absent and requires, in its condition, that they still
 are; so whatever the order, overlap or concurrency of batches, a second is accepted once and every
 later copy is a duplicate. ``points`` of a chunk is added in the same write, so scores follow exactly.
+
+The writes a request causes are bounded by what it adds (docs/security.md): one per (racer, 30-s
+chunk) gaining a second, retried only after another writer stored one of its seconds. A racer's
+samples over several chunks are read first, in the request's one read, so a batch sent again writes
+nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
     answers the counts the first attempt did (see ``racers.add_samples``). With a ``device``, a
     racer's samples count only from the device that holds their ride (the first to send)."""
     # consistent: an eventual read could miss a finish just done
-    race, entries = races.gate_and_entries(race_id, sorted({s["racerId"] for s in samples}))
+    read_first = rules.chunks_to_read(samples, rules.LONGEST_RACE_SECONDS)
+    race, entries, chunks = races.gate_and_entries(race_id, sorted({s["racerId"] for s in samples}), read_first)
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
     if race.status == e.FINISHED:
@@ -37,8 +43,9 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
     def write(planned: tuple[rules.ChunkId, Seconds]):
         (racer_id, chunk), seconds = planned
         points = {second: sample.output for second, sample in seconds.items()}
+        stored = racers.stored_chunk(chunk, chunks.get((racer_id, chunk))) if (racer_id, chunk) in read_first else None
         return racer_id, racers.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds),
-                                           points, request_key)
+                                           points, request_key, stored)
 
     for racer_id, written in parallel.map_all(write, writes.items()):
         outcome.add(racer_id, written)

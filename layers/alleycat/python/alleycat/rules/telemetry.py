@@ -18,6 +18,7 @@ NOT_JOINED = "racer has not joined this race"
 TOO_LATE = "the race was finished before this sample arrived"
 
 ChunkId = tuple[str, int]  # (racerId, chunk number)
+LONGEST_RACE_SECONDS = 3600  # the contract's longest race: a second beyond it is in no race
 
 
 @dataclass
@@ -124,14 +125,25 @@ def record(request_digest: str, accepted: int, duplicates: int) -> str:
     return f"{request_digest}:{accepted}:{duplicates}"
 
 
-def after_refusal(pending: Seconds, stored: StoredChunk, request_digest: str | None,
-                  written: ChunkWrite) -> Seconds:
-    """A chunk write of ``pending`` was refused because a second was stored meanwhile: counts what is
-    known into ``written`` and returns the seconds to write again (none: the write is done).
+def chunks_to_read(samples: list[dict], max_seconds: int) -> set[ChunkId]:
+    """The chunks to read before writing: every chunk of a racer whose samples fall in more than one (a
+    back-fill, or the same batch sent again), so seconds already stored cost a read, not a refused write.
+    A racer's samples in one chunk (a bike's second) are written at once: a refused write costs what
+    the write would. Only seconds any race may hold (``max_seconds``) name a chunk: the rest are a 400."""
+    by_racer: dict[str, set[int]] = defaultdict(set)
+    for sample in samples:
+        if 0 <= sample["second"] < max_seconds:
+            by_racer[sample["racerId"]].add(int(sample["second"]) // CHUNK_SECONDS)
+    return {(racer_id, chunk) for racer_id, chunks in by_racer.items() if len(chunks) > 1 for chunk in chunks}
+
+
+def settled(pending: Seconds, stored: StoredChunk, request_digest: str | None, written: ChunkWrite) -> Seconds:
+    """What the chunk as stored settles of ``pending``, counted into ``written``; returns the seconds
+    still to write (none: the write is done).
 
     This very request sent again (its digest recorded, before any duplicate of this attempt) answers what
     the first attempt did; a chunk sealed by the finish takes nothing (a second it held is a duplicate, any
-    other too late); else the seconds stored are duplicates and the rest is tried again."""
+    other too late); else the seconds stored are duplicates and the rest is to be written."""
     recorded = (stored.last_write or "").split(":")
     if request_digest and recorded[0] == request_digest and not written.duplicates:
         written.accepted, written.duplicates = int(recorded[1]), int(recorded[2])
@@ -144,8 +156,15 @@ def after_refusal(pending: Seconds, stored: StoredChunk, request_digest: str | N
                 written.too_late.append(second)
         return {}
     present = [second for second in pending if second in stored.seconds]
-    if not present:
-        raise RuntimeError(f"chunk {stored.chunk} write refused with no stored second")
     written.duplicates += len(present)
     return {second: sample for second, sample in pending.items() if second not in stored.seconds}
 
+
+def after_refusal(pending: Seconds, stored: StoredChunk, request_digest: str | None,
+                  written: ChunkWrite) -> Seconds:
+    """A chunk write of ``pending`` was refused because a second was stored meanwhile: ``settled`` by what
+    the refusal found stored (a refusal that found none of them stored is a bug)."""
+    remaining = settled(pending, stored, request_digest, written)
+    if pending and len(remaining) == len(pending):
+        raise RuntimeError(f"chunk {stored.chunk} write refused with no stored second")
+    return remaining

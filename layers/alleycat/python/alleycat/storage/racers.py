@@ -182,9 +182,12 @@ def set_best(racer_id: str, class_id: str, best: e.Best | None) -> None:
 
 # --- history chunks --------------------------------------------------------
 
-def add_samples(chunk: e.Chunk, points: Mapping[int, Any], request_key: str | None = None) -> ChunkWrite:
+def add_samples(chunk: e.Chunk, points: Mapping[int, Any], request_key: str | None = None,
+                stored: StoredChunk | None = None) -> ChunkWrite:
     """Writes the chunk's seconds that are not stored yet; what became of each (``ChunkWrite``).
 
+    With ``stored``, the chunk as read before (``stored_chunk``), what it settles is not written: when it
+    holds every second, nothing is (a batch sent again costs its read alone).
     Each attempt is one conditional write of the seconds still pending (``_write_absent``); when it is
     refused, ``rules.telemetry.after_refusal`` decides from what is stored which seconds were duplicates,
     too late or to be tried again.
@@ -198,6 +201,8 @@ def add_samples(chunk: e.Chunk, points: Mapping[int, Any], request_key: str | No
     pending = dict(chunk.samples)
     written = ChunkWrite()
     request_digest = telemetry.digest(request_key, chunk.samples) if request_key else None
+    if stored is not None:
+        pending = telemetry.settled(pending, stored, request_digest, written)
     while pending:
         recording = telemetry.record(request_digest, len(pending), written.duplicates) if request_digest else None
         stored = _write_absent(chunk, pending, sum(points[second] for second in pending), recording)
@@ -206,6 +211,13 @@ def add_samples(chunk: e.Chunk, points: Mapping[int, Any], request_key: str | No
             return written
         pending = telemetry.after_refusal(pending, stored, request_digest, written)
     return written
+
+
+def stored_chunk(number: int, found: e.Chunk | None) -> StoredChunk:
+    """What a read of chunk ``number`` found (``found``: None when there is no such chunk yet)."""
+    if found is None:
+        return StoredChunk(number, frozenset())
+    return StoredChunk(number, frozenset(found.samples), found.sealed, found.lastWrite)
 
 
 def _write_absent(chunk: e.Chunk, seconds: Seconds, points, recording: str | None) -> StoredChunk | None:
@@ -236,10 +248,7 @@ def _write_absent(chunk: e.Chunk, seconds: Seconds, points, recording: str | Non
         item = failed.item
         if item is None:  # an older SDK or emulator without the item: read it
             item = send("get_item", Key=key, ConsistentRead=True).get("Item", {})
-    if not item:
-        return StoredChunk(chunk.chunk, frozenset())
-    stored = e.item_as(e.Chunk, item)
-    return StoredChunk(chunk.chunk, frozenset(stored.samples), stored.sealed, stored.lastWrite)
+    return stored_chunk(chunk.chunk, e.item_as(e.Chunk, item) if item else None)
 
 
 def chunks_of(race_id: str, racer_id: str) -> list[e.Chunk | e.PackedChunk]:

@@ -7,6 +7,7 @@ race) is one Query of the race's partition.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC
 
 from alleycat import clock
@@ -91,13 +92,17 @@ def with_boards(race_id: str, consistent: bool = False) -> tuple[e.Race | None, 
     return race, [i for i in page.items if isinstance(i, e.RaceBoard)]
 
 
-def gate_and_entries(race_id: str, racer_ids: list[str]) -> tuple[e.RaceGate | None, list[e.Entry]]:
-    """Telemetry's one read: the race's gate copy for the first racer and the racers' entries,
-    strongly consistent (a bike's sample: one request of two keys)."""
+def gate_and_entries(race_id: str, racer_ids: list[str], chunks: Iterable[tuple[str, int]] = ()
+                     ) -> tuple[e.RaceGate | None, list[e.Entry], dict[tuple[str, int], e.Chunk]]:
+    """Telemetry's one read: the race's gate copy for the first racer, the racers' entries and the
+    ``chunks`` asked for ((racerId, chunk) -> the chunk, where it exists), strongly consistent (a
+    bike's sample: one request of two keys)."""
     gate_key = key_from(keys.RACE_GATE, raceId=race_id, copy=e.RaceGate.copy_for(racer_ids[0]))
-    found = get_all([gate_key] + [key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids])
+    found = get_all([gate_key] + [key_from(keys.ENTRY, raceId=race_id, racerId=racer_id) for racer_id in racer_ids]
+                    + [key_from(keys.CHUNK, raceId=race_id, racerId=racer_id, chunk=chunk) for racer_id, chunk in chunks])
     gate = next((item for item in found if isinstance(item, e.RaceGate)), None)
-    return gate, [item for item in found if isinstance(item, e.Entry)]
+    return (gate, [item for item in found if isinstance(item, e.Entry)],
+            {(item.racerId, item.chunk): item for item in found if isinstance(item, e.Chunk)})
 
 
 def join(race: e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None = None) -> e.Entry:
