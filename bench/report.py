@@ -94,7 +94,27 @@ def _values(f: dict) -> dict:
         "push_table": [{**row, "verdict": ", ".join(row["missed"]) or "none"}
                        for row in p.get("table", [])],
         "push_verdict": _push_verdict(p),
+        **_realtime(f.get("realtime")),
     }
+
+
+def _realtime(rt: dict | None) -> dict:
+    """Section 7's rows: each race measured, and the CPU of a bike-second by process."""
+    if not rt:
+        return {"realtime": {"quick": False, "goals": {"late_share": 0, "freshness_p95_s": 0}}, "rt_first": {},
+                "rt_verdict": "not measured", "rt_rows": [], "rt_cpu": []}
+    runs, long = rt["runs"], rt["long"]
+    rows = [{**run, "label": f"fresh stack {n}"} for n, run in enumerate(runs, 1)]
+    rows += [{**run, "label": f"one stack, race {n} ({run['seconds']} s)"} for n, run in enumerate(long, 1)]
+    roles = sorted({role for run in runs + long for role in run["cpu_ms_per_bike_second"]},
+                   key=lambda role: -sum(run["cpu_ms_per_bike_second"].get(role, 0) for run in runs))
+    mean = lambda role: sum(run["cpu_ms_per_bike_second"].get(role, 0) for run in runs) / len(runs)
+    cpu = [{"role": role, "fresh": f"{mean(role):.2f}",
+             "long": " / ".join(f"{run['cpu_ms_per_bike_second'].get(role, 0):.2f}" for run in long)} for role in roles]
+    cpu.append({"role": "**all**", "fresh": f"**{sum(map(mean, roles)):.2f}**",
+                "long": " / ".join(f"**{run['cpu_ms_per_bike_second_total']:.2f}**" for run in long)})
+    return {"rt_first": runs[0], "rt_rows": rows, "rt_cpu": cpu,
+            "rt_verdict": "met in every run" if rt["met"] else "not met in every run (the rows say where)"}
 
 
 def _push_verdict(p: dict) -> str:

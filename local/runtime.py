@@ -8,6 +8,7 @@ identity, another body); worker processes, like execution environments, cannot.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -20,11 +21,21 @@ from .dynamodb_local import rss_bytes
 WORKERS = int(os.environ.get("ALLEYCAT_LOCAL_WORKERS", "4"))
 
 
-def _warm(clock, functions) -> None:
-    """Worker start: the stack's clock is the functions' (``alleycat.clock``), the worker's functions
-    imported (all, unless named) and the DynamoDB client made, so that the first requests a local
-    stack serves (a race's first seconds) do not all pay cold starts."""
+def name_process(name: str) -> None:
+    """The process's name as ``ps``, ``top`` and /proc/<pid>/comm show it (Linux: 15 bytes at most)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(15, name.encode()[:15])  # PR_SET_NAME
+    except OSError:
+        pass
+
+
+def _warm(clock, functions, name) -> None:
+    """Worker start: named, the stack's clock is the functions' (``alleycat.clock``), the worker's
+    functions imported (all, unless named) and the DynamoDB client made, so that the first requests a
+    local stack serves (a race's first seconds) do not all pay cold starts."""
     from alleycat import clock as function_clock
+
+    name_process(name)
     from alleycat.storage import dynamo
 
     function_clock.use(clock)
@@ -41,12 +52,13 @@ class Runtime:
     """``invoke(function, event)`` from any thread; at most ``workers`` invocations run at once, on
     ``clock`` (``local.clock``: the wall clock, or one a test moves). ``prestart`` starts every worker
     now; otherwise a worker starts when an invocation finds none free. ``functions``: the ones its
-    workers run (imported as they start), or every function."""
+    workers run (imported as they start), or every function. ``name``: its workers' process name."""
 
-    def __init__(self, workers: int = WORKERS, clock=None, prestart: bool = True, functions: tuple[str, ...] = ()):
+    def __init__(self, workers: int = WORKERS, clock=None, prestart: bool = True, functions: tuple[str, ...] = (),
+                 name: str = "lambda"):
         # spawn, not fork: the parent already runs threads (server, stream poller)
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                                         initializer=_warm, initargs=(clock or WallClock(), functions))
+                                         initializer=_warm, initargs=(clock or WallClock(), functions, name))
         for ready in [self._pool.submit(_ready) for _ in range(workers if prestart else 0)]:  # started and warm
             ready.result()
 

@@ -65,6 +65,9 @@ FINISH_GROUP = "alleycat-race-finishes"
 FINISHER_WORKERS = 8  # started as needed: races ending within the same ~2 minutes, each finisher waiting for its end
 PUBLISHER_WORKERS = 2  # started as needed: each waits under a second for its race's next message
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
+# The worker processes' names (``ps``, ``top``, /proc/<pid>/comm): what each runs, for whoever measures the stack
+WORKER_NAMES = {"api": "alleycat-api", "stream": "alleycat-stream", "finisher": "alleycat-finish",
+                "publisher": "alleycat-publish"}
 USER_POOL_ENDPOINT = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"  # boto3's cognito-idp client: the stand-in
 
 
@@ -269,11 +272,13 @@ class LocalStack:
         self.dynamodb.create_table(TABLE_NAME)
         tail = StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS)
         # The stream function in processes of its own, one per shard, as its own Lambda function would be.
-        self.stream_runtime = Runtime(workers=self.stream_shards, clock=self.clock, functions=(STREAM_PROCESSOR,))
+        self.stream_runtime = Runtime(workers=self.stream_shards, clock=self.clock, functions=(STREAM_PROCESSOR,),
+                                     name=WORKER_NAMES["stream"])
         self.stream = StreamPoller(tail, shards=self.stream_shards,
                                    invoke=lambda event: self.stream_runtime.invoke(STREAM_PROCESSOR, event)).start()
         # After configure_environment: the workers inherit it.
-        self.runtime = Runtime(clock=self.clock, functions=(*(route.function for route in ROUTES), TOKEN_GROUPS))
+        self.runtime = Runtime(clock=self.clock, functions=(*(route.function for route in ROUTES), TOKEN_GROUPS),
+                               name=WORKER_NAMES["api"])
         assert self.users is not None  # _start_user_pool ran first
         pool = self.users.pool
         authorizer = JwtAuthorizer(lambda: pool.issuer, (pool.client_id,), self.clock.now)  # finds the keys by the issuer
@@ -293,7 +298,8 @@ class LocalStack:
         seconds). With push on, the board publisher (``alleycat.flows.pushing``) has workers of its own."""
         access_key, secret_key = os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"]
         region = os.environ["AWS_DEFAULT_REGION"]
-        self.async_runtime = Runtime(workers=FINISHER_WORKERS, clock=self.clock, prestart=False, functions=(FINISHER,))
+        self.async_runtime = Runtime(workers=FINISHER_WORKERS, clock=self.clock, prestart=False, functions=(FINISHER,),
+                                     name=WORKER_NAMES["finisher"])
 
         def run(function: str, event: dict) -> dict:
             runtime = self.publisher_runtime if function == BOARD_PUBLISHER else self.async_runtime
@@ -319,7 +325,7 @@ class LocalStack:
         settings.reset()
         if self.push:  # after the environment: its workers start with it (the first with the first message)
             self.publisher_runtime = Runtime(workers=PUBLISHER_WORKERS, clock=self.clock, prestart=False,
-                                             functions=(BOARD_PUBLISHER,))
+                                             functions=(BOARD_PUBLISHER,), name=WORKER_NAMES["publisher"])
 
     def _start_user_pool(self) -> None:
         """Sign-up and sign-in as in AWS (stacks/users.py): the pool's tokens pass through the same

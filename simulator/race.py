@@ -82,6 +82,7 @@ class Totals:
     late_ticks: int = 0
     races_finished: int = 0
     lags: list = field(default_factory=list)  # seconds from accepted to shown on the race leaderboard
+    answers: list = field(default_factory=list)  # seconds each telemetry post took to be answered
     audiences: list = field(default_factory=list)  # per race: push and polling viewers' freshness (Audience)
     started: float = field(default_factory=time.monotonic)
 
@@ -230,8 +231,10 @@ class Simulator:
         path = f"/races/{race_id}/telemetry"
 
         def post(client: ApiClient, batch: list[dict]) -> None:
+            sent = time.monotonic()
             try:
                 response = client.call("POST", path, {"samples": batch})
+                self.totals.answers.append(time.monotonic() - sent)
             except ApiError as error:
                 if error.status != 409:
                     raise
