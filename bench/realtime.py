@@ -23,7 +23,7 @@ from .env import say
 from .push import LoadSampler, local_stack
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
-RACERS, SECONDS, POLLERS = (20, 30, 2) if QUICK else (100, 120, 5)
+RACERS, SECONDS, POLLERS = (20, 60, 2) if QUICK else (100, 120, 5)
 RUNS = 1 if QUICK else 3
 LONG_RACES, LONG_SECONDS = (2, 60) if QUICK else (3, 300)
 LATE_TICKS_GOAL, FRESHNESS_P95_GOAL = 0.05, 2.0  # issue 44: at most 5 % of ticks late, the board fresh within 2 s at p95

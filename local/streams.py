@@ -33,7 +33,9 @@ from stacks.settings import STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, S
 
 from . import handlers
 
-POLL_SECONDS = 0.1          # between reads, unless a read filled its page
+# Between reads, unless a read filled its page: Lambda "polls shards in your DynamoDB stream for records at a
+# base rate of 4 times per second" (Lambda developer guide, "Using AWS Lambda with Amazon DynamoDB").
+POLL_SECONDS = 0.25
 LIST_SHARDS_SECONDS = 1.0   # how often the stream's shards are listed again
 READ_LIMIT = 1000           # records a GetRecords asks for
 BUFFERED_BATCHES = 10       # reading pauses while a virtual shard holds this many batches
@@ -178,6 +180,7 @@ class StreamTail:
         self.client, self.stream_arn, self.list_every = client, stream_arn, list_every
         self.shards: dict[str, ShardReader] = {}
         self._listed_at = float("-inf")
+        self._finished_when_listed: set[str] = set()
 
     @classmethod
     def of_table(cls, engine, table: str, list_every: float = 0.0) -> StreamTail:
@@ -186,10 +189,13 @@ class StreamTail:
         return cls(WireRecords(engine.client("dynamodbstreams"), *engine.CREDENTIALS), arn, list_every)
 
     def readable(self) -> list[ShardReader]:
-        """The shards to read now (parents before children), listing the stream again when due."""
+        """The shards to read now (parents before children), listing the stream again when due or once a shard has
+        been read to its end (its children may be listed by now)."""
         due = time.monotonic() - self._listed_at >= self.list_every
-        if due or any(reader.finished for reader in self.shards.values()) or not self.shards:
+        finished = {shard for shard, reader in self.shards.items() if reader.finished}
+        if due or finished - self._finished_when_listed or not self.shards:
             self._list()
+            self._finished_when_listed = finished
         return [reader for reader in self.shards.values() if not reader.finished and self._parent_done(reader)]
 
     def _list(self) -> None:

@@ -23,8 +23,10 @@ class FakeStreams:
     def __init__(self, shards: dict, page: int = 2):
         self.shards, self.page = shards, page
         self.reads: list[str] = []
+        self.listings = 0  # DescribeStream calls that started a listing
 
     def describe_stream(self, StreamArn, ExclusiveStartShardId=None):
+        self.listings += not ExclusiveStartShardId
         ids = list(self.shards)
         start = ids.index(ExclusiveStartShardId) + 1 if ExclusiveStartShardId else 0
         page = ids[start:start + 2]  # paginated, as a long-lived stream's listing is
@@ -75,6 +77,23 @@ def test_every_shard_is_read_and_a_child_only_after_its_parent_is_read_to_its_en
     assert sorted(flat) == [1, 2, 3, 4, 5, 10, 11]
     assert [s for s in flat if s < 10] == [1, 2, 3, 4, 5]
     assert streams.reads.index("child") > max(i for i, s in enumerate(streams.reads) if s == "parent")
+
+
+def test_a_closed_shard_read_to_its_end_makes_one_listing_not_one_every_read():
+    # Given a stream whose first shard closed, listed again only on request (never due by time)
+    streams = FakeStreams({"old": (None, [record(1), record(2)], True), "new": ("old", [record(3)], False)})
+    tail = StreamTail(streams, ARN, list_every=3600)
+    # When it is read until the closed shard is done, then many times more
+    for _ in range(3):
+        for reader in tail.readable():
+            tail.fetch(reader)
+    listed_once_done = streams.listings
+    for _ in range(20):
+        for reader in tail.readable():
+            tail.fetch(reader)
+    # Then the shard's end caused one listing (its children), and later reads list nothing
+    assert listed_once_done == 2
+    assert streams.listings == 2
 
 
 def test_records_outside_the_filter_never_reach_the_function():
