@@ -17,7 +17,13 @@ from pathlib import Path
 from local.dynamodb_local import EmbeddedDynamoDB
 
 WRITES = 6000
-SAMPLES = {f"s{second}": {"L": [{"N": "80"}, {"N": "50"}]} for second in range(30)}
+SECONDS = 30
+
+
+def chunk(write: int) -> dict:
+    """A chunk's seconds as the stack stores them, different at every write (an update that changes nothing
+    writes no stream record)."""
+    return {f"s{second}": {"L": [{"N": str(60 + (write + second) % 40)}, {"N": "50"}]} for second in range(SECONDS)}
 
 
 def jvm_cpu_seconds(pid: int) -> float:
@@ -45,15 +51,17 @@ def measure(storage: str, rounds: int) -> None:
         for number in range(1, rounds + 1):
             before = jvm_cpu_seconds(pid)
             for write in range(WRITES):
+                values = chunk(write)
                 table.update_item(TableName="engine", Key={"pk": {"S": f"racer-{write % 100}"}},
-                                  UpdateExpression="SET " + ", ".join(f"{name} = :{name}" for name in SAMPLES),
-                                  ExpressionAttributeValues={f":{name}": value for name, value in SAMPLES.items()})
+                                  UpdateExpression="SET " + ", ".join(f"{name} = :{name}" for name in values),
+                                  ExpressionAttributeValues={f":{name}": value for name, value in values.items()})
             written, read = jvm_cpu_seconds(pid), 0
             while records := (page := streams.get_records(ShardIterator=iterator, Limit=1000))["Records"]:
                 read += len(records)
                 iterator = page["NextShardIterator"]
+            iterator = page["NextShardIterator"]
             done = jvm_cpu_seconds(pid)
-            print(f"{storage:9s} round {number}: {number * WRITES:,} stream records, "
+            print(f"{storage:9s} round {number}: {read:,} stream records read of {number * WRITES:,}, "
                   f"{(written - before) * 1000 / WRITES:.2f} ms JVM CPU a write, "
                   f"{(done - written) * 1000 / max(read, 1):.3f} ms a record read, {engine.rss_bytes() / 2**20:,.0f} MB", flush=True)
     finally:

@@ -65,9 +65,10 @@ FINISH_GROUP = "alleycat-race-finishes"
 FINISHER_WORKERS = 8  # started as needed: races ending within the same ~2 minutes, each finisher waiting for its end
 PUBLISHER_WORKERS = 2  # started as needed: each waits under a second for its race's next message
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
-# The worker processes' names (``ps``, ``top``, /proc/<pid>/comm): what each runs, for whoever measures the stack
+# The worker processes' names (``ps``, ``top``, /proc/<pid>/comm; 15 bytes at most): what each runs, for whoever
+# measures the stack
 WORKER_NAMES = {"api": "alleycat-api", "stream": "alleycat-stream", "finisher": "alleycat-finish",
-                "publisher": "alleycat-publish"}
+                "publisher": "alleycat-push"}
 USER_POOL_ENDPOINT = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"  # boto3's cognito-idp client: the stand-in
 
 

@@ -3,11 +3,13 @@
 import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
 from local.events import sample_event
 from local.runtime import Runtime
+from local.server import WORKER_NAMES
 
 from .conftest import ADMIN, racer_claims
 
@@ -58,3 +60,15 @@ def test_simultaneous_copies_of_a_batch_count_each_sample_once(runtime, race):
     # Then every sample was accepted exactly once across the callers
     assert sum(b["accepted"] for b in bodies) == len(batch)
     assert sum(b["duplicates"] for b in bodies) == 11 * len(batch)
+
+
+@pytest.mark.parametrize("role", sorted(WORKER_NAMES))
+def test_each_worker_process_is_named_after_what_it_runs(table, role):
+    # Given a runtime of one worker named for its role, as the local stack starts them
+    running = Runtime(workers=1, functions=("get_classes",), name=WORKER_NAMES[role])
+    try:
+        # Then its worker shows that name, whole, where ps, top and the bench read it
+        [pid] = list(running._pool._processes or {})
+        assert Path(f"/proc/{pid}/comm").read_text().strip() == WORKER_NAMES[role]
+    finally:
+        running.stop()
