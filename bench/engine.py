@@ -47,6 +47,7 @@ def measure(storage: str, rounds: int) -> None:
         arn = table.describe_table(TableName="engine")["Table"]["LatestStreamArn"]
         shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
         iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+        assert engine.process is not None  # started
         pid = engine.process.pid
         for number in range(1, rounds + 1):
             before = jvm_cpu_seconds(pid)

@@ -113,6 +113,7 @@ def race(client, tag: str, root: int, seconds: int) -> dict:
         elapsed = time.monotonic() - started
     after = snapshot(root)
     race_id = simulator.current_race
+    assert race_id is not None  # the race was created
     exact = counted(client, race_id, simulator.profiles, seconds)
     bike_seconds = max(totals.accepted, 1)
     cpu_ms = {role: (after.cpu.get(role, 0.0) - before.cpu.get(role, 0.0)) * 1000 / bike_seconds
