@@ -145,9 +145,12 @@ $(MUTATION_STAMP): requirements.txt requirements-dev.txt tools/mutation-requirem
 mutation: $(MUTATION_STAMP)
 	$(MUTATION_VENV)/bin/python tools/mutation.py
 
-.PHONY: bench bench-push
+.PHONY: bench bench-push bench-realtime
 bench: $(STAMP_PY) $(STAMP_NPM) java  # figures in docs/performance.md and .json; never part of make test
 	$(PY) -m bench
 
 bench-push: $(STAMP_PY) $(STAMP_NPM) java  # the push stage alone (about 15 minutes): 1, 2 and 4 messages a second, 100 and 50 bikes
 	BENCH_ONLY=push $(PY) -m bench
+
+bench-realtime: $(STAMP_PY) $(STAMP_NPM) $(FRONTEND) java  # real time on make local alone (about 23 minutes): 100 bikes, 3 fresh stacks, 3 races on one
+	BENCH_ONLY=realtime $(PY) -m bench
