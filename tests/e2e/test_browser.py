@@ -824,5 +824,3 @@ def test_a_malformed_link_shows_not_found_not_loading_forever(stack, viewer, lin
     assert page.inner_text("#page").startswith("Not found")
     assert "Loading" not in page.inner_text("#page") and page.is_visible("#page a[href='#/']")
     assert errors == []
-    if link == "#/racers/%":
-        page.screenshot(path="/tmp/input/malformed-link.png")

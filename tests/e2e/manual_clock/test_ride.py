@@ -203,7 +203,6 @@ def test_opening_a_ride_link_joins_nothing_and_sends_nothing_until_the_racer_cli
     for _ in range(3):
         one_second(page, stack)
     # Then the page has joined nothing and sent nothing: the racer is not on the board
-    page.screenshot(path="/tmp/input/ride-link-opened.png")
     assert writes == []
     assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"] == []
     assert page.is_hidden(".ride .riding") and page.inner_text(".ride button.ride-start") == "Start riding"
