@@ -6,7 +6,8 @@ endpoint (the user pool API, AWS JSON 1.1), both at one origin here.
 ``GET /oauth2/authorize``       checks client, redirect URI, response type and PKCE method; with a
                                 session cookie, straight back with a code; else the sign-in page
 ``/login`` ``/signup``          managed login's pages: sign in, sign up, the emailed code, a new
-``/confirm`` ``/login/...``     password after a temporary one, the TOTP code of a user who enabled it
+``/confirm`` ``/login/...``     password after a temporary one, the TOTP code of a user who enabled it,
+``/forgot`` ``/forgot/reset``   "Forgot your password?" (a code by email, then the code and a new one)
 ``POST /oauth2/token``          ``authorization_code`` (with ``code_verifier``) and ``refresh_token``
 ``POST /oauth2/revoke``         ends a refresh token and the access tokens it issued
 ``GET /logout``                 ends the session cookie, back to ``logout_uri``
@@ -44,13 +45,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from .eventapi import UNRECOGNIZED_KEY, SigV4Verifier
-from .userpool import SCOPES, CognitoError, User, UserPool
+from .userpool import PASSWORD_RULES, SCOPES, CognitoError, User, UserPool, password_failures
 
 TARGET_PREFIX = "AWSCognitoIdentityProviderService."
 SESSION_COOKIE = "cognito"
 CSRF_COOKIE, CSRF_FIELD = "XSRF-TOKEN", "_csrf"  # Cognito's managed login's names
 CSRF_SECONDS = 3600  # a sign-in page's form is good for an hour
-DOMAIN_PATHS = frozenset({"/oauth2/authorize", "/login", "/signup", "/confirm", "/logout", "/login/password", "/login/mfa"})
+DOMAIN_PATHS = frozenset({"/oauth2/authorize", "/login", "/signup", "/confirm", "/logout", "/login/password", "/login/mfa",
+                          "/forgot", "/forgot/reset"})
 WELL_KNOWN = "/.well-known/"
 STEP_SECONDS = 180  # a sign-in's next step (new password, TOTP code) must follow within Cognito's 3-minute session
 CONFIRM_SECONDS = 24 * 3600  # the emailed code signs in the browser that signed up, while the code is good
@@ -60,7 +62,9 @@ main{max-width:22rem;margin:3rem auto;padding:1.5rem;background:#fff;border-radi
 h1{font-size:1.3rem;margin:0 0 1rem}label{display:block;margin:.8rem 0 .2rem}
 input{box-sizing:border-box;width:100%;padding:.6rem;font-size:1rem;border:1px solid #bbb;border-radius:.3rem}
 button{margin-top:1.2rem;width:100%;padding:.7rem;font-size:1rem;background:#c2410c;color:#fff;border:0;border-radius:.3rem}
-.error{color:#b00020}.note{color:#555;font-size:.9rem}a{color:#c2410c}"""
+.error{color:#b00020}.note{color:#555;font-size:.9rem}a{color:#c2410c}
+.rules{margin:.4rem 0 0;padding:0;list-style:none;font-size:.9rem;color:#555;overflow-wrap:anywhere}
+.rules li{margin:.15rem 0}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}.rules .met{color:#166534}.rules .unmet{color:#b00020}"""
 
 
 def flat(query: str) -> dict[str, str]:
@@ -85,6 +89,7 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
             return self._well_known(url.path)
         pages = {"/oauth2/authorize": self._authorize, "/login": self._login_page, "/signup": self._signup_page,
                  "/confirm": self._confirm_page, "/logout": self._logout, "/oauth2/userInfo": self._user_info,
+                 "/forgot": self._forgot_page, "/forgot/reset": self._reset_page,
                  "/login.css": self._style}
         page = pages.get(url.path)
         return page(flat(url.query)) if page else self._text(404, "Not Found")
@@ -103,7 +108,7 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
                               'again.</p>')
         posts = {"/oauth2/token": self._token, "/oauth2/revoke": self._revoke, "/login": self._login,
                  "/signup": self._signup, "/confirm": self._confirm, "/login/password": self._new_password,
-                 "/login/mfa": self._mfa}
+                 "/login/mfa": self._mfa, "/forgot": self._forgot, "/forgot/reset": self._reset}
         post = posts.get(url.path)
         return post(form) if post else self._text(404, "Not Found")
 
@@ -156,14 +161,16 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         self._page(status, "Sign in", told + self._form("/login", q, error, [("email", "Email", "email", email),
                                                                      ("password", "Password", "password", "")],
                                                  "Sign in")
+                   + f'<p class="note"><a href="/forgot?{html.escape(q)}">Forgot your password?</a></p>'
                    + f'<p class="note">New here? <a href="/signup?{html.escape(q)}">Sign up</a></p>')
 
-    def _signup_page(self, query: dict[str, str], error: str = "", status: int = 200) -> None:
+    def _signup_page(self, query: dict[str, str], error: str = "", status: int = 200, email: str = "",
+                     refused: str | None = None) -> None:
+        """``refused``: the password the pool refused, whose broken rules the list marks."""
         q = urlencode(query)
-        self._page(status, "Sign up", self._form("/signup", q, error, [("email", "Email", "email", ""),
+        self._page(status, "Sign up", self._form("/signup", q, error, [("email", "Email", "email", email),
                                                                       ("password", "Password", "password", "")],
-                                                 "Sign up")
-                   + '<p class="note">At least 12 characters, with upper and lower case, a number and a symbol.</p>'
+                                                 "Sign up", new_password=True, refused=refused)
                    + f'<p class="note">Have an account? <a href="/login?{html.escape(q)}">Sign in</a></p>')
 
     def _confirm_page(self, query: dict[str, str], error: str = "", status: int = 200) -> None:
@@ -195,7 +202,10 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         try:
             user = self.pool.sign_up(form.get("email", ""), form.get("password", ""))
         except CognitoError as error:
-            return self._signup_page(query, error.message, 400)
+            if error.kind == "InvalidPasswordException":
+                return self._signup_page(query, self._password_refusal(form.get("password", "")), 400,
+                                         form.get("email", ""), refused=form.get("password", ""))
+            return self._signup_page(query, error.message, 400, form.get("email", ""))
         self._redirect(f"/confirm?{urlencode({**query, 'email': user.email, 'step': self.service.pending(user)})}")
 
     def _confirm(self, form: dict[str, str]) -> None:
@@ -218,10 +228,13 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
             return self._code_step(user, query)
         self._signed_in(user, query)
 
-    def _password_step(self, user: User, query: dict[str, str], error: str = "") -> None:
+    def _password_step(self, user: User, query: dict[str, str], refused: str | None = None) -> None:
+        """``refused``: the password the pool refused, whose broken rules the list marks."""
+        error = self._password_refusal(refused) if refused is not None else ""
         self._page(400 if error else 200, "Choose a new password",
                    self._form("/login/password", urlencode(query), error, [("password", "New password", "password", "")],
-                              "Save and sign in", hidden={"step": self.service.pending(user)}))
+                              "Save and sign in", hidden={"step": self.service.pending(user)}, new_password=True,
+                              refused=refused))
 
     def _code_step(self, user: User, query: dict[str, str], error: str = "", tries: int = 0) -> None:
         self._page(400 if error else 200, "Two-step sign-in",
@@ -243,8 +256,8 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
             return
         try:
             self.pool.set_password(user, form.get("password", ""))
-        except CognitoError as error:
-            return self._password_step(user, query, error.message)
+        except CognitoError:  # InvalidPasswordException: the list says which rules it broke
+            return self._password_step(user, query, refused=form.get("password", ""))
         self._next_step(user, query)
 
     def _mfa(self, form: dict[str, str]) -> None:
@@ -258,6 +271,55 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
                 return self._login_page(query, "Too many wrong codes: sign in again.", 400, email=user.email)
             return self._code_step(user, query, error.message, tries + 1)
         self._signed_in(user, query)
+
+    # "Forgot your password?": ForgotPassword, then ConfirmForgotPassword, then the sign-in page.
+
+    def _forgot_page(self, query: dict[str, str], error: str = "", status: int = 200, email: str = "") -> None:
+        q = urlencode(query)
+        self._page(status, "Reset your password",
+                   '<p>Enter your email address: we will send you a code to reset your password.</p>'
+                   + self._form("/forgot", q, error, [("email", "Email", "email", email)], "Send code")
+                   + f'<p class="note"><a href="/login?{html.escape(q)}">Back to sign in</a></p>')
+
+    def _forgot(self, form: dict[str, str]) -> None:
+        query = flat(form.get("q", ""))
+        try:
+            sent = self.pool.forgot_password(form.get("email", ""))
+        except CognitoError as error:
+            message = ("Too many codes asked for this address: wait an hour, then ask again."
+                       if error.kind == "LimitExceededException" else error.message)
+            return self._forgot_page(query, message, 400, form.get("email", ""))
+        self._redirect(f"/forgot/reset?{urlencode({**query, 'email': form.get('email', '').strip(), 'to': sent['Destination']})}")
+
+    def _reset_page(self, query: dict[str, str], error: str = "", status: int = 200, refused: str | None = None) -> None:
+        """The emailed code and a new password; ``refused``: the password the pool refused."""
+        email, sent_to = query.get("email", ""), query.get("to", "")
+        query = {key: value for key, value in query.items() if key not in ("email", "to")}
+        q, to = urlencode(query), f" to {html.escape(sent_to)}" if sent_to else ""
+        self._page(status, "Reset your password",
+                   f'<p>If an account uses this address, we sent a code by email{to}. '
+                   'It is good for an hour.</p>'
+                   + self._form("/forgot/reset", q, error, [("code", "Code", "text", ""),
+                                                            ("password", "New password", "password", "")],
+                                "Reset password", hidden={"email": email, "to": sent_to}, new_password=True,
+                                refused=refused)
+                   + f'<p class="note">No code? <a href="/forgot?{html.escape(q)}">Ask for a new one</a>.</p>'
+                   + '<p class="note">The local stack prints the code Cognito would email on its console.</p>')
+
+    def _reset(self, form: dict[str, str]) -> None:
+        query, email, password = flat(form.get("q", "")), form.get("email", ""), form.get("password", "")
+        again = {**query, "email": email, "to": form.get("to", "")}
+        try:
+            self.pool.confirm_forgot_password(email, form.get("code", ""), password)
+        except CognitoError as error:
+            if error.kind == "InvalidPasswordException":
+                return self._reset_page(again, self._password_refusal(password), 400, refused=password)
+            messages = {"CodeMismatchException": "That code is not the one we sent: check the email and try again.",
+                        "ExpiredCodeException": "That code has expired (a code is good for an hour): ask for a new one.",
+                        "LimitExceededException": "Too many wrong codes: wait a while, then try again."}
+            return self._reset_page(again, messages.get(error.kind, error.message), 400)
+        self._login_page(query, "", 200, email=email.strip().lower(),
+                         note="Your password is reset: sign in with the new one.")
 
     def _signed_in(self, user: User, query: dict[str, str]) -> None:
         if self.service.request_problem(query):
@@ -328,13 +390,39 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         self._send(302, b"", {"Location": location, "Cache-Control": "no-store", **({"Set-Cookie": cookie} if cookie else {})})
 
     def _form(self, action: str, q: str, error: str, fields: list[tuple[str, str, str, str]], submit: str,
-              hidden: dict[str, str] | None = None) -> str:
-        inputs = "".join(f'<label for="{name}">{label}</label><input id="{name}" name="{name}" type="{kind}" '
-                         f'value="{html.escape(value)}" required>' for name, label, kind, value in fields)
+              hidden: dict[str, str] | None = None, new_password: bool = False, refused: str | None = None) -> str:
+        """``new_password``: the form sets a password, and its field lists the pool's rules, marking
+        those the ``refused`` password broke (None: none refused yet)."""
+        def field(name: str, label: str, kind: str, value: str) -> str:
+            sets = new_password and kind == "password"
+            described = ' aria-describedby="password-rules" autocomplete="new-password"' if sets else ""
+            rules = self._rules(refused) if sets else ""
+            return (f'<label for="{name}">{label}</label><input id="{name}" name="{name}" type="{kind}" '
+                    f'value="{html.escape(value)}"{described} required>{rules}')
+        inputs = "".join(field(*spec) for spec in fields)
         extra = "".join(f'<input type="hidden" name="{name}" value="{html.escape(value)}">'
                         for name, value in {CSRF_FIELD: self._csrf_token(), "q": q, **(hidden or {})}.items())
         problem = f'<p class="error" role="alert">{html.escape(error)}</p>' if error else ""
         return f'{problem}<form method="post" action="{action}">{extra}{inputs}<button type="submit">{submit}</button></form>'
+
+    @staticmethod
+    def _rules(refused: str | None) -> str:
+        """The pool's password rules, each marked met or not when a refused password is given."""
+        broken = password_failures(refused) if refused is not None else []
+        def item(rule) -> str:
+            if refused is None:
+                return f"<li>{html.escape(rule.label)}</li>"
+            state = ("unmet", "✗", "missing") if rule in broken else ("met", "✓", "done")
+            return (f'<li class="{state[0]}"><span aria-hidden="true">{state[1]}</span> {html.escape(rule.label)}'
+                    f' <span class="visually-hidden">({state[2]})</span></li>')
+        return (f'<ul class="rules" id="password-rules" aria-label="Your password needs">'
+                f'{"".join(item(rule) for rule in PASSWORD_RULES)}</ul>')
+
+    @staticmethod
+    def _password_refusal(password: str) -> str:
+        """What a person reads when the pool refuses ``password``: every rule it broke."""
+        broken = [rule.label[0].lower() + rule.label[1:].split(":")[0] for rule in password_failures(password)]
+        return f"Your password needs {', '.join(broken[:-1]) + ' and ' if len(broken) > 1 else ''}{broken[-1]}." if broken else ""
 
     def _csrf_token(self) -> str:
         """This browser's CSRF token (its ``XSRF-TOKEN`` cookie), a new one set with the page when it has none."""

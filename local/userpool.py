@@ -7,6 +7,8 @@ port of its own, as Cognito serves a user pool domain and the ``cognito-idp`` en
   ``outbox`` (and the console), an operator's AdminCreateUser with a temporary password that must
   be changed at first sign-in, groups, TOTP (AssociateSoftwareToken, VerifySoftwareToken,
   SetUserMFAPreference), which sign-in then asks for, as Cognito does for a user who enabled it;
+  a forgotten password (ForgotPassword: a code "emailed" as the sign-up's is, good for an hour;
+  ConfirmForgotPassword: the code and a new password), without telling whether an account exists;
 - the OAuth 2.0 authorization code grant with PKCE (codes for one use, five minutes), refresh
   tokens (revocable) and the tokens themselves, shaped as Cognito's, each issue passing through
   the pre-token-generation trigger (``pre_token``: the deployed trigger function, locally too);
@@ -37,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from alleycat.edge.contract import ADMIN_GROUP
+from stacks.settings import PASSWORD_MIN_LENGTH, PASSWORD_REQUIRES
 
 from .auth import JwtAuthorizer, SigningKey, s256, totp_matches
 
@@ -49,10 +52,10 @@ ACCESS_SECONDS = 3600  # the app client's access and ID token validity (stacks/u
 REFRESH_SECONDS = 30 * 86400
 CODE_SECONDS = 300  # an authorization code is good for five minutes
 TOOL_TOKEN_SECONDS = 12 * 3600  # POST /local/token: a simulator's whole session
-# The pool's password policy (stacks/users.py builds the deployed pool's from the same values).
-PASSWORD_MIN_LENGTH = 12
-PASSWORD_RULES = ((r"[a-z]", "a lowercase letter"), (r"[A-Z]", "an uppercase letter"), (r"[0-9]", "a number"),
-                  (r"[\^$*.\[\]{}()?\"!@#%&/\\,><':;|_~`=+\- ]", "a symbol"))
+RESET_CODE_SECONDS = 3600  # a ForgotPassword code: "valid for one hour" (Recovering user accounts)
+# "In a given hour, we allow between 5 and 20 attempts for a user to request or enter a password reset
+# code" (Recovering user accounts, forgot password behavior): the stand-in allows the fewest requests.
+RESET_REQUESTS_PER_HOUR = 5
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 FREE_FAILURES = 5  # wrong passwords (or codes) before Cognito's lockout starts
 LONGEST_LOCKOUT_SECONDS = 15 * 60
@@ -67,13 +70,48 @@ class CognitoError(Exception):
         self.kind, self.message, self.status = kind, message, status
 
 
+@dataclass(frozen=True)
+class PasswordRule:
+    """One rule of the pool's password policy: as managed login lists it, and as Cognito refuses a password."""
+    label: str
+    refusal: str  # InvalidPasswordException's words for a password that breaks it
+    pattern: str = ""  # a character the password must have; empty: the length rule
+
+    def met_by(self, password: str) -> bool:
+        return bool(re.search(self.pattern, password)) if self.pattern else len(password) >= PASSWORD_MIN_LENGTH
+
+
+# How Cognito checks each kind of character a policy can require, in its words. The symbols are the
+# documented set, the space among them ("Adding user pool password requirements").
+SYMBOLS = "^ $ * . [ ] { } ( ) ? \" ! @ # % & / \\ , > < ' : ; | _ ~ ` = + -"
+CHARACTER_RULES = {
+    "lowercase": PasswordRule("At least 1 lowercase letter", "Password must have lowercase characters", r"[a-z]"),
+    "uppercase": PasswordRule("At least 1 uppercase letter", "Password must have uppercase characters", r"[A-Z]"),
+    "numbers": PasswordRule("At least 1 number", "Password must have numeric characters", r"[0-9]"),
+    "symbols": PasswordRule(f"At least 1 special character or a space: {SYMBOLS}", "Password must have symbol characters",
+                            "[" + re.escape(SYMBOLS.replace(" ", "")) + " ]"),
+}
+# The pool's policy, from the one place it is declared (stacks/settings.py), which the deployed pool's is built from.
+PASSWORD_RULES = (PasswordRule(f"At least {PASSWORD_MIN_LENGTH} characters", "Password not long enough"),
+                  *(CHARACTER_RULES[kind] for kind in PASSWORD_REQUIRES))
+
+
+def password_failures(password: str) -> list[PasswordRule]:
+    """The rules of the pool's policy ``password`` breaks, in the order managed login lists them."""
+    return [rule for rule in PASSWORD_RULES if not rule.met_by(password)]
+
+
 def password_problem(password: str) -> str | None:
-    """Why the pool's policy refuses ``password``, in Cognito's words, or None."""
-    missing = [name for pattern, name in PASSWORD_RULES if not re.search(pattern, password)]
-    if len(password) < PASSWORD_MIN_LENGTH or missing:
-        return (f"Password does not conform to policy: at least {PASSWORD_MIN_LENGTH} characters"
-                + (f", with {', '.join(missing)}" if missing else "") + ".")
-    return None
+    """Why the pool's policy refuses ``password``, as Cognito's InvalidPasswordException says it (the
+    first rule broken), or None."""
+    failures = password_failures(password)
+    return f"Password did not conform with policy: {failures[0].refusal}" if failures else None
+
+
+def masked(email: str) -> str:
+    """An address as Cognito's CodeDeliveryDetails shows it: ``a***@e***``."""
+    local, _, domain = email.partition("@")
+    return f"{local[:1]}***@{domain[:1]}***"
 
 
 @dataclass
@@ -113,6 +151,8 @@ class User:
     totp_enabled: bool = False
     password_tries: Attempts = field(default_factory=Attempts)
     code_tries: Attempts = field(default_factory=Attempts)
+    reset_code: str | None = None  # the last ForgotPassword code sent, good for RESET_CODE_SECONDS
+    reset_sent: float = 0.0
 
     @property
     def attributes(self) -> list[dict]:
@@ -156,6 +196,7 @@ class UserPool:
         self._codes: dict[str, Grant] = {}
         self._refresh: dict[str, Grant] = {}
         self._revoked: set[str] = set()  # refresh grants whose access tokens Cognito's own API refuses
+        self._reset_requests: dict[str, list[float]] = {}  # ForgotPassword requests by the name asked for: when
         self._lock = threading.RLock()
 
     # --- accounts -------------------------------------------------------------------------------
@@ -238,6 +279,52 @@ class UserPool:
         if problem:
             raise CognitoError("InvalidPasswordException", problem)
         user.password, user.status = password, "CONFIRMED"
+
+    def forgot_password(self, username: str) -> dict:
+        """ForgotPassword: a code by email to a confirmed account's verified address; its CodeDeliveryDetails.
+
+        The app client prevents user existence errors (PreventUserExistenceErrors ENABLED, stacks/users.py):
+        for a name with no account, or an account without a verified address to send to (an unconfirmed
+        sign-up, or an operator's new admin who has not yet replaced the temporary password), Cognito
+        sends nothing and answers the same, with a simulated destination made from the name given
+        ("Managing user existence error responses"). Requests are limited per name given, whether an
+        account has it or not, so the limit tells nothing either."""
+        name, now = username.strip().lower(), self.clock.now()
+        if not name:
+            raise CognitoError("InvalidParameterException", "Username cannot be empty.")
+        with self._lock:
+            recent = [at for at in self._reset_requests.get(name, []) if now - at < 3600]
+            if len(recent) >= RESET_REQUESTS_PER_HOUR:
+                raise CognitoError("LimitExceededException", "Attempt limit exceeded, please try after some time.")
+            self._reset_requests[name] = [*recent, now]
+            user = self.find(name)
+            if user and user.status == "CONFIRMED":
+                user.reset_code, user.reset_sent = f"{secrets.randbelow(10**6):06d}", now
+                self._send(user.email, user.reset_code)
+        return {"Destination": masked(user.email if user else name), "DeliveryMedium": "EMAIL", "AttributeName": "email"}
+
+    def confirm_forgot_password(self, username: str, code: str, password: str) -> User:
+        """ConfirmForgotPassword: the emailed code and a new password. As Cognito answers with
+        PreventUserExistenceErrors ENABLED: CodeMismatchException for a name with no account,
+        ExpiredCodeException when no code was asked for (or it is older than an hour); wrong codes
+        count toward the account's lockout, as the sign-up's do. A code is good once; a password the
+        policy refuses leaves it good."""
+        user, now = self.find(username), self.clock.now()
+        if not user:
+            raise CognitoError("CodeMismatchException", "Invalid verification code provided, please try again.")
+        if user.code_tries.locked(now):
+            raise CognitoError("LimitExceededException", "Attempt limit exceeded, please try after some time.")
+        if not user.reset_code or now - user.reset_sent >= RESET_CODE_SECONDS:
+            raise CognitoError("ExpiredCodeException", "Invalid code provided, please request a code again.")
+        if not hmac.compare_digest(code.strip().encode(), user.reset_code.encode()):
+            user.code_tries.failed(now)
+            raise CognitoError("CodeMismatchException", "Invalid verification code provided, please try again.")
+        problem = password_problem(password)
+        if problem:
+            raise CognitoError("InvalidPasswordException", problem)
+        user.code_tries.succeeded()
+        user.password, user.reset_code = password, None
+        return user
 
     def check_totp(self, user: User, code: str) -> None:
         if not user.totp or not totp_matches(user.totp, code.strip(), self.clock.now()):
@@ -378,7 +465,8 @@ class UserPool:
     def call(self, operation: str, request: dict, signed: bool) -> dict:
         """One user pool API operation. ``signed``: the request carried a valid SigV4 signature."""
         public = {"GetUser": self._get_user, "AssociateSoftwareToken": self._associate,
-                  "VerifySoftwareToken": self._verify, "SetUserMFAPreference": self._preference}
+                  "VerifySoftwareToken": self._verify, "SetUserMFAPreference": self._preference,
+                  "ForgotPassword": self._forgot, "ConfirmForgotPassword": self._confirm_forgot}
         operator = {"AdminCreateUser": self._admin_create, "AdminAddUserToGroup": self._admin_add,
                     "AdminGetUser": self._admin_get}
         if operation in public:
@@ -417,6 +505,20 @@ class UserPool:
             raise CognitoError("InvalidParameterException", "User has not verified software token mfa")
         if "Enabled" in settings:
             user.totp_enabled = bool(settings["Enabled"])
+        return {}
+
+    def _client(self, request: dict) -> None:
+        if request.get("ClientId") != self.client_id:
+            raise CognitoError("ResourceNotFoundException", f"User pool client {request.get('ClientId')} does not exist.")
+
+    def _forgot(self, request: dict) -> dict:
+        self._client(request)
+        return {"CodeDeliveryDetails": self.forgot_password(str(request.get("Username", "")))}
+
+    def _confirm_forgot(self, request: dict) -> dict:
+        self._client(request)
+        self.confirm_forgot_password(str(request.get("Username", "")), str(request.get("ConfirmationCode", "")),
+                                     str(request.get("Password", "")))
         return {}
 
     def _admin_create(self, request: dict) -> dict:

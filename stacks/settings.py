@@ -18,6 +18,14 @@ from alleycat.edge.routes import BATCH_GET, BATCH_WRITE, CONDITION_CHECK, DELETE
 # server (local/server.py) read it here.
 API_SCOPES = ("aws.cognito.signin.user.admin",)
 
+# The user pool's password policy: stacks/users.py builds the deployed pool's from it; the local
+# stand-in (local/userpool.py) checks passwords against it and lists its rules on managed login's
+# pages. Each kind is one a Cognito password policy can require (CloudFormation's PasswordPolicy:
+# RequireLowercase, RequireUppercase, RequireNumbers, RequireSymbols).
+PASSWORD_MIN_LENGTH = 12
+PASSWORD_REQUIRES = ("lowercase", "uppercase", "numbers", "symbols")
+TEMPORARY_PASSWORD_DAYS = 3  # an operator's AdminCreateUser password, unused, expires then
+
 # The functions that serve no route (functions/<name>), besides one per route.
 STREAM_PROCESSOR = "stream_processor"  # on the table's stream
 FINISHER = "finish_due_race"  # finishes a race at its end, invoked by the race's one-time schedule (``ending``)

@@ -18,9 +18,8 @@ from alleycat.edge.contract import ADMIN_GROUP
 
 from . import acknowledge
 from .functions import Functions
-from .settings import TOKEN_GROUPS, memory_mb
+from .settings import PASSWORD_MIN_LENGTH, PASSWORD_REQUIRES, TEMPORARY_PASSWORD_DAYS, TOKEN_GROUPS, memory_mb
 
-PASSWORD_MIN_LENGTH = 12
 ACCESS_TOKEN_VALIDITY = Duration.hours(1)  # a ride refreshes it (frontend/src/auth.js)
 REFRESH_TOKEN_VALIDITY = Duration.days(30)
 SCOPES = (cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE,
@@ -53,8 +52,10 @@ class Users(Construct):
             keep_original=cognito.KeepOriginalAttrs(email=True),  # a new address counts once it is verified
             standard_attributes=cognito.StandardAttributes(email=cognito.StandardAttribute(required=True, mutable=True)),
             password_policy=cognito.PasswordPolicy(
-                min_length=PASSWORD_MIN_LENGTH, require_lowercase=True, require_uppercase=True,
-                require_digits=True, require_symbols=True, temp_password_validity=Duration.days(3)),
+                min_length=PASSWORD_MIN_LENGTH, require_lowercase="lowercase" in PASSWORD_REQUIRES,
+                require_uppercase="uppercase" in PASSWORD_REQUIRES, require_digits="numbers" in PASSWORD_REQUIRES,
+                require_symbols="symbols" in PASSWORD_REQUIRES,
+                temp_password_validity=Duration.days(TEMPORARY_PASSWORD_DAYS)),
             # Optional: racers ride without a second factor; a user who enables TOTP is always asked for
             # it, and only such a user's tokens carry the admin group (the trigger below).
             mfa=cognito.Mfa.OPTIONAL,

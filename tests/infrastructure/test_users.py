@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 from local import userpool
-from stacks import users
 from stacks.functions import logical_id
 from stacks.settings import TOKEN_GROUPS
 
@@ -24,12 +23,28 @@ def test_racers_sign_themselves_up_with_a_verified_email_and_the_stand_ins_passw
     assert pool["AdminCreateUserConfig"]["AllowAdminCreateUserOnly"] is False
     assert pool["AutoVerifiedAttributes"] == ["email"] and pool["UsernameAttributes"] == ["email"]
     policy = pool["Policies"]["PasswordPolicy"]
-    assert policy["MinimumLength"] == userpool.PASSWORD_MIN_LENGTH == users.PASSWORD_MIN_LENGTH
+    assert policy["MinimumLength"] == 12 and policy["TemporaryPasswordValidityDays"] == 3
     assert all(policy[rule] for rule in ("RequireLowercase", "RequireUppercase", "RequireNumbers", "RequireSymbols"))
-    # And the stand-in refuses a password that lacks any one kind of character the pool requires
-    for lacking in ("LONG-ENOUGH-PW1", "long-enough-pw1", "Long-enough-pw", "Longenoughpw12"):
-        assert userpool.password_problem(lacking)
-    assert userpool.password_problem("Long-enough-pw1") is None
+    # The stand-in lists the deployed pool's rules on its pages: the length, then each kind required
+    labels = [rule.label for rule in userpool.PASSWORD_RULES]
+    assert labels[0] == f"At least {policy['MinimumLength']} characters" and len(labels) == 5
+    # and refuses a password a character short, or lacking any one kind of character the pool requires
+    long_enough = "Long-enough-pw1"
+    assert len(long_enough) >= policy["MinimumLength"] and userpool.password_problem(long_enough) is None
+    assert userpool.password_problem("Lo-" + "n" * (policy["MinimumLength"] - 5) + "1") == (
+        "Password did not conform with policy: Password not long enough")
+    for lacking, kind in (("LONG-ENOUGH-PW1", "lowercase"), ("long-enough-pw1", "uppercase"),
+                          ("Long-enough-pw", "numeric"), ("Longenoughpw12", "symbol")):
+        assert userpool.password_problem(lacking) == f"Password did not conform with policy: Password must have {kind} characters"
+
+
+def test_forgotten_passwords_come_back_by_email_without_telling_who_has_an_account(resources):
+    # The stand-in's ForgotPassword sends to a verified email and answers the same for anyone: the pool
+    # recovers by email only, and the site's client prevents user existence errors
+    _, pool = the(resources, "AWS::Cognito::UserPool")
+    _, client = the(resources, "AWS::Cognito::UserPoolClient")
+    assert pool["AccountRecoverySetting"] == {"RecoveryMechanisms": [{"Name": "verified_email", "Priority": 1}]}
+    assert client["PreventUserExistenceErrors"] == "ENABLED"
 
 
 def test_a_second_factor_is_optional_for_all_and_tokens_pass_the_admin_trigger(resources):

@@ -4,11 +4,21 @@ Cognito's lockout after wrong passwords and codes, the OIDC nonce."""
 
 from __future__ import annotations
 
+import re
+
 import jwt
 import pytest
 
 from local.auth import JwtAuthorizer, s256
-from local.userpool import ACCESS_SECONDS, CODE_SECONDS, REFRESH_SECONDS, CognitoError, UserPool, password_problem
+from local.userpool import (
+    ACCESS_SECONDS,
+    CODE_SECONDS,
+    REFRESH_SECONDS,
+    CognitoError,
+    UserPool,
+    password_failures,
+    password_problem,
+)
 
 VERIFIER = "v" * 64
 SITE = "http://127.0.0.1:3000/"
@@ -79,10 +89,96 @@ def test_another_clients_or_pools_tokens_are_not_accepted(clock):
         "error": "invalid_client"}
 
 
-def test_the_password_policy_names_what_is_missing():
+def test_the_password_policy_refuses_in_cognitos_words_and_names_every_rule_broken():
+    # Cognito's InvalidPasswordException messages ("Password did not conform with policy: ...")
     assert password_problem("Long-enough-pw1") is None
-    assert "a symbol" in password_problem("Longenoughpw12") and "a number" not in password_problem("Longenoughpw12")
-    assert "at least 12 characters" in password_problem("Sh0rt-pw")
+    assert password_problem("Longenoughpw12") == "Password did not conform with policy: Password must have symbol characters"
+    assert password_problem("Sh0rt-pw") == "Password did not conform with policy: Password not long enough"
+    # The space is one of Cognito's special characters ("Adding user pool password requirements")
+    assert password_problem("Long enough pw1") is None
+    labels = [rule.label for rule in password_failures("short")]
+    assert labels[:3] == ["At least 12 characters", "At least 1 uppercase letter", "At least 1 number"]
+    assert labels[3].startswith("At least 1 special character") and len(labels) == 4
+
+
+# --- a forgotten password (ForgotPassword, ConfirmForgotPassword) --------------------------------------
+
+def test_a_forgotten_password_is_reset_with_the_emailed_code_and_the_old_one_stops_working(clock):
+    pool = UserPool(clock)
+    signed_up(pool)
+    sent = pool.forgot_password("Ann@Example.com")
+    assert sent == {"Destination": "a***@e***", "DeliveryMedium": "EMAIL", "AttributeName": "email"}
+    to, code = pool.outbox[-1]
+    assert to == "ann@example.com" and re.fullmatch(r"\d{6}", code)
+    with pytest.raises(CognitoError) as weak:
+        pool.confirm_forgot_password("ann@example.com", code, "weak")
+    assert weak.value.kind == "InvalidPasswordException"
+    pool.confirm_forgot_password("ann@example.com", code, "New-long-pass-2")  # the refused password left it good
+    assert pool.authenticate("ann@example.com", "New-long-pass-2").email == "ann@example.com"
+    with pytest.raises(CognitoError, match="Incorrect username or password"):
+        pool.authenticate("ann@example.com", "Long-enough-pw1")
+    with pytest.raises(CognitoError) as spent:
+        pool.confirm_forgot_password("ann@example.com", code, "Another-long-pw3")
+    assert spent.value.kind == "ExpiredCodeException"
+
+
+def test_a_reset_code_is_good_for_an_hour_and_a_wrong_one_is_refused(clock):
+    pool = UserPool(clock)
+    signed_up(pool)
+    pool.forgot_password("ann@example.com")
+    code = pool.outbox[-1][1]
+    with pytest.raises(CognitoError) as wrong:
+        pool.confirm_forgot_password("ann@example.com", "000000" if code != "000000" else "111111", "New-long-pass-2")
+    assert wrong.value.kind == "CodeMismatchException"
+    clock.at += 3600  # "The recovery code is valid for one hour"
+    with pytest.raises(CognitoError) as expired:
+        pool.confirm_forgot_password("ann@example.com", code, "New-long-pass-2")
+    assert expired.value.kind == "ExpiredCodeException"
+    # A new code replaces it
+    pool.forgot_password("ann@example.com")
+    clock.at += 3599
+    pool.confirm_forgot_password("ann@example.com", pool.outbox[-1][1], "New-long-pass-2")
+
+
+def test_no_answer_tells_whether_an_account_exists_and_only_a_confirmed_one_gets_a_code(clock):
+    pool = UserPool(clock)
+    pool.sign_up("un@example.com", "Long-enough-pw1")  # never confirmed: its address is not verified
+    pool.create_user("op@example.com")  # an operator's, temporary password not yet replaced
+    mails = len(pool.outbox)
+    answers = {name: pool.forgot_password(name) for name in ("un@example.com", "op@example.com", "nobody@example.com")}
+    assert len(pool.outbox) == mails, "nothing is sent to an unverified address, nor to no one"
+    assert {tuple(sorted(answer)) for answer in answers.values()} == {("AttributeName", "DeliveryMedium", "Destination")}
+    assert answers["nobody@example.com"] == {"Destination": "n***@e***", "DeliveryMedium": "EMAIL", "AttributeName": "email"}
+    # ConfirmForgotPassword for no account: CodeMismatchException, as for a wrong code
+    with pytest.raises(CognitoError) as nobody:
+        pool.confirm_forgot_password("nobody@example.com", "123456", "New-long-pass-2")
+    assert nobody.value.kind == "CodeMismatchException"
+    with pytest.raises(CognitoError, match="not confirmed"):
+        pool.authenticate("un@example.com", "Long-enough-pw1")
+
+
+def test_codes_asked_and_wrong_codes_given_are_limited(clock):
+    pool = UserPool(clock)
+    signed_up(pool)
+    # Five requests an hour for a name, whether an account has it or not
+    for name in ("ann@example.com", "nobody@example.com"):
+        for _ in range(5):
+            pool.forgot_password(name)
+        with pytest.raises(CognitoError) as limited:
+            pool.forgot_password(name)
+        assert limited.value.kind == "LimitExceededException"
+    code = pool.outbox[-1][1]
+    wrong = "000000" if code != "000000" else "111111"
+    # Wrong codes count toward the account's lockout (five free), as a sign-up's codes do
+    for _ in range(5):
+        with pytest.raises(CognitoError, match="Invalid verification code"):
+            pool.confirm_forgot_password("ann@example.com", wrong, "New-long-pass-2")
+    with pytest.raises(CognitoError) as locked:
+        pool.confirm_forgot_password("ann@example.com", code, "New-long-pass-2")
+    assert locked.value.kind == "LimitExceededException"
+    clock.at += 3600
+    pool.forgot_password("ann@example.com")
+    pool.confirm_forgot_password("ann@example.com", pool.outbox[-1][1], "New-long-pass-2")
 
 
 def test_an_unconfirmed_user_cannot_sign_in_and_a_wrong_code_does_not_confirm(clock):
