@@ -6,6 +6,7 @@ import { classNames } from "../classNames.js";
 import { h, link, score } from "../dom.js";
 import { equipmentClass, equipmentLabel, reviewLabel, reviewReason } from "../fairPlay.js";
 import { groupedSecret, nameProblem, otpauthUri, totpCode } from "../fields.js";
+import { qrSvg } from "../qr.js";
 import { raceHref, raceLabel } from "../races.js";
 import { totpEnabled, userPool } from "../userpool.js";
 
@@ -166,7 +167,10 @@ function twoStepSection(identity) {
     });
     body.replaceChildren(why,
       h("p", {}, "1. Add Alleycat to an authenticator app (Google Authenticator, Microsoft Authenticator, 1Password, …): "
-        + "on your phone, ", h("a", { href: uri, class: "otpauth" }, "open it in the app"), "; or type in this key:"),
+        + "scan this code with the app,"),
+      h("div", { class: "qr-box" }, qrSvg(uri, "QR code of the setup link for your authenticator app")),
+      h("p", {}, "or on the phone that has the app, ", h("a", { href: uri, class: "otpauth" }, "open it in the app"),
+        "; or type in this key:"),
       h("p", { class: "secret-row" }, h("code", { class: "secret" }, groupedSecret(secret)), " ", copy, " ", copied),
       h("details", { class: "uri" }, h("summary", {}, "The setup link as text"), h("code", {}, uri)),
       form, message);

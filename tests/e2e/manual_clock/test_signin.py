@@ -9,11 +9,13 @@ it (Playwright's ``page.clock``): an hour passes for the tokens, not for the tes
 import re
 import time
 import uuid
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from local.auth import totp
 
+from ..qr_reader import read_qr_png
 from .browsing import (
     DOCS,
     PASSWORD,
@@ -165,14 +167,16 @@ def test_screenshots_of_the_account_page_signed_in(stack, client, racer, browser
     while client.call("GET", f"/racers/{racer['sub']}/results")[1]["items"][-1]["rank"] != 1:
         assert time.monotonic() < deadline, "the finished race never ranked the racer"
         time.sleep(0.1)
-    # When the racer looks at their account page, on a desktop and on a phone
-    for width, height, name in ((1000, 900, "screenshot-account.png"), (360, 1000, "screenshot-account-phone.png")):
+    # When the racer looks at their account page, on a desktop and on a phone, setting up two-step sign-in
+    for width, height, name in ((1280, 900, "screenshot-account.png"), (390, 1000, "screenshot-account-phone.png")):
         page = racer["page"]
         page.set_viewport_size({"width": width, "height": height})
         page.goto(f"{stack.url}/#/")
         page.goto(f"{stack.url}/#/me")
         page.wait_for_selector(".my-races table.results")
         page.wait_for_selector(".two-step .status.off")
+        page.click("text=Set up two-step sign-in")
+        page.wait_for_selector(".two-step svg.qr")
         # Then their races link to the race boards and to their own chart of each
         assert page.locator(".my-races td.name a").count() == 2
         assert page.get_attribute(".my-races tbody tr:last-child td.name a", "href") == f"#/races/{done['raceId']}"
@@ -255,10 +259,13 @@ def test_an_admin_turns_on_two_step_sign_in_and_creates_a_class(stack, browser):
     page.click(".top .account a.who")
     page.click("text=Set up two-step sign-in")
     page.wait_for_selector("code.secret")
-    secret = page.inner_text("code.secret").replace(" ", "")
+    typed = page.inner_text("code.secret").replace(" ", "")
     assert re.fullmatch(r"(?:[A-Z2-7]{4} )+[A-Z2-7]{1,4}", page.inner_text("code.secret"))
-    assert page.get_attribute("a.otpauth", "href") == (
-        f"otpauth://totp/Alleycat:{email.replace('@', '%40')}?secret={secret}&issuer=Alleycat")
+    # The page shows a QR code of the setup link, which an app reads back as the link and its key
+    scanned = read_qr_png(page.locator("svg.qr").screenshot())
+    assert scanned == page.get_attribute("a.otpauth", "href") == (
+        f"otpauth://totp/Alleycat:{email.replace('@', '%40')}?secret={typed}&issuer=Alleycat")
+    secret = parse_qs(urlsplit(scanned).query)["secret"][0]  # the app's key, from the scan: its codes turn it on
     page.fill("#totp-code", "12345")
     page.click(".two-step button[type=submit]")
     page.wait_for_selector("#totp-message.error")
