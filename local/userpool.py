@@ -285,10 +285,12 @@ class UserPool:
 
         The app client prevents user existence errors (PreventUserExistenceErrors ENABLED, stacks/users.py):
         for a name with no account, or an account without a verified address to send to (an unconfirmed
-        sign-up, or an operator's new admin who has not yet replaced the temporary password), Cognito
-        sends nothing and answers the same, with a simulated destination made from the name given
-        ("Managing user existence error responses"). Requests are limited per name given, whether an
-        account has it or not, so the limit tells nothing either."""
+        sign-up), Cognito sends nothing and answers the same, with a simulated destination made from the
+        name given ("Managing user existence error responses"). Nor does it reset the password of an
+        operator's new admin who has not yet replaced the temporary one (FORCE_CHANGE_PASSWORD: "users
+        can't use the ForgotPassword API", https://repost.aws/knowledge-center/cognito-forgot-password).
+        Requests are limited per name given, whether an account has it or not, so the limit tells
+        nothing either."""
         name, now = username.strip().lower(), self.clock.now()
         if not name:
             raise CognitoError("InvalidParameterException", "Username cannot be empty.")
