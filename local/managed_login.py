@@ -63,7 +63,7 @@ h1{font-size:1.3rem;margin:0 0 1rem}label{display:block;margin:.8rem 0 .2rem}
 input{box-sizing:border-box;width:100%;padding:.6rem;font-size:1rem;border:1px solid #bbb;border-radius:.3rem}
 button{margin-top:1.2rem;width:100%;padding:.7rem;font-size:1rem;background:#c2410c;color:#fff;border:0;border-radius:.3rem}
 .error{color:#b00020}.note{color:#555;font-size:.9rem}a{color:#c2410c}
-.rules{margin:.4rem 0 0;padding:0;list-style:none;font-size:.9rem;color:#555;overflow-wrap:anywhere}
+.rules-title{margin:.4rem 0 0;font-size:.9rem;color:#555}.rules{margin:.2rem 0 0;padding:0;list-style:none;font-size:.9rem;color:#555;overflow-wrap:anywhere}
 .rules li{margin:.15rem 0}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}.rules .met{color:#166534}.rules .unmet{color:#b00020}"""
 
 
@@ -411,12 +411,12 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         broken = password_failures(refused) if refused is not None else []
         def item(rule) -> str:
             if refused is None:
-                return f"<li>{html.escape(rule.label)}</li>"
+                return f'<li><span aria-hidden="true">•</span> {html.escape(rule.label)}</li>'
             state = ("unmet", "✗", "missing") if rule in broken else ("met", "✓", "done")
             return (f'<li class="{state[0]}"><span aria-hidden="true">{state[1]}</span> {html.escape(rule.label)}'
                     f' <span class="visually-hidden">({state[2]})</span></li>')
-        return (f'<ul class="rules" id="password-rules" aria-label="Your password needs">'
-                f'{"".join(item(rule) for rule in PASSWORD_RULES)}</ul>')
+        return (f'<div id="password-rules"><p class="rules-title">Your password needs:</p><ul class="rules">'
+                f'{"".join(item(rule) for rule in PASSWORD_RULES)}</ul></div>')
 
     @staticmethod
     def _password_refusal(password: str) -> str:

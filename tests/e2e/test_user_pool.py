@@ -236,7 +236,12 @@ def test_an_admin_made_by_the_operator_writes_as_admin_only_after_setting_up_tot
     app, browser = PublicClient(config, f"{stack.url}/"), Browser()
     # First sign-in: the temporary password must be replaced
     page = sign_in(browser, app, email, temporary)
-    assert "Choose a new password" in page
+    assert "Choose a new password" in page and "At least 12 characters" in page
+    # A new password the pool's policy refuses: the page names what it lacks, and asks again
+    action, hidden = Browser.form(page)
+    status, headers, page = browser.go(config["domain"] + action, {**hidden, "password": "pedal-hard-2026"})
+    assert status == 400 and "Your password needs at least 1 uppercase letter." in page
+    assert re.findall(r'<li class="(\w+)"', page) == ["met", "met", "unmet", "met", "met"]
     action, hidden = Browser.form(page)
     status, headers, _ = browser.go(config["domain"] + action, {**hidden, "password": PASSWORD})
     tokens = app.exchange(app.code_from(headers["Location"]))[1]

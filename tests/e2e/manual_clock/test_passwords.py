@@ -125,7 +125,7 @@ def test_wrong_codes_lock_the_reset_after_five(stack, idp):
 
 def rules(page) -> list[tuple[str, str]]:
     """The password rules listed under the field: (class, text) of each."""
-    return page.eval_on_selector_all("#password-rules li", "items => items.map(li => [li.className, li.textContent])")
+    return page.eval_on_selector_all("#password-rules li", "items => items.map(li => [li.className, li.textContent.replace(/^• /, '')])")
 
 
 def test_the_sign_up_page_lists_the_rules_first_and_names_the_broken_ones_after(stack, browser):
@@ -139,6 +139,7 @@ def test_the_sign_up_page_lists_the_rules_first_and_names_the_broken_ones_after(
                                                 "At least 1 uppercase letter", "At least 1 number"]
     assert listed[4][1].startswith("At least 1 special character") and "^ $ * ." in listed[4][1] and len(listed) == 5
     assert page.get_attribute("#password", "aria-describedby") == "password-rules"
+    assert page.inner_text("#password-rules p") == "Your password needs:"
     page.screenshot(path=str(DOCS / "screenshot-sign-up-phone.png"), full_page=True)
     # When they try a password that is too short and has no capital and no symbol
     email = f"rules-{uuid.uuid4().hex[:8]}@example.com"
