@@ -4,6 +4,7 @@ import qrcode from "qrcode-generator";
 
 const SVG = "http://www.w3.org/2000/svg";
 export const QUIET_ZONE = 4; // modules of light margin on each side, as the QR code standard asks (ISO/IEC 18004)
+const MODULE_PX = 4; // whole pixels a module: sharp edges for a camera (a narrower screen scales it down)
 
 // The code's modules, row by row: strings of "1" (dark) and "0" (light). The text goes in byte mode as
 // UTF-8 (the library's byte mode takes one character per byte); error correction M (15 %), the
@@ -27,13 +28,13 @@ export function qrPath(rows) {
   return squares.join("");
 }
 
-// <svg class="qr" role="img"> of ``text``, named ``label`` for screen readers; sized by the stylesheet.
+// <svg class="qr" role="img"> of ``text``, named ``label`` for screen readers.
 export function qrSvg(text, label) {
   const rows = qrModules(text);
   const side = rows.length + 2 * QUIET_ZONE;
   const svg = document.createElementNS(SVG, "svg");
   for (const [name, value] of Object.entries({ class: "qr", role: "img", "aria-label": label, viewBox: `0 0 ${side} ${side}`,
-    "shape-rendering": "crispEdges" })) svg.setAttribute(name, value);
+    width: side * MODULE_PX, height: side * MODULE_PX, "shape-rendering": "crispEdges" })) svg.setAttribute(name, value);
   const light = document.createElementNS(SVG, "rect");
   for (const [name, value] of Object.entries({ width: side, height: side, fill: "#fff" })) light.setAttribute(name, value);
   const dark = document.createElementNS(SVG, "path");
