@@ -21,21 +21,17 @@ import { CADENCE, KEYS, output, raceSecond, RESISTANCE, VirtualBike } from "../b
 import { h, link, score } from "../dom.js";
 import { nameProblem } from "../fields.js";
 import { ANOTHER_DEVICE, Outbox } from "../outbox.js";
+import { ordinal, timeLeftText } from "../rideFeel.js";
 import { serverClock } from "../serverTime.js";
 import { timeLeft } from "../time.js";
 import { bluetoothAvailable } from "../trainer.js";
+import { raceFeel } from "./rideField.js";
 import { trainerPanel } from "./rideTrainer.js";
 
 const RETRY_MS = 2000; // a batch that failed is tried again after this (or with the next second, if sooner)
 const MAX_FILL = 2; // seconds a late tick fills in (a timer woken late, the server's clock better known)
 const TRAINER = "trainer";
 const VIRTUAL = "virtual";
-
-const ordinal = (n) => {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
-  return `${n}${suffix}`;
-};
 
 // A cadence or resistance control: its value, − and + buttons, a slider.
 function control(bike, which, range, label, onChange) {
@@ -109,11 +105,13 @@ export function ridePanel(raceId) {
     },
   });
   const controls = h("div", { class: "controls" }, cadence.element, resistance.element);
-  const riding = h("div", { class: "riding", hidden: true }, clock, place, now, controls,
-    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainer.element, sent);
+  const feel = raceFeel(raceId, { onSecond: () => show() });
+  const result = h("p", { class: "ride-place ride-result", hidden: true }); // the result, where the ride is not shown
+  const riding = h("div", { class: "riding", hidden: true }, clock, place, feel.gaps, feel.field, now, controls,
+    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainer.element, feel.sound, sent);
   const setup = h("div", { class: "ride-setup" });
-  const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), elsewhere, setup, riding,
-    message);
+  const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), elsewhere, setup, result,
+    riding, message, feel.count);
 
   // --- joining ------------------------------------------------------------------------------------
 
@@ -376,8 +374,10 @@ export function ridePanel(raceId) {
     const second = raceSecond(race, serverNow);
     if (over) clock.textContent = "Finished";
     else if (second < 0) clock.textContent = `Starts in ${timeLeft(Date.parse(race.startsAt) - serverNow)}: warm up.`;
-    else if (second < race.durationSeconds) clock.textContent = `Second ${second + 1} of ${race.durationSeconds}`;
-    else clock.textContent = "Time is up: the result comes as the race finishes.";
+    else if (second < race.durationSeconds) {
+      clock.replaceChildren(h("strong", { class: "left" }, timeLeftText(race, serverNow)),
+        h("span", { class: "second" }, ` · second ${second + 1} of ${race.durationSeconds}`));
+    } else clock.textContent = "Time is up: the result comes as the race finishes.";
     const current = sample(Math.max(second, 0), Date.now());
     const { power: watts } = trainer.reading(Date.now());
     const power = trainer.connected && watts !== undefined ? ` · ${watts} W` : "";
@@ -389,11 +389,15 @@ export function ridePanel(raceId) {
       ? ["Your ride is ", h("strong", { class: "rank" }, "disqualified")]
       : [over ? "You placed " : "Your place ", h("strong", { class: "rank" }, ordinal(ownRow.rank)),
         ` of ${Math.max(total, race.racerCount || 0, ownRow.rank)}`];
-    place.replaceChildren(ownRow
+    const standingLine = () => (ownRow
       ? h("span", {}, ...standing, " · score ", h("strong", { class: "score" }, score(ownRow.score)),
         ownRow.review === "pending" ? ` · ${reviewLabel("pending")}` : "",
         over ? " · " : "", over ? link(`#/racers/${encodeURIComponent(racerId)}/${encodeURIComponent(raceId)}`, "Your ride, second by second →") : "")
       : "");
+    place.replaceChildren(standingLine());
+    // A ride not shown here (a reload after the finish, the ride on another tab or device) keeps its result.
+    result.hidden = !(over && ownRow && (!joined || rider !== "here"));
+    result.replaceChildren(result.hidden ? "" : standingLine());
     sent.textContent = `${outbox.accepted} s counted` + (outbox.waiting ? ` · ${outbox.waiting} s waiting to send` : "")
       + (outbox.refused ? ` · ${outbox.refused} not counted` : "");
     sent.dataset.counted = String(outbox.accepted);
@@ -408,6 +412,7 @@ export function ridePanel(raceId) {
     element.dataset.state = over ? "finished" : second < 0 ? "upcoming" : "live";
     element.dataset.rider = rider ?? "";
     riding.hidden = !joined || rider !== "here";
+    feel.show({ race, standings, own: ownRow, over, racerId });
   }
 
   function endRide() {
@@ -457,6 +462,7 @@ export function ridePanel(raceId) {
       releaseLock?.();
       document.removeEventListener("keydown", onKey);
       trainer.disconnect();
+      feel.stop();
     },
   };
 }

@@ -1,0 +1,163 @@
+// The race around the rider, on the ride page: the big 3-2-1 before the start, the riders just ahead
+// and behind (their names and the gaps in score points), and the field: every rider as a band of
+// score on a strip, the rider marked, the leader and the last rider at its ends. The arithmetic is in
+// rideFeel.js; the sound cues in sound.js.
+//
+// What the page has: the board the race page shows (its top 100, pushed or polled each second) and the
+// racer's own row. In a race of more racers than that, the field is read here as one board read that
+// holds them all (`GET /races/{raceId}/leaderboard?limit=`, the smallest multiple of 100 that holds
+// the race's racers, at most the contract's 1,000: an answer every rider of the race shares at the
+// edge) every FIELD_MS; rows the board shows or pushed since are fresher and replace its rows. A race
+// of more than 1,000 racers draws its top 1,000 and says so.
+import { api } from "../api.js";
+import { h, score } from "../dom.js";
+import { countIn, cueFor, fieldBins, fieldLimit, mergeRows, momentOf, neighbours, ordinal, positionOf } from "../rideFeel.js";
+import { serverClock } from "../serverTime.js";
+import { soundCues } from "../sound.js";
+
+const FIELD_MS = 5000; // the whole field read again at most this often (the racer's own row is read as often: race.js)
+const PAGE = 100; // the board's page: a field read asks a multiple of it
+const MAX_LIMIT = 1000; // the contract's largest limit
+const BINS = 60;
+const STRIP_HEIGHT = 40;
+const MIN_BAR = 5; // a band with anyone in it shows at least this high, however tall the crowd's band
+
+const SVG = "http://www.w3.org/2000/svg";
+const svg = (tag, attributes = {}) => {
+  const element = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
+  return element;
+};
+
+// onSecond(): called on each of the server's whole seconds of the race while it is not over (the panel
+// draws itself again: the time left, the count).
+export function raceFeel(raceId, { onSecond }) {
+  const sound = soundCues();
+  const count = h("div", { class: "ride-count", "aria-live": "assertive", hidden: true });
+
+  const gapLine = (which) => h("p", { class: `gap-line ${which}` }, h("span", { class: "arrow" }, which === "ahead" ? "▲" : "▼"),
+    h("span", { class: "who" }), h("strong", { class: "gap" }));
+  const ahead = gapLine("ahead");
+  const behind = gapLine("behind");
+  const gaps = h("div", { class: "ride-gaps", hidden: true }, ahead, behind);
+
+  const bars = Array.from({ length: BINS }, (_, index) => svg("rect", { x: index + 0.1, width: 0.8, y: STRIP_HEIGHT, height: 0 }));
+  const chart = svg("svg", { viewBox: `0 0 ${BINS} ${STRIP_HEIGHT}`, preserveAspectRatio: "none", "aria-hidden": "true" });
+  chart.append(...bars);
+  const youMarker = h("span", { class: "marker you" });
+  const youLabel = h("span", { class: "you-label" });
+  const lowLabel = h("span", { class: "low" });
+  const leaderLabel = h("span", { class: "leader" });
+  const heading = h("span", { class: "muted" });
+  const note = h("p", { class: "field-note muted", hidden: true });
+  const field = h("figure", { class: "ride-field", hidden: true },
+    h("figcaption", {}, h("strong", {}, "The field"), " ", heading),
+    h("div", { class: "you-row" }, youLabel),
+    h("div", { class: "strip" }, chart, youMarker),
+    h("div", { class: "ends" }, lowLabel, leaderLabel), note);
+
+  let snapshot = null; // the whole field's last read: its rows
+  let readAt = -Infinity;
+  let reading = false;
+  let moment = null;
+  let timer = null;
+  let stopped = false;
+  let latest = null;
+
+  // The whole field read, where the board shown lacks racers; once more after the finish (its final scores).
+  function readField(race, shown, over) {
+    const racers = race.racerCount || 0;
+    if (reading || stopped || racers <= shown || (over && snapshot?.final)) return;
+    if (!over && Date.now() - readAt < FIELD_MS) return;
+    reading = true;
+    readAt = Date.now();
+    api.raceLeaderboard(raceId, fieldLimit(racers, PAGE, MAX_LIMIT)).then((board) => {
+      snapshot = { items: board.items, final: board.status !== "open" };
+      if (latest && !stopped) draw(latest);
+    }, () => {}).finally(() => { reading = false; }); // a failed read: the next second's show tries again
+  }
+
+  function tick() {
+    timer = null;
+    if (stopped) return;
+    onSecond();
+  }
+
+  // The next call of onSecond: as the server's clock reaches the race's next whole second.
+  function schedule(race, over) {
+    if (timer !== null || stopped || over) return;
+    const since = (((serverClock.now() - Date.parse(race.startsAt)) % 1000) + 1000) % 1000;
+    timer = setTimeout(tick, 1000 - since);
+  }
+
+  function drawGap(line, who, none) {
+    line.dataset.racer = who?.racerId ?? "";
+    line.querySelector(".who").textContent = who ? who.name ?? "" : none;
+    line.querySelector(".gap").textContent = who ? `${score(who.gap)} ${line.classList.contains("ahead") ? "ahead" : "behind"}` : "";
+  }
+
+  function draw({ race, standings, own, racerId }) {
+    const rows = mergeRows(snapshot?.items, standings?.items, own ? [own] : []);
+    const mine = rows.find((row) => row.racerId === racerId);
+    const near = neighbours(rows, racerId);
+    gaps.hidden = !mine || mine.review === "disqualified";
+    drawGap(ahead, near.ahead, "No one ahead: you lead");
+    drawGap(behind, near.behind, "No one behind");
+
+    const { counts, low, high, riders } = fieldBins(rows, BINS);
+    field.hidden = riders === 0;
+    if (!riders) return;
+    const peak = Math.max(...counts);
+    const yourBin = mine ? Math.min(BINS - 1, Math.floor(positionOf(mine.score, low, high) * BINS)) : -1;
+    counts.forEach((n, index) => {
+      const height = n ? Math.max(MIN_BAR, (n / peak) * STRIP_HEIGHT) : 0;
+      bars[index].setAttribute("y", String(STRIP_HEIGHT - height));
+      bars[index].setAttribute("height", String(height));
+      bars[index].setAttribute("class", index === yourBin ? "yours" : "");
+    });
+    const leader = rows.find((row) => row.review !== "disqualified");
+    const racers = Math.max(race.racerCount || 0, riders);
+    heading.textContent = ` · ${riders.toLocaleString()} ${riders === 1 ? "rider" : "riders"} by score`;
+    note.hidden = riders >= racers;
+    note.textContent = `Drawn: the ${riders.toLocaleString()} riders the page can read of ${racers.toLocaleString()}.`;
+    lowLabel.textContent = `last ${score(low)}`;
+    leaderLabel.replaceChildren(h("span", { class: "name" }, leader.racerId === racerId ? "You lead" : leader.name ?? ""),
+      ` ${score(high)}`);
+    youMarker.hidden = youLabel.hidden = !mine || mine.review === "disqualified";
+    if (mine) {
+      const at = positionOf(mine.score, low, high);
+      youMarker.style.left = youLabel.style.left = `${(at * 100).toFixed(2)}%`; // CSSOM: the CSP allows it (no style attribute)
+      youLabel.className = `you-label ${at < 0.2 ? "at-start" : at > 0.8 ? "at-end" : ""}`;
+      const rank = own?.rank ?? mine.rank;
+      youLabel.textContent = rank != null ? `You · ${ordinal(rank)}` : "You";
+    }
+  }
+
+  return {
+    count,
+    gaps,
+    field,
+    sound: sound.element,
+    // The panel's latest: the race, the board shown, the racer's own row, whether the ride is over.
+    show(panel) {
+      latest = panel;
+      const { race, standings, over } = latest;
+      const now = serverClock.now();
+      const shownCount = over ? null : countIn(race, now);
+      count.hidden = shownCount === null;
+      count.textContent = shownCount ?? "";
+      const next = momentOf(race, now);
+      const cue = cueFor(moment, next);
+      moment = next;
+      if (cue) sound.play(cue);
+      readField(race, standings?.items.length ?? 0, over);
+      draw(latest);
+      schedule(race, over || now >= Date.parse(race.startsAt) + race.durationSeconds * 1000 + 1000);
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      sound.stop();
+    },
+  };
+}
