@@ -31,15 +31,21 @@ export function countIn(race, now) {
   return null;
 }
 
-// The sound a moment calls for, going from the moment `before` to `now` (each one from momentOf):
-// "count" as 3, 2 and 1 show, "go" at the start, "finish" as the race's last second ends; null when
-// nothing changed (or the page looked only now, late: no cue for a moment long gone).
+// The race's moment at `now`: "before", "3", "2", "1", "Go", "live", "over".
+const MOMENTS = ["before", "3", "2", "1", "Go", "live", "over"];
 export function momentOf(race, now) {
   const count = countIn(race, now);
   if (count !== null) return count;
   return now >= endOf(race) ? "over" : now >= startOf(race) ? "live" : "before";
 }
 
+// The moment to show, going from `before` to `now`: never back (the page's estimate of the server's
+// clock may move back a little as answers narrow it: a count never reads 2 again after 1).
+export const onwards = (before, now) => (before !== null && MOMENTS.indexOf(now) < MOMENTS.indexOf(before) ? before : now);
+
+// The sound going from the moment `before` to `now` calls for: "count" as 3, 2 and 1 show, "go" at the
+// start, "finish" as the race's last second ends; null when nothing changed, or when the page looks
+// only now (no cue for a moment long gone).
 export function cueFor(before, now) {
   if (before === null || before === now) return null;
   if (now === "Go") return "go";

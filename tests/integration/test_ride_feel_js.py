@@ -69,6 +69,27 @@ def test_the_cues_sound_once_each_at_3_2_1_go_and_the_finish(js):
     assert late == [None, None, None]
 
 
+def test_a_clock_estimate_that_moves_back_never_counts_back_nor_beeps_twice(js):
+    # The page's estimate of the server's clock narrows as answers come: it may move back by most of a second.
+    looks = [-3500, -2600, -1900, -2300, -1400, -1700, -600, -1200, 100, -200, 900, 1500, 60_200, 59_800, 60_900]
+    race = {**RACE, "durationSeconds": 60}
+    got = js(f"""
+      const race = {json.dumps(race)};
+      let moment = null;
+      const shown = [], heard = [];
+      for (const ms of {json.dumps(looks)}) {{
+        const next = feel.onwards(moment, feel.momentOf(race, {START} + ms));
+        const cue = feel.cueFor(moment, next);
+        if (cue) heard.push(cue);
+        moment = next;
+        shown.push(moment);
+      }}
+      return {{ shown, heard }};""")
+    # (until the start: 3.5 s before; 2.6 s: 3; 1.9 s: 2; 2.3 s: 3 again, held at 2; 1.4 and 1.7 s: 2; 0.6 s: 1; ...)
+    assert got["shown"] == ["before", "3", "2", "2", "2", "2", "1", "1", "Go", "Go", "Go", "live", "over", "over", "over"]
+    assert got["heard"] == ["count", "count", "count", "go", "finish"]
+
+
 def board(rng, size):
     """A board of ``size`` rows as the API gives it: scores with ties, a few disqualified, in board order."""
     rows = [{"racerId": f"r{index:04d}", "name": f"Racer {index}", "score": round(rng.choice([rng.uniform(0, 900), 450.5]), 1),

@@ -91,12 +91,13 @@ export function racePage(raceId, { ride = false } = {}) {
   async function ownRow(mine, now) {
     if (!mine || standings.items.some((item) => item.racerId === mine)) return null;
     if (own.racerId !== mine) Object.assign(own, { row: null, limit: null, at: 0, absent: false, racerId: mine });
-    if (own.absent || now - own.at < OWN_ROW_MS) return own.row;
+    if (own.absent === race.racerCount || now - own.at < OWN_ROW_MS) return own.row;
     own.at = now;
     own.limit = own.row?.rank != null ? pageHolding(own.row.rank) : MAX_ROWS;
     const page = await readBoard(own.limit);
     own.row = page.items.find((item) => item.racerId === mine) || null;
-    own.absent = !own.row && own.limit >= MAX_ROWS; // not in this race
+    // Not in this race: looked for again once someone joins (the racer, maybe, from the ride page).
+    own.absent = !own.row && own.limit >= MAX_ROWS ? race.racerCount : false;
     return own.row;
   }
 

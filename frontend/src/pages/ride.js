@@ -106,7 +106,7 @@ export function ridePanel(raceId) {
   });
   const controls = h("div", { class: "controls" }, cadence.element, resistance.element);
   const feel = raceFeel(raceId, { onSecond: () => show() });
-  const result = h("p", { class: "ride-place ride-result", hidden: true }); // the result, where the ride is not shown
+  const result = h("p", { class: "ride-result", hidden: true }); // the result, where the ride is not shown
   const riding = h("div", { class: "riding", hidden: true }, clock, place, feel.gaps, feel.field, now, controls,
     h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainer.element, feel.sound, sent);
   const setup = h("div", { class: "ride-setup" });

@@ -11,7 +11,7 @@
 // of more than 1,000 racers draws its top 1,000 and says so.
 import { api } from "../api.js";
 import { h, score } from "../dom.js";
-import { countIn, cueFor, fieldBins, fieldLimit, mergeRows, momentOf, neighbours, ordinal, positionOf } from "../rideFeel.js";
+import { cueFor, fieldBins, fieldLimit, mergeRows, momentOf, neighbours, onwards, ordinal, positionOf } from "../rideFeel.js";
 import { serverClock } from "../serverTime.js";
 import { soundCues } from "../sound.js";
 
@@ -20,6 +20,7 @@ const PAGE = 100; // the board's page: a field read asks a multiple of it
 const MAX_LIMIT = 1000; // the contract's largest limit
 const BINS = 60;
 const STRIP_HEIGHT = 40;
+const COUNTED = ["3", "2", "1", "Go"]; // the moments (rideFeel.js momentOf) shown big
 const MIN_BAR = 5; // a band with anyone in it shows at least this high, however tall the crowd's band
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -99,14 +100,15 @@ export function raceFeel(raceId, { onSecond }) {
   function draw({ race, standings, own, racerId }) {
     const rows = mergeRows(snapshot?.items, standings?.items, own ? [own] : []);
     const mine = rows.find((row) => row.racerId === racerId);
+    const { counts, low, high, riders } = fieldBins(rows, BINS);
+    // Until someone scores, everyone is level at 0: no one is ahead, no one behind, the field one dot.
+    gaps.hidden = !mine || mine.review === "disqualified" || !(high > 0);
+    field.hidden = !(high > 0);
+    if (field.hidden) return;
     const near = neighbours(rows, racerId);
-    gaps.hidden = !mine || mine.review === "disqualified";
     drawGap(ahead, near.ahead, "No one ahead: you lead");
     drawGap(behind, near.behind, "No one behind");
 
-    const { counts, low, high, riders } = fieldBins(rows, BINS);
-    field.hidden = riders === 0;
-    if (!riders) return;
     const peak = Math.max(...counts);
     const yourBin = mine ? Math.min(BINS - 1, Math.floor(positionOf(mine.score, low, high) * BINS)) : -1;
     counts.forEach((n, index) => {
@@ -116,19 +118,20 @@ export function raceFeel(raceId, { onSecond }) {
       bars[index].setAttribute("class", index === yourBin ? "yours" : "");
     });
     const leader = rows.find((row) => row.review !== "disqualified");
-    const racers = Math.max(race.racerCount || 0, riders);
+    const racers = Math.max(race.racerCount || 0, rows.length);
     heading.textContent = ` · ${riders.toLocaleString()} ${riders === 1 ? "rider" : "riders"} by score`;
-    note.hidden = riders >= racers;
-    note.textContent = `Drawn: the ${riders.toLocaleString()} riders the page can read of ${racers.toLocaleString()}.`;
+    note.hidden = rows.length >= racers; // (a disqualified ride is read, not drawn)
+    note.textContent = `Drawn: the ${rows.length.toLocaleString()} rides the page has read of ${racers.toLocaleString()}.`;
     lowLabel.textContent = `last ${score(low)}`;
-    leaderLabel.replaceChildren(h("span", { class: "name" }, leader.racerId === racerId ? "You lead" : leader.name ?? ""),
-      ` ${score(high)}`);
+    leaderLabel.replaceChildren(leader.racerId === racerId ? "" : "leader", h("span", { class: "name" },
+      leader.racerId === racerId ? "You lead" : leader.name ?? ""), score(high));
     youMarker.hidden = youLabel.hidden = !mine || mine.review === "disqualified";
     if (mine) {
       const at = positionOf(mine.score, low, high);
       youMarker.style.left = youLabel.style.left = `${(at * 100).toFixed(2)}%`; // CSSOM: the CSP allows it (no style attribute)
       youLabel.className = `you-label ${at < 0.2 ? "at-start" : at > 0.8 ? "at-end" : ""}`;
-      const rank = own?.rank ?? mine.rank;
+      const rank = own ? own.rank : mine.review === "disqualified" ? null
+        : rows.filter((row) => row.review !== "disqualified").indexOf(mine) + 1; // its place in what the page has
       youLabel.textContent = rank != null ? `You · ${ordinal(rank)}` : "You";
     }
   }
@@ -143,13 +146,13 @@ export function raceFeel(raceId, { onSecond }) {
       latest = panel;
       const { race, standings, over } = latest;
       const now = serverClock.now();
-      const shownCount = over ? null : countIn(race, now);
-      count.hidden = shownCount === null;
-      count.textContent = shownCount ?? "";
-      const next = momentOf(race, now);
+      const next = onwards(moment, momentOf(race, now));
       const cue = cueFor(moment, next);
       moment = next;
       if (cue) sound.play(cue);
+      const shownCount = over || !COUNTED.includes(moment) ? null : moment;
+      count.hidden = shownCount === null;
+      count.textContent = shownCount ?? "";
       readField(race, standings?.items.length ?? 0, over);
       draw(latest);
       schedule(race, over || now >= Date.parse(race.startsAt) + race.durationSeconds * 1000 + 1000);
