@@ -385,12 +385,12 @@ export function ridePanel(raceId) {
       h("span", { class: "muted" }, ` · ${current.cadence} rpm at ${current.resistance}%${power}`));
     controls.classList.toggle("trainer-on", trainer.connected);
     const total = standings?.items.length ?? 0;
-    const standing = ownRow?.rank == null
+    const standing = () => (ownRow?.rank == null
       ? ["Your ride is ", h("strong", { class: "rank" }, "disqualified")]
       : [over ? "You placed " : "Your place ", h("strong", { class: "rank" }, ordinal(ownRow.rank)),
-        ` of ${Math.max(total, race.racerCount || 0, ownRow.rank)}`];
+        ` of ${Math.max(total, race.racerCount || 0, ownRow.rank)}`]);
     const standingLine = () => (ownRow
-      ? h("span", {}, ...standing, " · score ", h("strong", { class: "score" }, score(ownRow.score)),
+      ? h("span", {}, ...standing(), " · score ", h("strong", { class: "score" }, score(ownRow.score)),
         ownRow.review === "pending" ? ` · ${reviewLabel("pending")}` : "",
         over ? " · " : "", over ? link(`#/racers/${encodeURIComponent(racerId)}/${encodeURIComponent(raceId)}`, "Your ride, second by second →") : "")
       : "");
