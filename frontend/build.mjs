@@ -1,4 +1,5 @@
-// Bundles the frontend into frontend/dist: assets/app-<hash>.js (with uPlot) and assets/app-<hash>.css,
+// Bundles the frontend into frontend/dist: assets/app-<hash>.js (with uPlot), assets/app-<hash>.css and
+// the ride's worker assets/heartbeat-<hash>.js,
 // named by their content, and index.html, made from frontend/index.html with those names in place of
 // its app.js and app.css. The assets may then be kept a year; only the page is asked for again
 // (stacks/headers.py: the Cache-Control of each, in AWS and on make local).
@@ -14,17 +15,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "dist");
 const assets = join(dist, "assets");
 const ENTRY = "src/main.js"; // as esbuild's metafile names it: relative to absWorkingDir (here)
+const WORKER = "src/heartbeat.worker.js"; // the ride's heartbeat (frontend/src/heartbeat.js)
 
 // The entry's script and the stylesheet esbuild gathered from its imports (its cssBundle), as the
 // metafile's `outputs` name them (paths relative to absWorkingDir). Throws, naming what it found,
 // when either is missing or the script is not the one output of the entry that ends in .js.
 export function builtAssets(outputs, entry = ENTRY) {
-  const scripts = Object.keys(outputs).filter((path) => outputs[path].entryPoint === entry && path.endsWith(".js"));
-  if (scripts.length !== 1) {
-    throw new Error(`esbuild built ${scripts.length} scripts for ${entry} (expected one): `
-      + `its outputs are ${Object.keys(outputs).join(", ") || "none"}`);
-  }
-  const [script] = scripts;
+  const script = builtScript(outputs, entry);
   const stylesheet = outputs[script].cssBundle;
   if (!stylesheet || !(stylesheet in outputs) || !stylesheet.endsWith(".css")) {
     throw new Error(`esbuild built no stylesheet for ${entry} (${script} has cssBundle ${JSON.stringify(stylesheet ?? null)}): `
@@ -37,8 +34,7 @@ async function main() {
   const { build } = await import("esbuild");
   await rm(assets, { recursive: true, force: true }); // the previous build's names
   await mkdir(assets, { recursive: true });
-  const { metafile } = await build({
-    entryPoints: { app: join(here, ENTRY) },
+  const options = {
     entryNames: "assets/[name]-[hash]",
     bundle: true,
     minify: true,
@@ -49,6 +45,15 @@ async function main() {
     absWorkingDir: here, // the names hash paths relative to it: the same build from any directory
     metafile: true,
     logLevel: "warning",
+  };
+  // The ride's heartbeat worker first: a script of its own (the CSP's script-src 'self' allows a worker
+  // from the site's origin, not one made from a blob), whose name the app is given as HEARTBEAT_WORKER.
+  const worker = await build({ ...options, entryPoints: { heartbeat: join(here, WORKER) } });
+  const workerScript = builtScript(worker.metafile.outputs, WORKER);
+  const { metafile } = await build({
+    ...options,
+    entryPoints: { app: join(here, ENTRY) },
+    define: { HEARTBEAT_WORKER: JSON.stringify("/" + relative(dist, join(here, workerScript))) },
   });
 
   // The entry's script and its stylesheet, as paths under dist.
@@ -65,6 +70,17 @@ async function main() {
     page = page.replace(reference, `$1="${built}"`);
   }
   await writeFile(join(dist, "index.html"), page);
+}
+
+// The one script esbuild built for `entry` (as its metafile's `outputs` name them); throws, naming what
+// it found, when there is not exactly one.
+function builtScript(outputs, entry) {
+  const scripts = Object.keys(outputs).filter((path) => outputs[path].entryPoint === entry && path.endsWith(".js"));
+  if (scripts.length !== 1) {
+    throw new Error(`esbuild built ${scripts.length} scripts for ${entry} (expected one): `
+      + `its outputs are ${Object.keys(outputs).join(", ") || "none"}`);
+  }
+  return scripts[0];
 }
 
 // Run as a script (node frontend/build.mjs), not imported: argv[1] is this file, symlinks resolved.

@@ -24,6 +24,16 @@ const routes = [
 ];
 
 let current = null;
+let shown = null; // the address of the page shown
+
+// A page may ask before it goes (a live ride: leaving()). The address has already changed (a back
+// button, a link): a "no" puts the page's address back, a new entry that fires no hashchange.
+function stays() {
+  const question = current?.leaving?.();
+  if (!question || location.hash === shown || confirm(question)) return false;
+  history.pushState(null, "", shown || "#/");
+  return true;
+}
 
 // A part of the link as its page reads it; null when it is not a valid percent-encoding ("%", "%zz").
 function decoded(part) {
@@ -35,8 +45,10 @@ function decoded(part) {
 }
 
 function route() {
+  if (stays()) return;
   current?.stop?.();
   current = null;
+  shown = location.hash;
   const path = location.hash.replace(/^#/, "") || "/";
   const main = document.getElementById("page");
   const crumbs = document.getElementById("crumbs");

@@ -6,6 +6,7 @@ import { isUsableRange, parseIndoorBikeData, parseResistanceRange, resistancePer
 const FITNESS_MACHINE = 0x1826;
 const INDOOR_BIKE_DATA = 0x2ad2;
 const RESISTANCE_LEVEL_RANGE = 0x2ad6;
+export const RECONNECT_MS = [1000, 2000, 4000, 8000]; // waits before each try to connect a lost trainer again
 
 export const bluetoothAvailable = () => Boolean(globalThis.navigator?.bluetooth?.requestDevice);
 
@@ -21,37 +22,73 @@ async function readRange(service) {
 
 // Opens the browser's chooser (so call it straight from a click handler), connects to the trainer
 // chosen and calls onData({cadence, resistance, resistanceLevel, power, speed, heartRate}) for each
-// Indoor Bike Data packet (resistance: resistancePercent's), onDisconnect() when the trainer goes
-// away (not after disconnect()). Rejects with requestDevice's error as it is: a cancelled chooser is
-// a DOMException named "NotFoundError".
-export async function connectTrainer({ onData, onDisconnect = () => {} }) {
+// Indoor Bike Data packet (resistance: resistancePercent's). Rejects with requestDevice's error as it
+// is: a cancelled chooser is a DOMException named "NotFoundError".
+//
+// A trainer that goes away (gattserverdisconnected: out of range, its power saving, a Bluetooth
+// hiccup) is connected again by itself: onLost(), then device.gatt.connect() and the subscription to
+// Indoor Bike Data again, retried after each of `retryMs` (the last repeating) until it answers
+// (onBack()) or disconnect() is called. Web Bluetooth allows gatt.connect() without a click for a
+// device the page already has.
+export async function connectTrainer({ onData, onLost = () => {}, onBack = () => {}, retryMs = RECONNECT_MS }) {
   const device = await navigator.bluetooth.requestDevice({ filters: [{ services: [FITNESS_MACHINE] }] });
   let bikeData = null;
   let range = null;
+  let closed = false; // disconnect() was called: no more reconnecting
+  let away = false; // lost, not back yet
+  let retry = null;
+  let attempts = 0;
   const receive = (event) => {
     const data = parseIndoorBikeData(event.target.value);
     if (!data) return;
     const { cadence, resistanceLevel, power, speed, heartRate } = data;
     onData({ cadence, resistance: resistancePercent(resistanceLevel, range), resistanceLevel, power, speed, heartRate });
   };
-  const stop = () => {
+  const unsubscribe = () => {
     bikeData?.removeEventListener("characteristicvaluechanged", receive);
-    device.removeEventListener("gattserverdisconnected", lost);
+    bikeData = null;
   };
-  const lost = () => {
-    stop();
-    onDisconnect();
-  };
-  try {
+  async function subscribe() {
     const server = await device.gatt.connect();
     const service = await server.getPrimaryService(FITNESS_MACHINE);
-    range = await readRange(service);
+    range = (await readRange(service)) ?? range;
+    unsubscribe();
     bikeData = await service.getCharacteristic(INDOOR_BIKE_DATA);
     bikeData.addEventListener("characteristicvaluechanged", receive);
     await bikeData.startNotifications();
     if (!device.gatt.connected) throw new DOMException("The trainer went away while connecting.", "NetworkError");
+  }
+  function reconnect() {
+    if (closed || retry !== null) return;
+    retry = setTimeout(async () => {
+      try {
+        await subscribe();
+        retry = null;
+        if (closed) return device.gatt.disconnect();
+        away = false;
+        attempts = 0;
+        return onBack();
+      } catch {
+        unsubscribe();
+        retry = null;
+        attempts += 1;
+        return reconnect();
+      }
+    }, retryMs[Math.min(attempts, retryMs.length - 1)]);
+  }
+  const lost = () => {
+    if (closed) return;
+    unsubscribe();
+    if (!away) {
+      away = true;
+      onLost();
+    }
+    reconnect();
+  };
+  try {
+    await subscribe();
   } catch (error) {
-    stop();
+    unsubscribe();
     device.gatt.disconnect();
     throw error;
   }
@@ -61,7 +98,11 @@ export async function connectTrainer({ onData, onDisconnect = () => {} }) {
     range,
     hasRange: isUsableRange(range),
     disconnect() {
-      stop();
+      closed = true;
+      clearTimeout(retry);
+      retry = null;
+      unsubscribe();
+      device.removeEventListener("gattserverdisconnected", lost);
       device.gatt.disconnect();
     },
   };

@@ -5,6 +5,7 @@
 //   notify(hex)      one Indoor Bike Data packet ("44 00 c4 09 ..."; spaces allowed) as a
 //                    characteristicvaluechanged event; true when it was delivered (connected, notifying)
 //   disconnect()     the trainer goes away: gattserverdisconnected
+//   reachable        false: gatt.connect() rejects (NetworkError), as for a trainer out of range or off
 //   range            Supported Resistance Level Range as hex, or null for a trainer without one
 //                    (getCharacteristic(0x2AD6) rejects with a NotFoundError)
 //   name             the device's name (null: none)
@@ -28,6 +29,7 @@
     name: "Stand-in trainer",
     range: "0000 e803 0a00", // levels 0.0 to 100.0, in steps of 1.0
     cancelled: false,
+    reachable: true,
     requested: [],
     calls: [],
     connected: false,
@@ -89,6 +91,7 @@
     },
     async connect() {
       call("connect");
+      if (!trainer.reachable) return Promise.reject(new DOMException("Connection attempt failed.", "NetworkError"));
       trainer.connected = true;
       return gatt;
     },

@@ -231,7 +231,7 @@ export function racePage(raceId, { ride = false } = {}) {
     push.close();
     ticker.stop();
   };
-  return { element, stop, crumbs: [link("#/", "Home"), " / ", back] };
+  return { element, stop, leaving: () => rider?.leaving() ?? null, crumbs: [link("#/", "Home"), " / ", back] };
 }
 
 export const ridePage = (raceId) => racePage(raceId, { ride: true });

@@ -13,6 +13,13 @@
 // Every sample names this browser's device (device.js); when another device holds the ride the API
 // rejects them (`another device`): the page stops and offers to take the ride over, which joins
 // again with this device's id and so moves the ride here.
+//
+// Nothing lost (issue 41): leaving a live ride asks first (leaving(); the tab's beforeunload); a tab
+// that rode this race (a marker in its sessionStorage, which a link opened elsewhere lacks) resumes
+// by itself after a reload or a return, with the bike as it was set and what waited to be sent; the
+// seconds the page was gone are not sent. While riding, the screen is kept awake (a wake lock) and a
+// worker's heartbeat (heartbeat.js) wakes the page, hidden or not, to queue every second that has
+// happened, each as it was ridden (rideLog.js).
 import { api, ApiError, newKey } from "../api.js";
 import { deviceId } from "../device.js";
 import { reviewLabel } from "../fairPlay.js";
@@ -20,8 +27,10 @@ import { auth } from "../auth.js";
 import { CADENCE, KEYS, output, raceSecond, RESISTANCE, VirtualBike } from "../bike.js";
 import { h, link, score } from "../dom.js";
 import { nameProblem } from "../fields.js";
+import { heartbeat } from "../heartbeat.js";
 import { ANOTHER_DEVICE, Outbox } from "../outbox.js";
 import { ordinal, timeLeftText } from "../rideFeel.js";
+import { BIKE, LOST, RideLog } from "../rideLog.js";
 import { serverClock } from "../serverTime.js";
 import { timeLeft } from "../time.js";
 import { bluetoothAvailable } from "../trainer.js";
@@ -29,7 +38,10 @@ import { raceFeel } from "./rideField.js";
 import { trainerPanel } from "./rideTrainer.js";
 
 const RETRY_MS = 2000; // a batch that failed is tried again after this (or with the next second, if sooner)
-const MAX_FILL = 2; // seconds a late tick fills in (a timer woken late, the server's clock better known)
+// A page not woken for longer than this was not running (frozen, a computer asleep): the seconds it
+// missed are not sent. The heartbeat wakes a riding page 4 times a second, hidden or not.
+const AWAKE_MS = 10_000;
+export const LEAVE_QUESTION = "Leave the ride? Your seconds are not sent while you are away.";
 const TRAINER = "trainer";
 const VIRTUAL = "virtual";
 
@@ -61,13 +73,32 @@ export function ridePanel(raceId) {
     }
   };
   const device = racerId ? deviceId() : null;
+  const marker = `alleycat.riding.${raceId}.${racerId}`; // in sessionStorage: this tab rode this race
+  const markedHere = () => {
+    try {
+      return sessionStorage.getItem(marker) === "1";
+    } catch {
+      return false;
+    }
+  };
+  const mark = (riding) => {
+    try {
+      if (riding) sessionStorage.setItem(marker, "1");
+      else sessionStorage.removeItem(marker);
+    } catch {
+      // no session storage (a policy): a reload asks for the click again
+    }
+  };
   let outbox = new Outbox(newKey);
   const bike = new VirtualBike();
+  let log = new RideLog(Date.now(), bike);
   let race = null;
   let standings = null;
   let ownRow = null;
   let joined = false;
   let lastQueued = -1;
+  let continuous = false; // this page has queued since it started riding: the seconds since then are its to fill
+  let awake = 0; // when (this page's clock) it last looked for seconds to queue
   let onScreen = false; // a second ridden on the on-screen bike was queued: the ride is virtual
   let declared = null; // the equipment the racer last joined with (or the board says)
   let declaring = false;
@@ -83,6 +114,8 @@ export function ridePanel(raceId) {
   let over = false; // the race has finished (the board says so, or telemetry was refused)
   let timer = null;
   let retry = null;
+  let stopBeat = null; // the heartbeat while the ride is live here
+  let wakeLock = null; // the screen's, while riding
 
   const clock = h("p", { class: "ride-clock", role: "status" });
   const place = h("p", { class: "ride-place" });
@@ -95,10 +128,19 @@ export function ridePanel(raceId) {
     resistance.draw();
     show();
   };
-  const cadence = control(bike, "cadence", CADENCE, "Cadence", drawAll);
-  const resistance = control(bike, "resistance", RESISTANCE, "Resistance", drawAll);
+  const steered = () => {
+    log.bike(Date.now(), bike.cadence, bike.resistance);
+    save();
+    drawAll();
+  };
+  const cadence = control(bike, "cadence", CADENCE, "Cadence", steered);
+  const resistance = control(bike, "resistance", RESISTANCE, "Resistance", steered);
   const trainer = trainerPanel({
-    onChange: () => show(),
+    log: { ride: (...args) => log.ride(...args), reading: (...args) => log.reading(...args), get mode() { return log.mode; } },
+    onChange: () => {
+      save();
+      show();
+    },
     say: (text) => {
       message.className = "form-message error";
       message.textContent = text;
@@ -158,8 +200,7 @@ export function ridePanel(raceId) {
       joined = true;
       setup.replaceChildren();
       riding.hidden = false;
-      schedule();
-      flush();
+      live();
     } catch (error) {
       joining = error.status === 404 && Boolean(race); // the name form waits: its Join joins
       if (joining) setup.replaceChildren(nameForm()); // the race exists: the racer does not, yet
@@ -179,19 +220,30 @@ export function ridePanel(raceId) {
       joined = true;
       setup.replaceChildren();
       riding.hidden = false;
-      schedule();
-      flush();
+      live();
     } else {
       join();
     }
   }
 
   // The ride's saved state, read as this tab starts riding (another tab may have ridden until now).
+  // The seconds between what was queued and now were not this page's: they are not sent.
   function load() {
     const kept = saved();
     outbox = new Outbox(newKey, kept?.outbox);
     lastQueued = kept?.lastQueued ?? -1;
     onScreen = kept?.onScreen ?? false;
+    continuous = false;
+    if (kept?.bike) {
+      bike.set("cadence", kept.bike.cadence);
+      bike.set("resistance", kept.bike.resistance);
+      cadence.draw();
+      resistance.draw();
+    }
+    // A ride on a trainer goes on on it: its seconds wait until the rider connects it again (a click:
+    // the browser's chooser) or takes the on-screen bike.
+    if (!trainer.connected) log = new RideLog(Date.now(), bike, kept?.onTrainer ? LOST : BIKE);
+    trainer.draw();
   }
 
   // A ride starts on the racer's click, never as the page opens: a link to it (sent by anyone) neither
@@ -199,6 +251,7 @@ export function ridePanel(raceId) {
   function offerStart() {
     const start = h("button", { type: "button", class: "primary ride-start", onclick: () => {
       setup.replaceChildren();
+      mark(true);
       holdLock();
     } }, ownRow ? "Ride on from here" : "Start riding");
     setup.replaceChildren(h("p", { class: "muted" }, ownRow
@@ -221,12 +274,8 @@ export function ridePanel(raceId) {
     rider = "here";
     elsewhere.hidden = true;
     load();
-    if (joined) {
-      schedule();
-      flush();
-    } else {
-      begin();
-    }
+    if (joined) live();
+    else begin();
     show();
   }
 
@@ -240,9 +289,8 @@ export function ridePanel(raceId) {
       releaseLock = null;
     }
     rider = where;
-    clearTimeout(timer);
+    quiet();
     clearTimeout(retry);
-    timer = null;
     const text = where === "tab"
       ? "You are riding this race in another tab of this browser: its seconds count, this tab sends none."
       : "Your ride is on another device now: its seconds count, this one sends none.";
@@ -255,9 +303,11 @@ export function ridePanel(raceId) {
 
   async function takeOver() {
     elsewhere.hidden = true;
+    mark(true);
     if (rider === "tab") return holdLock(true);
     rider = "here";
     lastQueued = Math.max(lastQueued, raceSecond(race, serverClock.reached()) - 1); // from now on
+    continuous = false;
     if (joined) {
       joined = false;
       await join();
@@ -269,32 +319,79 @@ export function ridePanel(raceId) {
 
   // --- the race's seconds -------------------------------------------------------------------------
 
-  // The sample of this second: the trainer's cadence (and resistance, where it tells one), else the bike's.
-  function sample(second, at) {
-    if (!trainer.connected) return { racerId, second, cadence: bike.cadence, resistance: bike.resistance };
-    // (the trainer's reading is by this page's clock: `at` is)
-    const said = trainer.reading(at);
-    return { racerId, second, cadence: said.cadence ?? 0, resistance: said.resistance ?? bike.resistance };
+  // The ride is live here: seconds are queued and sent, the screen kept on, the heartbeat beating.
+  function live() {
+    schedule();
+    flush();
+    stopBeat ??= heartbeat(() => {
+      queueDue();
+      show();
+    });
+    keepAwake();
   }
 
-  // A second is queued as the server's clock reaches it (serverTime.js: at most a second early, within
-  // the 2 s the API allows; a later second is rejected `not yet`); a tick woken late fills in the
-  // MAX_FILL seconds just before.
+  // Not riding here (the ride ended, moved, or the page went): nothing queued, nothing kept awake.
+  function quiet() {
+    clearTimeout(timer);
+    timer = null;
+    stopBeat?.();
+    stopBeat = null;
+    wakeLock?.release().catch(() => {});
+    wakeLock = null;
+  }
+
+  // The screen stays on while riding (Screen Wake Lock API). The browser releases the lock when the
+  // page is hidden: it is asked for again as the page shows. Where there is none, or it is refused
+  // (a battery saver), the screen sleeps as it would.
+  async function keepAwake() {
+    if (wakeLock || !navigator.wakeLock || document.visibilityState !== "visible") return;
+    try {
+      const lock = await navigator.wakeLock.request("screen");
+      if (!stopBeat || wakeLock) return void lock.release().catch(() => {});
+      wakeLock = lock;
+      lock.addEventListener("release", () => {
+        if (wakeLock === lock) wakeLock = null;
+      });
+    } catch {
+      // refused: the screen sleeps as it would
+    }
+  }
+
+  // Queues every second of the race the server's clock has reached since the last queued, each with
+  // what was ridden as it began (rideLog.js: the bike's setting, the trainer's reading; none while
+  // the trainer was lost). A second is queued as the server's clock reaches it (serverTime.js: at
+  // most a second early, within the 2 s the API allows; a later second is rejected `not yet`). After
+  // a start, a reload, a take-over, or a page that did not run for AWAKE_MS, only the second at hand:
+  // the seconds before were not ridden here.
+  function queueDue() {
+    if (!race || over || rider !== "here" || !joined) return;
+    const local = Date.now();
+    const reached = serverClock.reached();
+    const second = raceSecond(race, reached);
+    const last = Math.min(second, race.durationSeconds - 1);
+    const ran = continuous && local - awake <= AWAKE_MS;
+    awake = local;
+    continuous = true;
+    if (second < 0 || last <= lastQueued) return;
+    const began = (s) => Date.parse(race.startsAt) + s * 1000 - (reached - local); // as this page's clock read then
+    for (let s = ran ? lastQueued + 1 : second; s <= last; s += 1) {
+      const ridden = log.at(began(s));
+      if (!ridden) continue; // the trainer was lost: this second is absent, not made up
+      outbox.add({ racerId, second: s, cadence: ridden.cadence, resistance: ridden.resistance });
+      onScreen ||= ridden.source === BIKE;
+    }
+    lastQueued = last;
+    log.forget(began(lastQueued + 1));
+    save(); // kept before it is sent: a request that hangs holds no second only in memory
+    flush();
+  }
+
   function tick() {
     timer = null;
     if (!race || over || rider !== "here") return;
-    const second = raceSecond(race, serverClock.reached());
-    if (joined && second >= 0 && second < race.durationSeconds && second > lastQueued) {
-      const at = Date.now();
-      const from = lastQueued >= 0 && second - lastQueued <= MAX_FILL + 1 ? lastQueued + 1 : second;
-      for (let s = from; s <= second; s += 1) outbox.add(sample(s, at));
-      onScreen ||= !trainer.connected;
-      lastQueued = second;
-      save(); // kept before it is sent: a request that hangs holds no second only in memory
-      flush();
-    }
+    queueDue();
     show();
-    if (second < race.durationSeconds) schedule();
+    if (raceSecond(race, serverClock.reached()) < race.durationSeconds) schedule();
   }
 
   // The next tick: as the server's clock reaches the race's next whole second.
@@ -306,7 +403,9 @@ export function ridePanel(raceId) {
 
   function save() {
     if (stopped || rider !== "here") return; // another ride page (or tab) for this race may be using the storage now
-    if (outbox.waiting || !over) localStorage.setItem(storeKey, JSON.stringify({ outbox, lastQueued, onScreen }));
+    const kept = { outbox, lastQueued, onScreen, bike: { cadence: bike.cadence, resistance: bike.resistance },
+      onTrainer: trainer.connected || log.mode === LOST };
+    if (outbox.waiting || !over) localStorage.setItem(storeKey, JSON.stringify(kept));
     else localStorage.removeItem(storeKey);
   }
 
@@ -378,11 +477,12 @@ export function ridePanel(raceId) {
       clock.replaceChildren(h("strong", { class: "left" }, timeLeftText(race, serverNow)),
         h("span", { class: "second" }, ` · second ${second + 1} of ${race.durationSeconds}`));
     } else clock.textContent = "Time is up: the result comes as the race finishes.";
-    const current = sample(Math.max(second, 0), Date.now());
-    const { power: watts } = trainer.reading(Date.now());
-    const power = trainer.connected && watts !== undefined ? ` · ${watts} W` : "";
-    now.replaceChildren(h("strong", {}, `${output(current.cadence, current.resistance)}`), " output a second",
-      h("span", { class: "muted" }, ` · ${current.cadence} rpm at ${current.resistance}%${power}`));
+    const current = log.at(Date.now());
+    const power = current?.power !== undefined ? ` · ${current.power} W` : "";
+    now.replaceChildren(...(current
+      ? [h("strong", {}, `${output(current.cadence, current.resistance)}`), " output a second",
+        h("span", { class: "muted" }, ` · ${current.cadence} rpm at ${current.resistance}%${power}`)]
+      : [h("strong", {}, "No output"), h("span", { class: "muted" }, " · waiting for the trainer")]));
     controls.classList.toggle("trainer-on", trainer.connected);
     const total = standings?.items.length ?? 0;
     const standing = () => (ownRow?.rank == null
@@ -417,8 +517,8 @@ export function ridePanel(raceId) {
 
   function endRide() {
     over = true;
-    clearTimeout(timer);
-    timer = null;
+    quiet();
+    mark(false);
     if (!joined) setup.replaceChildren(h("p", { class: "muted" }, "This race is over: its board is below."));
     elsewhere.hidden = true;
     save();
@@ -432,9 +532,24 @@ export function ridePanel(raceId) {
     if (!key || !joined || over || rider !== "here" || event.altKey || event.ctrlKey || event.metaKey
       || event.target.closest?.("input, textarea, select")) return;
     event.preventDefault();
-    if (bike.step(...key)) drawAll();
+    if (bike.step(...key)) steered();
   };
   document.addEventListener("keydown", onKey);
+  const riddenHere = () => joined && !over && rider === "here" && !stopped;
+  // Closing or reloading the tab mid-ride: the browser asks (its own words; a page may not set them).
+  const onUnload = (event) => {
+    if (!riddenHere()) return;
+    event.preventDefault();
+    event.returnValue = "";
+  };
+  window.addEventListener("beforeunload", onUnload);
+  const onShown = () => {
+    if (document.visibilityState !== "visible" || !stopBeat) return;
+    keepAwake();
+    queueDue();
+    show();
+  };
+  document.addEventListener("visibilitychange", onShown);
 
   if (!racerId) {
     setup.replaceChildren(h("p", {}, "Sign in to ride this race: one account, then join from here."),
@@ -451,16 +566,22 @@ export function ridePanel(raceId) {
         flush();
         endRide();
       }
-      if (first && racerId && !over) offerStart();
+      if (first && racerId && !over && markedHere()) holdLock(); // this tab rode it: a reload or a return
+      else if (first && racerId && !over) offerStart();
       else begin();
       show();
     },
+    // The question to ask before the page goes (another page of the site), or null.
+    leaving: () => (riddenHere() ? LEAVE_QUESTION : null),
     stop() {
+      save(); // the bike as it is set, for a return
       stopped = over = true;
-      clearTimeout(timer);
+      quiet();
       clearTimeout(retry);
       releaseLock?.();
       document.removeEventListener("keydown", onKey);
+      document.removeEventListener("visibilitychange", onShown);
+      window.removeEventListener("beforeunload", onUnload);
       trainer.disconnect();
       feel.stop();
     },

@@ -29,10 +29,19 @@ LEAD = 1.5  # at_the_start: the page may think the server half a second ahead (i
 
 @pytest.fixture(scope="module")
 def rider(browser, stack):
-    """A new racer, signed up from the home page (no name yet): {page, sub}."""
+    """A new racer, signed up from the home page (no name yet): {page, sub, leave, asked}. Leaving a live ride
+    asks (the page's confirm, the browser's beforeunload): the racer says yes while ``leave`` is true (a test
+    that goes to a new race leaves the last one), no when it is false; ``asked`` holds each (type, message)."""
     page = new_page(browser, stack, width=1000, height=1000)
     signed_up_new(page, stack, "#/", "rider")
-    yield {"page": page, "sub": claims(session(page)["idToken"])["sub"]}
+    racer = {"page": page, "sub": claims(session(page)["idToken"])["sub"], "leave": True, "asked": []}
+
+    def answer(dialog):
+        racer["asked"].append((dialog.type, dialog.message))
+        dialog.accept() if racer["leave"] else dialog.dismiss()
+
+    page.on("dialog", answer)
+    yield racer
     page.context.close()
 
 
@@ -290,7 +299,7 @@ TRAINER_RANGE = "0000 d007 0a00"  # Supported Resistance Level Range: levels 0.0
 GARBLED = "64 00 c4 09 ff ff 2d 00 fa 00"  # 32,767.5 rpm: beyond the API's 300, left out by the page
 
 
-def test_a_smart_trainer_rides_the_race_and_the_board_shows_what_it_sent(stack, client, rider):
+def test_a_smart_trainer_rides_the_race_and_one_that_drops_out_is_reconnected_its_missing_seconds_absent(stack, client, rider):
     page, racer_id = rider["page"], rider["sub"]
     race = new_race(stack, client, page)
     # Given a browser with Web Bluetooth and a trainer in reach whose levels run 0-200
@@ -307,24 +316,49 @@ def test_a_smart_trainer_rides_the_race_and_the_board_shows_what_it_sent(stack, 
     assert "Riding Stand-in trainer" in page.inner_text(".ride .trainer")
     # and rides, the trainer notifying a packet a second (one garbled among them)
     at_the_start(page, stack, race)
-    sent = []
+    sent = {}
     for second, (packet, cadence, level, power) in enumerate(TRAINER_PACKETS * 3):
         assert page.evaluate("hex => window.__trainer.notify(hex)", packet)
         if second == 5:
             assert page.evaluate("hex => window.__trainer.notify(hex)", GARBLED)
         # a level is placed in the range 0-200 as a percent; with none yet, the virtual bike's 50 % holds
-        before = sent[-1] if sent else (None, START[1])
-        sent.append((before[0] if cadence is None else cadence, before[1] if level is None else level / 2))
+        before = sent[second - 1] if sent else (None, START[1])
+        sent[second] = (before[0] if cadence is None else cadence, before[1] if level is None else level / 2)
         if power is not None:
             assert f"{power} W" in page.inner_text(".ride-now")
         one_second(page, stack, counted_at_least=second + 1)
     # Then each second carries what the trainer said, and the board its sum
-    assert [(c, r) for _, c, r, _ in history(client, racer_id, race["raceId"])] == sent
-    total = sum(output(c, r) for c, r in sent)
-    until(page, "id => document.querySelector(`.board tr[data-racer='${id}'] td:nth-child(5)`)?.textContent === '11'", racer_id)
+    assert [(s, c, r) for s, c, r, _ in history(client, racer_id, race["raceId"])] == [(s, *sent[s]) for s in sorted(sent)]
+    # When the trainer drops out (out of reach) for 5 s, the rider pedalling on
+    page.evaluate("() => { window.__trainer.reachable = false; window.__trainer.disconnect(); }")
+    until(page, "() => document.querySelector('.ride .trainer').textContent.includes('Trainer lost: reconnecting…')")
+    full = [(packet, cadence, level) for packet, cadence, level, _ in TRAINER_PACKETS if None not in (cadence, level)]
+    second, delivered = len(sent), []
+    while not delivered or len(delivered) < 5:  # its seconds until it is back, and 5 after
+        if second == len(sent) + 5:
+            page.evaluate("() => { window.__trainer.reachable = true; }")  # in reach again: no click, no chooser
+        packet, cadence, level = full[second % len(full)]
+        if page.evaluate("hex => window.__trainer.notify(hex)", packet):
+            delivered.append(second)
+            sent[second] = (cadence, level / 2)
+        one_second(page, stack)
+        queued(page, stack, second + 1)
+        second += 1
+        assert second < len(sent) + 30, "the trainer was never reconnected"
+    # Then it was reconnected by itself (connected again, subscribed again; the chooser asked once) and said so
+    calls = page.evaluate("() => window.__trainer.calls")
+    assert calls.count("requestDevice") == 1 and calls.count("startNotifications") == 2 and calls.count("connect") >= 3
+    assert "Riding Stand-in trainer" in page.inner_text(".ride .trainer")
+    assert delivered[0] >= 12 + 5  # the trainer was away 5 s: nothing it said reached the page
+    # and the seconds it was away are absent, not made up: the history holds what it said, nothing else
+    until(page, "() => document.querySelector('.ride-sent').dataset.waiting === '0'")
+    assert [(s, c, r) for s, c, r, _ in history(client, racer_id, race["raceId"])] == [(s, *sent[s]) for s in sorted(sent)]
+    total = sum(output(c, r) for c, r in sent.values())
+    last = str(max(sent))
+    until(page, "([id, last]) => document.querySelector(`.board tr[data-racer='${id}'] td:nth-child(5)`)?.textContent === last",
+          [racer_id, last])
     assert board_score(page, racer_id) == pytest.approx(float(total), abs=0.0501)
     assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]["score"] == float(total)
-    # When the trainer goes away, the ride goes on on the virtual bike, and says so
-    page.evaluate("() => window.__trainer.disconnect()")
-    until(page, "() => document.querySelector('.ride .form-message').textContent.includes('disconnected')")
+    # When the rider disconnects it on purpose, the ride goes on on the on-screen bike
+    page.click(".ride .trainer button.disconnect")
     assert page.is_visible(".ride .trainer button.connect")
