@@ -170,9 +170,11 @@ def test_a_cadence_beyond_what_the_api_takes_is_not_plausible(js):
 CONNECT = """
 const seen = [];
 const downs = [];
+const backs = [];
 let connection;
 try {
-  connection = await trainer.connectTrainer({ onData: (data) => seen.push(data), onDisconnect: () => downs.push("down") });
+  connection = await trainer.connectTrainer({ onData: (data) => seen.push(data), onLost: () => downs.push("down"),
+                                              onBack: () => backs.push("back"), retryMs: [0] });
 } catch (error) {
   return { error: error.name, domException: error instanceof DOMException, calls: __trainer.calls };
 }
@@ -186,8 +188,10 @@ def test_a_trainer_is_asked_for_by_its_service_and_its_packets_come_with_resista
                            __trainer.notify({json.dumps(packet(cadence=170, resistance=40, power=-4, heart_rate=130))})];
         __trainer.disconnect();
         const afterwards = __trainer.notify({json.dumps(packet(cadence=170))});
+        const calls = [...__trainer.calls];  // the first connection's
+        connection.disconnect();  // no reconnecting
         const {{ name, range, hasRange }} = connection;
-        return {{ name, range, hasRange, seen, downs, delivered, afterwards, requested: __trainer.requested, calls: __trainer.calls }};
+        return {{ name, range, hasRange, seen, downs, delivered, afterwards, requested: __trainer.requested, calls }};
     """)
     assert found["requested"] == [{"filters": [{"services": [0x1826]}]}]
     assert found["calls"] == ["requestDevice", "connect", "getPrimaryService 1826", "getCharacteristic 2ad6", "readValue 2ad6",
@@ -226,16 +230,31 @@ def test_a_trainer_without_a_range_has_its_level_taken_as_a_percent(js):
     assert "readValue 2ad6" not in found["calls"] and found["calls"][-1] == "startNotifications"
 
 
-def test_a_trainer_connected_again_after_it_went_away_gives_each_packet_once(js):
+def test_a_trainer_that_went_away_is_connected_again_by_itself_and_gives_each_packet_once(js):
     found = js(CONNECT + f"""
+        const turns = async (n) => {{ for (let i = 0; i < n; i += 1) await new Promise((done) => setTimeout(done, 0)); }};
+        __trainer.reachable = false;
         __trainer.disconnect();
-        const again = [];
-        await trainer.connectTrainer({{ onData: (data) => again.push(data.cadence), onDisconnect: () => downs.push("again") }});
-        __trainer.notify({json.dumps(packet(cadence=180))});
-        __trainer.disconnect();
-        return {{ first: seen.length, again, downs }};
+        const away = __trainer.notify({json.dumps(packet(cadence=170))});
+        await turns(20);
+        const triedWhileAway = __trainer.calls.filter((call) => call === "connect").length - 1;
+        const backWhileAway = backs.length;
+        __trainer.reachable = true;
+        await turns(20);
+        const delivered = __trainer.notify({json.dumps(packet(cadence=180))});
+        connection.disconnect();
+        const calls = __trainer.calls.length;
+        await turns(20);
+        return {{ away, triedWhileAway, backWhileAway, delivered, seen: seen.map((data) => data.cadence), downs, backs,
+                 requests: __trainer.calls.filter((call) => call === "requestDevice").length,
+                 subscriptions: __trainer.calls.filter((call) => call === "startNotifications").length,
+                 quietAfterDisconnect: __trainer.calls.length === calls, connected: __trainer.connected }};
     """)
-    assert found == {"first": 0, "again": [90], "downs": ["down", "again"]}
+    assert found["away"] is False and found["triedWhileAway"] >= 2 and found["backWhileAway"] == 0
+    assert found["delivered"] is True and found["seen"] == [90]  # one subscription: the packet once
+    assert (found["downs"], found["backs"]) == (["down"], ["back"])
+    assert found["requests"] == 1 and found["subscriptions"] == 2  # no chooser again: the same device, subscribed again
+    assert found["quietAfterDisconnect"] and found["connected"] is False
 
 
 def test_a_cancelled_chooser_reaches_the_caller_as_the_browser_gave_it(js):

@@ -1,6 +1,7 @@
 """A ride's logic with no page, run in Node: the race's second, a second's output (the twin of
-alleycat.rules.scores.output), the virtual bike's ranges (frontend/src/bike.js), and the outbox that
-sends each second once however the network behaves (frontend/src/outbox.js)."""
+alleycat.rules.scores.output), the virtual bike's ranges (frontend/src/bike.js), the outbox that
+sends each second once however the network behaves (frontend/src/outbox.js), and the ride's log
+that says what was ridden at each moment, or that nobody knows (frontend/src/rideLog.js)."""
 
 import json
 import random
@@ -15,7 +16,7 @@ from .nodejs import over
 @pytest.fixture(scope="module")
 def js(tmp_path_factory):
     """js(statements) -> the JSON value the statements ``return``, over the modules bike and outbox."""
-    return over(tmp_path_factory.mktemp("ride_js"), bike="bike.js", outbox="outbox.js")
+    return over(tmp_path_factory.mktemp("ride_js"), bike="bike.js", outbox="outbox.js", log="rideLog.js")
 
 
 def test_a_seconds_output_is_the_servers_to_four_places(js):
@@ -115,3 +116,48 @@ def test_a_batch_from_a_device_that_does_not_hold_the_ride_is_not_refused_and_wh
       return { refused: box.refused, dropped: box.drop(), waiting: box.waiting, next: box.next() };""")
     # the `not yet` is refused for good (never sent again); the other device's second is not this page's fault
     assert got == {"refused": 1, "dropped": 2, "waiting": 0, "next": None}
+
+
+# --- the ride's log: what was ridden at a moment (docs/ride.md: a trainer silent 3 s reads as 0 rpm; a
+# trainer lost, or not heard from since it connected, rides nothing that is sent) --------------------------
+
+def test_the_on_screen_bike_is_sampled_as_it_was_set_at_each_moment(js):
+    got = js("""
+      const ride = new log.RideLog(0, { cadence: 0, resistance: 50 });
+      ride.bike(1500, 80, 50);
+      ride.bike(2500, 80, 60);
+      return [1000, 1500, 2499, 3000, 60000].map((at) => ride.at(at));""")
+    assert [(s["cadence"], s["resistance"], s["source"]) for s in got] == [
+        (0, 50, "bike"), (80, 50, "bike"), (80, 50, "bike"), (80, 60, "bike"), (80, 60, "bike")]
+
+
+def test_a_trainers_moments_are_its_readings_none_while_lost_or_not_yet_heard_and_0_rpm_once_silent(js):
+    got = js("""
+      const ride = new log.RideLog(0, { cadence: 40, resistance: 50 });
+      ride.ride(1000, "trainer");
+      const at = {};
+      at.notHeard = ride.at(1200);
+      ride.reading(1300, { cadence: 90, resistance: 40, power: 200 });
+      at.heard = ride.at(1300);
+      at.justBeforeSilent = ride.at(1300 + 2999);
+      at.silent = ride.at(1300 + 3000);
+      ride.ride(5000, "lost");
+      at.lost = ride.at(5500);
+      ride.ride(8000, "trainer");
+      at.backNotHeard = ride.at(8100);
+      ride.reading(8200, { cadence: 100 });
+      at.backHeard = ride.at(8200);
+      ride.ride(9000, "bike");
+      at.onScreen = ride.at(9000);
+      const before = JSON.stringify([1300, 5500, 8100, 8200, 9000].map((t) => ride.at(t)));
+      ride.forget(8100);
+      const kept = JSON.stringify([8100, 8200, 9000].map((t) => ride.at(t)));
+      return { at, forgetKeepsLater: JSON.parse(before).slice(2), kept: JSON.parse(kept), mode: ride.mode };""")
+    at = got["at"]
+    assert at["notHeard"] is None and at["lost"] is None and at["backNotHeard"] is None
+    assert at["heard"] == {"cadence": 90, "resistance": 40, "power": 200, "source": "trainer"}
+    assert at["justBeforeSilent"] == at["heard"]
+    assert (at["silent"]["cadence"], at["silent"]["resistance"]) == (0, 50)  # the bike's resistance
+    assert (at["backHeard"]["cadence"], at["backHeard"]["resistance"]) == (100, 50)
+    assert (at["onScreen"]["cadence"], at["onScreen"]["resistance"], at["onScreen"]["source"]) == (40, 50, "bike")
+    assert got["kept"] == got["forgetKeepsLater"] and got["mode"] == "bike"

@@ -362,3 +362,139 @@ def test_a_smart_trainer_rides_the_race_and_one_that_drops_out_is_reconnected_it
     # When the rider disconnects it on purpose, the ride goes on on the on-screen bike
     page.click(".ride .trainer button.disconnect")
     assert page.is_visible(".ride .trainer button.connect")
+
+
+def joined_with_a_name(page):
+    """In the race, naming the racer first where they have no name yet (a test run alone)."""
+    page.wait_for_selector(".ride .riding:not([hidden]), .ride-name")
+    if page.is_visible(".ride-name"):
+        page.fill("#ride-name", "Kit Cadence")
+        page.click(".ride-name button[type=submit]")
+    joined(page)
+
+
+def ride(page, stack, seconds):
+    """``seconds`` seconds of riding the on-screen bike, each until the page has queued it and the API counted it."""
+    for _ in range(seconds):
+        sent = page.evaluate("() => ({...document.querySelector('.ride-sent').dataset})")
+        one_second(page, stack)
+        queued(page, stack, int(sent["queued"]) + 1)
+        until(page, "n => Number(document.querySelector('.ride-sent').dataset.counted) >= n", int(sent["counted"]) + 1)
+
+
+def test_the_back_button_mid_ride_asks_first_and_the_ride_goes_on_and_a_return_resumes_it(stack, client, rider):
+    page, racer_id = rider["page"], rider["sub"]
+    race = new_race(stack, client, page)
+    open_ride(page, stack, race)
+    joined_with_a_name(page)
+    for _ in range(12):
+        page.keyboard.press("ArrowUp")  # 60 rpm at 50 %
+    at_the_start(page, stack, race)
+    ride(page, stack, 3)
+    # When the racer presses the browser's back button mid-ride, and says no to the question
+    rider["leave"], rider["asked"] = False, []
+    page.go_back()
+    until(page, "() => location.hash.endsWith('/ride')")
+    # Then they were asked, and stay on the ride, which goes on
+    assert [kind for kind, _ in rider["asked"]] == ["confirm"] and rider["asked"][0][1].startswith("Leave the ride?")
+    assert page.is_visible(".ride .riding") and page.inner_text("#ride-cadence") == "60 rpm"
+    ride(page, stack, 3)
+    # When they follow a link to another page of the site, and say yes
+    rider["leave"] = True
+    page.click("#crumbs a[href='#/']")
+    until(page, "() => location.hash === '#/'")
+    assert len(rider["asked"]) == 2
+    # and come back to the ride in this tab: it resumes by itself (no click), the bike as it was
+    page.go_back()
+    until(page, "() => location.hash.endsWith('/ride')")
+    joined(page)
+    assert page.inner_text("#ride-cadence") == "60 rpm" and not page.is_visible(".ride button.ride-start")
+    ride(page, stack, 3)
+    samples = history(client, racer_id, race["raceId"])
+    assert all((c, r) == (60, 50) for _, c, r, _ in samples) and len(samples) >= 9
+    assert [s for s, *_ in samples][:6] == list(range(6))  # no second lost to the question
+
+
+def test_a_reload_mid_ride_resumes_it_with_the_bike_as_set_and_sends_no_second_it_did_not_ride(stack, client, rider):
+    page, racer_id = rider["page"], rider["sub"]
+    race = new_race(stack, client, page)
+    open_ride(page, stack, race)
+    joined_with_a_name(page)
+    for key in ["ArrowUp"] * 17 + ["ArrowRight"] * 3:
+        page.keyboard.press(key)  # 85 rpm at 65 %
+    at_the_start(page, stack, race)
+    ride(page, stack, 5)
+    device = page.evaluate("() => localStorage.getItem('alleycat.device')")
+    # When the racer reloads the page, and it takes 5 s of the race to load again (its script held back meanwhile)
+    rider["asked"] = []
+    held = []
+    page.route("**/assets/app-*.js", lambda route: held.append(route))
+    page.reload(wait_until="commit")
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not held:
+        assert time.monotonic() < deadline, "the reloaded page never asked for its script"
+        page.wait_for_timeout(20)
+    for _ in range(5):
+        one_second(page, stack)
+    held[0].continue_()
+    page.unroute("**/assets/app-*.js")
+    # Then the browser asked first (beforeunload), and the ride goes on by itself, the bike as it was set
+    assert [kind for kind, _ in rider["asked"]] == ["beforeunload"]
+    joined(page)
+    assert page.inner_text("#ride-cadence") == "85 rpm" and page.inner_text("#ride-resistance") == "65 %"
+    assert page.evaluate("() => localStorage.getItem('alleycat.device')") == device
+    ride(page, stack, 5)
+    # and its history holds every second it rode as the racer set it, none while it was loading, none at 0 rpm
+    samples = history(client, racer_id, race["raceId"])
+    seconds = [s for s, *_ in samples]
+    assert all((c, r) == (85, 65) for _, c, r, _ in samples)
+    assert seconds[:5] == list(range(5)) and len(seconds) >= 10
+    gaps = [(before, after) for before, after in zip(seconds, seconds[1:]) if after != before + 1]
+    # one gap: the 5 s the page was gone, give or take the second the page's knowledge of the stack's clock allows
+    assert len(gaps) == 1 and gaps[0][1] - gaps[0][0] - 1 >= 4, seconds
+
+
+# Chrome's timer throttling of a hidden page, as the page lives it (https://chromestatus.com/feature/4718288976216064,
+# "intensive wake up throttling"): after 5 minutes hidden, chained timers run on a 1-minute aligned wake up. Here
+# every timer of the page (its setTimeout and setInterval, on Playwright's clock) runs at the first whole minute
+# after it is due, from the moment the page is hidden: harsher than Chrome, which throttles to 1 s for the first 5
+# minutes and spares unchained timers. The page's visibility reads "hidden" (visibilitychange fired). A dedicated
+# worker's timers are not throttled (Chrome throttles a Window's): the page's heartbeat worker runs as it would.
+HIDE_AND_THROTTLE = """() => {
+  const MINUTE = 60000;
+  const atTheMinute = (ms) => Math.ceil((Date.now() + Math.max(0, Number(ms) || 0)) / MINUTE) * MINUTE - Date.now();
+  const { setTimeout: timeout, setInterval: interval } = window;
+  window.setTimeout = (callback, ms, ...args) => timeout(callback, atTheMinute(ms), ...args);
+  window.setInterval = (callback, ms, ...args) => interval(callback, Math.max(MINUTE, Number(ms) || 0), ...args);
+  Object.defineProperty(document, "visibilityState", { get: () => "hidden", configurable: true });
+  Object.defineProperty(document, "hidden", { get: () => true, configurable: true });
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+STEP = 5  # seconds the clocks move at a time while the page is hidden
+
+
+def test_a_hidden_page_whose_timers_run_once_a_minute_sends_every_second_for_10_minutes(stack, client, rider):
+    page, racer_id = rider["page"], rider["sub"]
+    race = new_race(stack, client, page, duration=720)
+    open_ride(page, stack, race)
+    joined_with_a_name(page)
+    for _ in range(14):
+        page.keyboard.press("ArrowUp")  # 70 rpm at 50 %
+    at_the_start(page, stack, race)
+    ride(page, stack, 3)
+    # When the page is hidden, its timers throttled, for 10 minutes
+    page.evaluate(HIDE_AND_THROTTLE)
+    for _ in range(600 // STEP):
+        before = int(page.get_attribute(".ride-sent", "data-queued"))
+        for _ in range(STEP * STEPS):  # the stack's clock first, a tenth at a time (as in one_second)
+            stack.clock.advance(1 / STEPS)
+            page.clock.run_for(1000 // STEPS)
+        # Then each step's seconds are queued within it (the page's own timers wake once a minute: the worker woke it)
+        until(page, "n => Number(document.querySelector('.ride-sent').dataset.queued) >= n", before + STEP - 1)
+    until(page, "() => document.querySelector('.ride-sent').dataset.waiting === '0'")
+    # and every second of the ten minutes was sent, as the bike was set
+    queued_seconds = int(page.get_attribute(".ride-sent", "data-queued"))
+    assert queued_seconds >= 600
+    samples = history(client, racer_id, race["raceId"])
+    assert [s for s, *_ in samples] == list(range(queued_seconds))
+    assert all((c, r) == (70, 50) for _, c, r, _ in samples)

@@ -79,8 +79,10 @@ def watch_telemetry(page, stack, log):
 
 
 def set_the_bike(page, rpm):
-    for _ in range(rpm // 5):
-        page.keyboard.press("ArrowUp")
+    """The cadence to ``rpm`` with the keys, from where it is (a tab that takes a ride over has its bike as set)."""
+    now = int(page.inner_text("#ride-cadence").split()[0])
+    for _ in range(abs(rpm - now) // 5):
+        page.keyboard.press("ArrowUp" if rpm > now else "ArrowDown")
 
 
 @pytest.mark.parametrize("shift", [60, -60], ids=["a minute fast", "a minute slow"])
@@ -151,6 +153,7 @@ def test_two_tabs_of_one_ride_one_sends_and_the_other_can_take_it_over(browser, 
     # When the second tab takes the ride over (its bike at 30 rpm)
     second.click(".ride .ride-elsewhere button.take-over")
     second.wait_for_selector(".ride .riding:not([hidden])")
+    assert second.inner_text("#ride-cadence") == "90 rpm"  # the ride's bike, as the first tab had it
     set_the_bike(second, 30)
     until(first, "() => document.querySelector('.ride').dataset.rider === 'tab'")
     assert "another tab" in first.inner_text(".ride .ride-elsewhere")
