@@ -41,7 +41,7 @@ const RETRY_MS = 2000; // a batch that failed is tried again after this (or with
 // A page not woken for longer than this was not running (frozen, a computer asleep): the seconds it
 // missed are not sent. The heartbeat wakes a riding page 4 times a second, hidden or not.
 const AWAKE_MS = 10_000;
-export const LEAVE_QUESTION = "Leave the ride? Your seconds are not sent while you are away.";
+const LEAVE_QUESTION = "Leave the ride? Your seconds are not sent while you are away.";
 const TRAINER = "trainer";
 const VIRTUAL = "virtual";
 
@@ -323,10 +323,7 @@ export function ridePanel(raceId) {
   function live() {
     schedule();
     flush();
-    stopBeat ??= heartbeat(() => {
-      queueDue();
-      show();
-    });
+    stopBeat ??= heartbeat(() => queueDue() && show());
     keepAwake();
   }
 
@@ -362,9 +359,9 @@ export function ridePanel(raceId) {
   // the trainer was lost). A second is queued as the server's clock reaches it (serverTime.js: at
   // most a second early, within the 2 s the API allows; a later second is rejected `not yet`). After
   // a start, a reload, a take-over, or a page that did not run for AWAKE_MS, only the second at hand:
-  // the seconds before were not ridden here.
+  // the seconds before were not ridden here. Whether it queued any.
   function queueDue() {
-    if (!race || over || rider !== "here" || !joined) return;
+    if (!race || over || rider !== "here" || !joined) return false;
     const local = Date.now();
     const reached = serverClock.reached();
     const second = raceSecond(race, reached);
@@ -372,7 +369,7 @@ export function ridePanel(raceId) {
     const ran = continuous && local - awake <= AWAKE_MS;
     awake = local;
     continuous = true;
-    if (second < 0 || last <= lastQueued) return;
+    if (second < 0 || last <= lastQueued) return false;
     const began = (s) => Date.parse(race.startsAt) + s * 1000 - (reached - local); // as this page's clock read then
     for (let s = ran ? lastQueued + 1 : second; s <= last; s += 1) {
       const ridden = log.at(began(s));
@@ -384,6 +381,7 @@ export function ridePanel(raceId) {
     log.forget(began(lastQueued + 1));
     save(); // kept before it is sent: a request that hangs holds no second only in memory
     flush();
+    return true;
   }
 
   function tick() {

@@ -9,6 +9,7 @@ the test expects it computes itself, from the keys it pressed or the packets it 
 contract's formula.
 """
 
+import itertools
 import math
 import time
 import uuid
@@ -82,6 +83,15 @@ def start_ride(page):
 
 def joined(page):
     page.wait_for_selector(".ride .riding:not([hidden])")
+
+
+def joined_with_a_name(page):
+    """In the race, naming the racer first where they have no name yet (a test run alone)."""
+    page.wait_for_selector(".ride .riding:not([hidden]), .ride-name")
+    if page.is_visible(".ride-name"):
+        page.fill("#ride-name", "Kit Cadence")
+        page.click(".ride-name button[type=submit]")
+    joined(page)
 
 
 def at_the_start(page, stack, race, shift=0.0):
@@ -308,7 +318,7 @@ def test_a_smart_trainer_rides_the_race_and_one_that_drops_out_is_reconnected_it
     page.goto(f"{stack.url}/#/races/{race['raceId']}/ride")
     page.reload()
     start_ride(page)
-    joined(page)
+    joined_with_a_name(page)
     # When the racer connects it
     page.click(".ride .trainer button.connect")
     page.wait_for_function("() => window.__trainer.notifying")
@@ -364,15 +374,6 @@ def test_a_smart_trainer_rides_the_race_and_one_that_drops_out_is_reconnected_it
     assert page.is_visible(".ride .trainer button.connect")
 
 
-def joined_with_a_name(page):
-    """In the race, naming the racer first where they have no name yet (a test run alone)."""
-    page.wait_for_selector(".ride .riding:not([hidden]), .ride-name")
-    if page.is_visible(".ride-name"):
-        page.fill("#ride-name", "Kit Cadence")
-        page.click(".ride-name button[type=submit]")
-    joined(page)
-
-
 def ride(page, stack, seconds):
     """``seconds`` seconds of riding the on-screen bike, each until the page has queued it and the API counted it."""
     for _ in range(seconds):
@@ -402,7 +403,7 @@ def test_the_back_button_mid_ride_asks_first_and_the_ride_goes_on_and_a_return_r
     # When they follow a link to another page of the site, and say yes
     rider["leave"] = True
     page.click("#crumbs a[href='#/']")
-    until(page, "() => location.hash === '#/'")
+    until(page, "() => location.hash === '#/' && !document.querySelector('.ride')")  # the address changes first
     assert len(rider["asked"]) == 2
     # and come back to the ride in this tab: it resumes by itself (no click), the bike as it was
     page.go_back()
@@ -415,6 +416,37 @@ def test_the_back_button_mid_ride_asks_first_and_the_ride_goes_on_and_a_return_r
     assert [s for s, *_ in samples][:6] == list(range(6))  # no second lost to the question
 
 
+# A stand-in Screen Wake Lock API (navigator.wakeLock) that counts the locks asked for and released.
+WAKE_LOCK_STANDIN = """(() => {
+  const locks = { requested: [], released: 0 };
+  const request = async (type) => {
+    locks.requested.push(type);
+    const sentinel = Object.assign(new EventTarget(), { type, released: false });
+    sentinel.release = async () => {
+      if (sentinel.released) return;
+      sentinel.released = true;
+      locks.released += 1;
+      sentinel.dispatchEvent(new Event("release"));
+    };
+    locks.current = sentinel;
+    return sentinel;
+  };
+  Object.defineProperty(navigator, "wakeLock", { value: { request }, configurable: true });
+  window.__wakeLocks = locks;
+})();"""
+# The page hidden and shown again: the browser releases a screen wake lock as the page is hidden.
+HIDE_AND_SHOW = """async () => {
+  const visibility = (state) => {
+    Object.defineProperty(document, "visibilityState", { get: () => state, configurable: true });
+    document.dispatchEvent(new Event("visibilitychange"));
+  };
+  visibility("hidden");
+  await window.__wakeLocks.current.release();
+  visibility("visible");
+}"""
+HELD = "n => window.__wakeLocks.requested.length === n && window.__wakeLocks.requested.length - window.__wakeLocks.released === 1"
+
+
 def test_a_reload_mid_ride_resumes_it_with_the_bike_as_set_and_sends_no_second_it_did_not_ride(stack, client, rider):
     page, racer_id = rider["page"], rider["sub"]
     race = new_race(stack, client, page)
@@ -425,7 +457,9 @@ def test_a_reload_mid_ride_resumes_it_with_the_bike_as_set_and_sends_no_second_i
     at_the_start(page, stack, race)
     ride(page, stack, 5)
     device = page.evaluate("() => localStorage.getItem('alleycat.device')")
-    # When the racer reloads the page, and it takes 5 s of the race to load again (its script held back meanwhile)
+    # When the racer reloads the page (a browser with a screen wake lock), and it takes 5 s of the race to load
+    # again (its script held back meanwhile)
+    page.context.add_init_script(WAKE_LOCK_STANDIN)
     rider["asked"] = []
     held = []
     page.route("**/assets/app-*.js", lambda route: held.append(route))
@@ -443,15 +477,24 @@ def test_a_reload_mid_ride_resumes_it_with_the_bike_as_set_and_sends_no_second_i
     joined(page)
     assert page.inner_text("#ride-cadence") == "85 rpm" and page.inner_text("#ride-resistance") == "65 %"
     assert page.evaluate("() => localStorage.getItem('alleycat.device')") == device
+    # and the screen is kept on while riding, asked for again as the page shows after being hidden
+    until(page, HELD, 1)
+    assert page.evaluate("() => window.__wakeLocks.requested") == ["screen"]
+    page.evaluate(HIDE_AND_SHOW)
+    until(page, HELD, 2)
     ride(page, stack, 5)
     # and its history holds every second it rode as the racer set it, none while it was loading, none at 0 rpm
     samples = history(client, racer_id, race["raceId"])
     seconds = [s for s, *_ in samples]
     assert all((c, r) == (85, 65) for _, c, r, _ in samples)
     assert seconds[:5] == list(range(5)) and len(seconds) >= 10
-    gaps = [(before, after) for before, after in zip(seconds, seconds[1:]) if after != before + 1]
+    gaps = [(before, after) for before, after in itertools.pairwise(seconds) if after != before + 1]
     # one gap: the 5 s the page was gone, give or take the second the page's knowledge of the stack's clock allows
     assert len(gaps) == 1 and gaps[0][1] - gaps[0][0] - 1 >= 4, seconds
+    # When the race is finished, the screen may sleep again
+    assert client.call("POST", f"/races/{race['raceId']}/finish", token=race["admin"])[0] == 200
+    until(page, "() => document.querySelector('.ride').dataset.state === 'finished'")
+    until(page, "() => window.__wakeLocks.released === window.__wakeLocks.requested.length")
 
 
 # Chrome's timer throttling of a hidden page, as the page lives it (https://chromestatus.com/feature/4718288976216064,
