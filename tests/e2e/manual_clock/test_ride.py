@@ -342,6 +342,10 @@ def test_a_smart_trainer_rides_the_race_and_one_that_drops_out_is_reconnected_it
     # When the trainer drops out (out of reach) for 5 s, the rider pedalling on
     page.evaluate("() => { window.__trainer.reachable = false; window.__trainer.disconnect(); }")
     until(page, "() => document.querySelector('.ride .trainer').textContent.includes('Trainer lost: reconnecting…')")
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing overflows a phone
+    page.locator(".ride").screenshot(path=str(DOCS / "screenshot-ride-trainer-lost-phone.png"))
+    page.set_viewport_size({"width": 1000, "height": 1000})
     full = [(packet, cadence, level) for packet, cadence, level, _ in TRAINER_PACKETS if None not in (cadence, level)]
     second, delivered = len(sent), []
     while not delivered or len(delivered) < 5:  # its seconds until it is back, and 5 after
