@@ -63,3 +63,26 @@ def test_the_sites_files_are_kept_as_cloudfronts_bucket_says(stack):
     # And the script and stylesheet it names, by their content, may be kept a year
     assert len(assets) == 2
     assert [get(path)[0] for path in assets] == ["public, max-age=31536000, immutable"] * 2
+
+
+def test_the_rides_worker_is_a_script_of_the_sites_own_kept_a_year(stack):
+    # Given the app's script (the build names the ride's heartbeat worker in it: frontend/build.mjs)
+    import re
+    import urllib.request
+
+    def get(path):
+        with urllib.request.urlopen(stack.url + path, timeout=30) as response:
+            return response.headers, response.read().decode()
+
+    _, page = get("/")
+    app = re.search(r'src="(/assets/app-[A-Z0-9]{8}\.js)"', page).group(1)
+    workers = re.findall(r'"(/assets/heartbeat-[A-Z0-9]{8}\.js)"', get(app)[1])
+    # When the worker it names is fetched
+    assert len(workers) == 1
+    headers, script = get(workers[0])
+    # Then it is a script from the site's origin (the CSP's script-src 'self', which a worker falls back to,
+    # allows it: no worker-src, no blob:), named by its content and kept a year, that posts its beats
+    assert headers["Content-Type"].startswith("text/javascript")
+    assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert "script-src 'self'" in headers["Content-Security-Policy"]
+    assert "worker-src" not in headers["Content-Security-Policy"] and "postMessage" in script
