@@ -28,7 +28,7 @@ export function trainerPanel({ log, onChange, say }) {
       element.replaceChildren(h("p", { class: "muted" },
         "This browser cannot reach a smart trainer (Web Bluetooth: Chrome or Edge on a computer or Android). Ride the bike above."));
     } else if (log.mode === LOST) {
-      const why = trainer ? "Trainer lost: reconnecting…" : "Your trainer is not connected since the page reloaded: connect it again.";
+      const why = trainer ? "Trainer lost: reconnecting…" : "Your trainer is not connected to this page: connect it again.";
       element.replaceChildren(h("p", { class: "trainer-lost error", role: "status" }, why,
         " Your seconds are not sent until it is back, or you ride the on-screen bike."),
       h("div", { class: "inline" }, trainer ? "" : h("button", { type: "button", class: "connect", onclick: connect }, "Connect a smart trainer"),

@@ -367,12 +367,37 @@ def test_a_smart_trainer_rides_the_race_and_one_that_drops_out_is_reconnected_it
     # and the seconds it was away are absent, not made up: the history holds what it said, nothing else
     until(page, "() => document.querySelector('.ride-sent').dataset.waiting === '0'")
     assert [(s, c, r) for s, c, r, _ in history(client, racer_id, race["raceId"])] == [(s, *sent[s]) for s in sorted(sent)]
+    # When the page is reloaded mid-ride (a trainer is connected again only with a click: the browser's chooser)
+    page.reload()
+    joined(page)
+    until(page, "() => document.querySelector('.ride .trainer').textContent.includes('connect it again')")
+    for _ in range(3):
+        assert not page.evaluate("hex => window.__trainer.notify(hex)", full[0][0])
+        one_second(page, stack)
+        queued(page, stack, second + 1)
+        second += 1
+    # Then no second is sent meanwhile (none made up on the on-screen bike), and the ride is still the trainer's
+    assert [s for s, *_ in history(client, racer_id, race["raceId"])] == sorted(sent)
+    assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]["equipment"] == "trainer"
+    # When the racer connects it again, its seconds go on
+    page.click(".ride .trainer button.connect")
+    page.wait_for_function("() => window.__trainer.notifying")
+    for _ in range(3):
+        packet, cadence, level = full[second % len(full)]
+        assert page.evaluate("hex => window.__trainer.notify(hex)", packet)
+        sent[second] = (cadence, level / 2)
+        one_second(page, stack)
+        queued(page, stack, second + 1)
+        second += 1
+    until(page, "() => document.querySelector('.ride-sent').dataset.waiting === '0'")
+    assert [(s, c, r) for s, c, r, _ in history(client, racer_id, race["raceId"])] == [(s, *sent[s]) for s in sorted(sent)]
     total = sum(output(c, r) for c, r in sent.values())
     last = str(max(sent))
     until(page, "([id, last]) => document.querySelector(`.board tr[data-racer='${id}'] td:nth-child(5)`)?.textContent === last",
           [racer_id, last])
     assert board_score(page, racer_id) == pytest.approx(float(total), abs=0.0501)
-    assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]["score"] == float(total)
+    board = client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]
+    assert (board["score"], board["equipment"]) == (float(total), "trainer")
     # When the rider disconnects it on purpose, the ride goes on on the on-screen bike
     page.click(".ride .trainer button.disconnect")
     assert page.is_visible(".ride .trainer button.connect")
