@@ -1,8 +1,11 @@
-"""`make demo`: the local stack plus a fleet of simulated racers, and the frontend to watch them.
+"""`make demo`: the local stack plus a fleet of simulated racers, and the frontend to watch them and join.
 
 PORT (default 3000), RACERS (default 100), SPEED (race seconds per second, default 1; above 1 each race
 started ``duration × (1 − 1/SPEED)`` before its first tick, so every second posted has happened by the
-server's clock: ``simulator.race.head_start``), and RACES (stop after this many; default: until Ctrl-C) come from the environment. After each race it prints the late
+server's clock: ``simulator.race.head_start``), and RACES (stop after this many; default: until Ctrl-C) come
+from the environment. At SPEED 1 (or below) each race is announced ANNOUNCE seconds (default 120) before its
+start: it is "Up next", counting down, with the simulated racers joined, so a person can sign up and join it
+before it starts and race the field (which rides from the start). After each race it prints the late
 ticks so far and the stack's memory. Ctrl-C stops the simulator, then the stack.
 """
 
@@ -12,12 +15,27 @@ import os
 import sys
 import threading
 import warnings
+from collections.abc import Mapping
 
 from simulator.client import ApiClient
 from simulator.progress import ProgressBar
 from simulator.race import Settings, Simulator
 
 from .server import LocalStack, start_or_explain, wait_for_ctrl_c
+
+# Two minutes: time to open the page, sign up (the stand-in's emailed code is in the terminal) and join.
+ANNOUNCE_SECONDS = 120
+
+
+def demo_settings(environ: Mapping[str, str]) -> Settings:
+    """The simulator's settings from ``make demo``'s environment (RACERS, SPEED, RACES, ANNOUNCE)."""
+    speed = float(environ.get("SPEED", "1"))
+    races = environ.get("RACES")
+    # Above speed 1 the field posts faster than the race's seconds pass: a race it rides has started
+    # long before (its head start), so there is no time before the start to join in.
+    announce = int(environ.get("ANNOUNCE", str(ANNOUNCE_SECONDS))) if speed <= 1 else None
+    return Settings(racers=int(environ.get("RACERS", "100")), speed=speed, races=int(races) if races else None,
+                    start_lead=announce)
 
 
 def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event,
@@ -26,7 +44,7 @@ def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event
     client = ApiClient(stack.url)
     client.token = client.local_admin_token()
     progress = ProgressBar(enabled=show_progress, after_race=stack.memory)
-    simulator = Simulator(client, settings, progress=progress, stop=stop)
+    simulator = Simulator(client, settings, progress=progress, stop=stop, clock=stack.clock)
 
     def ride() -> None:
         try:
@@ -45,16 +63,18 @@ def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
     stack = start_or_explain(int(os.environ.get("PORT", "3000")))
-    races = os.environ.get("RACES")
-    settings = Settings(racers=int(os.environ.get("RACERS", "100")), speed=float(os.environ.get("SPEED", "1")),
-                        races=int(races) if races else None)
+    settings = demo_settings(os.environ)
     stop = threading.Event()
     simulator, thread = start_simulator(stack, settings, stop)
+    announced = (f"  each race is up next {settings.start_lead} s before its start: sign in on the site and join it\n"
+                 if settings.start_lead else "")
+    pushed = f"  live boards pushed over {stack.events.realtime_url} (AppSync Events' protocol)\n" if stack.events else ""
     print(f"Alleycat demo: {settings.racers} racers at speed {settings.speed:g}\n"
-          f"  frontend  {stack.url}/  (the race: {stack.url}/#/classes/{settings.class_id})\n"
+          f"  frontend  {stack.url}/  (the races: {stack.url}/#/classes/{settings.class_id})\n"
+          f"{announced}"
           f"  API       {stack.url}\n"
-          + (f"  live boards pushed over {stack.events.realtime_url} (AppSync Events' protocol)\n" if stack.events else "")
-          + "(Ctrl-C stops it)", flush=True)
+          f"{pushed}"
+          "(Ctrl-C stops it)", flush=True)
     try:
         wait_for_ctrl_c(stop)
     finally:

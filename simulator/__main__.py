@@ -18,6 +18,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                              "before the first tick, so every second posted has happened)")
     parser.add_argument("--races", type=int, default=None, help="stop after this many (default: until Ctrl-C)")
     parser.add_argument("--duration", type=int, default=300, help="durationSeconds of each race (60-3600)")
+    parser.add_argument("--start-lead", type=int, default=None,
+                        help="seconds from creating each race to its first tick (default: time for its racers to join); "
+                             "at speed 1 the race starts then, upcoming and open to join until it does (make demo: 120)")
     parser.add_argument("--class-id", default="demo-class")
     parser.add_argument("--racer-prefix", default="rider", help="racer ids are <prefix>-0001, ...")
     parser.add_argument("--bikes", action="store_true",
@@ -31,8 +34,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--pollers", type=int, default=0,
                         help="viewers polling the race leaderboard every second, measured the same way")
     args = parser.parse_args(argv)
-    if args.racers < 1 or args.speed <= 0 or not 60 <= args.duration <= 3600:
-        parser.error("need --racers >= 1, --speed > 0 and --duration in 60..3600")
+    if args.racers < 1 or args.speed <= 0 or not 60 <= args.duration <= 3600 or (args.start_lead or 0) < 0:
+        parser.error("need --racers >= 1, --speed > 0, --duration in 60..3600 and --start-lead >= 0")
     return args
 
 
@@ -47,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     settings = Settings(racers=args.racers, speed=args.speed, races=args.races,
                         duration=args.duration, class_id=args.class_id, racer_prefix=args.racer_prefix,
-                        bikes=args.bikes, watch=args.watch, push_viewers=args.push_viewers, pollers=args.pollers)
+                        bikes=args.bikes, watch=args.watch, push_viewers=args.push_viewers, pollers=args.pollers,
+                        start_lead=args.start_lead)
     simulator = Simulator(client, settings)
     try:
         simulator.run()

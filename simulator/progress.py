@@ -27,6 +27,12 @@ class ProgressBar:
                           f"  rejected {totals.rejected}  late {totals.late_ticks} ")
         self.stream.flush()
 
+    def announce(self, label: str, starts_at: str, seconds: float) -> None:
+        """A race made ahead of its start: upcoming until then, a person may join it."""
+        if self.enabled:
+            self.stream.write(f"\n{label} starts at {starts_at} (in {seconds:.0f} s): open to join until then\n")
+            self.stream.flush()
+
     def done(self, label: str, totals) -> None:
         if self.enabled:
             note = f": {self.after_race()}" if self.after_race else ""

@@ -41,6 +41,7 @@ MAX_SAMPLES_PER_REQUEST = 1000
 SETUP_WORKERS = 8
 BIKE_WORKERS = 128  # bikes post at once, as real ones do; more than this queue for a thread
 WATCH_SECONDS = 0.25
+CLOCK_CHECK_SECONDS = 0.25  # how often a wait for a moment reads the clock again (a clock a test moves may jump)
 
 
 def join_lead_seconds(racers: int) -> int:
@@ -70,7 +71,8 @@ class Settings:
     watch: bool = False  # poll the race leaderboard and measure how far it lags accepted telemetry
     push_viewers: int = 0  # viewers subscribed to the race's board over the Event API (simulator.audience)
     pollers: int = 0  # viewers polling the race leaderboard every second, as the page did before push
-    start_lead: int | None = None  # seconds between creating a race and its first tick (default: time to join)
+    start_lead: int | None = None  # seconds between creating a race and its first tick (default: time to join);
+    # at speed 1 or below the race starts at its first tick: it is announced (upcoming, its racers joined) that long
 
 
 @dataclass
@@ -128,11 +130,15 @@ def racer_ids(settings: Settings) -> list[str]:
 
 
 class Simulator:
-    """Drives ``settings.races`` races (or until ``stop`` is set) through ``client``."""
+    """Drives ``settings.races`` races (or until ``stop`` is set) through ``client``.
+
+    ``clock``: the server's clock where the simulator shares it (anything with ``now()``, epoch seconds: the
+    local stack's, which a test may move); by default this machine's. Races start and seconds are posted by it."""
 
     def __init__(self, client: ApiClient, settings: Settings, *, progress: ProgressBar | None = None,
-                 stop: threading.Event | None = None):
+                 stop: threading.Event | None = None, clock=None):
         self.client, self.settings = client, settings
+        self._now = clock.now if clock is not None else lambda: time.time()
         self.progress = progress or ProgressBar()
         self.stop = stop or threading.Event()
         self.totals = Totals()
@@ -166,7 +172,7 @@ class Simulator:
         # it finishes by itself at its end (the clock's): so tick k, second k, has happened when posted.
         lead = join_lead_seconds(settings.racers) if settings.start_lead is None else settings.start_lead
         ahead = head_start(settings.duration, settings.speed)
-        first: float = math.ceil(time.time()) + lead
+        first: float = math.ceil(self._now()) + lead
         starts = first - math.ceil(ahead)
         first = starts + ahead
         race = self.client.call("POST", f"/classes/{settings.class_id}/races",
@@ -176,11 +182,13 @@ class Simulator:
         race_id = self.current_race = race["raceId"]
         self._each_racer(lambda p: self.client.call("PUT", f"/races/{race_id}/racers/{p.racer_id}",
                                                     {"equipment": BIKE}))
+        label = f"race {number}" + (f"/{settings.races}" if settings.races else "")
+        if settings.start_lead and starts - self._now() >= 1:  # a start set far enough ahead to be joined
+            self.progress.announce(label, race["startsAt"], starts - self._now())
         if not self._wait_until(first):
             return
         self._finished.clear()
         efforts = [profile.in_race(race_id, settings.duration) for profile in self.profiles]
-        label = f"race {number}" + (f"/{settings.races}" if settings.races else "")
         interval = 1 / settings.speed
         self.watch = LeaderboardWatch(self.client, race_id, self.totals, self.stop).start() if settings.watch else None
         self.audience = None
@@ -196,7 +204,7 @@ class Simulator:
                     return
                 if self._finished.is_set():  # by itself at its end: a tick ran too late
                     break
-                # second k has happened by the schedule (head_start); by the wall clock too, whatever the monotonic one did
+                # second k has happened by the schedule (head_start); by the clock too, whatever the monotonic one did
                 if not self._wait_until(starts + second):
                     return
                 self._send([effort.sample(second) for effort in efforts], race_id)
@@ -220,9 +228,9 @@ class Simulator:
         self.progress.done(label, self.totals)
 
     def _wait_until(self, moment: float) -> bool:
-        """Waits until the wall clock is at ``moment`` (epoch seconds); False if stopped first."""
-        while (wait := moment - time.time()) > 0:  # Event.wait may return a hair early: not before it
-            if self.stop.wait(wait):
+        """Waits until the clock is at ``moment`` (epoch seconds); False if stopped first."""
+        while (wait := moment - self._now()) > 0:  # Event.wait may return a hair early: not before it
+            if self.stop.wait(min(wait, CLOCK_CHECK_SECONDS)):
                 return False
         return True
 
