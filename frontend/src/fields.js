@@ -68,16 +68,33 @@ export function localStart(value) {
   return date.getMonth() === month - 1 && date.getDate() === day ? date.getTime() : NaN;
 }
 
-// A race's start: a day and a time, not so far in the past that the race would be over already
-// (the API would make it finished at once). A start in the past within the race's length is fine:
-// the race is live as soon as it is made.
-export function startProblem(value, durationSeconds, now = Date.now()) {
+// How long a race made to start "now" is up next at least: a racer on the home page sees it within 20 s
+// (the page reads its lists every 15 s, the edge keeps them 5 s; the class page reads every 5 s), and
+// then has 40 s or more to press "Join and ride →" before the start.
+export const JOIN_LEAD_MS = 60_000;
+const MINUTE_MS = 60_000;
+
+// The earliest start racers can make: the first whole minute at least JOIN_LEAD_MS from `now`
+// (60–120 s ahead; the form holds whole minutes).
+export const earliestStart = (now = Date.now()) => Math.ceil((now + JOIN_LEAD_MS) / MINUTE_MS) * MINUTE_MS;
+
+// A race's start: a day and a time, not a minute already over (no racer could join before it). The
+// minute under way means "now": startFor makes it the earliest start racers can make.
+export function startProblem(value, now = Date.now()) {
   const start = localStart(value);
   if (Number.isNaN(start)) return "Choose the day and the time the race starts.";
-  if (durationSeconds && start + durationSeconds * 1000 <= now) {
-    return "That start is past and a race starting then would be over already: choose a later start.";
+  if (start + MINUTE_MS <= now) {
+    return `That time has passed: no racer could join before it. Choose ${clockTime(new Date(earliestStart(now)))} or later `
+      + "(the current minute means as soon as racers can join).";
   }
   return null;
+}
+
+// The start to ask for (ms): the form's value, or, when that is less than JOIN_LEAD_MS away (the
+// minute under way: "now"), the earliest start racers can make. NaN when the value is no time.
+export function startFor(value, now = Date.now()) {
+  const start = localStart(value);
+  return start < now + JOIN_LEAD_MS ? earliestStart(now) : start;
 }
 
 // A moment as <input type="datetime-local"> shows it: local time, to the minute.

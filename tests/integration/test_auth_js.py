@@ -187,18 +187,31 @@ def test_a_race_lasts_whole_minutes_from_1_to_60(js):
     assert "“2.5” is not one" in js("fields.durationProblem('2.5')")
 
 
-def test_a_start_is_a_local_day_and_time_and_not_of_a_race_that_would_be_over(js):
+def test_a_start_is_a_local_day_and_time_and_not_a_minute_already_over(js):
     at = "fields.localStart('2026-11-22T18:30')"
     assert js(f"{at} === new Date(2026, 10, 22, 18, 30).getTime()")
     assert js("fields.localStart('2026-02-30T10:00')") is None  # NaN: no such day
     assert js("fields.localStart('')") is None and js("fields.localStart('18:30')") is None
     assert js(f"fields.localInput({at})") == "2026-11-22T18:30"
-    assert "Choose the day and the time" in js("fields.startProblem('', 300)")
-    # A start in the past is fine while the race would still run (it is live at once), not after
-    assert js(f"fields.startProblem('2026-11-22T18:26', 300, {at})") is None
-    assert "over already" in js(f"fields.startProblem('2026-11-22T18:25', 300, {at})")
-    assert js(f"fields.startProblem('2026-11-22T18:25', null, {at})") is None  # no length yet: its own message
-    assert js(f"fields.startProblem('2026-11-22T19:00', 300, {at})") is None
+    assert "Choose the day and the time" in js("fields.startProblem('')")
+    # At 18:30:35 the minute under way is fine ("now"), an earlier one is over: no racer could join before it,
+    # and the message names the earliest start (the first whole minute at least a minute away: 18:32)
+    now = "new Date(2026, 10, 22, 18, 30, 35).getTime()"
+    assert js(f"fields.startProblem('2026-11-22T18:30', {now})") is None
+    assert "has passed" in js(f"fields.startProblem('2026-11-22T18:29', {now})")
+    assert "Choose 18:32 or later" in js(f"fields.startProblem('2026-11-22T18:29', {now})")
+    assert js(f"fields.startProblem('2026-11-22T19:00', {now})") is None
+
+
+def test_now_is_the_first_whole_minute_at_least_a_minute_away(js):
+    local = lambda hours, minutes, seconds=0: f"new Date(2026, 10, 22, {hours}, {minutes}, {seconds}).getTime()"
+    # The case: scheduled "now" (20:45) at 20:45:35 starts at 20:47:00, 85 s ahead, not at 20:45:00
+    assert js(f"fields.startFor('2026-11-22T20:45', {local(20, 45, 35)}) === {local(20, 47)}")
+    assert js(f"fields.startFor('2026-11-22T20:45', {local(20, 45, 0)}) === {local(20, 46)}")  # 60 s ahead
+    assert js(f"fields.startFor('2026-11-22T20:46', {local(20, 45, 50)}) === {local(20, 47)}")  # 10 s ahead: too soon
+    # A start a minute or more away is kept as chosen
+    assert js(f"fields.startFor('2026-11-22T20:47', {local(20, 45, 50)}) === {local(20, 47)}")
+    assert js(f"fields.startFor('2026-11-22T21:00', {local(20, 45, 50)}) === {local(21, 0)}")
 
 
 def test_the_start_offered_is_the_next_whole_5_minutes_at_least_2_minutes_ahead(js):

@@ -3,8 +3,9 @@
 import { api, ApiError, newKey } from "../api.js";
 import { renamed } from "../classNames.js";
 import { h, link } from "../dom.js";
-import { descriptionProblem, durationProblem, localInput, localStart, nameProblem, nextStart, startProblem } from "../fields.js";
+import { descriptionProblem, durationProblem, localInput, localStart, nameProblem, nextStart, startFor, startProblem } from "../fields.js";
 import { raceHref } from "../races.js";
+import { serverClock } from "../serverTime.js";
 import { duration, startTime } from "../time.js";
 import { adminBadge, adminOnly, field, focusFirst, show, why } from "./formField.js";
 
@@ -96,13 +97,14 @@ function scheduleForm(classId, onScheduled) {
   const box = h("details", { class: "card admin schedule-race-box" }, h("summary", {}, "Schedule a race ", adminBadge()), form);
   const say = saying(result);
 
-  // The race asked for and not made yet ({values, key}): pressed again for the same start and length,
-  // the same Idempotency-Key goes, so a retry after a lost answer never makes a second race.
+  // The race asked for and not made yet ({values, key, startsAt, moved}): pressed again for the same
+  // start and length, the same start goes under the same Idempotency-Key ("now" as it was resolved the
+  // first time), so a retry after a lost answer never makes a second race.
   let asked = null;
   // The start offered follows the clock (on each opening) until the admin picks one or a request is out.
   let startPicked = false;
   const offerStart = () => {
-    if (!startPicked && !asked) startInput.value = localInput(nextStart());
+    if (!startPicked && !asked) startInput.value = localInput(nextStart(serverClock.now()));
   };
   offerStart();
   startInput.addEventListener("input", () => { startPicked = true; });
@@ -113,18 +115,24 @@ function scheduleForm(classId, onScheduled) {
     say("");
     const lengthProblem = show(length, durationProblem(durationInput.value));
     const seconds = lengthProblem ? null : Number(durationInput.value.trim()) * 60;
-    const problems = [show(start, startProblem(startInput.value, seconds)), lengthProblem];
+    const now = serverClock.now(); // the server's: a computer's clock minutes off still schedules the right minute
+    const values = `${startInput.value} ${seconds}`;
+    const again = asked?.values === values;
+    const problems = [show(start, again ? null : startProblem(startInput.value, now)), lengthProblem];
     if (focusFirst(problems, [startInput, durationInput])) return;
-    const startsAt = new Date(localStart(startInput.value)).toISOString().replace(/\.\d{3}Z$/, "Z");
-    const values = `${startsAt} ${seconds}`;
-    if (asked?.values !== values) asked = { values, key: newKey() };
+    if (!again) {
+      const startMs = startFor(startInput.value, now);
+      asked = { values, key: newKey(), startsAt: new Date(startMs).toISOString().replace(/\.\d{3}Z$/, "Z"),
+        moved: startMs !== localStart(startInput.value) };
+    }
+    const { startsAt, moved } = asked;
     submit.disabled = true;
     say("Scheduling…");
     try {
       const race = await api.createRace(classId, startsAt, seconds, asked.key);
       asked = null;
-      const live = Date.parse(race.startsAt) <= Date.now() ? " (live now)" : "";
-      say([`Scheduled: ${startTime(race.startsAt)}, ${duration(race.durationSeconds)}${live}. `,
+      const soonest = moved ? " (the earliest start racers can make: a minute or more to join)" : "";
+      say([`Scheduled: ${startTime(race.startsAt)}${soonest}, ${duration(race.durationSeconds)}. `,
         link(raceHref(race.raceId), "Open the race →")], "saved");
       onScheduled(race);
     } catch (error) {

@@ -105,7 +105,7 @@ def test_an_admin_schedules_a_race_checked_in_the_page_and_it_is_up_next(stack, 
     page.fill("#race-duration", "7")
     page.fill("#race-start", "2020-01-01T10:00")
     page.click(".schedule-race button[type=submit]")
-    assert "over already" in page.inner_text("#race-start-message.error")
+    assert "has passed" in page.inner_text("#race-start-message.error")
     assert sent == []  # nothing was sent
     # When they schedule a 7-minute race 10 minutes after the offered start
     start = offered + 600
@@ -132,6 +132,40 @@ def test_an_admin_schedules_a_race_checked_in_the_page_and_it_is_up_next(stack, 
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing overflows a phone
         page.screenshot(path=str(DOCS / name), full_page=True)
     page.set_viewport_size({"width": 1000, "height": 900})
+
+
+def local_minute(page, at: float) -> str:
+    """The minute ``at`` (epoch s) falls in, as the page's <input type="datetime-local"> holds it."""
+    return page.evaluate(
+        "at => { const d = new Date(at * 1000), p = (n) => String(n).padStart(2, '0');"
+        " return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`; }", at)
+
+
+def test_a_race_scheduled_now_starts_when_racers_can_still_make_it(stack, client, admin, new_class):
+    page = admin
+    class_id = new_class()
+    open_class(page, stack, class_id, "Hill climb")
+    page.click(".schedule-race-box summary")
+    # Given the stack's clock 35 s into a minute (the issue's 20:45:35)
+    stack.clock.advance((35 - stack.clock.now() % 60) % 60)
+    now = stack.clock.now()
+    page.clock.set_system_time(now)
+    # When the admin schedules a race "now": the minute under way
+    page.fill("#race-start", local_minute(page, now))
+    page.click(".schedule-race button[type=submit]")
+    page.wait_for_selector(".schedule-race .form-message.saved a")
+    # Then it starts at a whole minute in the future, a minute or more away: racers can join before it
+    # (the minute under way began 35 s ago: as asked, the race would have been live at once)
+    race_id = page.get_attribute(".schedule-race .form-message a", "href").removeprefix("#/races/")
+    start = epoch(client.call("GET", f"/races/{race_id}")[1]["startsAt"])
+    assert start % 60 == 0 and 60 <= start - now < 120 + 5, (start, now)
+    assert "earliest start racers can make" in page.inner_text(".schedule-race .form-message")
+    # and it is up next, counting down
+    page.wait_for_selector(f".upcoming li.race:has(a[href='#/races/{race_id}']) .countdown")
+    # And an earlier minute is refused in the page, naming the earliest start
+    page.fill("#race-start", local_minute(page, now - 60))
+    page.click(".schedule-race button[type=submit]")
+    assert "has passed" in page.inner_text("#race-start-message.error")
 
 
 def test_pressing_schedule_again_after_a_lost_answer_makes_one_race(stack, client, admin, new_class):
