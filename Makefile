@@ -112,7 +112,7 @@ clean:
 
 # --- race day: frontend, browser, demo -----------------------------------------------------
 
-$(FRONTEND): $(STAMP_NPM) frontend/index.html frontend/build.mjs $(wildcard frontend/src/*.js frontend/src/*.css frontend/src/pages/*.js)
+$(FRONTEND): $(STAMP_NPM) frontend/index.html frontend/favicon.svg frontend/build.mjs $(wildcard frontend/src/*.js frontend/src/*.css frontend/src/pages/*.js)
 	node frontend/build.mjs
 
 frontend: $(FRONTEND)

@@ -4,10 +4,13 @@
 // its app.js and app.css. The assets may then be kept a year; only the page is asked for again
 // (stacks/headers.py: the Cache-Control of each, in AWS and on make local).
 //
+// The site's icon (favicon.svg) is copied as it is, next to the page, which names it (<link rel="icon">;
+// browsers then ask no /favicon.ico): deployed and revalidated with the page (stacks/site.py).
+//
 // `node frontend/build.mjs` builds; imported (tests/integration/test_auth_js.py), it only gives
 // builtAssets.
 import { realpathSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -16,6 +19,7 @@ const dist = join(here, "dist");
 const assets = join(dist, "assets");
 const ENTRY = "src/main.js"; // as esbuild's metafile names it: relative to absWorkingDir (here)
 const WORKER = "src/heartbeat.worker.js"; // the ride's heartbeat (frontend/src/heartbeat.js)
+const ICON = "favicon.svg";
 
 // The entry's script and the stylesheet esbuild gathered from its imports (its cssBundle), as the
 // metafile's `outputs` name them (paths relative to absWorkingDir). Throws, naming what it found,
@@ -70,6 +74,7 @@ async function main() {
     page = page.replace(reference, `$1="${built}"`);
   }
   await writeFile(join(dist, "index.html"), page);
+  await copyFile(join(here, ICON), join(dist, ICON));
 }
 
 // The one script esbuild built for `entry` (as its metafile's `outputs` name them); throws, naming what

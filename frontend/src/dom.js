@@ -15,6 +15,13 @@ export const link = (href, text) => h("a", { href }, text);
 
 export const score = (value) => (value ?? 0).toLocaleString(undefined, { maximumFractionDigits: 1 });
 
+// A place: "1st", "2nd", "3rd", "11th", "21st".
+export const ordinal = (n) => {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
+  return `${n}${suffix}`;
+};
+
 export function errorBox(error) {
   const text = error.status === 404 ? "Not found." : `Could not load: ${error.message}`;
   return h("p", { class: "error" }, text);

@@ -5,6 +5,11 @@ import { api } from "./api.js";
 import { auth } from "./auth.js";
 import { h } from "./dom.js";
 
+// The way back, under the header ("Home / Hill climb"): each place after the first says " / " before it.
+// A place that is empty (the race's class not read yet, or nothing found at the page's address: a 404)
+// is hidden with its " / " (style.css): never a dangling "Home /".
+export const crumbs = (...places) => places.map((place, index) => h("span", { class: "crumb" }, index ? " / " : null, place));
+
 export function accountHeader(header) {
   const corner = h("div", { class: "account" });
   const text = h("span");

@@ -3,9 +3,9 @@
 import { startTime } from "./time.js";
 
 // className: the class's name when the caller knows it (else the item's own className, as
-// GET /races gives it, else the class id).
-export const raceLabel = (race, className) =>
-  `${className || race.className || race.classId} · ${startTime(race.startsAt)}`;
+// GET /races gives it, else the class id); when: how the start reads (time.js: startTime, startDate).
+export const raceLabel = (race, className, when = startTime) =>
+  `${className || race.className || race.classId} · ${when(race.startsAt)}`;
 
 export const raceHref = (raceId) => `#/races/${encodeURIComponent(raceId)}`;
 

@@ -21,6 +21,14 @@ export function startTime(iso, now = Date.now()) {
   return `${date.toLocaleDateString(undefined, { weekday: "short", day: "numeric", month: "short", ...year })}, ${time}`;
 }
 
+// A start with its day always: "Fri, 27 Nov, 18:30" (the year too when it is not this year), in the
+// viewer's time zone and language: a result read weeks later says when it was.
+export function startDate(iso, now = Date.now()) {
+  const date = new Date(iso);
+  const year = date.getFullYear() === new Date(now).getFullYear() ? {} : { year: "numeric" };
+  return `${date.toLocaleDateString(undefined, { weekday: "short", day: "numeric", month: "short", ...year })}, ${clockTime(date)}`;
+}
+
 // Time left, counted in whole seconds rounded up (it reads 0:01 until the very moment):
 // "4:12", "1:04:12", "3 d 4 h".
 export function timeLeft(ms) {

@@ -401,7 +401,7 @@ def test_the_frontends_assets_are_deployed_first_kept_a_year_and_never_pruned(re
     # And the second, only once the first is done, the page that names them and config.json, revalidated on
     # every load; its pruning leaves assets/ alone
     assert assets_id in resources[entry_id]["DependsOn"]
-    assert staged(outdir, entry) == [{"index.html"}, {"config.json"}]
+    assert staged(outdir, entry) == [{"index.html", "favicon.svg"}, {"config.json"}]  # the page names its icon
     assert entry["DestinationBucketName"] == bucket and "DestinationBucketKeyPrefix" not in entry
     assert entry["SystemMetadata"] == {"cache-control": "no-cache"}
     assert entry["Prune"] is True and entry["Exclude"] == ["assets/*"]
@@ -421,6 +421,9 @@ def test_the_page_names_the_built_assets():
     assert sorted(Path(name).suffix for name in named) == [".css", ".js"]
     assert all((DIST / name.lstrip("/")).is_file() for name in named), named
     assert 'src="app.js"' not in page and 'href="app.css"' not in page
+    # and its icon, an SVG next to it (no /favicon.ico asked for)
+    assert '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' in page
+    assert (DIST / "favicon.svg").read_text().startswith("<svg xmlns=\"http://www.w3.org/2000/svg\"")
 
 
 # --- the edge: CloudFront in front of the API ---------------------------------------------------

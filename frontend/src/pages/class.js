@@ -13,6 +13,7 @@ import { poll } from "../poll.js";
 import { classAdmin } from "./classAdmin.js";
 import { raceRow } from "../raceList.js";
 import { raceState } from "../races.js";
+import { crumbs } from "../header.js";
 
 const REFRESH_MS = 5000;
 const STATE_PAGE = 100; // the contract's largest
@@ -93,6 +94,7 @@ export function classPage(classId) {
     } catch (error) {
       if (mine !== generation) return true;
       title.textContent = classId;
+      crumb.textContent = ""; // no way back to a class that could not be read
       element.replaceChildren(title, errorBox(error));
       return false;
     }
@@ -105,6 +107,6 @@ export function classPage(classId) {
       ticker.stop();
       admin.stop();
     },
-    crumbs: [link("#/", "Home"), " / ", crumb],
+    crumbs: crumbs(link("#/", "Home"), crumb),
   };
 }

@@ -3,6 +3,7 @@ import { api } from "../api.js";
 import { errorBox, h, link, score } from "../dom.js";
 import { Leaderboard } from "../leaderboard.js";
 import { poll } from "../poll.js";
+import { crumbs } from "../header.js";
 
 const REFRESH_MS = 10000;
 // The class board counts real equipment only (contract v1.2, Fair play), and no ride under review.
@@ -26,10 +27,10 @@ export function classLeaderboardPage(classId) {
         : `No finished races yet. ${REAL_ONLY}`;
       board.update(standings.items);
     } catch (error) {
-      classLink.textContent = classId;
+      classLink.textContent = error.status === 404 ? "" : classId; // no way back to a class that does not exist
       element.replaceChildren(errorBox(error));
       return false;
     }
   });
-  return { element, stop, crumbs: [link("#/", "Home"), " / ", classLink] };
+  return { element, stop, crumbs: crumbs(link("#/", "Home"), classLink) };
 }

@@ -22,6 +22,7 @@ import { poll } from "../poll.js";
 import { liveBoard } from "../push.js";
 import { racers } from "../raceList.js";
 import { raceLabel } from "../races.js";
+import { crumbs } from "../header.js";
 import { finishRace } from "./raceAdmin.js";
 import { duration } from "../time.js";
 import { ridePanel } from "./ride.js";
@@ -136,12 +137,14 @@ export function racePage(raceId, { ride = false } = {}) {
       counting = true;
       state.replaceChildren(ticker.element(race.startsAt));
     }
-    const leader = standings.items[0];
-    summary.textContent = `${racers(race.racerCount)} · ${duration(race.durationSeconds)}`
-      + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
     const mine = myRacerId();
     const row = own.racerId === mine && !standings.items.some((item) => item.racerId === mine) ? own.row : null;
     const items = row && (row.rank ?? Infinity) > standings.items.length ? [...standings.items, row] : standings.items;
+    // The race's racerCount follows joins through the table's stream, a few seconds after the board
+    // shows them (the race is read every RACE_MS): the count is never fewer than the board's rows.
+    const leader = standings.items[0];
+    summary.textContent = `${racers(Math.max(race.racerCount, items.length))} · ${duration(race.durationSeconds)}`
+      + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
     board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
     rideLink.hidden = standings.status !== "open";
     rider?.update({ race, standings, own: items.find((item) => item.racerId === mine) || null });
@@ -231,7 +234,7 @@ export function racePage(raceId, { ride = false } = {}) {
     push.close();
     ticker.stop();
   };
-  return { element, stop, leaving: () => rider?.leaving() ?? null, crumbs: [link("#/", "Home"), " / ", back] };
+  return { element, stop, leaving: () => rider?.leaving() ?? null, crumbs: crumbs(link("#/", "Home"), back) };
 }
 
 export const ridePage = (raceId) => racePage(raceId, { ride: true });

@@ -1,36 +1,62 @@
 // A racer: their races, and the per-second chart of one race (refreshed while it is open). Each
-// result shows its equipment and its review ("under review", "disqualified": no rank); the racer
-// themselves (and admins) read why, rule by rule, with the admin's note.
+// result shows its race's day and time, its equipment, its place of the field ("3rd of 21") and its
+// review ("under review", "disqualified": no rank); the racer themselves (and admins) read why, rule by
+// rule, with the admin's note.
+//
+// One figure for a race's total, the score the service counts (the results' `score`, the race board's):
+// the history's samples are stored as they are accepted and the score follows them through the
+// table's stream, so while a race is open the samples can hold a few seconds the score does not count
+// yet. The chart and its seconds stop at the result's lastSecond then, and the total shown is the score.
 import { api } from "../api.js";
 import { auth } from "../auth.js";
 import { className, classNames } from "../classNames.js";
-import { errorBox, h, link, score } from "../dom.js";
+import { errorBox, h, link, ordinal, score } from "../dom.js";
 import { equipmentClass, equipmentLabel, reviewLabel, reviewReason } from "../fairPlay.js";
 import { OutputChart } from "../chart.js";
 import { poll } from "../poll.js";
 import { raceHref, raceLabel } from "../races.js";
+import { startDate } from "../time.js";
+import { crumbs } from "../header.js";
 
 const REFRESH_MS = 3000;
 
 const racerHref = (racerId, raceId) => `#/racers/${encodeURIComponent(racerId)}/${encodeURIComponent(raceId)}`;
 
-// A result's rank: its place once finished, "—" when disqualified, else the race's status ("open").
-const rankOf = (item) => (item.review === "disqualified" ? "—" : item.rank == null ? item.status : String(item.rank));
+// A result's rank: its place of the field once finished ("3rd of 21"; "3rd" while the field's size is
+// not read), "—" when disqualified, else the race's status ("open").
+function rankOf(item, fieldSize) {
+  if (item.review === "disqualified") return "—";
+  if (item.rank == null) return item.status;
+  return fieldSize ? `${ordinal(item.rank)} of ${Math.max(fieldSize, item.rank)}` : ordinal(item.rank);
+}
 
-// names: { classId: class name } (a race reads as "Hill climb · 18:30"); why: whether the reasons of a
-// review are shown (to the racer themselves and to admins).
-function resultsTable(racerId, items, selected, names, why) {
+// How many raced each finished race (its racerCount: final once it is finished), read once a race.
+const fieldSizes = new Map(); // raceId -> Promise of racerCount (null when it could not be read)
+function fieldSize(raceId) {
+  if (!fieldSizes.has(raceId)) {
+    fieldSizes.set(raceId, api.race(raceId).then((race) => race.racerCount, () => {
+      fieldSizes.delete(raceId); // read again next time
+      return null;
+    }));
+  }
+  return fieldSizes.get(raceId);
+}
+
+// names: { classId: class name } (a race reads as "Hill climb · Fri, 27 Nov, 18:30"); sizes: { raceId:
+// racerCount } of the finished races; why: whether the reasons of a review are shown (to the racer
+// themselves and to admins).
+function resultsTable(racerId, items, selected, names, sizes, why) {
   const rows = items.flatMap((item) => {
     const label = reviewLabel(item.review);
     const reason = why ? reviewReason(item.review, item.rules, item.note) : null;
     const classes = [item.raceId === selected ? "selected" : "", item.review ? `review-${item.review}` : ""].join(" ").trim();
     return [
       h("tr", { class: classes, "data-race": item.raceId },
-        h("td", { class: "name" }, link(racerHref(racerId, item.raceId), raceLabel(item, names[item.classId])),
+        h("td", { class: "name" }, link(racerHref(racerId, item.raceId), raceLabel(item, names[item.classId], startDate)),
           label ? h("small", { class: "tag" }, label) : null),
         h("td", { class: `equipment ${equipmentClass(item.equipment)}` }, equipmentLabel(item.equipment)),
         h("td", { class: "num" }, score(item.score)),
-        h("td", { class: "num rank" }, rankOf(item))),
+        h("td", { class: "num rank" }, rankOf(item, sizes[item.raceId]))),
       reason ? h("tr", { class: `why review-${item.review}`, "data-race": item.raceId },
         h("td", { colspan: "4" }, reason)) : null,
     ].filter(Boolean);
@@ -45,7 +71,7 @@ export function racerPage(racerId, raceId) {
   const title = h("h1", {}, racerId);
   const chartTitle = h("h2");
   const chartBox = h("div", { class: "chart" });
-  const totals = h("p", { class: "muted" });
+  const totals = h("p", { class: "muted totals" });
   const results = h("div");
   // The signed-in racer's own page says so, with the way to their account (their name, their races).
   const yours = h("p", { class: "yours", hidden: true }, "This is you · ", link("#/me", "Your account →"));
@@ -64,25 +90,30 @@ export function racerPage(racerId, raceId) {
   const stop = poll(REFRESH_MS, async () => {
     try {
       const racer = await api.racerResults(racerId);
-      const names = await classNames(racer.items.map((item) => item.classId));
+      const [names, sizes] = await Promise.all([classNames(racer.items.map((item) => item.classId)),
+        Promise.all(racer.items.filter((item) => item.rank != null)
+          .map(async (item) => [item.raceId, await fieldSize(item.raceId)])).then(Object.fromEntries)]);
       title.textContent = racer.name;
       selected ||= racer.items[0]?.raceId;
       const why = auth.identity?.racerId === racerId || Boolean(auth.identity?.admin);
-      results.replaceChildren(resultsTable(racerId, racer.items, selected, names, why));
+      results.replaceChildren(resultsTable(racerId, racer.items, selected, names, sizes, why));
       if (!selected) {
         chartTitle.textContent = "No races yet";
         return;
       }
       const history = await api.racerHistory(racerId, selected);
-      const samples = history.races[0]?.samples || [];
       const entry = racer.items.find((item) => item.raceId === selected);
+      const stored = history.races[0]?.samples || [];
+      // The seconds the score counts: while the race is open, none past the result's lastSecond.
+      const samples = entry?.status === "open" ? stored.filter(([second]) => second <= (entry.lastSecond ?? -1)) : stored;
       // A race older than the results' first page: read on its own, once.
       shownRace = entry || (shownRace?.raceId === selected ? shownRace : await api.race(selected));
       const name = await className(shownRace.classId).catch(() => null);
-      chartTitle.replaceChildren(raceLabel(shownRace, name), " ", h("small", {}, "output per second"));
+      chartTitle.replaceChildren(raceLabel(shownRace, name, startDate), " ", h("small", {}, "output per second"));
       raceLink.replaceChildren(link(raceHref(selected), "Race board →"));
-      const total = samples.reduce((sum, sample) => sum + sample[3], 0);
-      totals.replaceChildren(`${samples.length} seconds · total ${score(total)} · `, raceLink);
+      // The score of the result; a race older than the results' first page is finished: its samples' sum is its score.
+      const total = entry ? entry.score : samples.reduce((sum, sample) => sum + sample[3], 0);
+      totals.replaceChildren(`${samples.length} seconds · score ${score(total)} · `, raceLink);
       chart.show(samples);
       // Read again while the race is open, or while a result waits for an admin's decision.
       return !entry || entry.status === "open" || racer.items.some((item) => item.review === "pending");
@@ -94,6 +125,6 @@ export function racerPage(racerId, raceId) {
   return {
     element,
     stop: () => { stop(); stopYours(); chart.destroy(); },
-    crumbs: [link("#/", "Home")],
+    crumbs: crumbs(link("#/", "Home")),
   };
 }
