@@ -3,10 +3,12 @@
 // review ("under review", "disqualified": no rank); the racer themselves (and admins) read why, rule by
 // rule, with the admin's note.
 //
-// One figure for a race's total, the score the service counts (the results' `score`, the race board's):
-// the history's samples are stored as they are accepted and the score follows them through the
-// table's stream, so while a race is open the samples can hold a few seconds the score does not count
-// yet. The chart and its seconds stop at the result's lastSecond then, and the total shown is the score.
+// One figure for a race's total. While a race is open its result (GET /racers/{id}/results) lags by
+// design: its score counts a 30-s chunk of seconds once the chunk is done (docs/architecture.md), while
+// the history holds every second stored and the race board follows it within 2 s. So for an open race
+// the page shows the sum of the history's seconds, "so far", in the results row and under the chart
+// alike: what the board shows. Once the race is finished the result's score is exact (the finish
+// totals the stored seconds) and both places show it.
 import { api } from "../api.js";
 import { auth } from "../auth.js";
 import { className, classNames } from "../classNames.js";
@@ -43,9 +45,9 @@ function fieldSize(raceId) {
 }
 
 // names: { classId: class name } (a race reads as "Hill climb · Fri, 27 Nov, 18:30"); sizes: { raceId:
-// racerCount } of the finished races; why: whether the reasons of a review are shown (to the racer
-// themselves and to admins).
-function resultsTable(racerId, items, selected, names, sizes, why) {
+// racerCount } of the finished races; scores: { raceId: score } shown instead of a result's own (an open
+// race's total so far); why: whether the reasons of a review are shown (to the racer themselves and to admins).
+function resultsTable(racerId, items, selected, names, sizes, scores, why) {
   const rows = items.flatMap((item) => {
     const label = reviewLabel(item.review);
     const reason = why ? reviewReason(item.review, item.rules, item.note) : null;
@@ -55,7 +57,7 @@ function resultsTable(racerId, items, selected, names, sizes, why) {
         h("td", { class: "name" }, link(racerHref(racerId, item.raceId), raceLabel(item, names[item.classId], startDate)),
           label ? h("small", { class: "tag" }, label) : null),
         h("td", { class: `equipment ${equipmentClass(item.equipment)}` }, equipmentLabel(item.equipment)),
-        h("td", { class: "num" }, score(item.score)),
+        h("td", { class: "num" }, score(scores[item.raceId] ?? item.score)),
         h("td", { class: "num rank" }, rankOf(item, sizes[item.raceId]))),
       reason ? h("tr", { class: `why review-${item.review}`, "data-race": item.raceId },
         h("td", { colspan: "4" }, reason)) : null,
@@ -96,24 +98,26 @@ export function racerPage(racerId, raceId) {
       title.textContent = racer.name;
       selected ||= racer.items[0]?.raceId;
       const why = auth.identity?.racerId === racerId || Boolean(auth.identity?.admin);
-      results.replaceChildren(resultsTable(racerId, racer.items, selected, names, sizes, why));
       if (!selected) {
+        results.replaceChildren(resultsTable(racerId, racer.items, selected, names, sizes, {}, why));
         chartTitle.textContent = "No races yet";
         return;
       }
       const history = await api.racerHistory(racerId, selected);
       const entry = racer.items.find((item) => item.raceId === selected);
-      const stored = history.races[0]?.samples || [];
-      // The seconds the score counts: while the race is open, none past the result's lastSecond.
-      const samples = entry?.status === "open" ? stored.filter(([second]) => second <= (entry.lastSecond ?? -1)) : stored;
+      const samples = history.races[0]?.samples || [];
+      // A race older than the results' first page is finished: its seconds' sum is its score.
+      const open = !entry || entry.status === "open";
+      const total = open ? samples.reduce((sum, sample) => sum + sample[3], 0) : entry.score;
+      results.replaceChildren(resultsTable(racerId, racer.items, selected, names, sizes,
+        entry && open ? { [selected]: total } : {}, why));
       // A race older than the results' first page: read on its own, once.
       shownRace = entry || (shownRace?.raceId === selected ? shownRace : await api.race(selected));
       const name = await className(shownRace.classId).catch(() => null);
       chartTitle.replaceChildren(raceLabel(shownRace, name, startDate), " ", h("small", {}, "output per second"));
       raceLink.replaceChildren(link(raceHref(selected), "Race board →"));
-      // The score of the result; a race older than the results' first page is finished: its samples' sum is its score.
-      const total = entry ? entry.score : samples.reduce((sum, sample) => sum + sample[3], 0);
-      totals.replaceChildren(`${samples.length} seconds · score ${score(total)} · `, raceLink);
+      const soFar = entry && open ? " so far" : "";
+      totals.replaceChildren(`${samples.length} seconds · score ${score(total)}${soFar} · `, raceLink);
       chart.show(samples);
       // Read again while the race is open, or while a result waits for an admin's decision.
       return !entry || entry.status === "open" || racer.items.some((item) => item.review === "pending");
