@@ -3,9 +3,10 @@
 PORT (default 3000), RACERS (default 100), SPEED (race seconds per second, default 1; above 1 each race
 started ``duration × (1 − 1/SPEED)`` before its first tick, so every second posted has happened by the
 server's clock: ``simulator.race.head_start``), and RACES (stop after this many; default: until Ctrl-C) come
-from the environment. At SPEED 1 (or below) each race is announced ANNOUNCE seconds (default 120) before its
-start: it is "Up next", counting down, with the simulated racers joined, so a person can sign up and join it
-before it starts and race the field (which rides from the start). After each race it prints the late
+from the environment. At SPEED 1 each race is announced ANNOUNCE seconds (default 120) before its start: it is
+"Up next", counting down, with the simulated racers joined, so a person can sign up and join it before it
+starts and race the field (which rides from the start); the next is announced as long before the race ridden
+ends, and starts as it ends (``simulator.race.Settings.announce``). After each race it prints the late
 ticks so far and the stack's memory. Ctrl-C stops the simulator, then the stack.
 """
 
@@ -31,11 +32,8 @@ def demo_settings(environ: Mapping[str, str]) -> Settings:
     """The simulator's settings from ``make demo``'s environment (RACERS, SPEED, RACES, ANNOUNCE)."""
     speed = float(environ.get("SPEED", "1"))
     races = environ.get("RACES")
-    # Above speed 1 the field posts faster than the race's seconds pass: a race it rides has started
-    # long before (its head start), so there is no time before the start to join in.
-    announce = int(environ.get("ANNOUNCE", str(ANNOUNCE_SECONDS))) if speed <= 1 else None
     return Settings(racers=int(environ.get("RACERS", "100")), speed=speed, races=int(races) if races else None,
-                    start_lead=announce)
+                    announce=int(environ.get("ANNOUNCE", str(ANNOUNCE_SECONDS))))
 
 
 def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event,
@@ -66,8 +64,8 @@ def main() -> None:
     settings = demo_settings(os.environ)
     stop = threading.Event()
     simulator, thread = start_simulator(stack, settings, stop)
-    announced = (f"  each race is up next {settings.start_lead} s before its start: sign in on the site and join it\n"
-                 if settings.start_lead else "")
+    announced = (f"  each race is up next {settings.announce} s before its start: sign in on the site and join it\n"
+                 if simulator.announcing else "")
     pushed = f"  live boards pushed over {stack.events.realtime_url} (AppSync Events' protocol)\n" if stack.events else ""
     print(f"Alleycat demo: {settings.racers} racers at speed {settings.speed:g}\n"
           f"  frontend  {stack.url}/  (the races: {stack.url}/#/classes/{settings.class_id})\n"

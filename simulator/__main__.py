@@ -18,9 +18,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                              "before the first tick, so every second posted has happened)")
     parser.add_argument("--races", type=int, default=None, help="stop after this many (default: until Ctrl-C)")
     parser.add_argument("--duration", type=int, default=300, help="durationSeconds of each race (60-3600)")
-    parser.add_argument("--start-lead", type=int, default=None,
-                        help="seconds from creating each race to its first tick (default: time for its racers to join); "
-                             "at speed 1 the race starts then, upcoming and open to join until it does (make demo: 120)")
+    parser.add_argument("--announce", type=int, default=0,
+                        help="at speed 1: seconds each race is up next (upcoming, its racers joined) before its start, "
+                             "so people can join it; the next is made that long before the race ridden ends, to start "
+                             "as it ends (make demo: 120)")
     parser.add_argument("--class-id", default="demo-class")
     parser.add_argument("--racer-prefix", default="rider", help="racer ids are <prefix>-0001, ...")
     parser.add_argument("--bikes", action="store_true",
@@ -34,8 +35,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--pollers", type=int, default=0,
                         help="viewers polling the race leaderboard every second, measured the same way")
     args = parser.parse_args(argv)
-    if args.racers < 1 or args.speed <= 0 or not 60 <= args.duration <= 3600 or (args.start_lead or 0) < 0:
-        parser.error("need --racers >= 1, --speed > 0, --duration in 60..3600 and --start-lead >= 0")
+    if args.racers < 1 or args.speed <= 0 or not 60 <= args.duration <= 3600 or args.announce < 0:
+        parser.error("need --racers >= 1, --speed > 0, --duration in 60..3600 and --announce >= 0")
     return args
 
 
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(racers=args.racers, speed=args.speed, races=args.races,
                         duration=args.duration, class_id=args.class_id, racer_prefix=args.racer_prefix,
                         bikes=args.bikes, watch=args.watch, push_viewers=args.push_viewers, pollers=args.pollers,
-                        start_lead=args.start_lead)
+                        announce=args.announce)
     simulator = Simulator(client, settings)
     try:
         simulator.run()

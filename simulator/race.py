@@ -71,8 +71,11 @@ class Settings:
     watch: bool = False  # poll the race leaderboard and measure how far it lags accepted telemetry
     push_viewers: int = 0  # viewers subscribed to the race's board over the Event API (simulator.audience)
     pollers: int = 0  # viewers polling the race leaderboard every second, as the page did before push
-    start_lead: int | None = None  # seconds between creating a race and its first tick (default: time to join);
-    # at speed 1 or below the race starts at its first tick: it is announced (upcoming, its racers joined) that long
+    start_lead: int | None = None  # seconds between creating a race and its first tick (default: time to join)
+    # At speed 1: seconds each race is up next (upcoming, its racers joined) before its start, so people can join
+    # it; the first is created that long ahead, each next one that long before the race ridden ends, to start
+    # as it ends (``Announcement``). 0: none (each race made when the one before is finished).
+    announce: int = 0
 
 
 @dataclass
@@ -148,13 +151,14 @@ class Simulator:
         self.audience: Audience | None = None
         self.current_race: str | None = None
         self._finished = threading.Event()  # the current race finished by itself
+        self._announced: Announcement | None = None  # the next race, made while this one is ridden
 
     def run(self) -> Totals:
         self.set_up()
         number = 0
         while not self.stop.is_set() and (self.settings.races is None or number < self.settings.races):
             number += 1
-            self.race(number)
+            self.race(number, last=self.settings.races is not None and number >= self.settings.races)
         return self.totals
 
     def set_up(self) -> None:
@@ -165,26 +169,38 @@ class Simulator:
         if self.settings.bikes:
             self.bikes = {p.racer_id: self.client.as_racer(p.racer_id) for p in self.profiles}
 
-    def race(self, number: int) -> None:
+    @property
+    def announcing(self) -> bool:
+        """Whether races are up next ahead of their starts: at speed 1 (faster, the field posts seconds before
+        they pass, so a race it rides started long before its first tick: ``head_start``)."""
+        return self.settings.announce > 0 and self.settings.speed == 1
+
+    def race(self, number: int, last: bool = True) -> None:
+        """Rides race ``number``; unless it is the ``last``, the next one is announced while it is ridden."""
         settings = self.settings
-        # The first tick once its racers have joined; the race started head_start before it (whole
-        # seconds: startsAt is ISO to the second, so the first tick is a little earlier instead), and
-        # it finishes by itself at its end (the clock's): so tick k, second k, has happened when posted.
-        lead = join_lead_seconds(settings.racers) if settings.start_lead is None else settings.start_lead
-        ahead = head_start(settings.duration, settings.speed)
-        first: float = math.ceil(self._now()) + lead
-        starts = first - math.ceil(ahead)
-        first = starts + ahead
-        race = self.client.call("POST", f"/classes/{settings.class_id}/races",
-                                {"startsAt": datetime.fromtimestamp(starts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                                 "durationSeconds": settings.duration},
-                                headers={"Idempotency-Key": str(uuid.uuid4())})
-        race_id = self.current_race = race["raceId"]
-        self._each_racer(lambda p: self.client.call("PUT", f"/races/{race_id}/racers/{p.racer_id}",
-                                                    {"equipment": BIKE}))
         label = f"race {number}" + (f"/{settings.races}" if settings.races else "")
-        if settings.start_lead and starts - self._now() >= 1:  # a start set far enough ahead to be joined
-            self.progress.announce(label, race["startsAt"], starts - self._now())
+        announced, self._announced = self._announced, None
+        if announced is not None:  # made while the race before was ridden: it starts as that one ended
+            announced.join_all(self)
+            race, starts = announced.race, announced.starts
+            first = starts
+        else:
+            # The first tick once its racers have joined (or once it has been up next long enough); the race
+            # started head_start before it (whole seconds: startsAt is ISO to the second, so the first tick
+            # is a little earlier instead), and it finishes by itself at its end (the clock's): so tick k,
+            # second k, has happened when posted.
+            lead = join_lead_seconds(settings.racers) if settings.start_lead is None else settings.start_lead
+            if self.announcing:
+                lead = max(lead, settings.announce)
+            ahead = head_start(settings.duration, settings.speed)
+            first = math.ceil(self._now()) + lead
+            starts = first - math.ceil(ahead)
+            first = starts + ahead
+            race = self._create(starts)
+            self._each_racer(lambda p: self._join(race["raceId"], p))
+            if self.announcing:
+                self.progress.announce(label, race["startsAt"], starts - self._now())
+        race_id = self.current_race = race["raceId"]
         if not self._wait_until(first):
             return
         self._finished.clear()
@@ -209,6 +225,8 @@ class Simulator:
                     return
                 self._send([effort.sample(second) for effort in efforts], race_id)
                 self.progress.show(label, second + 1, settings.duration, self.totals)
+                if not last:
+                    self._announce_next(number + 1, starts + settings.duration)
                 clock += interval
                 delay = clock - time.monotonic()
                 if delay < 0:
@@ -226,6 +244,28 @@ class Simulator:
         self.client.call("POST", f"/races/{race_id}/finish")
         self.totals.races_finished += 1
         self.progress.done(label, self.totals)
+
+    def _create(self, starts: float) -> dict:
+        return self.client.call("POST", f"/classes/{self.settings.class_id}/races",
+                                {"startsAt": datetime.fromtimestamp(starts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                                 "durationSeconds": self.settings.duration},
+                                headers={"Idempotency-Key": str(uuid.uuid4())})
+
+    def _join(self, race_id: str, profile: RacerProfile) -> None:
+        self.client.call("PUT", f"/races/{race_id}/racers/{profile.racer_id}", {"equipment": BIKE})
+
+    def _announce_next(self, number: int, starts: float) -> None:
+        """After a tick: the next race, to start at ``starts`` (as the race ridden ends), is made once it is
+        ``announce`` s away, and its racers joined a few each tick (no tick of this race held up long)."""
+        if not self.announcing:
+            return
+        if self._announced is None:
+            if starts - self._now() <= self.settings.announce:
+                self._announced = Announcement(self._create(starts), starts, list(self.profiles))
+                label = f"race {number}" + (f"/{self.settings.races}" if self.settings.races else "")
+                self.progress.announce(label, self._announced.race["startsAt"], starts - self._now())
+            return
+        self._announced.join_some(self)
 
     def _wait_until(self, moment: float) -> bool:
         """Waits until the clock is at ``moment`` (epoch seconds); False if stopped first."""
@@ -267,6 +307,25 @@ class Simulator:
 
         with ThreadPoolExecutor(max_workers=SETUP_WORKERS) as pool:
             list(pool.map(unless_stopped, self.profiles))
+
+
+@dataclass
+class Announcement:
+    """The next race, made while one is ridden: its racers still to join (``SETUP_WORKERS`` a tick)."""
+
+    race: dict
+    starts: float
+    to_join: list
+
+    def join_some(self, simulator: Simulator) -> None:
+        batch, self.to_join = self.to_join[:SETUP_WORKERS], self.to_join[SETUP_WORKERS:]
+        if batch:
+            with ThreadPoolExecutor(max_workers=len(batch)) as pool:
+                list(pool.map(lambda p: simulator._join(self.race["raceId"], p), batch))
+
+    def join_all(self, simulator: Simulator) -> None:
+        while self.to_join and not simulator.stop.is_set():
+            self.join_some(simulator)
 
 
 class LeaderboardWatch:

@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from alleycat.clock import epoch
 from simulator import race as race_module
 from simulator.client import ApiClient, ApiError
 from simulator.profiles import CADENCE_RANGE, RESISTANCE_RANGE, RacerProfile
@@ -333,3 +334,40 @@ def test_every_second_posted_has_happened_and_the_race_is_not_over_while_it_is_r
     assert created < starts + duration and posts[0][0] - created == pytest.approx(race_module.join_lead_seconds(3), abs=1)
     # and it rode at its speed: the whole race in duration / speed seconds
     assert posts[-1][0] - posts[0][0] == pytest.approx((duration - 1) / speed)
+
+
+class AnnouncingClient(TimedClient):
+    """Each race made gets an id of its own (R1, R2, ...) and is answered as the API does, its startsAt too."""
+
+    def _once(self, method, path, body, headers):
+        answer = super()._once(method, path, body, headers)
+        if path.endswith("/races"):
+            return {**body, "raceId": f"R{sum(p.endswith('/races') for _, p, _, _ in self.calls)}", "status": "open"}
+        return answer
+
+
+def test_each_race_is_up_next_ahead_of_its_start_and_the_next_starts_as_it_ends(monkeypatch):
+    # Given the simulator at speed 1 announcing each race 120 s ahead (make demo), 10 racers, two 300 s races
+    clock = VirtualTime(1_795_629_600.4)
+    monkeypatch.setattr(race_module, "time", clock)
+    client = AnnouncingClient(clock)
+    settings = Settings(racers=10, speed=1, races=2, duration=300, class_id="c", announce=120)
+    # When it rides them
+    Simulator(client, settings, progress=_quiet(), stop=VirtualStop(clock)).run()
+    calls = [(at, path, body) for at, (_, path, body, _) in zip(client.at, client.calls, strict=True)]
+    made = [(at, epoch(body["startsAt"])) for at, path, body in calls if path == "/classes/c/races"]
+    first_ticks = {race: next(at for at, path, body in calls if path == f"/races/{race}/telemetry") for race in ("R1", "R2")}
+    finished_at = next(at for at, path, _ in calls if path == "/races/R1/finish")
+    # Then the first race was made 120 s (whole seconds) before its start, and rode from its start
+    assert len(made) == 2 and 120 <= made[0][1] - made[0][0] < 121
+    assert made[0][1] <= first_ticks["R1"] < made[0][1] + 1
+    # and the second was made while the first was ridden, 120 s before its start, which is the first's end
+    assert made[1][1] == made[0][1] + 300
+    assert made[1][1] - 121 < made[1][0] <= made[1][1] - 120 and made[1][0] < finished_at
+    # with its 10 racers joined before its start, 8 at most between two ticks of the first race
+    joins = [at for at, path, _ in calls if path.startswith("/races/R2/racers/")]
+    assert len(joins) == 10 and max(joins) < made[1][1]
+    ticks = [at for at, path, _ in calls if path == "/races/R1/telemetry"]
+    assert max(sum(a <= at < b for at in joins) for a, b in itertools.pairwise(ticks)) <= 8
+    # and it rode from its start: its second 0 had happened
+    assert made[1][1] <= first_ticks["R2"] < made[1][1] + 1
