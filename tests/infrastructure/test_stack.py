@@ -393,7 +393,7 @@ def test_the_frontends_assets_are_deployed_first_kept_a_year_and_never_pruned(re
     # Then the first copies the built assets (named by their content) under assets/, with a year's
     # immutable Cache-Control, and leaves the assets of earlier deploys in place
     built = {str(path.relative_to(DIST / headers.ASSETS)) for path in (DIST / headers.ASSETS).rglob("*") if path.is_file()}
-    assert built and all(re.fullmatch(r"app-[A-Z0-9]{8}\.(js|css)(\.map)?", name) for name in built), built
+    assert built and all(re.fullmatch(r"[a-z]+-[A-Z0-9]{8}\.(js|css)(\.map)?", name) for name in built), built
     assert staged(outdir, assets) == [built]
     assert assets["DestinationBucketName"] == bucket and assets["DestinationBucketKeyPrefix"] == "assets/"
     assert assets["SystemMetadata"] == {"cache-control": headers.IMMUTABLE} == {"cache-control": "public, max-age=31536000, immutable"}

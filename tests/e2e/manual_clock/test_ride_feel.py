@@ -179,7 +179,7 @@ def test_a_rider_in_a_field_of_100_sees_the_count_the_time_left_the_gaps_and_the
         way as the last seconds were counted may hold older scores: the page reads again within 5 s)."""
         lines = gaps_shown(page)
         return len(lines) == 2 and all(line["racer"] == racer and re.match(r"[\d,]+(\.\d)? (ahead|behind)$", line["gap"])
-                                       and abs(points(line["gap"]) - gap) <= 0.051 for line, (racer, gap) in zip(lines, expected))
+                                       and abs(points(line["gap"]) - gap) <= 0.051 for line, (racer, gap) in zip(lines, expected, strict=True))
 
     def waited_for(seconds):
         deadline = time.monotonic() + seconds
