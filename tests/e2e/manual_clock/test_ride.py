@@ -413,15 +413,22 @@ def ride(page, stack, seconds):
         until(page, "n => Number(document.querySelector('.ride-sent').dataset.counted) >= n", int(sent["counted"]) + 1)
 
 
-def test_the_back_button_mid_ride_asks_first_and_the_ride_goes_on_and_a_return_resumes_it(stack, client, rider):
-    page, racer_id = rider["page"], rider["sub"]
-    race = new_race(stack, client, page)
+def riding(stack, client, page, keys, seconds, **race):
+    """A new race whose ride page the racer opens, joins with a name and sets with ``keys``; then the
+    race starts and they ride ``seconds`` of it. The race."""
+    race = new_race(stack, client, page, **race)
     open_ride(page, stack, race)
     joined_with_a_name(page)
-    for _ in range(12):
-        page.keyboard.press("ArrowUp")  # 60 rpm at 50 %
+    for key in keys:
+        page.keyboard.press(key)
     at_the_start(page, stack, race)
-    ride(page, stack, 3)
+    ride(page, stack, seconds)
+    return race
+
+
+def test_the_back_button_mid_ride_asks_first_and_the_ride_goes_on_and_a_return_resumes_it(stack, client, rider):
+    page, racer_id = rider["page"], rider["sub"]
+    race = riding(stack, client, page, ["ArrowUp"] * 12, seconds=3)  # 60 rpm at 50 %
     # When the racer presses the browser's back button mid-ride, and says no to the question
     rider["leave"], rider["asked"] = False, []
     page.go_back()
@@ -480,13 +487,7 @@ HELD = "n => window.__wakeLocks.requested.length === n && window.__wakeLocks.req
 
 def test_a_reload_mid_ride_resumes_it_with_the_bike_as_set_and_sends_no_second_it_did_not_ride(stack, client, rider):
     page, racer_id = rider["page"], rider["sub"]
-    race = new_race(stack, client, page)
-    open_ride(page, stack, race)
-    joined_with_a_name(page)
-    for key in ["ArrowUp"] * 17 + ["ArrowRight"] * 3:
-        page.keyboard.press(key)  # 85 rpm at 65 %
-    at_the_start(page, stack, race)
-    ride(page, stack, 5)
+    race = riding(stack, client, page, ["ArrowUp"] * 17 + ["ArrowRight"] * 3, seconds=5)  # 85 rpm at 65 %
     device = page.evaluate("() => localStorage.getItem('alleycat.device')")
     # When the racer reloads the page (a browser with a screen wake lock), and it takes 5 s of the race to load
     # again (its script held back meanwhile)
@@ -549,13 +550,7 @@ STEP = 5  # seconds the clocks move at a time while the page is hidden
 
 def test_a_hidden_page_whose_timers_run_once_a_minute_sends_every_second_for_10_minutes(stack, client, rider):
     page, racer_id = rider["page"], rider["sub"]
-    race = new_race(stack, client, page, duration=720)
-    open_ride(page, stack, race)
-    joined_with_a_name(page)
-    for _ in range(14):
-        page.keyboard.press("ArrowUp")  # 70 rpm at 50 %
-    at_the_start(page, stack, race)
-    ride(page, stack, 3)
+    race = riding(stack, client, page, ["ArrowUp"] * 14, seconds=3, duration=720)  # 70 rpm at 50 %
     # When the page is hidden, its timers throttled, for 10 minutes
     page.evaluate(HIDE_AND_THROTTLE)
     for _ in range(600 // STEP):
