@@ -37,8 +37,9 @@ async function readRange(service) {
 
 // Opens the browser's chooser (so call it straight from a click handler), connects to the trainer
 // chosen and calls onData({cadence, resistance, resistanceLevel, power, speed, heartRate}) for each
-// Indoor Bike Data packet (resistance: resistancePercent's of the level it reports, or of the level
-// the site set and it confirmed when it reports none). Rejects with requestDevice's error as it is: a
+// Indoor Bike Data packet (resistance: resistancePercent's of the level it reports, undefined in a
+// packet without one; for a trainer that never reports a level, that of the level the site set and it
+// confirmed). Rejects with requestDevice's error as it is: a
 // cancelled chooser is a DOMException named "NotFoundError".
 //
 // Control: the returned setResistance(percent) sets the trainer's target resistance level
@@ -56,6 +57,7 @@ export async function connectTrainer({ onData, onLost = () => {}, onBack = () =>
   const control = controlTrainer({ onStatus: onControl, answerMs, timers });
   let bikeData = null;
   let range = null;
+  let reportsLevel = false; // a packet carried a resistance level
   let closed = false; // disconnect() was called: no more reconnecting
   let away = false; // lost, not back yet
   let retry = null;
@@ -64,7 +66,9 @@ export async function connectTrainer({ onData, onLost = () => {}, onBack = () =>
     const data = parseIndoorBikeData(event.target.value);
     if (!data) return;
     const { cadence, resistanceLevel, power, speed, heartRate } = data;
-    const resistance = resistanceLevel === undefined ? control.acknowledgedPercent : resistancePercent(resistanceLevel, range);
+    reportsLevel ||= resistanceLevel !== undefined;
+    // A trainer that reports its level is read; one that never has, has the level it confirmed.
+    const resistance = reportsLevel ? resistancePercent(resistanceLevel, range) : control.acknowledgedPercent;
     onData({ cadence, resistance, resistanceLevel, power, speed, heartRate });
   };
   const unsubscribe = () => {

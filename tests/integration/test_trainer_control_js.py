@@ -329,17 +329,18 @@ def test_a_trainer_reporting_no_level_has_the_resistance_it_confirmed_and_is_con
     found = js(f"""
         __trainer.range = {json.dumps(range_value(0, 1000, 10))};
         const seen = [];
-        const connection = await trainer.connectTrainer({{ onData: (data) => seen.push(data.resistance),
+        const connection = await trainer.connectTrainer({{ onData: (data) => seen.push(data.resistance ?? null),
           onControl: (status) => statuses.push(status), retryMs: [0], timers: clock }});
         connection.setResistance(40);
         await settle();
         __trainer.notify({json.dumps(cadence_only)});
-        __trainer.notify({json.dumps(with_level)});  // a level it reports wins
         __trainer.disconnect();
         await clock.run(0);  // back after retryMs: control asked for again, the resistance wanted set again
         connection.setResistance(60);
         await settle();
         __trainer.notify({json.dumps(cadence_only)});
+        __trainer.notify({json.dumps(with_level)});  // once it reports a level, that is read
+        __trainer.notify({json.dumps(cadence_only)});  // and a packet without one carries none (its last holds: rideTrainer.js)
         connection.disconnect();
         return {{ seen, controlLog: __trainer.controlLog, overlaps: __trainer.overlaps, states: statuses.map((s) => s.state),
                  subscribed: __trainer.calls.filter((call) => call === "startNotifications 2ad9").length }};
@@ -349,7 +350,7 @@ def test_a_trainer_reporting_no_level_has_the_resistance_it_confirmed_and_is_con
         f"write {request_control()}", f"indicate {indication(0, 1)}", f"write {set_level(400)}", f"indicate {indication(4, 1)}",
         f"write {set_level(600)}", f"indicate {indication(4, 1)}",
     ]
-    assert found["seen"] == [40, 30, 60] and found["overlaps"] == 0 and found["subscribed"] == 2
+    assert found["seen"] == [40, 60, 30, None] and found["overlaps"] == 0 and found["subscribed"] == 2
     assert found["states"] == ["asking", "setting", "set", "asking", "setting", "set", "setting", "set"]
 
 
