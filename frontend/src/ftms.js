@@ -1,6 +1,6 @@
 // What a smart trainer sends over the Bluetooth Fitness Machine Service (FTMS 1.0, service 0x1826),
-// read from the DataViews Web Bluetooth gives. No page: runs in a browser and in Node
-// (tests/integration/test_ftms_js.py).
+// read from the DataViews Web Bluetooth gives, and what the site writes to its control point. No page:
+// runs in a browser and in Node (tests/integration/test_ftms_js.py, test_trainer_control_js.py).
 //
 // Indoor Bike Data (0x2AD2): uint16 flags (little-endian), then the fields the flags name, in the
 // order of FIELDS. Bit 0 "More Data" is inverted: Instantaneous Speed is present when it is 0.
@@ -63,6 +63,50 @@ export function resistancePercent(level, range) {
   if (!Number.isFinite(level)) return undefined;
   const percent = isUsableRange(range) ? ((level - range.minimum) / (range.maximum - range.minimum)) * 100 : level;
   return Math.round(Math.min(100, Math.max(0, percent)) * 10) / 10;
+}
+
+// Fitness Machine Control Point (0x2AD9, FTMS 1.0 §4.16): a write of a uint8 op code and its
+// parameter, each answered by an indication: 0x80, the op code answered, a uint8 result code.
+// Set Target Resistance Level (0x04) carries the level as sint16 in tenths, little-endian, the unit of
+// the Supported Resistance Level Range; so Auuki/Flux (src/ble/ftms/control-point.js) and
+// GoldenCheetah (src/Train/BT40Device.cpp) write it. (Some servers read a single byte, uint8 in
+// tenths, as qdomyos-zwift's virtual bike does: the low byte of the two is that byte up to level 25.5.)
+export const REQUEST_CONTROL = 0x00;
+export const SET_TARGET_RESISTANCE_LEVEL = 0x04;
+const RESPONSE_CODE = 0x80;
+export const SUCCESS = 1;
+export const RESULTS = { 1: "success", 2: "not supported", 3: "invalid parameter", 4: "operation failed", 5: "control not permitted" };
+export const NOT_SUPPORTED = 2;
+export const CONTROL_NOT_PERMITTED = 5;
+
+export const requestControl = () => Uint8Array.of(REQUEST_CONTROL);
+
+// `level` in resistance levels (tenths kept, the rest rounded).
+export function setTargetResistanceLevel(level) {
+  const bytes = new Uint8Array(3);
+  const view = new DataView(bytes.buffer);
+  view.setUint8(0, SET_TARGET_RESISTANCE_LEVEL);
+  view.setInt16(1, Math.max(-32768, Math.min(32767, Math.round(level * 10))), true);
+  return bytes;
+}
+
+// An indication of the control point: {requestOp, result}, or null for anything but a response (too
+// short, another op code).
+export function parseControlResponse(view) {
+  if (view.byteLength < 3 || uint8(view, 0) !== RESPONSE_CODE) return null;
+  return { requestOp: uint8(view, 1), result: uint8(view, 2) };
+}
+
+// The level to set for a resistance percent (0–100): its place in the range, from its minimum in
+// whole increments (rounded to the nearest, never beyond the maximum); without a usable range the
+// percent itself, to a tenth (the level is read as a percent then: resistancePercent).
+export function targetLevel(percent, range) {
+  const share = Math.min(100, Math.max(0, Number(percent) || 0)) / 100;
+  if (!isUsableRange(range)) return Math.round(share * 1000) / 10;
+  const [minimum, maximum] = [Math.round(range.minimum * 10), Math.round(range.maximum * 10)]; // tenths: whole numbers
+  const increment = Math.max(1, Math.round(range.increment * 10));
+  const steps = Math.min(Math.round((share * (maximum - minimum)) / increment), Math.floor((maximum - minimum) / increment));
+  return (minimum + steps * increment) / 10;
 }
 
 // Whether a reading's cadence is one the telemetry API takes (0–300 rpm): a glitch (0xFFFF is

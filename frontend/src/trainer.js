@@ -1,14 +1,29 @@
-// A smart trainer over Web Bluetooth: its Fitness Machine Service's Indoor Bike Data, as it comes.
-// Uses navigator.bluetooth (Chrome and Edge; not Firefox or Safari), no page; parsing is ftms.js's.
+// A smart trainer over Web Bluetooth: its Fitness Machine Service's Indoor Bike Data, as it comes, and
+// its resistance set from the ride through its control point (trainerControl.js). Uses
+// navigator.bluetooth (Chrome and Edge; not Firefox or Safari), no page; parsing is ftms.js's.
 
 import { isUsableRange, parseIndoorBikeData, parseResistanceRange, resistancePercent } from "./ftms.js";
+import { controlTrainer } from "./trainerControl.js";
 
 const FITNESS_MACHINE = 0x1826;
 const INDOOR_BIKE_DATA = 0x2ad2;
 const RESISTANCE_LEVEL_RANGE = 0x2ad6;
+const CONTROL_POINT = 0x2ad9;
 export const RECONNECT_MS = [1000, 2000, 4000, 8000]; // waits before each try to connect a lost trainer again
 
 export const bluetoothAvailable = () => Boolean(globalThis.navigator?.bluetooth?.requestDevice);
+
+// The control point, subscribed to (its indications answer each write: Web Bluetooth's
+// startNotifications() turns on indications for a characteristic that indicates), or null when the
+// trainer has none (getCharacteristic rejects: NotFoundError) or will not indicate.
+async function controlPoint(service) {
+  try {
+    const characteristic = await service.getCharacteristic(CONTROL_POINT);
+    return await characteristic.startNotifications();
+  } catch {
+    return null;
+  }
+}
 
 // The range, or null when the trainer has none (getCharacteristic rejects: NotFoundError) or will
 // not give it.
@@ -22,18 +37,27 @@ async function readRange(service) {
 
 // Opens the browser's chooser (so call it straight from a click handler), connects to the trainer
 // chosen and calls onData({cadence, resistance, resistanceLevel, power, speed, heartRate}) for each
-// Indoor Bike Data packet (resistance: resistancePercent's). Rejects with requestDevice's error as it
-// is: a cancelled chooser is a DOMException named "NotFoundError".
+// Indoor Bike Data packet (resistance: resistancePercent's of the level it reports, undefined in a
+// packet without one; for a trainer that never reports a level, that of the level the site set and it
+// confirmed). Rejects with requestDevice's error as it is: a
+// cancelled chooser is a DOMException named "NotFoundError".
+//
+// Control: the returned setResistance(percent) sets the trainer's target resistance level
+// (trainerControl.js); onControl(status) hears how that goes (controlMessage says it to the rider).
+// Control is asked for as the trainer connects and again each time it comes back.
 //
 // A trainer that goes away (gattserverdisconnected: out of range, its power saving, a Bluetooth
 // hiccup) is connected again by itself: onLost(), then device.gatt.connect() and the subscription to
 // Indoor Bike Data again, retried after each of `retryMs` (the last repeating) until it answers
 // (onBack()) or disconnect() is called. Web Bluetooth allows gatt.connect() without a click for a
-// device the page already has.
-export async function connectTrainer({ onData, onLost = () => {}, onBack = () => {}, retryMs = RECONNECT_MS }) {
+// device the page already has. timers ({setTimeout, clearTimeout}): whose clock the waits are on.
+export async function connectTrainer({ onData, onLost = () => {}, onBack = () => {}, onControl = () => {}, retryMs = RECONNECT_MS,
+  answerMs, timers = globalThis }) {
   const device = await navigator.bluetooth.requestDevice({ filters: [{ services: [FITNESS_MACHINE] }] });
+  const control = controlTrainer({ onStatus: onControl, answerMs, timers });
   let bikeData = null;
   let range = null;
+  let reportsLevel = false; // a packet carried a resistance level
   let closed = false; // disconnect() was called: no more reconnecting
   let away = false; // lost, not back yet
   let retry = null;
@@ -42,11 +66,15 @@ export async function connectTrainer({ onData, onLost = () => {}, onBack = () =>
     const data = parseIndoorBikeData(event.target.value);
     if (!data) return;
     const { cadence, resistanceLevel, power, speed, heartRate } = data;
-    onData({ cadence, resistance: resistancePercent(resistanceLevel, range), resistanceLevel, power, speed, heartRate });
+    reportsLevel ||= resistanceLevel !== undefined;
+    // A trainer that reports its level is read; one that never has, has the level it confirmed.
+    const resistance = reportsLevel ? resistancePercent(resistanceLevel, range) : control.acknowledgedPercent;
+    onData({ cadence, resistance, resistanceLevel, power, speed, heartRate });
   };
   const unsubscribe = () => {
     bikeData?.removeEventListener("characteristicvaluechanged", receive);
     bikeData = null;
+    control.detach();
   };
   async function subscribe() {
     const server = await device.gatt.connect();
@@ -56,15 +84,21 @@ export async function connectTrainer({ onData, onLost = () => {}, onBack = () =>
     bikeData = await service.getCharacteristic(INDOOR_BIKE_DATA);
     bikeData.addEventListener("characteristicvaluechanged", receive);
     await bikeData.startNotifications();
+    const point = await controlPoint(service);
     if (!device.gatt.connected) throw new DOMException("The trainer went away while connecting.", "NetworkError");
+    if (point) control.attach(point, range);
+    else control.unavailable();
   }
   function reconnect() {
     if (closed || retry !== null) return;
-    retry = setTimeout(async () => {
+    retry = timers.setTimeout(async () => {
       try {
         await subscribe();
         retry = null;
-        if (closed) return device.gatt.disconnect();
+        if (closed) {
+          unsubscribe();
+          return device.gatt.disconnect();
+        }
         away = false;
         attempts = 0;
         return onBack();
@@ -97,9 +131,10 @@ export async function connectTrainer({ onData, onLost = () => {}, onBack = () =>
     name: device.name || "Smart trainer",
     range,
     hasRange: isUsableRange(range),
+    setResistance: (percent) => control.set(percent),
     disconnect() {
       closed = true;
-      clearTimeout(retry);
+      timers.clearTimeout(retry);
       retry = null;
       unsubscribe();
       device.removeEventListener("gattserverdisconnected", lost);

@@ -13,6 +13,16 @@
 //   requested        the options each requestDevice got
 //   calls            every call made, in order ("connect", "getCharacteristic 2ad6", ...)
 //   connected, notifying
+// Its Fitness Machine Control Point (0x2AD9, FTMS 1.0 §4.16) takes writes with a response and
+// indicates 80 <op> <result> for each, as the spec lays out:
+//   controlPoint     false: the trainer has none (getCharacteristic(0x2AD9) rejects: NotFoundError)
+//   results          the result code per op code ({0: 5}: control not permitted); 1 (success) otherwise
+//   answering        false: writes are never answered (a trainer that stays silent)
+//   holding          true: answers wait for answer(); false: each write is answered as it lands
+//   answer(result)   indicates the answer to the oldest write not answered yet (its result, or `result`)
+//   controlLog       "write 04 e8 03", "indicate 80 04 01", ... in order
+//   unanswered       op codes written and not answered yet
+//   overlaps         writes that came while an earlier one was not answered yet (a site must wait)
 (() => {
   const BASE = "-0000-1000-8000-00805f9b34fb";
   const canonical = (uuid) =>
@@ -34,6 +44,24 @@
     calls: [],
     connected: false,
     notifying: false,
+    controlPoint: true,
+    results: {},
+    answering: true,
+    holding: false,
+    controlLog: [],
+    unanswered: [],
+    overlaps: 0,
+    indicating: false,
+    answer(result) {
+      if (!trainer.connected || !trainer.indicating || !trainer.unanswered.length) return false;
+      const op = trainer.unanswered.shift();
+      const code = result ?? trainer.results[op] ?? 1;
+      const answer = [0x80, op, code].map((byte) => byte.toString(16).padStart(2, "0")).join(" ");
+      trainer.controlLog.push(`indicate ${answer}`);
+      control.value = dataView(answer);
+      control.dispatchEvent(new Event("characteristicvaluechanged"));
+      return true;
+    },
     notify(hex) {
       if (!trainer.connected || !trainer.notifying) return false;
       bikeData.value = dataView(hex);
@@ -43,7 +71,8 @@
     disconnect() {
       if (!trainer.connected) return;
       trainer.connected = false;
-      trainer.notifying = false;
+      trainer.notifying = trainer.indicating = false;
+      trainer.unanswered = [];
       device.dispatchEvent(new Event("gattserverdisconnected"));
     },
   };
@@ -74,6 +103,28 @@
       return rangeCharacteristic.value;
     },
   };
+  const control = Object.assign(new EventTarget(), {
+    uuid: canonical(0x2ad9),
+    value: null,
+    async startNotifications() {
+      call("startNotifications 2ad9");
+      if (!trainer.connected) return gone();
+      trainer.indicating = true;
+      return control;
+    },
+    async writeValueWithResponse(value) {
+      const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join(" ");
+      call(`write 2ad9 ${hex}`);
+      if (!trainer.connected) return gone();
+      trainer.controlLog.push(`write ${hex}`);
+      if (!trainer.answering) return undefined;
+      if (trainer.unanswered.length) trainer.overlaps += 1;
+      trainer.unanswered.push(bytes[0]);
+      if (!trainer.holding) queueMicrotask(() => trainer.answer()); // the indication follows the write's response
+      return undefined;
+    },
+  });
   const service = {
     uuid: canonical(0x1826),
     isPrimary: true,
@@ -82,6 +133,7 @@
       if (!trainer.connected) return gone();
       if (canonical(uuid) === bikeData.uuid) return bikeData;
       if (canonical(uuid) === rangeCharacteristic.uuid && trainer.range !== null) return rangeCharacteristic;
+      if (canonical(uuid) === control.uuid && trainer.controlPoint) return control;
       return notFound(`No Characteristics matching UUID ${canonical(uuid)} found in Service with UUID ${service.uuid}.`);
     },
   };

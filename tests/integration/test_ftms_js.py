@@ -52,7 +52,8 @@ def js(tmp_path_factory):
     """js(body) -> the JSON value the async function `body` returns (undefined as ABSENT), with `ftms`,
     `trainer` and `view(hex)`, after the stand-in navigator.bluetooth (`__trainer`) is set up."""
     folder = package(tmp_path_factory.mktemp("ftms_js"),
-                     [FRONTEND / "ftms.js", FRONTEND / "trainer.js", ROOT / "tests" / "e2e" / "bluetooth_standin.js"])
+                     [FRONTEND / "ftms.js", FRONTEND / "trainer.js", FRONTEND / "trainerControl.js",
+                      ROOT / "tests" / "e2e" / "bluetooth_standin.js"])
     setup = ["globalThis.navigator ??= {};",  # a page has one; Node before 21 has none
              imported(folder, standin="bluetooth_standin.js", ftms="ftms.js", trainer="trainer.js"), SETUP]
     absent = f"(key, value) => value === undefined ? {json.dumps(ABSENT)} : value"
@@ -195,7 +196,8 @@ def test_a_trainer_is_asked_for_by_its_service_and_its_packets_come_with_resista
     """)
     assert found["requested"] == [{"filters": [{"services": [0x1826]}]}]
     assert found["calls"] == ["requestDevice", "connect", "getPrimaryService 1826", "getCharacteristic 2ad6", "readValue 2ad6",
-                              "getCharacteristic 2ad2", "startNotifications"]
+                              "getCharacteristic 2ad2", "startNotifications", "getCharacteristic 2ad9",
+                              "startNotifications 2ad9", "write 2ad9 00"]  # control asked for (test_trainer_control_js.py)
     assert (found["name"], found["range"], found["hasRange"]) == (
         "Stand-in trainer", {"minimum": 0, "maximum": 100, "increment": 1}, True)
     assert found["seen"] == [
@@ -227,7 +229,8 @@ def test_a_trainer_without_a_range_has_its_level_taken_as_a_percent(js):
                  calls: __trainer.calls }};
     """)
     assert found["range"] is None and found["hasRange"] is False and found["seen"] == [55, 100]
-    assert "readValue 2ad6" not in found["calls"] and found["calls"][-1] == "startNotifications"
+    assert "readValue 2ad6" not in found["calls"] and found["calls"][-4:] == ["startNotifications", "getCharacteristic 2ad9",
+                                                                          "startNotifications 2ad9", "write 2ad9 00"]
 
 
 def test_a_trainer_that_went_away_is_connected_again_by_itself_and_gives_each_packet_once(js):
@@ -277,13 +280,18 @@ def test_the_stand_in_serves_uuids_as_numbers_or_strings_and_refuses_others(js):
         const service = await server.getPrimaryService("00001826-0000-1000-8000-00805f9b34fb");
         const refused = async (promise) => promise.then(() => "served", (error) => error.name);
         return { service: service.uuid, bikeData: (await service.getCharacteristic("00002ad2-0000-1000-8000-00805f9b34fb")).uuid,
-                 controlPoint: await refused(service.getCharacteristic(0x2ad9)),
+                 controlPoint: (await service.getCharacteristic(0x2ad9)).uuid,
+                 noControlPoint: await (async () => {
+                   __trainer.controlPoint = false;
+                   return refused(service.getCharacteristic("00002ad9-0000-1000-8000-00805f9b34fb"));
+                 })(),
                  heartRate: await refused(server.getPrimaryService(0x180d)),
                  range: new Uint8Array((await (await service.getCharacteristic(0x2ad6)).readValue()).buffer) };
     """)
     assert found["service"] == "00001826-0000-1000-8000-00805f9b34fb"
     assert found["bikeData"] == "00002ad2-0000-1000-8000-00805f9b34fb"
-    assert found["controlPoint"] == found["heartRate"] == "NotFoundError"
+    assert found["controlPoint"] == "00002ad9-0000-1000-8000-00805f9b34fb"
+    assert found["noControlPoint"] == found["heartRate"] == "NotFoundError"
     assert list(found["range"].values()) == [0, 0, 0xE8, 0x03, 0x0A, 0x00]
 
 

@@ -130,6 +130,7 @@ export function ridePanel(raceId) {
   };
   const steered = () => {
     log.bike(Date.now(), bike.cadence, bike.resistance);
+    trainer.setResistance(bike.resistance); // a smart trainer's load follows the rider's resistance
     save();
     drawAll();
   };
@@ -145,6 +146,7 @@ export function ridePanel(raceId) {
       message.className = "form-message error";
       message.textContent = text;
     },
+    resistance: () => bike.resistance,
   });
   const controls = h("div", { class: "controls" }, cadence.element, resistance.element);
   const feel = raceFeel(raceId, { onSecond: () => show() });

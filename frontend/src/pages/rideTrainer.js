@@ -2,21 +2,33 @@
 // told about it, and its readings, written into the ride's log (rideLog.js) as they arrive. A trainer
 // that goes away is connected again by itself; meanwhile the page says so and its seconds are not
 // sent, unless the rider takes the on-screen bike. Where the browser has no Web Bluetooth it says so.
+// The trainer's resistance follows the rider's (setResistance): how that goes is said under its name.
 import { h } from "../dom.js";
 import { isPlausible } from "../ftms.js";
 import { BIKE, LOST, TRAINER } from "../rideLog.js";
 import { bluetoothAvailable, connectTrainer } from "../trainer.js";
+import { controlMessage } from "../trainerControl.js";
+
+const TROUBLE = new Set(["none", "refused", "silent"]); // control states the rider is warned of
 
 // log: the ride's RideLog; onChange(): the trainer connected, was lost, came back or sent a reading;
-// say(text): a message for the rider.
-export function trainerPanel({ log, onChange, say }) {
+// say(text): a message for the rider; resistance(): the rider's resistance (0–100 %), set on the trainer.
+export function trainerPanel({ log, onChange, say, resistance = () => undefined }) {
   const element = h("div", { class: "trainer" });
-  let trainer = null; // {name, hasRange, disconnect()} while connected or reconnecting
+  const control = h("p", { class: "trainer-control", role: "status" });
+  let trainer = null; // {name, hasRange, setResistance(), disconnect()} while connected or reconnecting
   let reading = null; // {cadence, resistance, power, ...}: what it said last, field by field
+  const onControl = (status) => {
+    control.textContent = controlMessage(status);
+    control.className = `trainer-control${TROUBLE.has(status.state) ? " error" : " muted"}`;
+    control.dataset.state = status.state;
+  };
 
   const onBike = () => {
     trainer?.disconnect();
     trainer = reading = null;
+    control.textContent = "";
+    delete control.dataset.state;
     log.ride(Date.now(), BIKE);
     say("");
     draw();
@@ -39,7 +51,7 @@ export function trainerPanel({ log, onChange, say }) {
       const range = trainer.hasRange ? ""
         : " It does not say its resistance range: its level is read as a percent (set resistance above if it sends none).";
       element.replaceChildren(h("p", { class: "trainer-name" }, `Riding ${trainer.name}.${range} `,
-        h("button", { type: "button", class: "disconnect", onclick: onBike }, "Disconnect")));
+        h("button", { type: "button", class: "disconnect", onclick: onBike }, "Disconnect")), control);
     }
   }
 
@@ -69,9 +81,11 @@ export function trainerPanel({ log, onChange, say }) {
           draw();
           onChange();
         },
+        onControl,
       });
       reading = null;
       log.ride(Date.now(), TRAINER);
+      trainer.setResistance(resistance());
     } catch (error) {
       const on = mode === LOST ? "your seconds wait for it, or ride the on-screen bike" : "you are on the on-screen bike";
       say(error.name === "NotFoundError" ? `No trainer chosen: ${on}.`
@@ -89,6 +103,8 @@ export function trainerPanel({ log, onChange, say }) {
       return Boolean(trainer);
     },
     draw,
+    // The rider chose this resistance (0–100 %): the trainer is set to it (the latest, once it answers).
+    setResistance: (percent) => trainer?.setResistance(percent),
     disconnect: () => trainer?.disconnect(),
   };
 }
