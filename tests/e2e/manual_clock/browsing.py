@@ -87,6 +87,14 @@ def signed_in_as(page, text: str) -> None:
     page.wait_for_function("text => document.querySelector('.top .account a.who')?.textContent === text", arg=text)
 
 
+def signed_out(page, stack) -> None:
+    """The racer signs out and is back on the site's home from the user pool's logout page (the button
+    says "Sign in" as the tokens go, before that round trip ends: a page opened meanwhile would be left)."""
+    page.click(".top .account button.sign-out")
+    page.wait_for_url(f"{stack.url}/")
+    page.wait_for_selector(".top .account button.sign-in")
+
+
 def back_on(page, stack, hash_: str) -> None:
     """Back from the user pool on the site, the code and state gone from the address bar."""
     page.wait_for_function("hash => location.search === '' && location.hash === hash", arg=hash_)
@@ -145,8 +153,7 @@ def signed_in_admin(browser, stack, email: str | None = None):
     back_on(page, stack, "#/")
     signed_in_as(page, email)
     secret = turn_on_two_step_sign_in(stack, session(page)["accessToken"])
-    page.click(".top .account button.sign-out")
-    page.wait_for_selector(".top .account button.sign-in")
+    signed_out(page, stack)
     page.click(".top .account button.sign-in")
     sign_in_on_the_pools_page(page, email, PASSWORD)
     page.fill("#code", totp(secret, stack.clock.now()))

@@ -19,7 +19,18 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from ..test_user_pool import Browser, PublicClient, payload, sign_in
-from .browsing import DOCS, PASSWORD, back_on, mailed, new_page, sign_in_on_the_pools_page, signed_in_as, signed_up_new
+from .browsing import (
+    DOCS,
+    PASSWORD,
+    advance,
+    back_on,
+    mailed,
+    new_page,
+    sign_in_on_the_pools_page,
+    signed_in_as,
+    signed_out,
+    signed_up_new,
+)
 
 HOUR = 3600
 NEW_PASSWORD = "Coasting-Home-2027?"
@@ -164,8 +175,7 @@ def test_the_sign_up_page_lists_the_rules_first_and_names_the_broken_ones_after(
 def test_forgot_your_password_in_the_browser(stack, browser):
     page = new_page(browser, stack)
     email = signed_up_new(page, stack, "#/me", "lost")
-    page.click(".top .account button.sign-out")
-    page.wait_for_selector(".top .account button.sign-in")
+    signed_out(page, stack)
     # Given a racer on the pool's sign-in page who forgot their password
     page.goto(f"{stack.url}/#/me")
     page.click(".top .account button.sign-in")
@@ -185,7 +195,7 @@ def test_forgot_your_password_in_the_browser(stack, browser):
     page.click("button[type=submit]")
     assert page.inner_text("p.error") == "That code is not the one we sent: check the email and try again."
     # An hour later the code has expired (the page, opened again, is a new form)
-    stack.clock.advance(HOUR)
+    advance(stack, page, HOUR)
     page.goto(reset_page)
     page.fill("#code", code)
     page.fill("#password", NEW_PASSWORD)
