@@ -117,7 +117,10 @@ export function racerPage(racerId, raceId) {
       chartTitle.replaceChildren(raceLabel(shownRace, name, startDate), " ", h("small", {}, "output per second"));
       raceLink.replaceChildren(link(raceHref(selected), "Race board →"));
       const soFar = entry && open ? " so far" : "";
-      totals.replaceChildren(`${samples.length} seconds · score ${score(total)}${soFar} · `, raceLink);
+      const beats = samples.map((sample) => sample[4]).filter((bpm) => bpm != null);
+      const heart = beats.length
+        ? ` · heart rate ${Math.round(beats.reduce((sum, bpm) => sum + bpm, 0) / beats.length)} bpm on average` : "";
+      totals.replaceChildren(`${samples.length} seconds · score ${score(total)}${soFar}${heart} · `, raceLink);
       chart.show(samples);
       // Read again while the race is open, or while a result waits for an admin's decision.
       return !entry || entry.status === "open" || racer.items.some((item) => item.review === "pending");
