@@ -1,14 +1,19 @@
 """A heart-rate strap on the ride page, on the stack whose clock the tests move: the racer pairs a stand-in strap
 (``navigator.bluetooth``, tests/e2e/bluetooth_standin.js: Heart Rate Service 0x180D) beside the on-screen bike
 and rides a 60-second race; the bpm it notified are in the stored history (GET the racer's history), none
-where it was lost or off the skin; the racer's chart draws them.
+where it was lost or off the skin; the racer's chart draws them. Then the racer downloads the ride as a FIT
+file from their page: Garmin's own decoder (the Python garmin-fit-sdk) and fitdecode both read 60 records
+equal to the history.
 
 What the test expects it computes itself from the measurements it notified (a Heart Rate Measurement laid out
 by the Bluetooth SIG's definition: a flags byte, then the bpm), never from the page's modules."""
 
 import struct
+from datetime import UTC, datetime, timedelta
 
+import fitdecode
 import pytest
+from garmin_fit_sdk import Decoder, Stream
 
 from .browsing import DOCS, ROOT, claims, new_page, session, signed_up_new
 from .test_ride import at_the_start, history, joined_with_a_name, new_race, one_second, queued, start_ride, until
@@ -103,3 +108,74 @@ def test_the_racers_chart_draws_the_heart_rate(strap_ride, stack):
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing overflows a phone
     page.screenshot(path=str(DOCS / "screenshot-racer-heart-rate-phone.png"), full_page=True)
     page.set_viewport_size({"width": 1000, "height": 1000})
+
+
+FIT_RESISTANCE_MAX = 254  # FIT's record resistance: "Relative. 0 is none 254 is Max." (Garmin's profile)
+
+
+def expected_records(samples, starts_at):
+    """The records a FIT file of ``samples`` holds: timestamp = the race's start + the second, cadence, heart
+    rate where one was sent, resistance on FIT's relative scale."""
+    start = datetime.fromisoformat(starts_at.replace("Z", "+00:00"))
+    return [{"timestamp": start + timedelta(seconds=second), "cadence": cadence, "heart_rate": heart_rate,
+             "resistance": round(resistance / 100 * FIT_RESISTANCE_MAX)}
+            for second, cadence, resistance, _, heart_rate in samples]
+
+
+def garmin_decoded(path):
+    decoder = Decoder(Stream.from_file(str(path)))
+    assert decoder.is_fit() and decoder.check_integrity()
+    messages, errors = Decoder(Stream.from_file(str(path))).read()
+    assert errors == []
+    return messages
+
+
+def fitdecode_records(path):
+    with fitdecode.FitReader(str(path), check_crc=fitdecode.CrcCheck.ENABLED) as fit:
+        return [{field.name: field.value for field in frame.fields} for frame in fit
+                if frame.frame_type == fitdecode.FIT_FRAME_DATA and frame.name == "record"]
+
+
+def test_the_racer_downloads_the_ride_as_a_fit_file_that_garmins_decoder_and_fitdecode_read_as_the_history(
+        strap_ride, client, stack, tmp_path):
+    page, racer_id, race = strap_ride["page"], strap_ride["sub"], strap_ride["race"]
+    samples = history(client, racer_id, race["raceId"])
+    assert len(samples) == DURATION
+    # Given the racer on their own page (opened afresh): each ride offers "Download .fit"
+    fetched = []
+    page.on("request", lambda request: fetched.append(request.url))
+    page.goto(f"{stack.url}/#/racers/{racer_id}/{race['raceId']}")
+    page.reload()
+    button = page.locator(f".results button.download-fit[data-race='{race['raceId']}']")
+    button.wait_for()
+    # and Garmin's SDK is not part of the page's load: its module is fetched only on the click
+    assert not [url for url in fetched if "/assets/fit-" in url]
+    # When they click it, the file is built in the browser and saved
+    with page.expect_download() as download:
+        button.click()
+    assert len([url for url in fetched if "/assets/fit-" in url]) == 1
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    assert path.name == f"alleycat-{race['raceId']}.fit"
+    expected = expected_records(samples, race["startsAt"])
+
+    # Then Garmin's decoder reads an activity: 60 records equal to the history, one lap, one session, the activity
+    messages = garmin_decoded(path)
+    records = [{name: record.get(name) for name in ("timestamp", "cadence", "heart_rate", "resistance")}
+               for record in messages["record_mesgs"]]
+    assert records == expected
+    assert messages["file_id_mesgs"][0]["type"] == "activity"
+    assert len(messages["lap_mesgs"]) == len(messages["session_mesgs"]) == len(messages["activity_mesgs"]) == 1
+    session = messages["session_mesgs"][0]
+    beats = [bpm for *_, bpm in samples if bpm is not None]
+    # the on-screen bike's ride (equipment virtual): a virtual activity; 60 s from the race's first second
+    assert (session["sport"], session["sub_sport"]) == ("cycling", "virtual_activity")
+    assert session["start_time"] == expected[0]["timestamp"] and session["total_elapsed_time"] == DURATION
+    assert (session["avg_heart_rate"], session["max_heart_rate"]) == ((sum(beats) + len(beats) // 2) // len(beats), max(beats))
+    assert "power" not in messages["record_mesgs"][0]  # the output is not watts: no power written
+    assert messages["device_info_mesgs"][0]["product_name"] == "Alleycat On-screen bike"
+
+    # And fitdecode (another implementation) reads the same 60 records
+    decoded = [{name: record.get(name) for name in ("timestamp", "cadence", "heart_rate", "resistance")}
+               for record in fitdecode_records(path)]
+    assert decoded == [{**record, "timestamp": record["timestamp"].astimezone(UTC)} for record in expected]
