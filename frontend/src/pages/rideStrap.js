@@ -18,12 +18,18 @@ export function strapPanel({ log, say }) {
   const bpm = h("strong", { class: "bpm" });
   const status = h("span", { class: "strap-status muted" });
   const line = h("p", { class: "strap-line" }, h("span", { class: "heart", "aria-hidden": "true" }, "♥ "), bpm, status);
+  const connectButton = h("button", { type: "button", class: "connect-strap", onclick: () => connect() },
+    "Connect a heart-rate strap");
+  const disconnectButton = h("button", { type: "button", class: "disconnect-strap", onclick: () => disconnect() },
+    "Disconnect");
 
+  // Drawn each second while riding (the bpm ages): its elements are kept, not made again, so a click
+  // under way is not lost.
   function draw() {
     if (!bluetoothAvailable()) return element.replaceChildren();
     if (!strap) {
-      return element.replaceChildren(h("button", { type: "button", class: "connect-strap", onclick: connect },
-        "Connect a heart-rate strap"));
+      if (!element.contains(connectButton)) element.replaceChildren(connectButton);
+      return undefined;
     }
     const now = log.heartRateAt(Date.now());
     bpm.textContent = now === undefined ? "— bpm" : `${now} bpm`;
@@ -31,9 +37,7 @@ export function strapPanel({ log, say }) {
     status.textContent = lost ? ` · ${strap.name} lost: reconnecting… your seconds go on without a heart rate.`
       : contact === false ? ` · ${strap.name}: no skin contact (wet the strap's pads).` : ` · ${strap.name} `;
     status.classList.toggle("error", lost || contact === false);
-    if (!element.contains(line)) {
-      element.replaceChildren(line, h("button", { type: "button", class: "disconnect-strap", onclick: disconnect }, "Disconnect"));
-    }
+    if (!element.contains(line)) element.replaceChildren(line, disconnectButton);
     return undefined;
   }
 
@@ -53,6 +57,7 @@ export function strapPanel({ log, say }) {
 
   async function connect() {
     say("");
+    connectButton.disabled = true; // one chooser at a time
     try {
       strap = await connectStrap({
         onReading: receive,
@@ -69,6 +74,8 @@ export function strapPanel({ log, say }) {
     } catch (error) {
       say(error.name === "NotFoundError" ? "No heart-rate strap chosen: your seconds go without a heart rate."
         : `The heart-rate strap could not connect (${error.message}): your seconds go without a heart rate.`);
+    } finally {
+      connectButton.disabled = false;
     }
     draw();
   }
