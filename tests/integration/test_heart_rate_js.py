@@ -42,9 +42,9 @@ def js(tmp_path_factory):
     """js(body) -> the JSON value the async function `body` returns, with `heartRate`, `log`, `strap`,
     `view(hex)` (a DataView inside a larger buffer: a parser reading past its end finds 0xEE), after the
     stand-in navigator.bluetooth (`__trainer`, `__strap`) is set up."""
-    modules = ["heartRate.js", "rideLog.js", "strap.js", "bluetoothLink.js", "trainer.js", "ftms.js"]
+    # every module of frontend/src (strap.js shares the trainer's reconnect schedule: trainer.js and its imports)
     folder = package(tmp_path_factory.mktemp("heart_rate_js"),
-                     [FRONTEND / name for name in modules] + [ROOT / "tests" / "e2e" / "bluetooth_standin.js"])
+                     sorted(FRONTEND.glob("*.js")) + [ROOT / "tests" / "e2e" / "bluetooth_standin.js"])
     setup = ["globalThis.navigator ??= {};",
              imported(folder, standin="bluetooth_standin.js", heartRate="heartRate.js", log="rideLog.js",
                       strap="strap.js"), SETUP]
