@@ -1,5 +1,5 @@
-// Bundles the frontend into frontend/dist: assets/app-<hash>.js (with uPlot), assets/app-<hash>.css and
-// the ride's worker assets/heartbeat-<hash>.js,
+// Bundles the frontend into frontend/dist: assets/app-<hash>.js (with uPlot), assets/app-<hash>.css,
+// the ride's worker assets/heartbeat-<hash>.js and the FIT export's module assets/fit-<hash>.js,
 // named by their content, and index.html, made from frontend/index.html with those names in place of
 // its app.js and app.css. The assets may then be kept a year; only the page is asked for again
 // (stacks/headers.py: the Cache-Control of each, in AWS and on make local).
@@ -19,6 +19,7 @@ const dist = join(here, "dist");
 const assets = join(dist, "assets");
 const ENTRY = "src/main.js"; // as esbuild's metafile names it: relative to absWorkingDir (here)
 const WORKER = "src/heartbeat.worker.js"; // the ride's heartbeat (frontend/src/heartbeat.js)
+const FIT_EXPORT = "src/fitExport.js"; // a ride as a FIT file (Garmin's SDK), imported on a click only
 const ICON = "favicon.svg";
 
 // The entry's script and the stylesheet esbuild gathered from its imports (its cssBundle), as the
@@ -54,10 +55,19 @@ async function main() {
   // from the site's origin, not one made from a blob), whose name the app is given as HEARTBEAT_WORKER.
   const worker = await build({ ...options, entryPoints: { heartbeat: join(here, WORKER) } });
   const workerScript = builtScript(worker.metafile.outputs, WORKER);
+  // The FIT export: an ES module of its own (Garmin's SDK is most of it), which the racer's page
+  // import()s as the racer clicks "Download .fit": the app's script, and so the site's cold start, stays
+  // without it. The app names it as FIT_EXPORT and leaves that import() to the browser (external).
+  const fit = await build({ ...options, format: "esm", entryPoints: { fit: join(here, FIT_EXPORT) } });
+  const fitModule = builtScript(fit.metafile.outputs, FIT_EXPORT);
   const { metafile } = await build({
     ...options,
     entryPoints: { app: join(here, ENTRY) },
-    define: { HEARTBEAT_WORKER: JSON.stringify("/" + relative(dist, join(here, workerScript))) },
+    external: ["/assets/*"],
+    define: {
+      HEARTBEAT_WORKER: JSON.stringify("/" + relative(dist, join(here, workerScript))),
+      FIT_EXPORT: JSON.stringify("/" + relative(dist, join(here, fitModule))),
+    },
   });
 
   // The entry's script and its stylesheet, as paths under dist.

@@ -48,7 +48,7 @@ def document() -> dict:
     return {
         "openapi": "3.1.0",
         "info": {"title": "Alleycat", "version": "1",
-                 "description": "Home-fitness racing API (contract v1.1: ../shared/spec/api.md)."},
+                 "description": "Home-fitness racing API (contract v1.2: ../shared/spec/api.md)."},
         "paths": paths,
         "components": {"schemas": {"Error": ERROR},
                        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",

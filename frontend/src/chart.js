@@ -1,5 +1,7 @@
-// Per-second output (and cadence, resistance) of one racer in one race, drawn with uPlot; optionally
-// with marked seconds (the reviews page: where a ride broke a rule) as dots on their own series.
+// Per-second output (and cadence, resistance, heart rate) of one racer in one race, drawn with uPlot;
+// optionally with marked seconds (the reviews page: where a ride broke a rule) as dots on their own
+// series. Heart rate (bpm, on the rpm / % axis: 30-250 sits in its 0-300) is a series only for a ride
+// that sent one (the chart is drawn again when the first arrives); its seconds without one are gaps.
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 
@@ -8,11 +10,15 @@ const HEIGHT = 280;
 // Which of a sample's values a mark sits on (samples: [second, cadence, resistance, output, ...]).
 const MARKED_VALUE = { output: 3, cadence: 1 };
 
-// samples: [[second, cadence, resistance, output], ...] -> uPlot's column arrays; marks:
+export const hasHeartRate = (samples) => samples.some((sample) => sample[4] != null);
+
+// samples: [[second, cadence, resistance, output, heartRate], ...] -> uPlot's column arrays (second,
+// output, cadence, resistance, then heart rate, null where none was sent, if the ride sent any); marks:
 // [{ label, on: "output"|"cadence", seconds: [second, ...], color? }] -> a column each, the value at a
 // marked second and null elsewhere.
 export function columns(samples, marks = []) {
-  const data = [0, 3, 1, 2].map((index) => samples.map((sample) => sample[index]));
+  const values = hasHeartRate(samples) ? [0, 3, 1, 2, 4] : [0, 3, 1, 2];
+  const data = values.map((index) => samples.map((sample) => sample[index] ?? null));
   for (const mark of marks) {
     const seconds = new Set(mark.seconds);
     data.push(samples.map((sample) => (seconds.has(sample[0]) ? sample[MARKED_VALUE[mark.on]] : null)));
@@ -35,10 +41,13 @@ export class OutputChart {
 
   show(samples) {
     const data = columns(samples, this.marks);
-    if (this.plot) {
+    const withHeartRate = hasHeartRate(samples);
+    if (this.plot && this.withHeartRate === withHeartRate) {
       this.plot.setData(data);
       return;
     }
+    this.plot?.destroy();
+    this.withHeartRate = withHeartRate;
     this.plot = new uPlot({
       width: this.width(),
       height: HEIGHT,
@@ -46,13 +55,14 @@ export class OutputChart {
       axes: [
         { label: "second" },
         { label: "output", scale: "output" },
-        { label: "rpm / %", scale: "input", side: 1, grid: { show: false } },
+        { label: withHeartRate ? "rpm / % / bpm" : "rpm / %", scale: "input", side: 1, grid: { show: false } },
       ],
       series: [
         { label: "second" },
         { label: "output", scale: "output", stroke: "#e4572e", width: 2, fill: "rgba(228,87,46,0.08)" },
         { label: "cadence", scale: "input", stroke: "#2e86ab", width: 1 },
         { label: "resistance", scale: "input", stroke: "#76b041", width: 1 },
+        ...(withHeartRate ? [{ label: "heart rate", scale: "input", stroke: "#c0392b", width: 1, dash: [4, 3] }] : []),
         ...this.marks.map((mark) => ({
           label: mark.label, scale: mark.on === "output" ? "output" : "input", stroke: mark.color || "#b3001b", width: 0,
           paths: () => null, points: { show: true, size: 5, stroke: mark.color || "#b3001b", fill: mark.color || "#b3001b" },

@@ -1,9 +1,13 @@
 // What the rider rode, moment by moment (this page's clock, ms): the on-screen bike's settings as they
-// were set, a smart trainer's readings as they arrived, and when the trainer was lost. A second of the
+// were set, a smart trainer's readings as they arrived, when the trainer was lost, and a heart-rate
+// strap's bpm as they arrived (sent with a second while at most HEART_RATE_FRESH_MS old). A second of the
 // race is sampled as it began, so a page woken late (a hidden tab whose timers Chrome throttles) still
 // sends each second as it was ridden. Runs in a browser and in Node (tests/integration/test_ride_js.py).
 
 export const QUIET_MS = 3000; // a trainer silent this long is read as not pedalling
+// A strap's bpm older than this at a second's start is not sent with it: the strap has gone quiet (they
+// notify about once a second), and a heart rate is not made up from an older one.
+export const HEART_RATE_FRESH_MS = 3000;
 export const BIKE = "bike"; // the on-screen bike
 export const TRAINER = "trainer"; // a smart trainer, connected
 export const LOST = "lost"; // a smart trainer gone away (reconnecting), or not connected again after a reload
@@ -25,6 +29,7 @@ export class RideLog {
     this.settings = [{ at, cadence, resistance }];
     this.modes = [{ at, mode }];
     this.readings = [];
+    this.heartRates = [];
   }
 
   bike(at, cadence, resistance) {
@@ -45,9 +50,27 @@ export class RideLog {
     this.readings.push({ ...reading, at });
   }
 
-  // What was ridden at `at`: {cadence, resistance, power, source}, or null when nobody knows (the
-  // trainer lost, or connected and silent since): such a second is not sent, never made up.
+  // A heart-rate strap's bpm as it arrived; null: the strap has none to give from `at` (lost, no skin
+  // contact, disconnected).
+  heartRate(at, bpm) {
+    this.heartRates.push({ at, bpm });
+  }
+
+  // The strap's bpm at `at`, or undefined: none, or none in the HEART_RATE_FRESH_MS before it.
+  heartRateAt(at) {
+    const said = lastAt(this.heartRates, at);
+    return said && said.bpm !== null && at - said.at < HEART_RATE_FRESH_MS ? said.bpm : undefined;
+  }
+
+  // What was ridden at `at`: {cadence, resistance, power, heartRate, source} (heartRate: undefined
+  // without a fresh one), or null when nobody knows (the trainer lost, or connected and silent since):
+  // such a second is not sent, never made up.
   at(at) {
+    const ridden = this.#ridden(at);
+    return ridden && { ...ridden, heartRate: this.heartRateAt(at) };
+  }
+
+  #ridden(at) {
     const { mode, at: from } = lastAt(this.modes, at) ?? this.modes[0];
     const setting = lastAt(this.settings, at) ?? this.settings[0];
     if (mode === BIKE) return { cadence: setting.cadence, resistance: setting.resistance, source: BIKE };
@@ -63,5 +86,6 @@ export class RideLog {
     this.settings = since(this.settings, from);
     this.modes = since(this.modes, from);
     this.readings = since(this.readings, from);
+    this.heartRates = since(this.heartRates, from);
   }
 }

@@ -180,3 +180,103 @@
   Object.defineProperty(globalThis.navigator, "bluetooth", { value: bluetooth, configurable: true });
   globalThis.__trainer = trainer;
 })();
+
+// A heart-rate strap beside the trainer: requestDevice({filters: [{services: [0x180d]}]}) chooses it
+// (any other request, the trainer above). Its Heart Rate Service (0x180D) has Heart Rate Measurement
+// (0x2A37, notify). A test drives it through window.__strap, as __trainer: notify(hex) one measurement
+// ("00 8c": flags 0, 140 bpm), disconnect(), reachable, name, cancelled, requested, calls, connected,
+// notifying.
+(() => {
+  const HEART_RATE = 0x180d;
+  const BASE = "-0000-1000-8000-00805f9b34fb";
+  const canonical = (uuid) =>
+    typeof uuid === "number" ? `${uuid.toString(16).padStart(8, "0")}${BASE}` : String(uuid).toLowerCase();
+  const dataView = (hex) => new DataView(Uint8Array.from(hex.replace(/\s+/g, "").match(/../g) || [],
+    (pair) => parseInt(pair, 16)).buffer);
+  const gone = () => Promise.reject(new DOMException("GATT Server is disconnected.", "NetworkError"));
+  const notFound = (message) => Promise.reject(new DOMException(message, "NotFoundError"));
+  const wantsHeartRate = (options) => (options?.filters ?? [])
+    .some((filter) => (filter.services ?? []).some((uuid) => canonical(uuid) === canonical(HEART_RATE)));
+
+  const strap = {
+    name: "Stand-in strap",
+    cancelled: false,
+    reachable: true,
+    requested: [],
+    calls: [],
+    connected: false,
+    notifying: false,
+    notify(hex) {
+      if (!strap.connected || !strap.notifying) return false;
+      measurement.value = dataView(hex);
+      measurement.dispatchEvent(new Event("characteristicvaluechanged"));
+      return true;
+    },
+    disconnect() {
+      if (!strap.connected) return;
+      strap.connected = false;
+      strap.notifying = false;
+      device.dispatchEvent(new Event("gattserverdisconnected"));
+    },
+  };
+  const call = (what) => strap.calls.push(what);
+  const measurement = Object.assign(new EventTarget(), {
+    uuid: canonical(0x2a37),
+    value: null,
+    async startNotifications() {
+      call("startNotifications");
+      if (!strap.connected) return gone();
+      strap.notifying = true;
+      return measurement;
+    },
+  });
+  const service = {
+    uuid: canonical(HEART_RATE),
+    isPrimary: true,
+    async getCharacteristic(uuid) {
+      call(`getCharacteristic ${canonical(uuid).slice(4, 8)}`);
+      if (!strap.connected) return gone();
+      if (canonical(uuid) === measurement.uuid) return measurement;
+      return notFound(`No Characteristics matching UUID ${canonical(uuid)} found in Service with UUID ${service.uuid}.`);
+    },
+  };
+  const gatt = {
+    get connected() {
+      return strap.connected;
+    },
+    async connect() {
+      call("connect");
+      if (!strap.reachable) return Promise.reject(new DOMException("Connection attempt failed.", "NetworkError"));
+      strap.connected = true;
+      return gatt;
+    },
+    disconnect() {
+      call("gatt.disconnect");
+      strap.disconnect();
+    },
+    async getPrimaryService(uuid) {
+      call(`getPrimaryService ${canonical(uuid).slice(4, 8)}`);
+      if (!strap.connected) return gone();
+      if (canonical(uuid) === service.uuid) return service;
+      return notFound(`No Services matching UUID ${canonical(uuid)} found in Device.`);
+    },
+  };
+  const device = new EventTarget();
+  Object.defineProperties(device, {
+    id: { value: "stand-in-strap" },
+    name: { get: () => strap.name ?? undefined },
+    gatt: { value: gatt },
+  });
+  gatt.device = device;
+
+  const { bluetooth } = globalThis.navigator;
+  const requestTrainer = bluetooth.requestDevice.bind(bluetooth);
+  bluetooth.requestDevice = async (options) => {
+    if (!wantsHeartRate(options)) return requestTrainer(options);
+    call("requestDevice");
+    strap.requested.push(JSON.parse(JSON.stringify(options ?? {})));
+    if (strap.cancelled) return notFound("User cancelled the requestDevice() chooser.");
+    return device;
+  };
+  globalThis.__strap = strap;
+})();

@@ -32,6 +32,8 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_
 def from_schema(schema: dict):
     """Values the schema accepts, for the keywords the routes' request schemas use (alleycat.edge.routes)."""
     kind = schema.get("type")
+    if isinstance(kind, list):  # e.g. ["number", "null"]: a value of any of them
+        return st.one_of([st.none() if one == "null" else from_schema({**schema, "type": one}) for one in kind])
     if kind == "object":
         required = set(schema.get("required", []))
         fields = {name: from_schema(inner) for name, inner in schema["properties"].items()}

@@ -257,11 +257,13 @@ def test_odd_but_valid_numbers_are_normalised(api, race):
     assert status == 201 and created["durationSeconds"] == 300
     assert api("get_race", {"raceId": created["raceId"]})[1]["durationSeconds"] == 300
     api("join_race", {"raceId": created["raceId"], "racerId": "racer-1"}, claims=ADMIN)
-    samples = [{"racerId": "racer-1", "second": 1.0, "cadence": 1e-200, "resistance": 12.345678}]
+    samples = [{"racerId": "racer-1", "second": 1.0, "cadence": 1e-200, "resistance": 12.345678, "heartRate": 1.4449e2},
+               {"racerId": "racer-1", "second": 2, "cadence": 0, "resistance": 0, "heartRate": None}]
     status, body = api("post_telemetry", {"raceId": created["raceId"]}, body={"samples": samples}, claims=ADMIN)
-    assert (status, body["accepted"]) == (200, 1)
+    assert (status, body["accepted"]) == (200, 2)
     history = api("get_racer_history", {"racerId": "racer-1"}, query={"raceId": created["raceId"]})[1]
-    assert history["races"][0]["samples"] == [[1, 0, 12.3457, 27.071]]  # (0 + 35) * (12.3457 + 65) / 100
+    # (0 + 35) * (12.3457 + 65) / 100; 144.49 bpm in whole bpm; (0 + 35) * (0 + 65) / 100, a null heart rate is none
+    assert history["races"][0]["samples"] == [[1, 0, 12.3457, 27.071, 144], [2, 0, 0, 22.75, None]]
 
 
 @pytest.mark.parametrize("raw", ['{"name": NaN}', '{"name": Infinity}', "[" * 100_000 + "]" * 100_000])

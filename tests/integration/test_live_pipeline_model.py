@@ -61,7 +61,13 @@ def sample(racer: str, second: int) -> dict:
     """The one value a bike ever sends for a racer-second (a re-sent sample is the same sample)."""
     mix = zlib.crc32(f"{racer}:{second}".encode())
     cadence = 300 if bursts(racer) and second < BURST else 30 + mix % 61
-    return {"racerId": racer, "second": second, "cadence": cadence, "resistance": 33 + (mix >> 8) % 54}
+    sent = {"racerId": racer, "second": second, "cadence": cadence, "resistance": 33 + (mix >> 8) % 54}
+    # the first racer wears a heart-rate strap that misses a second in four (contract v1.2: optional, 30-250 bpm)
+    return {**sent, "heartRate": 90 + (mix >> 16) % 100} if wears_strap(racer) and mix % 4 else sent
+
+
+def wears_strap(racer: str) -> bool:
+    return racer.endswith("-0")
 
 
 def longest_burst(seconds: set[int], within=None) -> int:
@@ -386,7 +392,8 @@ class Pipeline(RuleBasedStateMachine):
             status, history = call("get_racer_history", {"racerId": racer}, query={"raceId": self.race_id})
             assert status == 200
             samples = history["races"][0]["samples"] if history["races"] else []
-            assert samples == [[s, sample(racer, s)["cadence"], sample(racer, s)["resistance"], json_number(hundredths_of(racer, s))]
+            assert samples == [[s, sample(racer, s)["cadence"], sample(racer, s)["resistance"], json_number(hundredths_of(racer, s)),
+                                sample(racer, s).get("heartRate")]
                                for s in sorted(s for r, s in self.accepted if r == racer)], racer
         self.check_card()
         self.check_review_lists(reviews)

@@ -33,14 +33,19 @@ def test_hour_long_race_history_round_trips_in_small_items(api, table):
     rng = random.Random(3600)
     samples = [{"racerId": "racer-1", "second": s, "cadence": round(rng.uniform(30, 90), 2),
                 "resistance": rng.randint(33, 86)} for s in range(3600)]
+    # a heart-rate strap for two seconds of every three (contract v1.2: optional, 30-250 bpm)
+    heart_rates = {s: rng.randint(90, 190) for s in range(3600) if s % 3}
+    samples = [{**sample, "heartRate": heart_rates[sample["second"]]} if sample["second"] in heart_rates else sample
+               for sample in samples]
     rng.shuffle(samples)
     for start in range(0, 3600, 1000):
         body = api("post_telemetry", {"raceId": race_id}, body={"samples": samples[start:start + 1000]}, claims=ADMIN)[1]
         assert body["accepted"] == len(samples[start:start + 1000])
     before = api("get_racer_history", {"racerId": "racer-1"}, query={"raceId": race_id})[1]
     assert [row[0] for row in before["races"][0]["samples"]] == list(range(3600))
+    assert [row[4] for row in before["races"][0]["samples"]] == [heart_rates.get(s) for s in range(3600)]
 
-    # Then every live chunk stays under 1 KB (each write of it is one write unit)
+    # Then every live chunk stays under 1 KB (each write of it is one write unit), heart rates too
     live = [i for i in partition_items(table, "racer-1") if i["type"]["S"] == "Chunk"]
     assert len(live) == 120
     assert max(sizing.item_size(i) for i in live) <= 1024

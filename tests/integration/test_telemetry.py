@@ -29,8 +29,9 @@ def post(api, race_id, samples, claims=ADMIN):
     return api("post_telemetry", {"raceId": race_id}, body={"samples": samples}, claims=claims)
 
 
-def sample(racer_id, second, cadence=80, resistance=50):
-    return {"racerId": racer_id, "second": second, "cadence": cadence, "resistance": resistance}
+def sample(racer_id, second, cadence=80, resistance=50, heart_rate=None):
+    sent = {"racerId": racer_id, "second": second, "cadence": cadence, "resistance": resistance}
+    return sent if heart_rate is None else {**sent, "heartRate": heart_rate}
 
 
 def stored_points(race_id, racer_id):
@@ -46,6 +47,11 @@ def stored_points(race_id, racer_id):
     ([sample("r1", 1, cadence=300.5)], "cadence"),
     ([sample("r1", 1, resistance=-0.1)], "resistance"),
     ([{"racerId": "r1", "second": 1, "cadence": 80}], "resistance"),
+    # contract v1.2: heartRate, when sent, is bpm from 30 to 250
+    ([sample("r1", 1, heart_rate=29)], "heartRate must be bigger than or equal to 30"),
+    ([sample("r1", 1, heart_rate=250.5)], "heartRate must be smaller than or equal to 250"),
+    ([sample("r1", 1, heart_rate="72")], "heartRate must be number"),
+    ([sample("r1", 1, heart_rate=True)], "heartRate must be number"),
     ([sample("bad id", 1)], "racerId"),
     ([sample("r1", s % 300) for s in range(1001)], "samples"),
 ])
@@ -89,6 +95,7 @@ samples_strategy = st.builds(
     st.integers(min_value=0, max_value=130),  # crosses chunk boundaries, collides often
     st.integers(min_value=0, max_value=300) | st.decimals(min_value=0, max_value=300, places=2),
     st.integers(min_value=0, max_value=100) | st.decimals(min_value=0, max_value=100, places=3),
+    st.none() | st.integers(min_value=30, max_value=250),
 )
 
 
@@ -111,19 +118,19 @@ def test_every_sample_counts_exactly_once(api, race_with_racers, batches):
         for s in batch:
             key = (s["racerId"], s["second"])
             counts["duplicates" if key in first_value else "accepted"] += 1
-            first_value.setdefault(key, (s["cadence"], s["resistance"]))
+            first_value.setdefault(key, (s["cadence"], s["resistance"], s.get("heartRate")))
         # Then each response counts as an independent first-value-wins ledger does
         assert (status, body) == (200, {"accepted": counts["accepted"], "duplicates": counts["duplicates"],
                                         "rejected": []})
-    expected = {r: sum((scores.output(Decimal(str(c)), Decimal(str(res))) for (who, _), (c, res) in first_value.items()
+    expected = {r: sum((scores.output(Decimal(str(c)), Decimal(str(res))) for (who, _), (c, res, _) in first_value.items()
                         if who == r), Decimal(0)) for r in RACERS}
     for racer_id in RACERS:
         assert stored_points(race_id, racer_id) == expected[racer_id]
         history = api("get_racer_history", {"racerId": racer_id}, query={"raceId": race_id})[1]["races"][0]["samples"]
         mine = sorted((sec, v) for (who, sec), v in first_value.items() if who == racer_id)
         assert [row[0] for row in history] == [sec for sec, _ in mine]
-        assert [(Decimal(str(row[1])), Decimal(str(row[2]))) for row in history] == \
-            [(Decimal(str(c)), Decimal(str(res))) for _, (c, res) in mine]
+        assert [(Decimal(str(row[1])), Decimal(str(row[2])), row[4]) for row in history] == \
+            [(Decimal(str(c)), Decimal(str(res)), heart_rate) for _, (c, res, heart_rate) in mine]
 
 
 def test_response_counts_follow_the_ledger(api, race_with_racers):

@@ -31,7 +31,7 @@ def test_profiles_are_stable_per_racer_id_and_differ_between_racers():
     # The same on every machine and in every run (a resent sample must be identical): two racers' profiles
     # as first drawn, whatever was drawn before them
     profiles = [RacerProfile.for_racer(r) for r in IDS]
-    assert RacerProfile.for_racer("rider-0042") == RacerProfile("rider-0042", "Dan Rossi", (51, 86), (54, 71))
+    assert RacerProfile.for_racer("rider-0042") == RacerProfile("rider-0042", "Dan Rossi", (51, 86), (54, 71), (107, 174))
     assert profiles[0] == RacerProfile("rider-0001", "Lena Jensen", (62, 73), (60, 70))
     assert [RacerProfile.for_racer(r) for r in reversed(IDS)] == profiles[::-1]
     assert len({p.name for p in profiles}) > 100
@@ -47,6 +47,18 @@ def test_samples_stay_inside_the_racers_range_for_the_whole_race():
             assert profile.cadence[0] <= sample["cadence"] <= profile.cadence[1]
             assert profile.resistance[0] <= sample["resistance"] <= profile.resistance[1]
             assert sample["second"] == second and sample["racerId"] == racer_id
+
+
+def test_about_half_the_racers_send_a_heart_rate_inside_the_contracts_range_rising_with_the_race():
+    # Contract v1.2: heartRate is optional, 30-250 bpm
+    efforts = [RacerProfile.for_racer(racer_id).in_race("race-1", 300) for racer_id in IDS]
+    wearing = [effort for effort in efforts if effort.profile.heart_rate is not None]
+    assert 0.3 < len(wearing) / len(IDS) < 0.7
+    assert all("heartRate" not in effort.sample(s) for effort in efforts if effort not in wearing for s in (0, 150, 299))
+    for effort in wearing:
+        rates = [effort.sample(second)["heartRate"] for second in range(300)]
+        assert all(isinstance(rate, int) and 30 <= rate <= 250 for rate in rates)
+        assert sum(rates[-30:]) > sum(rates[:30])  # the last half-minute's heart beats faster than the first's
 
 
 def test_values_trend_from_the_race_minimum_to_its_maximum():

@@ -5,9 +5,11 @@ import gzip
 import json
 from decimal import Decimal
 
+from alleycat.edge import views
+from alleycat.rules import telemetry
 from alleycat.rules.samples import Sample, Totals, totals_of
 from alleycat.storage import entities as e
-from alleycat.storage import keys
+from alleycat.storage import keys, sizing
 
 RACE_ID = "01JD5Z6Q8X0000000000000000"
 
@@ -50,6 +52,27 @@ def test_a_chunks_seconds_are_samples_stored_as_cadence_then_resistance():
     assert chunk.to_item() == item
 
 
+def test_a_heart_rate_rides_third_in_its_seconds_attribute_and_seconds_without_one_stay_two_long():
+    item = chunk_item(1, points=n("264.88"), s30={"L": [n("82"), n("47"), n("131")]}, s31={"L": [n("84.5"), n("47")]})
+    chunk = e.from_item(item)
+    assert chunk.samples == {30: Sample(82, 47, 131), 31: Sample(Decimal("84.5"), 47, None)}
+    assert chunk.samples[30].heart_rate == 131 and chunk.samples[31].heart_rate is None
+    assert chunk.to_item() == item
+
+
+def test_a_chunk_of_30_seconds_with_heart_rates_is_still_one_write_unit():
+    # docs/capacity.md: the widest live chunk (a 36-character Cognito sub, 4-decimal values, the highest
+    # seconds of an hour's race, an Idempotency-Key record) stays within the 1 KB of one write unit
+    racer_id = "0c4f6b1e-9a7d-4c1b-8e2f-3d5a6b7c8d9e"
+    assert len(racer_id) == 36
+    widest = Sample(Decimal("299.1234"), Decimal("99.1234"), 249)
+    seconds = {second: widest for second in range(3570, 3600)}
+    chunk = e.Chunk(RACE_ID, racer_id, 119, "a-class-id-of-64-characters".ljust(64, "x"), Decimal("99999.9999"),
+                    seconds, None, telemetry.record(telemetry.digest("a-key", seconds), 30, 0))
+    size = sizing.item_size(chunk.to_item())
+    assert size <= 1024 and sizing.write_units(size) == 1
+
+
 def test_a_sealed_chunk_round_trips_with_its_bits_and_no_samples():
     item = chunk_item(2, points=n("0"), sealed=n(str(2 ** 30 - 1)))
     chunk = e.from_item(item)
@@ -68,6 +91,24 @@ def test_a_packed_parts_rows_are_samples_and_pack_to_the_same_bytes():
     assert packed.to_item() == item
 
 
+def test_a_packed_parts_rows_keep_the_heart_rates_sent_and_none_where_none_was():
+    rows = [[0, "80", "50", "72"], [1, "81.5", "50"], [2, "82", "50", "131"]]
+    data = gzip.compress(json.dumps(rows, separators=(",", ":")).encode(), mtime=0)
+    item = {**stored_key(keys.PACKED_CHUNK, raceId=RACE_ID, racerId="bob", part=0), "type": {"S": "PackedChunk"},
+            "c": {"S": "hill"}, "d": {"B": data}}
+    packed = e.from_item(item)
+    assert packed.samples == {0: Sample(80, 50, 72), 1: Sample(Decimal("81.5"), 50),
+                              2: Sample(82, 50, 131)}
+    assert packed.to_item() == item
+
+
+def test_a_history_row_ends_in_the_heart_rate_or_null():
+    # contract v1.2: [second, cadence, resistance, output, heartRate], null where none was sent;
+    # (82 + 35) x (47 + 65) / 100 = 131.04
+    assert views.history_row(0, Sample(82, 47, 131)) == [0, 82, 47, 131.04, 131]
+    assert views.history_row(1, Sample(82, 47)) == [1, 82, 47, 131.04, None]
+
+
 def test_a_samples_output_is_the_contracts_formula():
     # (82 + 35) x (47 + 65) / 100 = 131.04; (84.5 + 35) x 112 / 100 = 133.84; (0 + 35) x (0 + 65) / 100 = 22.75
     assert Sample(82, 47).output == Decimal("131.04")
@@ -84,6 +125,18 @@ def test_a_telemetry_sample_is_stored_exactly_to_four_places():
     assert Sample.of({"cadence": 90.12345, "resistance": 0.00004}).resistance == 0
     # the number as sent (2.00005, half up: 2.0001), not the binary float nearest it (2.0000499...)
     assert Sample.of({"cadence": 2.00005, "resistance": 0}).cadence == Decimal("2.0001")
+
+
+def test_a_telemetry_samples_heart_rate_is_optional_exact_and_no_part_of_the_output():
+    assert Sample.of({"cadence": 82, "resistance": 47}).heart_rate is None
+    assert Sample.of({"cadence": 82, "resistance": 47, "heartRate": None}).heart_rate is None
+    assert Sample.of({"cadence": 82, "resistance": 47, "heartRate": 131}) == Sample(82, 47, 131)
+    # whole bpm, half up, as a strap measures them
+    assert Sample.of({"cadence": 82, "resistance": 47, "heartRate": 131.4}).heart_rate == 131
+    assert Sample.of({"cadence": 82, "resistance": 47, "heartRate": 130.5}).heart_rate == 131
+    assert Sample.of({"cadence": 82, "resistance": 47, "heartRate": 249.99}).heart_rate == 250
+    # (82 + 35) x (47 + 65) / 100 whatever the heart rate
+    assert Sample.of({"cadence": 82, "resistance": 47, "heartRate": 190}).output == Decimal("131.04")
 
 
 def test_a_chunks_totals_are_its_outputs_summed_and_its_highest_second():

@@ -185,6 +185,7 @@ def test_a_digest_names_the_request_key_and_the_samples_whatever_their_order():
     assert telemetry.digest("key-1", PENDING) != telemetry.digest("key-2", PENDING)
     assert telemetry.digest("key-1", PENDING) != telemetry.digest("key-1", {**PENDING, 32: Sample(82, 51)})
     assert telemetry.digest("key-1", PENDING) != telemetry.digest("key-1", {**PENDING, 32: Sample(83, 50)})
+    assert telemetry.digest("key-1", PENDING) != telemetry.digest("key-1", {**PENDING, 32: Sample(82, 50, 140)})
     assert len(telemetry.digest("key-1", PENDING)) == 16  # 8 bytes, hex
 
 

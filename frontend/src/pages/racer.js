@@ -9,6 +9,10 @@
 // the page shows the sum of the history's seconds, "so far", in the results row and under the chart
 // alike: what the board shows. Once the race is finished the result's score is exact (the finish
 // totals the stored seconds) and both places show it.
+//
+// The racer signed in on their own page may download each ride as a FIT file, built here from its
+// history (fitExport.js, loaded on the click: docs/export.md).
+/* global FIT_EXPORT */
 import { api } from "../api.js";
 import { auth } from "../auth.js";
 import { className, classNames } from "../classNames.js";
@@ -44,10 +48,38 @@ function fieldSize(raceId) {
   return fieldSizes.get(raceId);
 }
 
+// The ride's history as a FIT file, saved by the browser as alleycat-<race>.fit.
+async function downloadFit(racerId, item, button) {
+  button.disabled = true;
+  button.textContent = "Preparing…";
+  try {
+    const [{ rideFit }, history] = await Promise.all([import(FIT_EXPORT), api.racerHistory(racerId, item.raceId)]);
+    const bytes = rideFit({ startsAt: item.startsAt, equipment: item.equipment, samples: history.races[0]?.samples ?? [] });
+    const url = URL.createObjectURL(new Blob([bytes], { type: "application/vnd.ant.fit" }));
+    const save = h("a", { href: url, download: `alleycat-${item.raceId}.fit`, hidden: "" });
+    document.body.append(save);
+    save.click();
+    save.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    button.textContent = "Download .fit";
+  } catch (error) {
+    button.textContent = `Not downloaded (${error.message}): try again`;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function fitButton(racerId, item) {
+  const button = h("button", { type: "button", class: "link-button download-fit", "data-race": item.raceId,
+    onclick: () => downloadFit(racerId, item, button) }, "Download .fit");
+  return button;
+}
+
 // names: { classId: class name } (a race reads as "Hill climb · Fri, 27 Nov, 18:30"); sizes: { raceId:
 // racerCount } of the finished races; scores: { raceId: score } shown instead of a result's own (an open
-// race's total so far); why: whether the reasons of a review are shown (to the racer themselves and to admins).
-function resultsTable(racerId, items, selected, names, sizes, scores, why) {
+// race's total so far); why: whether the reasons of a review are shown (to the racer themselves and to admins);
+// own: the racer's own page, signed in (their rides may be downloaded).
+function resultsTable(racerId, items, selected, names, sizes, scores, why, own = false) {
   const rows = items.flatMap((item) => {
     const label = reviewLabel(item.review);
     const reason = why ? reviewReason(item.review, item.rules, item.note) : null;
@@ -55,7 +87,7 @@ function resultsTable(racerId, items, selected, names, sizes, scores, why) {
     return [
       h("tr", { class: classes, "data-race": item.raceId },
         h("td", { class: "name" }, link(racerHref(racerId, item.raceId), raceLabel(item, names[item.classId], startDate)),
-          label ? h("small", { class: "tag" }, label) : null),
+          label ? h("small", { class: "tag" }, label) : null, own ? fitButton(racerId, item) : null),
         h("td", { class: `equipment ${equipmentClass(item.equipment)}` }, equipmentLabel(item.equipment)),
         h("td", { class: "num" }, score(scores[item.raceId] ?? item.score)),
         h("td", { class: "num rank" }, rankOf(item, sizes[item.raceId]))),
@@ -98,8 +130,9 @@ export function racerPage(racerId, raceId) {
       title.textContent = racer.name;
       selected ||= racer.items[0]?.raceId;
       const why = auth.identity?.racerId === racerId || Boolean(auth.identity?.admin);
+      const own = auth.identity?.racerId === racerId;
       if (!selected) {
-        results.replaceChildren(resultsTable(racerId, racer.items, selected, names, sizes, {}, why));
+        results.replaceChildren(resultsTable(racerId, racer.items, selected, names, sizes, {}, why, own));
         chartTitle.textContent = "No races yet";
         return;
       }
@@ -110,14 +143,17 @@ export function racerPage(racerId, raceId) {
       const open = !entry || entry.status === "open";
       const total = open ? samples.reduce((sum, sample) => sum + sample[3], 0) : entry.score;
       results.replaceChildren(resultsTable(racerId, racer.items, selected, names, sizes,
-        entry && open ? { [selected]: total } : {}, why));
+        entry && open ? { [selected]: total } : {}, why, own));
       // A race older than the results' first page: read on its own, once.
       shownRace = entry || (shownRace?.raceId === selected ? shownRace : await api.race(selected));
       const name = await className(shownRace.classId).catch(() => null);
       chartTitle.replaceChildren(raceLabel(shownRace, name, startDate), " ", h("small", {}, "output per second"));
       raceLink.replaceChildren(link(raceHref(selected), "Race board →"));
       const soFar = entry && open ? " so far" : "";
-      totals.replaceChildren(`${samples.length} seconds · score ${score(total)}${soFar} · `, raceLink);
+      const beats = samples.map((sample) => sample[4]).filter((bpm) => bpm != null);
+      const heart = beats.length
+        ? ` · heart rate ${Math.round(beats.reduce((sum, bpm) => sum + bpm, 0) / beats.length)} bpm on average` : "";
+      totals.replaceChildren(`${samples.length} seconds · score ${score(total)}${soFar}${heart} · `, raceLink);
       chart.show(samples);
       // Read again while the race is open, or while a result waits for an admin's decision.
       return !entry || entry.status === "open" || racer.items.some((item) => item.review === "pending");

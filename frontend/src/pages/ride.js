@@ -19,7 +19,8 @@
 // by itself after a reload or a return, with the bike as it was set and what waited to be sent; the
 // seconds the page was gone are not sent. While riding, the screen is kept awake (a wake lock) and a
 // worker's heartbeat (heartbeat.js) wakes the page, hidden or not, to queue every second that has
-// happened, each as it was ridden (rideLog.js).
+// happened, each as it was ridden (rideLog.js). A heart-rate strap may ride along (rideStrap.js): each
+// second carries its bpm when a fresh one is known (contract v1.2's optional heartRate).
 import { api, ApiError, newKey } from "../api.js";
 import { deviceId } from "../device.js";
 import { reviewLabel } from "../fairPlay.js";
@@ -35,6 +36,7 @@ import { serverClock } from "../serverTime.js";
 import { timeLeft } from "../time.js";
 import { bluetoothAvailable } from "../trainer.js";
 import { raceFeel } from "./rideField.js";
+import { strapPanel } from "./rideStrap.js";
 import { trainerPanel } from "./rideTrainer.js";
 
 const RETRY_MS = 2000; // a batch that failed is tried again after this (or with the next second, if sooner)
@@ -148,11 +150,18 @@ export function ridePanel(raceId) {
     },
     resistance: () => bike.resistance,
   });
+  const strap = strapPanel({
+    log: { heartRate: (...args) => log.heartRate(...args), heartRateAt: (at) => log.heartRateAt(at) },
+    say: (text) => {
+      message.className = "form-message error";
+      message.textContent = text;
+    },
+  });
   const controls = h("div", { class: "controls" }, cadence.element, resistance.element);
   const feel = raceFeel(raceId, { onSecond: () => show() });
   const result = h("p", { class: "ride-result", hidden: true }); // the result, where the ride is not shown
   const riding = h("div", { class: "riding", hidden: true }, clock, place, feel.gaps, feel.field, now, controls,
-    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainer.element, feel.sound, sent);
+    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainer.element, strap.element, feel.sound, sent);
   const setup = h("div", { class: "ride-setup" });
   const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), elsewhere, setup, result,
     riding, message, feel.count);
@@ -376,7 +385,8 @@ export function ridePanel(raceId) {
     for (let s = ran ? lastQueued + 1 : second; s <= last; s += 1) {
       const ridden = log.at(began(s));
       if (!ridden) continue; // the trainer was lost: this second is absent, not made up
-      outbox.add({ racerId, second: s, cadence: ridden.cadence, resistance: ridden.resistance });
+      const heartRate = ridden.heartRate === undefined ? {} : { heartRate: ridden.heartRate };
+      outbox.add({ racerId, second: s, cadence: ridden.cadence, resistance: ridden.resistance, ...heartRate });
       onScreen ||= ridden.source === BIKE;
     }
     lastQueued = last;
@@ -484,6 +494,7 @@ export function ridePanel(raceId) {
         h("span", { class: "muted" }, ` · ${current.cadence} rpm at ${current.resistance}%${power}`)]
       : [h("strong", {}, "No output"), h("span", { class: "muted" }, " · waiting for the trainer")]));
     controls.classList.toggle("trainer-on", trainer.connected);
+    strap.draw();
     const total = standings?.items.length ?? 0;
     const standing = () => (ownRow?.rank == null
       ? ["Your ride is ", h("strong", { class: "rank" }, "disqualified")]
@@ -583,6 +594,7 @@ export function ridePanel(raceId) {
       document.removeEventListener("visibilitychange", onShown);
       window.removeEventListener("beforeunload", onUnload);
       trainer.disconnect();
+      strap.disconnect();
       feel.stop();
     },
   };

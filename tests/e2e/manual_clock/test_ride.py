@@ -188,7 +188,7 @@ def test_a_new_racer_joins_a_live_race_and_rides_it_with_the_keyboard(stack, cli
         expected.append((cadence, resistance))
         one_second(page, stack, counted_at_least=second + 1)
     # Then each second was sent once, as the keys set it
-    assert [(s, c, r) for s, c, r, _ in history(client, racer_id, race["raceId"])] == [
+    assert [(s, c, r) for s, c, r, *_ in history(client, racer_id, race["raceId"])] == [
         (s, c, r) for s, (c, r) in enumerate(expected)]
     total = sum(output(c, r) for c, r in expected)
     # and their row on the board (pushed) is the sum of those seconds' outputs, ranked, on their second
@@ -338,7 +338,7 @@ def test_a_smart_trainer_rides_the_race_and_one_that_drops_out_is_reconnected_it
             assert f"{power} W" in page.inner_text(".ride-now")
         one_second(page, stack, counted_at_least=second + 1)
     # Then each second carries what the trainer said, and the board its sum
-    assert [(s, c, r) for s, c, r, _ in history(client, racer_id, race["raceId"])] == [(s, *sent[s]) for s in sorted(sent)]
+    assert [(s, c, r) for s, c, r, *_ in history(client, racer_id, race["raceId"])] == [(s, *sent[s]) for s in sorted(sent)]
     # When the trainer drops out (out of reach) for 5 s, the rider pedalling on
     page.evaluate("() => { window.__trainer.reachable = false; window.__trainer.disconnect(); }")
     until(page, "() => document.querySelector('.ride .trainer').textContent.includes('Trainer lost: reconnecting…')")
@@ -366,7 +366,7 @@ def test_a_smart_trainer_rides_the_race_and_one_that_drops_out_is_reconnected_it
     assert delivered[0] >= 12 + 5  # the trainer was away 5 s: nothing it said reached the page
     # and the seconds it was away are absent, not made up: the history holds what it said, nothing else
     until(page, "() => document.querySelector('.ride-sent').dataset.waiting === '0'")
-    assert [(s, c, r) for s, c, r, _ in history(client, racer_id, race["raceId"])] == [(s, *sent[s]) for s in sorted(sent)]
+    assert [(s, c, r) for s, c, r, *_ in history(client, racer_id, race["raceId"])] == [(s, *sent[s]) for s in sorted(sent)]
     # When the page is reloaded mid-ride (a trainer is connected again only with a click: the browser's chooser)
     page.reload()
     joined(page)
@@ -390,7 +390,7 @@ def test_a_smart_trainer_rides_the_race_and_one_that_drops_out_is_reconnected_it
         queued(page, stack, second + 1)
         second += 1
     until(page, "() => document.querySelector('.ride-sent').dataset.waiting === '0'")
-    assert [(s, c, r) for s, c, r, _ in history(client, racer_id, race["raceId"])] == [(s, *sent[s]) for s in sorted(sent)]
+    assert [(s, c, r) for s, c, r, *_ in history(client, racer_id, race["raceId"])] == [(s, *sent[s]) for s in sorted(sent)]
     total = sum(output(c, r) for c, r in sent.values())
     last = str(max(sent))
     until(page, "([id, last]) => document.querySelector(`.board tr[data-racer='${id}'] td:nth-child(5)`)?.textContent === last",
@@ -449,7 +449,7 @@ def test_the_back_button_mid_ride_asks_first_and_the_ride_goes_on_and_a_return_r
     assert page.inner_text("#ride-cadence") == "60 rpm" and not page.is_visible(".ride button.ride-start")
     ride(page, stack, 3)
     samples = history(client, racer_id, race["raceId"])
-    assert all((c, r) == (60, 50) for _, c, r, _ in samples) and len(samples) >= 9
+    assert all((c, r) == (60, 50) for _, c, r, *_ in samples) and len(samples) >= 9
     assert [s for s, *_ in samples][:6] == list(range(6))  # no second lost to the question
     assert client.call("POST", f"/races/{race['raceId']}/finish", token=race["admin"])[0] == 200  # no race left open
 
@@ -518,7 +518,7 @@ def test_a_reload_mid_ride_resumes_it_with_the_bike_as_set_and_sends_no_second_i
     # and its history holds every second it rode as the racer set it, none while it was loading, none at 0 rpm
     samples = history(client, racer_id, race["raceId"])
     seconds = [s for s, *_ in samples]
-    assert all((c, r) == (85, 65) for _, c, r, _ in samples)
+    assert all((c, r) == (85, 65) for _, c, r, *_ in samples)
     assert seconds[:5] == list(range(5)) and len(seconds) >= 10
     gaps = [(before, after) for before, after in itertools.pairwise(seconds) if after != before + 1]
     # one gap: the 5 s the page was gone, give or take the second the page's knowledge of the stack's clock allows
@@ -566,5 +566,5 @@ def test_a_hidden_page_whose_timers_run_once_a_minute_sends_every_second_for_10_
     assert queued_seconds >= 600
     samples = history(client, racer_id, race["raceId"])
     assert [s for s, *_ in samples] == list(range(queued_seconds))
-    assert all((c, r) == (70, 50) for _, c, r, _ in samples)
+    assert all((c, r) == (70, 50) for _, c, r, *_ in samples)
     assert client.call("POST", f"/races/{race['raceId']}/finish", token=race["admin"])[0] == 200  # no race left open

@@ -14,6 +14,7 @@ NAME = {"type": "string", "minLength": 1, "maxLength": 80}
 TEXT = {"type": "string"}
 TIME = TEXT
 NUMBER = {"type": "number"}
+NUMBER_OR_NULL = {"type": ["number", "null"]}
 COUNT = {"type": "integer", "minimum": 0}
 SECOND_OR_NULL = {"type": ["integer", "null"], "minimum": 0}
 STATUS = {"type": "string", "enum": ["open", "finished"]}

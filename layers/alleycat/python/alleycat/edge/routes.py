@@ -28,6 +28,7 @@ from alleycat.edge.contract import (
     ID,
     NAME,
     NUMBER,
+    NUMBER_OR_NULL,
     RACE_ID,
     RANK_OR_NULL,
     REVIEW,
@@ -150,13 +151,17 @@ ROUTES: tuple[Route, ...] = (
               "type": "array", "minItems": 1, "maxItems": 1000,
               "items": obj({"racerId": ID, "second": {"type": "integer", "minimum": 0},
                             "cadence": {"type": "number", "minimum": 0, "maximum": 300},
-                            "resistance": {"type": "number", "minimum": 0, "maximum": 100}}),
+                            "resistance": {"type": "number", "minimum": 0, "maximum": 100},
+                            # bpm, from a heart-rate strap: optional (null is none sent), no part of the output
+                            "heartRate": {"type": ["number", "null"], "minimum": 30, "maximum": 250}},
+                           ["racerId", "second", "cadence", "resistance"]),
           }}, ["samples"]),
           response=obj({"accepted": COUNT, "duplicates": COUNT,
                         "rejected": array(obj({"racerId": ID, "second": COUNT, "reason": TEXT}))}),
           errors=(CONFLICT,),
           sample=Sample(body={"samples": [{"racerId": _RACER, "second": 0, "cadence": 82, "resistance": 47},
-                                          {"racerId": _RACER, "second": 1, "cadence": 84.5, "resistance": 47}]},
+                                          {"racerId": _RACER, "second": 1, "cadence": 84.5, "resistance": 47,
+                                           "heartRate": 131}]},
                         answer={"accepted": 2, "duplicates": 0})),
     Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,), query=("limit", "equipment"),
           response=obj({"raceId": RACE_ID, "classId": ID, "status": STATUS,
@@ -178,10 +183,11 @@ ROUTES: tuple[Route, ...] = (
           query=("raceId", "nextToken"),
           response=obj({"racerId": ID, "nextToken": TOKEN, "races": array(obj({
               "raceId": RACE_ID, "classId": ID, "samples": array({
-                  "type": "array", "prefixItems": [COUNT, NUMBER, NUMBER, NUMBER], "minItems": 4, "maxItems": 4})}))}),
-          # Each accepted second: [second, cadence, resistance, output]
+                  "type": "array", "prefixItems": [COUNT, NUMBER, NUMBER, NUMBER, NUMBER_OR_NULL],
+                  "minItems": 5, "maxItems": 5})}))}),
+          # Each accepted second: [second, cadence, resistance, output, heartRate (null: none sent)]
           sample=Sample(query=f"raceId={_RACE}", answer={"races": [
-              {"raceId": _RACE, "samples": [[0, 82, 47, 131.04], [1, 84.5, 47, 133.84]]}]})),
+              {"raceId": _RACE, "samples": [[0, 82, 47, 131.04, None], [1, 84.5, 47, 133.84, 131]]}]})),
     Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,), paged=True, query=PAGE,
           response=obj({"classId": ID, "name": TEXT_OR_NULL, "nextToken": TOKEN,
                         "items": array(obj({"raceId": RACE_ID, "startsAt": TIME, "durationSeconds": COUNT,

@@ -8,13 +8,13 @@ telemetry route (``edge.routes``): nothing else unpacks a sample.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
 from alleycat.rules.scores import output, round4
 
 Number = int | Decimal
-CHUNK_SECONDS = 30  # a history chunk's seconds: 30 samples of a 36-character racer id stay under 1 KB, one write unit
+CHUNK_SECONDS = 30  # a history chunk's seconds: 30 samples (heart rates too) of a 36-character racer id stay under 1 KB, one write unit
 
 
 class Sample(NamedTuple):
@@ -22,11 +22,16 @@ class Sample(NamedTuple):
 
     cadence: Number  # rpm
     resistance: Number  # percent
+    heart_rate: int | None = None  # whole bpm, from a heart-rate strap; None: none was sent (it counts for no output)
 
     @classmethod
     def of(cls, sent: Mapping) -> Sample:
-        """A telemetry body's sample (its ``cadence`` and ``resistance``) as stored: exact, at most 4 places."""
-        return cls(exact(sent["cadence"]), exact(sent["resistance"]))
+        """A telemetry body's sample (its ``cadence``, ``resistance`` and optional ``heartRate``, checked
+        by the route's schema) as stored: exact, at most 4 places; the heart rate in whole bpm. A
+        ``heartRate`` of null is none sent."""
+        heart_rate = sent.get("heartRate")
+        return cls(exact(sent["cadence"]), exact(sent["resistance"]),
+                   None if heart_rate is None else whole_bpm(heart_rate))
 
     @property
     def output(self) -> Decimal:
@@ -44,8 +49,15 @@ class Totals(NamedTuple):
 
 
 def exact(value) -> Decimal:
-    """A cadence or resistance as stored: exact decimal, at most 4 places (as outputs are)."""
+    """A cadence, resistance or heart rate as stored: exact decimal, at most 4 places (as outputs are)."""
     return round4(Decimal(str(value)) if isinstance(value, float) else Decimal(value)).normalize()
+
+
+def whole_bpm(value) -> int:
+    """A heart rate as stored: whole beats a minute, half up, as a strap measures it (Heart Rate
+    Measurement, 0x2A37) and a FIT record holds it. It keeps a chunk of 30 seconds within one write
+    unit: 4-decimal heart rates would take the widest chunk past 1 KB (docs/capacity.md)."""
+    return int(Decimal(str(value) if isinstance(value, float) else value).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 def totals_of(seconds: Seconds) -> Totals:

@@ -116,7 +116,8 @@ def digest(request_key: str, samples: Seconds) -> str:
     import hashlib
 
     text = request_key + "|" + ";".join(
-        f"{second},{sample.cadence},{sample.resistance}" for second, sample in sorted(samples.items()))
+        f"{second},{sample.cadence},{sample.resistance}" + ("" if sample.heart_rate is None else f",{sample.heart_rate}")
+        for second, sample in sorted(samples.items()))
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 

@@ -310,7 +310,8 @@ class BestPace(Entity):
 class Chunk(Entity):
     """Up to ``SECONDS`` seconds of one racer's samples in a race.
 
-    Each second is a top-level attribute ``s<second>`` = [cadence, resistance], so a
+    Each second is a top-level attribute ``s<second>`` = [cadence, resistance] (then the heart
+    rate, when one was sent: it rides in the chunk, the write stays one unit), so a
     write can set new seconds and, in the same condition, require them to be absent.
     ``points`` is the sum of their outputs. Chunk 0 is written when the racer joins.
 
@@ -394,13 +395,15 @@ def sample_attribute(second: int) -> str:
 # --- the ride's types as stored: the one place their lists are built and read ----------------
 
 def stored_sample(sample: Sample) -> list:
-    """A second as a chunk's ``s<second>`` attribute (and a packed row, after its second) holds it."""
-    return [sample.cadence, sample.resistance]
+    """A second as a chunk's ``s<second>`` attribute (and a packed row, after its second) holds it:
+    ``[cadence, resistance]``, and the heart rate third when one was sent."""
+    cadence, resistance, heart_rate = sample
+    return [cadence, resistance] if heart_rate is None else [cadence, resistance, heart_rate]
 
 
 def sample_of(stored: list) -> Sample:
-    cadence, resistance = stored
-    return Sample(cadence, resistance)
+    cadence, resistance, *heart_rate = stored
+    return Sample(cadence, resistance, *heart_rate)
 
 
 def stored_seconds(samples: Seconds) -> dict[str, list]:
