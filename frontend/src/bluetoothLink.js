@@ -1,29 +1,31 @@
-// A Bluetooth device kept connected: subscribed once, and connected and subscribed again by itself each
-// time it goes away (gattserverdisconnected: out of range, its power saving, a Bluetooth hiccup), as
-// the ride's trainer is (trainer.js, issue 41): onLost(), then subscribe() again after each of
-// `retryMs` (the last repeating) until it answers (onBack()) or close() is called. Web Bluetooth allows
-// gatt.connect() without a click for a device the page already has. Used by the heart-rate strap
-// (strap.js).
+// A Bluetooth device kept connected once it is: connected and subscribed again by itself each time it
+// goes away (gattserverdisconnected: out of range, its power saving, a Bluetooth hiccup): onLost(),
+// then subscribe() again after each of `retryMs` (the last repeating) until it answers (onBack()) or
+// close() is called. Web Bluetooth allows gatt.connect() without a click for a device the page already
+// has. The ride's trainer (trainer.js) and heart-rate strap (strap.js) are kept so.
+
+export const RECONNECT_MS = [1000, 2000, 4000, 8000]; // waits before each try to connect a lost device again
 
 // subscribe(): connects (device.gatt.connect()) and starts the notifications, or rejects;
 // unsubscribe(): drops what subscribe() set up (its listeners), for a failed try or the end.
-// Resolves once the first subscribe() did (else disconnects and rejects with its error) to {close()}.
-export async function keepConnected(device, { subscribe, unsubscribe, onLost = () => {}, onBack = () => {}, retryMs }) {
+// timers ({setTimeout, clearTimeout}): whose clock the waits are on. Call it once the first
+// subscribe() has resolved; returns {close()}.
+export function keepConnected(device, { subscribe, unsubscribe, onLost = () => {}, onBack = () => {}, retryMs = RECONNECT_MS,
+  timers = globalThis }) {
   let closed = false; // close() was called: no more reconnecting
   let away = false; // lost, not back yet
   let retry = null;
   let attempts = 0;
-  const connect = async () => {
-    await subscribe();
-    if (!device.gatt.connected) throw new DOMException("The device went away while connecting.", "NetworkError");
-  };
   function reconnect() {
     if (closed || retry !== null) return;
-    retry = setTimeout(async () => {
+    retry = timers.setTimeout(async () => {
       try {
-        await connect();
+        await subscribe();
         retry = null;
-        if (closed) return device.gatt.disconnect();
+        if (closed) {
+          unsubscribe();
+          return device.gatt.disconnect();
+        }
         away = false;
         attempts = 0;
         return onBack();
@@ -44,18 +46,11 @@ export async function keepConnected(device, { subscribe, unsubscribe, onLost = (
     }
     reconnect();
   };
-  try {
-    await connect();
-  } catch (error) {
-    unsubscribe();
-    device.gatt.disconnect();
-    throw error;
-  }
   device.addEventListener("gattserverdisconnected", lost);
   return {
     close() {
       closed = true;
-      clearTimeout(retry);
+      timers.clearTimeout(retry);
       retry = null;
       unsubscribe();
       device.removeEventListener("gattserverdisconnected", lost);

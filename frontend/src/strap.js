@@ -1,8 +1,7 @@
 // A heart-rate strap over Web Bluetooth: its Heart Rate Service's Heart Rate Measurement, as it comes.
 // Uses navigator.bluetooth (Chrome and Edge; not Firefox or Safari), no page; parsing is heartRate.js's.
-import { keepConnected } from "./bluetoothLink.js";
+import { keepConnected, RECONNECT_MS } from "./bluetoothLink.js";
 import { parseHeartRateMeasurement } from "./heartRate.js";
-import { RECONNECT_MS } from "./trainer.js";
 
 const HEART_RATE = 0x180d;
 const HEART_RATE_MEASUREMENT = 0x2a37;
@@ -30,7 +29,15 @@ export async function connectStrap({ onReading, onLost, onBack, retryMs = RECONN
     measurement = await service.getCharacteristic(HEART_RATE_MEASUREMENT);
     measurement.addEventListener("characteristicvaluechanged", receive);
     await measurement.startNotifications();
+    if (!device.gatt.connected) throw new DOMException("The strap went away while connecting.", "NetworkError");
   };
-  const link = await keepConnected(device, { subscribe, unsubscribe, onLost, onBack, retryMs });
+  try {
+    await subscribe();
+  } catch (error) {
+    unsubscribe();
+    device.gatt.disconnect();
+    throw error;
+  }
+  const link = keepConnected(device, { subscribe, unsubscribe, onLost, onBack, retryMs });
   return { name: device.name || "Heart-rate strap", disconnect: () => link.close() };
 }

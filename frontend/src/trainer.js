@@ -2,6 +2,7 @@
 // its resistance set from the ride through its control point (trainerControl.js). Uses
 // navigator.bluetooth (Chrome and Edge; not Firefox or Safari), no page; parsing is ftms.js's.
 
+import { keepConnected, RECONNECT_MS } from "./bluetoothLink.js";
 import { isUsableRange, parseIndoorBikeData, parseResistanceRange, resistancePercent } from "./ftms.js";
 import { controlTrainer } from "./trainerControl.js";
 
@@ -9,7 +10,6 @@ const FITNESS_MACHINE = 0x1826;
 const INDOOR_BIKE_DATA = 0x2ad2;
 const RESISTANCE_LEVEL_RANGE = 0x2ad6;
 const CONTROL_POINT = 0x2ad9;
-export const RECONNECT_MS = [1000, 2000, 4000, 8000]; // waits before each try to connect a lost trainer again
 
 export const bluetoothAvailable = () => Boolean(globalThis.navigator?.bluetooth?.requestDevice);
 
@@ -46,11 +46,8 @@ async function readRange(service) {
 // (trainerControl.js); onControl(status) hears how that goes (controlMessage says it to the rider).
 // Control is asked for as the trainer connects and again each time it comes back.
 //
-// A trainer that goes away (gattserverdisconnected: out of range, its power saving, a Bluetooth
-// hiccup) is connected again by itself: onLost(), then device.gatt.connect() and the subscription to
-// Indoor Bike Data again, retried after each of `retryMs` (the last repeating) until it answers
-// (onBack()) or disconnect() is called. Web Bluetooth allows gatt.connect() without a click for a
-// device the page already has. timers ({setTimeout, clearTimeout}): whose clock the waits are on.
+// A trainer that goes away is connected again by itself, and control asked for again (bluetoothLink.js:
+// onLost, onBack, retryMs, timers).
 export async function connectTrainer({ onData, onLost = () => {}, onBack = () => {}, onControl = () => {}, retryMs = RECONNECT_MS,
   answerMs, timers = globalThis }) {
   const device = await navigator.bluetooth.requestDevice({ filters: [{ services: [FITNESS_MACHINE] }] });
@@ -58,10 +55,6 @@ export async function connectTrainer({ onData, onLost = () => {}, onBack = () =>
   let bikeData = null;
   let range = null;
   let reportsLevel = false; // a packet carried a resistance level
-  let closed = false; // disconnect() was called: no more reconnecting
-  let away = false; // lost, not back yet
-  let retry = null;
-  let attempts = 0;
   const receive = (event) => {
     const data = parseIndoorBikeData(event.target.value);
     if (!data) return;
@@ -89,36 +82,6 @@ export async function connectTrainer({ onData, onLost = () => {}, onBack = () =>
     if (point) control.attach(point, range);
     else control.unavailable();
   }
-  function reconnect() {
-    if (closed || retry !== null) return;
-    retry = timers.setTimeout(async () => {
-      try {
-        await subscribe();
-        retry = null;
-        if (closed) {
-          unsubscribe();
-          return device.gatt.disconnect();
-        }
-        away = false;
-        attempts = 0;
-        return onBack();
-      } catch {
-        unsubscribe();
-        retry = null;
-        attempts += 1;
-        return reconnect();
-      }
-    }, retryMs[Math.min(attempts, retryMs.length - 1)]);
-  }
-  const lost = () => {
-    if (closed) return;
-    unsubscribe();
-    if (!away) {
-      away = true;
-      onLost();
-    }
-    reconnect();
-  };
   try {
     await subscribe();
   } catch (error) {
@@ -126,19 +89,12 @@ export async function connectTrainer({ onData, onLost = () => {}, onBack = () =>
     device.gatt.disconnect();
     throw error;
   }
-  device.addEventListener("gattserverdisconnected", lost);
+  const link = keepConnected(device, { subscribe, unsubscribe, onLost, onBack, retryMs, timers });
   return {
     name: device.name || "Smart trainer",
     range,
     hasRange: isUsableRange(range),
     setResistance: (percent) => control.set(percent),
-    disconnect() {
-      closed = true;
-      timers.clearTimeout(retry);
-      retry = null;
-      unsubscribe();
-      device.removeEventListener("gattserverdisconnected", lost);
-      device.gatt.disconnect();
-    },
+    disconnect: () => link.close(),
   };
 }

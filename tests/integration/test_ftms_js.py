@@ -52,7 +52,7 @@ def js(tmp_path_factory):
     """js(body) -> the JSON value the async function `body` returns (undefined as ABSENT), with `ftms`,
     `trainer` and `view(hex)`, after the stand-in navigator.bluetooth (`__trainer`) is set up."""
     folder = package(tmp_path_factory.mktemp("ftms_js"),
-                     [FRONTEND / "ftms.js", FRONTEND / "trainer.js", FRONTEND / "trainerControl.js",
+                     [FRONTEND / "ftms.js", FRONTEND / "trainer.js", FRONTEND / "trainerControl.js", FRONTEND / "bluetoothLink.js",
                       ROOT / "tests" / "e2e" / "bluetooth_standin.js"])
     setup = ["globalThis.navigator ??= {};",  # a page has one; Node before 21 has none
              imported(folder, standin="bluetooth_standin.js", ftms="ftms.js", trainer="trainer.js"), SETUP]

@@ -82,7 +82,7 @@ def js(tmp_path_factory):
     """js(body) -> the JSON value the async function `body` returns, with `ftms`, `control` (trainerControl.js),
     `trainer` (trainer.js) and the stand-in navigator.bluetooth (`__trainer`)."""
     folder = package(tmp_path_factory.mktemp("trainer_control_js"),
-                     [FRONTEND / "ftms.js", FRONTEND / "trainerControl.js", FRONTEND / "trainer.js",
+                     [FRONTEND / "ftms.js", FRONTEND / "trainerControl.js", FRONTEND / "trainer.js", FRONTEND / "bluetoothLink.js",
                       ROOT / "tests" / "e2e" / "bluetooth_standin.js"])
     setup = ["globalThis.navigator ??= {};",
              imported(folder, standin="bluetooth_standin.js", ftms="ftms.js", control="trainerControl.js",

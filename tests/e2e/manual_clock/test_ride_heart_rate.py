@@ -72,7 +72,7 @@ def strap_ride(browser, stack, client):
             assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # nothing overflows a phone
             page.locator(".ride").screenshot(path=str(DOCS / "screenshot-ride-strap-phone.png"))
             page.set_viewport_size({"width": 1000, "height": 1000})
-        one_second(page, stack, counted_at_least=second + 1, parts=2)  # halves: what it sends, not when
+        one_second(page, stack, counted_at_least=second + 1)
     queued(page, stack, DURATION)
     until(page, "() => document.querySelector('.ride-sent').dataset.waiting === '0'")
     assert client.call("POST", f"/races/{race['raceId']}/finish", token=race["admin"])[0] == 200
