@@ -70,6 +70,8 @@ export const api = {
   raceLeaderboard: (raceId, limit) => get(`/races/${enc(raceId)}/leaderboard?limit=${limit}`),
   racerResults: (racerId) => get(`/racers/${enc(racerId)}/results?limit=20`),
   racerHistory: (racerId, raceId) => get(`/racers/${enc(racerId)}/history?raceId=${enc(raceId)}`),
+  // A settled race second by second (contract v1.2): every racer's cumulative score at each step; 409 until settled.
+  replay: (raceId) => get(`/races/${enc(raceId)}/replay`),
 
   // Writes (signed in): a racer's display name (theirs, or any as admin), joining a race, the
   // samples of a ride; a class, a race, a race's finish (admin).
