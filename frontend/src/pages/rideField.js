@@ -1,7 +1,7 @@
 // The race around the rider, on the ride page: the big 3-2-1 before the start, the riders just ahead
 // and behind (their names and the gaps in score points), and the field: every rider as a band of
-// score on a strip, the rider marked, the leader and the last rider at its ends. The arithmetic is in
-// rideFeel.js; the sound cues in sound.js.
+// score on a strip (fieldStrip.js), the rider marked, the leader and the last rider at its ends. The
+// arithmetic is in rideFeel.js; the sound cues in sound.js.
 //
 // What the page has: the board the race page shows (its top 100, pushed or polled each second) and the
 // racer's own row. In a race of more racers than that, the field is read here as one board read that
@@ -14,21 +14,13 @@ import { h, score } from "../dom.js";
 import { cueFor, fieldBins, fieldLimit, mergeRows, momentOf, neighbours, onwards, ordinal, positionOf } from "../rideFeel.js";
 import { serverClock } from "../serverTime.js";
 import { soundCues } from "../sound.js";
+import { fieldStrip } from "./fieldStrip.js";
 
 const FIELD_MS = 5000; // the whole field read again at most this often (the racer's own row is read as often: race.js)
 const PAGE = 100; // the board's page: a field read asks a multiple of it
 const MAX_LIMIT = 1000; // the contract's largest limit
 const BINS = 60;
-const STRIP_HEIGHT = 40;
 const COUNTED = ["3", "2", "1", "Go"]; // the moments (rideFeel.js momentOf) shown big
-const MIN_BAR = 5; // a band with anyone in it shows at least this high, however tall the crowd's band
-
-const SVG = "http://www.w3.org/2000/svg";
-const svg = (tag, attributes = {}) => {
-  const element = document.createElementNS(SVG, tag);
-  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
-  return element;
-};
 
 // onSecond(): called on each of the server's whole seconds of the race while it is not over (the panel
 // draws itself again: the time left, the count).
@@ -42,20 +34,12 @@ export function raceFeel(raceId, { onSecond }) {
   const behind = gapLine("behind");
   const gaps = h("div", { class: "ride-gaps", hidden: true }, ahead, behind);
 
-  const bars = Array.from({ length: BINS }, (_, index) => svg("rect", { x: index + 0.1, width: 0.8, y: STRIP_HEIGHT, height: 0 }));
-  const chart = svg("svg", { viewBox: `0 0 ${BINS} ${STRIP_HEIGHT}`, preserveAspectRatio: "none", "aria-hidden": "true" });
-  chart.append(...bars);
-  const youMarker = h("span", { class: "marker you" });
-  const youLabel = h("span", { class: "you-label" });
-  const lowLabel = h("span", { class: "low" });
-  const leaderLabel = h("span", { class: "leader" });
+  const strip = fieldStrip(BINS);
   const heading = h("span", { class: "muted" });
   const note = h("p", { class: "field-note muted", hidden: true });
   const field = h("figure", { class: "ride-field", hidden: true },
     h("figcaption", {}, h("strong", {}, "The field"), " ", heading),
-    h("div", { class: "you-row" }, youLabel),
-    h("div", { class: "strip" }, chart, youMarker),
-    h("div", { class: "ends" }, lowLabel, leaderLabel), note);
+    strip.element, note);
 
   let snapshot = null; // the whole field's last read: its rows
   let readAt = -Infinity;
@@ -109,31 +93,25 @@ export function raceFeel(raceId, { onSecond }) {
     drawGap(ahead, near.ahead, "No one ahead: you lead");
     drawGap(behind, near.behind, "No one behind");
 
-    const peak = Math.max(...counts);
-    const yourBin = mine ? Math.min(BINS - 1, Math.floor(positionOf(mine.score, low, high) * BINS)) : -1;
-    counts.forEach((n, index) => {
-      const height = n ? Math.max(MIN_BAR, (n / peak) * STRIP_HEIGHT) : 0;
-      bars[index].setAttribute("y", String(STRIP_HEIGHT - height));
-      bars[index].setAttribute("height", String(height));
-      bars[index].setAttribute("class", index === yourBin ? "yours" : "");
-    });
     const leader = rows.find((row) => row.review !== "disqualified");
     const racers = Math.max(race.racerCount || 0, rows.length);
     heading.textContent = ` · ${riders.toLocaleString()} ${riders === 1 ? "rider" : "riders"} by score`;
     note.hidden = rows.length >= racers; // (a disqualified ride is read, not drawn)
     note.textContent = `Drawn: the ${rows.length.toLocaleString()} rides the page has read of ${racers.toLocaleString()}.`;
-    lowLabel.textContent = `last ${score(low)}`;
-    leaderLabel.replaceChildren(leader.racerId === racerId ? "" : "leader", h("span", { class: "name" },
-      leader.racerId === racerId ? "You lead" : leader.name ?? ""), score(high));
-    youMarker.hidden = youLabel.hidden = !mine || mine.review === "disqualified";
+    const marks = [];
     if (mine) {
-      const at = positionOf(mine.score, low, high);
-      youMarker.style.left = youLabel.style.left = `${(at * 100).toFixed(2)}%`; // CSSOM: the CSP allows it (no style attribute)
-      youLabel.className = `you-label ${at < 0.2 ? "at-start" : at > 0.8 ? "at-end" : ""}`;
       const rank = own ? own.rank : mine.review === "disqualified" ? null
         : rows.filter((row) => row.review !== "disqualified").indexOf(mine) + 1; // its place in what the page has
-      youLabel.textContent = rank != null ? `You · ${ordinal(rank)}` : "You";
+      marks.push({ kind: "you", at: positionOf(mine.score, low, high), label: rank != null ? `You · ${ordinal(rank)}` : "You",
+        band: "yours", hidden: mine.review === "disqualified" });
     }
+    strip.draw({
+      counts,
+      marks,
+      low: `last ${score(low)}`,
+      leader: [leader.racerId === racerId ? "" : "leader", h("span", { class: "name" },
+        leader.racerId === racerId ? "You lead" : leader.name ?? ""), score(high)],
+    });
   }
 
   return {
