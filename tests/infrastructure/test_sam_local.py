@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
+from alleycat.edge.contract import ERROR
 from alleycat.edge.routes import ROUTES, Route
 from local import sam_db
 from stacks import LAYER_DIR, python313
@@ -218,8 +219,8 @@ def test_route_function_answers_its_sample_event(invocations, route: Route):
     # Given the function run as SAM runs it, with its events/ file
     status, answer = body(invocations, route.function)
     # Then it answers as its record says: its status, its response schema, its sample's answer
-    assert status == route.status, answer
-    Draft202012Validator(route.response).validate(answer)
+    assert status == (route.sample.status or route.status), answer
+    Draft202012Validator(route.response if status == route.status else ERROR).validate(answer)
     assert matches(answer, route.sample.answer), (answer, route.sample.answer)
     # And what it creates is new: not the sample race make sam-db wrote
     if status == 201:

@@ -11,7 +11,8 @@ independent model (the samples accepted, by racer; the equipment and decisions a
 what every read must show: at every step no board score above the truth and no ``lastSecond``
 going backwards; once the stream has drained, every score, ``lastSecond``, equipment, review,
 rank, result, class board best and history exactly (fair play: a disqualified ride has no rank and
-comes last; only real rides neither pending nor disqualified reach the class board).
+comes last; only real rides neither pending nor disqualified reach the class board), and the race's
+replay: every racer's score after each second equal to their accepted seconds' sum up to it.
 
 ``MODEL_EXAMPLES=2000 MODEL_RANDOM=1`` explores more (and other) programs than ``make test``,
 whose 200 programs are seeded: CI runs the same ones each time, in two parts of 100 that make
@@ -397,6 +398,7 @@ class Pipeline(RuleBasedStateMachine):
                                for s in sorted(s for r, s in self.accepted if r == racer)], racer
         self.check_card()
         self.check_review_lists(reviews)
+        self.check_replay(order, ranks)
         if self.finished:
             counting = [racer for racer in order if self.equipment[racer] != "virtual"
                         and reviews[racer] not in ("pending", "disqualified")]
@@ -406,6 +408,20 @@ class Pipeline(RuleBasedStateMachine):
                     for row in classboard["items"]] == \
                 [(racer, rank, json_number(self.truth(racer)[0]), self.names[racer], self.race_id)
                  for rank, racer in enumerate(counting, start=1)]
+
+    def check_replay(self, order: list[str], ranks: dict[str, int | None]) -> None:
+        """Once settled, the replay has each racer, in board order, and their score after every second: the sum
+        of their accepted seconds up to it, rounded once to tenths (half up); until then, 409."""
+        status, replay = call("get_race_replay", {"raceId": self.race_id})
+        if not self.finished:
+            assert status == 409, replay
+            return
+        assert status == 200, replay
+        assert [(racer["racerId"], racer["name"], racer["equipment"], racer["rank"]) for racer in replay["racers"]] == \
+            [(racer, self.names[racer], self.equipment[racer], ranks[racer]) for racer in order]
+        for racer, scores in zip(order, replay["scores"], strict=True):
+            expected = [(self.truth(racer, below=second + 1)[0] + 5) // 10 / 10 for second in range(SECONDS)]
+            assert scores == expected, racer
 
     def check_review_lists(self, reviews: dict[str, str | None]) -> None:
         """Each reviewed ride is listed once, in its state's list (every program's race is new: its

@@ -497,9 +497,9 @@ def react(records, publisher, later=None):
 
 
 def board_reads(requests, race_id) -> int:
-    """Queries of the race's whole partition (the race and its board shards)."""
+    """Queries of the race and its board shards (its partition up to its replay)."""
     return sum(1 for operation, params in requests if operation == "Query"
-               and params["KeyConditionExpression"] == "PK = :partition"
+               and params["KeyConditionExpression"] == "PK = :partition AND SK < :replay"
                and params["ExpressionAttributeValues"][":partition"] == {"S": f"RACE#{race_id}"})
 
 

@@ -67,7 +67,9 @@ def test_live_chunks_are_packed_by_ten_minutes_sealed_and_the_totals_made_exact(
     # Second 0 (65, 35) -> 100; second 1 (45, 15) -> 64; second 31 (0, 0) -> 22.75; second 600 (90, 86) -> 188.75
     history = History([live(0, {0: Sample(65, 35), 1: Sample(45, 15)}), live(1, {31: Sample(0, 0)}), live(20, {600: Sample(90, 86)})])
     racer = entry({"0": Totals(Decimal(100), 0)})  # second 1 never reached the entry
-    assert compact(RACE_ITEM, racer, history=history) is True
+    ride = compact(RACE_ITEM, racer, history=history)
+    assert ride.changed is True
+    assert ride.samples == {0: Sample(65, 35), 1: Sample(45, 15), 31: Sample(0, 0), 600: Sample(90, 86)}
     exact = {0: Totals(Decimal(164), 1), 1: Totals(Decimal("22.75"), 31), 20: Totals(Decimal("188.75"), 600)}
     assert history.totals_written == [(exact, True)]  # ranked or not, compaction owns the totals
     assert racer.chunks == {"0": exact[0], "1": exact[1], "20": exact[20]}
@@ -78,10 +80,11 @@ def test_live_chunks_are_packed_by_ten_minutes_sealed_and_the_totals_made_exact(
 def test_exact_totals_are_not_written_again_and_a_packed_racer_is_left_alone():
     history = History([live(0, {0: Sample(65, 35)})])
     racer = entry({"0": Totals(Decimal(100), 0)})
-    assert compact(RACE_ITEM, racer, history=history) is False
+    assert compact(RACE_ITEM, racer, history=history).changed is False
     assert history.totals_written == [] and len(history.replaced) == 1
-    assert compact(RACE_ITEM, racer, history=history) is False  # nothing live: done before
-    assert len(history.replaced) == 1
+    again = compact(RACE_ITEM, racer, history=history)  # nothing live: done before
+    assert again.changed is False and len(history.replaced) == 1
+    assert again.samples == {0: Sample(65, 35)}  # the ride read back from its packed part (a settlement run again)
 
 
 def test_a_second_already_packed_keeps_its_packed_value():
@@ -89,13 +92,14 @@ def test_a_second_already_packed_keeps_its_packed_value():
     packed = e.PackedChunk(RACE, RACER, 0, CLASS, {2: Sample(65, 35)})
     history = History([packed, live(0, {2: Sample(0, 0), 3: Sample(45, 15)})])
     racer = entry()
-    assert compact(RACE_ITEM, racer, history=history) is True
+    ride = compact(RACE_ITEM, racer, history=history)
+    assert ride.changed is True and ride.samples == {2: Sample(65, 35), 3: Sample(45, 15)}
     assert history.totals_written == [({0: Totals(Decimal(164), 3)}, True)]
 
 
 def test_a_racer_without_samples_keeps_an_empty_history_and_no_totals():
     history = History([live(0, {})])
-    assert compact(RACE_ITEM, entry(), history=history) is False
+    assert compact(RACE_ITEM, entry(), history=history) == (({}), False)
     assert history.replaced == [([(0, {})], [0])] and history.totals_written == []
 
 
@@ -103,7 +107,7 @@ def test_a_sample_landing_while_compacting_is_packed_on_the_next_attempt():
     # Second 5 (1, 1) -> 23.76 reaches chunk 0 after the first read: sealing that read fails, the next packs it
     history = History([live(0, {0: Sample(65, 35)})], landing=[(0, 5, Sample(1, 1))])
     racer = entry()
-    assert compact(RACE_ITEM, racer, history=history) is True
+    assert compact(RACE_ITEM, racer, history=history).changed is True
     assert history.reads == 2
     assert history.replaced == [([(0, {0: Sample(65, 35), 5: Sample(1, 1)})], [0])]
     assert racer.chunks == {"0": Totals(Decimal("123.76"), 5)}

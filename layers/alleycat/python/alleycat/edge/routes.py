@@ -64,6 +64,7 @@ class Sample:
     query: str = ""
     body: dict | None = None
     answer: dict = field(default_factory=dict)
+    status: int | None = None  # what it answers, when not the route's success
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,14 @@ ROUTES: tuple[Route, ...] = (
                                             "review": REVIEW_OR_NULL}))}),
           # The telemetry sample's two seconds: (82 + 35) * (47 + 65) / 100 + (84.5 + 35) * (47 + 65) / 100
           sample=Sample(query="limit=10", answer={"items": [{"racerId": _RACER, "score": 264.88}]})),
+    Route("GET", "/races/{raceId}/replay", "get_race_replay", "public", (QUERY,),
+          response=obj({"raceId": RACE_ID, "classId": ID, "startsAt": TIME, "durationSeconds": COUNT,
+                        "racers": array(obj({"racerId": ID, "name": TEXT_OR_NULL, "equipment": EQUIPMENT,
+                                             "rank": RANK_OR_NULL})),
+                        "step": COUNT, "scores": array(array(NUMBER))}),
+          errors=(CONFLICT,),
+          # The samples run no settlement (the stream's work after the finish): the sample race's replay is not there yet.
+          sample=Sample(status=CONFLICT)),
     Route("GET", "/racers/{racerId}/results", "get_racer_results", "public", (QUERY,), paged=True, query=PAGE,
           response=obj({"racerId": ID, "name": TEXT_OR_NULL, "nextToken": TOKEN,
                         "items": array(obj({"raceId": RACE_ID, "classId": ID, "status": STATUS, "startsAt": TIME,

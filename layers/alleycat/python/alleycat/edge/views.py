@@ -64,6 +64,18 @@ def race_leaderboard(r: e.Race, boards: list[e.RaceBoard], limit: int, real_only
     return {"raceId": r.raceId, "classId": r.classId, "status": r.status, "items": items}
 
 
+def replay(r: e.Race, boards: list[e.RaceBoard], parts: list[e.ReplayPart]) -> dict:
+    """The race second by second: its racers in board order (names, equipment and ranks as the board has them
+    now), ``scores[i]`` racer i's cumulative score after each step, to 1 decimal (stored in tenths)."""
+    rows = {racer_id: row for part in parts for racer_id, row in part.rows.items()}
+    standings = board.Board.from_shards(boards)
+    placed = standings.page(len(standings))
+    return {"raceId": r.raceId, "classId": r.classId, "startsAt": r.startsAt, "durationSeconds": r.durationSeconds,
+            "racers": [{"racerId": row.racer_id, "name": row.name, "equipment": row.equipment, "rank": rank}
+                       for rank, row in placed],
+            "step": parts[0].step, "scores": [[tenths / 10 for tenths in rows[row.racer_id]] for _, row in placed]}
+
+
 def review(item: e.Review) -> dict:
     return {"raceId": item.raceId, "classId": item.classId, "racerId": item.racerId, "name": item.name,
             "score": number(item.score), "equipment": item.equipment, "rules": list(item.rules),

@@ -380,6 +380,82 @@ class PackedChunk(Entity):
         return cls(values["raceId"], values["racerId"], int(values["part"]), values["c"], samples)
 
 
+@dataclass
+class ReplayPart(Entity):
+    """Part of a settled race's replay (``rules.replay``): for each of its racers, the cumulative score after
+    each step of the race, in tenths. It lives in the race's partition, after the board, so the race, its
+    board and its replay are read in one Query. A race's racers are spread over ``count_for(racers)`` parts
+    by their id (``part_of``), about ``RACERS`` a part, so a part stays far below DynamoDB's 400 KB item.
+
+    Stored: ``step`` (seconds between two scores) and ``rows``, racerId -> the row packed (``pack_row``).
+    """
+
+    KEYS = keys.REPLAY_PART
+    RACERS: ClassVar[int] = 250
+    raceId: str
+    part: int
+    step: int = 1
+    rows: dict[str, list[int]] = field(default_factory=dict)
+
+    @classmethod
+    def count_for(cls, racers: int) -> int:
+        return max(1, -(-racers // cls.RACERS))
+
+    @staticmethod
+    def part_of(racer_id: str, parts: int) -> int:
+        return zlib.crc32(racer_id.encode()) % parts
+
+    @classmethod
+    def split(cls, race_id: str, step: int, rows: dict[str, list[int]]) -> list[ReplayPart]:
+        """The parts holding ``rows`` (racerId -> cumulative tenths), every part there even when empty."""
+        count = cls.count_for(len(rows))
+        parts = [cls(race_id, part, step) for part in range(count)]
+        for racer_id, row in rows.items():
+            parts[cls.part_of(racer_id, count)].rows[racer_id] = row
+        return parts
+
+    def stored_values(self) -> dict:
+        return {"raceId": self.raceId, "part": self.part, "step": self.step,
+                "rows": {racer_id: pack_row(row) for racer_id, row in self.rows.items()}}
+
+    @classmethod
+    def from_values(cls, values: dict) -> Self:
+        return cls(values["raceId"], int(values["part"]), int(values.get("step", 1)),
+                   {racer_id: unpack_row(packed) for racer_id, packed in (values.get("rows") or {}).items()})
+
+
+def pack_row(row: list[int]) -> bytes:
+    """A replay row (cumulative tenths) as bytes: the zigzag varints of its second differences. A rider
+    holding a steady effort changes by a few tenths a second: a byte a step (docs/capacity.md)."""
+    out = bytearray()
+    before, rise_before = 0, 0
+    for value in row:
+        rise = value - before
+        change = rise - rise_before
+        number = change * 2 if change >= 0 else -change * 2 - 1
+        while number >= 0x80:
+            out.append(number & 0x7F | 0x80)
+            number >>= 7
+        out.append(number)
+        before, rise_before = value, rise
+    return bytes(out)
+
+
+def unpack_row(packed: bytes) -> list[int]:
+    row: list[int] = []
+    value = rise = number = shift = 0
+    for byte in packed:
+        number |= (byte & 0x7F) << shift
+        if byte & 0x80:
+            shift += 7
+            continue
+        rise += number >> 1 if not number & 1 else -((number + 1) >> 1)
+        value += rise
+        row.append(value)
+        number = shift = 0
+    return row
+
+
 def _decimal(text: str):
     value = Decimal(text)
     return int(value) if value == value.to_integral_value() and "." not in text else value
@@ -424,7 +500,7 @@ def totals_of(stored: list) -> Totals:
 
 _BY_TYPE: dict[str, type[Entity]] = {
     cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, PushGate, ClassBoard, Best, Chunk, PackedChunk,
-                                     BestPace, ClassCard, RaceCard, Review)
+                                     BestPace, ClassCard, RaceCard, Review, ReplayPart)
 }
 
 

@@ -131,8 +131,11 @@ CHUNK = _entity("Chunk", "RACER#{racerId}", "HIST#{raceId}#{racerId}#{chunk:03d}
 CLASS_CARD = _entity("ClassCard", "CLASSES", "CARD#{classId}")
 RACE_CARD = _entity("RaceCard", "RACES#{status}", "CARD#{startsAt}#{raceId}")
 PACKED_CHUNK = _entity("PackedChunk", "RACER#{racerId}", "HIST#{raceId}#{racerId}#P{part:02d}")
+# A settled race's replay (every racer's score at each step of the race), after the board in the race's
+# partition: the race, its board and its replay are one Query.
+REPLAY_PART = _entity("ReplayPart", "RACE#{raceId}", "REPLAY#{raceId}#{part:02d}")
 # The reviews admins work through: one partition per review state, by when the ride was flagged or decided.
 REVIEW = _entity("Review", "REVIEWS#{state}", "REVIEW#{at}#{raceId}#{racerId}")
 
 ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_GATE, RACE_BOARD, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK,
-                                  BEST_PACE, CLASS_CARD, RACE_CARD, PUSH_GATE, REVIEW)}
+                                  BEST_PACE, CLASS_CARD, RACE_CARD, PUSH_GATE, REVIEW, REPLAY_PART)}

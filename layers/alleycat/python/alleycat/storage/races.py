@@ -84,10 +84,11 @@ def get(race_id: str, consistent: bool = False) -> e.Race | None:
 
 
 def with_boards(race_id: str, consistent: bool = False) -> tuple[e.Race | None, list[e.RaceBoard]]:
-    """Pattern 4, top scores by race: the race's partition holds the race and its board shards."""
+    """Pattern 4, top scores by race: the race's partition holds the race and its board shards (then, once it
+    is settled, its replay: ``replays``, never read here)."""
     partition = keys.RACE.pk.build({"raceId": race_id})
-    page = _query(f"raceboard:{race_id}", None, [], partition=partition, limit=1 + e.BOARD_SHARDS,
-                  consistent=consistent)
+    page = _query(f"raceboard:{race_id}", None, [], partition=partition, condition="SK < :replay",
+                  limit=1 + e.BOARD_SHARDS, consistent=consistent, replay=keys.REPLAY_PART.sk.prefix())
     race = next((i for i in page.items if isinstance(i, e.Race)), None)
     return race, [i for i in page.items if isinstance(i, e.RaceBoard)]
 

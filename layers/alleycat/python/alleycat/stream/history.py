@@ -1,4 +1,5 @@
-"""A finished racer's history packed: live chunks replaced by gzip-packed parts, totals made exact.
+"""A finished racer's history packed: live chunks replaced by gzip-packed parts, totals made exact, the whole
+ride handed back (the race's replay is made of it).
 
 The rule reads and writes through ``History`` (the racer's partition, ``storage.racers``, unless a test
 gives another), so it runs without DynamoDB.
@@ -7,7 +8,7 @@ gives another), so it runs without DynamoDB.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from alleycat.rules.samples import Seconds, Totals, totals_of
 from alleycat.storage import entities as e
@@ -27,12 +28,19 @@ class History(Protocol):
     def replace_chunks(self, packed: list[e.PackedChunk], live: list[e.Chunk]) -> bool: ...
 
 
+class Compacted(NamedTuple):
+    """What ``compact`` found: the whole ride's samples as stored, and whether the entry's totals had to change."""
+
+    samples: Seconds
+    changed: bool
+
+
 def compact(race: e.Race, entry: e.Entry, check: Callable[[e.Entry, Seconds], object] | None = None,
-            history: History = racers) -> bool:
+            history: History = racers) -> Compacted:
     """Replaces the racer's live chunks by packed ones (sealing the live ones), and makes the entry's chunk
-    totals those of the stored samples; True when the totals had to change. ``check`` sees the whole
-    ride's samples before its live chunks are sealed, so a run that fails after it still finds them live
-    and checks again.
+    totals those of the stored samples; the ride's samples, and whether its totals had to change. ``check``
+    sees the whole ride's samples before its live chunks are sealed, so a run that fails after it still
+    finds them live and checks again.
 
     A live chunk is deleted only if no sample reached it since it was read; if one did,
     the racer is compacted again from what is stored now.
@@ -40,12 +48,12 @@ def compact(race: e.Race, entry: e.Entry, check: Callable[[e.Entry, Seconds], ob
     changed = False
     for _ in range(COMPACTION_ATTEMPTS):
         stored = history.chunks_of(race.raceId, entry.racerId)
-        live = [c for c in stored if isinstance(c, e.Chunk) and c.live]
-        if not live:
-            return changed
         samples: Seconds = {}
         for chunk in stored:  # ascending: live chunks before packed parts, so a packed (earlier) value wins
             samples.update(chunk.samples)
+        live = [c for c in stored if isinstance(c, e.Chunk) and c.live]
+        if not live:
+            return Compacted(samples, changed)
         parts: dict[int, Seconds] = {0: {}}  # a racer without samples keeps an (empty) history
         by_chunk: dict[int, Seconds] = {}
         for second, sample in sorted(samples.items()):
@@ -61,7 +69,7 @@ def compact(race: e.Race, entry: e.Entry, check: Callable[[e.Entry, Seconds], ob
         if check is not None:
             check(entry, samples)
         if history.replace_chunks(packed, live):
-            return changed
+            return Compacted(samples, changed)
     raise RuntimeError(f"racer {entry.racerId} kept receiving samples while race {race.raceId} was compacted")
 
 

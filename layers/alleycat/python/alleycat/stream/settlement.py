@@ -1,19 +1,20 @@
-"""Settling a finished race: final ranks, class records, class board and packed history.
+"""Settling a finished race: final ranks, class records, class board, packed history and replay.
 
 ``settle(race_id)`` is a pure function of what is stored, so it is safe to run again: on a
 redelivered stream record, when a sample lands after the race was finished, or when a POST
 finish of a race not yet settled asks again (a settlement that failed past the stream's
 retries is lost otherwise). Its last write marks the race settled. The history is packed
-first (it makes every total exact), then the class board is written before ranks and bests,
-so the class leaderboard shows the race soonest.
+first (it makes every total exact, and reads every ride the replay is made of), then the class
+board is written before ranks and bests, so the class leaderboard shows the race soonest; the
+replay last, before the race is marked settled (its route answers 409 until then).
 """
 
 from __future__ import annotations
 
 from alleycat import clock
-from alleycat.rules import board
+from alleycat.rules import board, replay
 from alleycat.rules import settlement as rule
-from alleycat.storage import classes, parallel, racers, races, reviews, sizing
+from alleycat.storage import classes, parallel, racers, races, replays, reviews, sizing
 from alleycat.storage import entities as e
 from alleycat.stream import decisions
 from alleycat.stream.history import compact
@@ -32,10 +33,13 @@ def settle(race_id: str) -> None:
     if race is None or race.status != e.FINISHED:
         return
     roster = [racer_id for shard in boards for racer_id in shard.standings]
-    parallel.map_all(lambda entry: compact(race, entry, check_ride), racers.get_entries(race_id, roster))
+    ridden = racers.get_entries(race_id, roster)
+    rides = parallel.map_all(lambda entry: compact(race, entry, check_ride), ridden)
     entries = racers.get_entries(race_id, roster)
     parallel.map_all(reviews.refresh_score, [entry for entry in entries if entry.review])
     publish_ranks(race, entries)
+    replays.write(e.ReplayPart.split(race.raceId, replay.step_of(race.durationSeconds), {
+        entry.racerId: replay.cumulative_tenths(ride.samples, race.durationSeconds) for entry, ride in zip(ridden, rides, strict=True)}))
     races.mark_settled(race)
     used = {entry.racerId: entry.review for entry in entries}
     changed = [entry.racerId for entry in racers.get_entries(race_id, roster) if entry.review != used.get(entry.racerId)]
@@ -59,8 +63,9 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
     """Late chunk records of a settled race, done exactly and cheaply.
 
     The racers are compacted again (their totals come from the stored samples, so a stale
-    record can never lower them); for those whose totals changed, the board, their best
-    and the class board are raised, and only entries whose place moved are re-ranked.
+    record can never lower them); for those whose totals changed, their replay rows are written
+    again, the board, their best and the class board are raised, and only entries whose place
+    moved are re-ranked.
     Before the race is settled the whole settlement runs again (it may be the one in flight).
     """
     race, boards = races.with_boards(race_id, consistent=True)
@@ -71,13 +76,17 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
         return
     read = racers.get_entries(race_id, racer_ids)
     unreviewed = {entry.racerId for entry in read if entry.review is None}
-    changed = [entry for entry in read if compact(race, entry, check_ride)]
+    rides = {entry.racerId: compact(race, entry, check_ride) for entry in read}
+    changed = [entry for entry in read if rides[entry.racerId].changed]
     flagged = [entry.racerId for entry in read if entry.racerId in unreviewed and entry.review]
     if flagged:  # late seconds that break a rule: off the class board until an admin clears the ride
         decisions.apply(race_id, flagged)
     if not changed:
         return
-    moved = rule.places_moved(board.Board.from_shards(boards), map(board.Standing.of_entry, changed))
+    standings = board.Board.from_shards(boards)
+    moved = rule.places_moved(standings, map(board.Standing.of_entry, changed))
+    replays.set_rows(race.raceId, len(standings), {
+        entry.racerId: replay.cumulative_tenths(rides[entry.racerId].samples, race.durationSeconds) for entry in changed})
     merge_into_class_board(race, changed)
     write_final_standings(race, changed)
     for racer_id, place in moved.items():
