@@ -145,9 +145,13 @@ $(MUTATION_STAMP): requirements.txt requirements-dev.txt tools/mutation-requirem
 mutation: $(MUTATION_STAMP)
 	$(MUTATION_VENV)/bin/python tools/mutation.py
 
-.PHONY: bench bench-push bench-realtime
+.PHONY: bench bench-push bench-realtime bench-replay
 bench: $(STAMP_PY) $(STAMP_NPM) java  # figures in docs/performance.md and .json; never part of make test
 	$(PY) -m bench
+	$(PY) -m bench.replay_store
+
+bench-replay: $(STAMP_PY) java  # a 1,000-racer replay as stored and served (under a minute): docs/capacity.md
+	$(PY) -m bench.replay_store
 
 bench-push: $(STAMP_PY) $(STAMP_NPM) java  # the push stage alone (about 15 minutes): 1, 2 and 4 messages a second, 100 and 50 bikes
 	BENCH_ONLY=push $(PY) -m bench

@@ -58,7 +58,9 @@ MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128,  # t
              BOARD_PUBLISHER: 128,  # waits up to a second, then one write, one Query and one publish
              # An admin's sign-in builds a boto3 client and calls AdminGetUser within Cognito's 5-second
              # limit, cold: 512 MB's CPU for that (a guess until measured in AWS); racers' pass straight through.
-             TOKEN_GROUPS: 512}
+             TOKEN_GROUPS: 512,
+             # A 1,000-racer replay is ~150 ms of one vCPU (make bench-replay): 256 MB's share would take ~1 s a miss
+             "get_race_replay": 1024}
 
 
 def memory_mb(function: str) -> int:
