@@ -38,6 +38,20 @@ def test_a_finished_race_is_kept_a_day_and_its_board_a_minute(api, race):
     # Then the race item can be kept a day, its leaderboard a minute (renames still reach it)
     assert cache_control("get_race", {"raceId": race_id}) == (200, "public, max-age=86400")
     assert cache_control("get_race_leaderboard", {"raceId": race_id}) == (200, "public, max-age=60")
+    # and its replay, until the stream settles it, is a read's conflict: kept a second
+    assert cache_control("get_race_replay", {"raceId": race_id}) == (409, "public, max-age=1")
+
+
+def test_a_settled_races_replay_is_kept_a_minute(api, race, server):
+    from .conftest import process
+
+    # Given a finished race the stream has settled
+    race_id = race["raceId"]
+    api("join_race", {"raceId": race_id, "racerId": "racer-1"}, claims=racer_claims("racer-1"))
+    assert api("finish_race", {"raceId": race_id}, claims=ADMIN)[0] == 200
+    assert process(server.read()) == {"batchItemFailures": []}
+    # Then its replay is kept a minute: its scores never change, a rename or a review decision shows within it
+    assert cache_control("get_race_replay", {"raceId": race_id}) == (200, "public, max-age=60")
 
 
 def test_every_write_answers_no_store(api, race):
