@@ -88,6 +88,21 @@ def process(records):
 
 
 @pytest.fixture
+def request_counter():
+    """Counts DynamoDB requests made through botocore while the test runs."""
+    from alleycat.storage import dynamo
+
+    calls = []
+
+    def count(event_name, **kwargs):
+        calls.append(event_name.rsplit(".", 1)[-1])
+
+    dynamo.client().meta.events.register("before-call.dynamodb", count)
+    yield calls
+    dynamo.client().meta.events.unregister("before-call.dynamodb", count)
+
+
+@pytest.fixture
 def clock(monkeypatch):
     """Retries and backoff wait on a clock the test controls (tests/integration/clock.py)."""
     from .clock import install

@@ -5,21 +5,6 @@ import pytest
 from .conftest import ADMIN, racer_claims
 
 
-@pytest.fixture
-def request_counter():
-    """Counts DynamoDB requests made through botocore while the test runs."""
-    from alleycat.storage import dynamo
-
-    calls = []
-
-    def count(event_name, **kwargs):
-        calls.append(event_name.rsplit(".", 1)[-1])
-
-    dynamo.client().meta.events.register("before-call.dynamodb", count)
-    yield calls
-    dynamo.client().meta.events.unregister("before-call.dynamodb", count)
-
-
 def test_put_racer_creates_then_renames(api):
     status, body = api("put_racer", {"racerId": "racer-1"}, body={"name": "One"}, claims=racer_claims("racer-1"))
     assert (status, body) == (200, {"racerId": "racer-1", "name": "One"})

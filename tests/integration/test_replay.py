@@ -4,8 +4,6 @@ second the sum of the outputs their history shows up to it; 409 until the race i
 
 from decimal import ROUND_HALF_UP, Decimal
 
-import pytest
-
 from .conftest import ADMIN, process
 
 RACERS, SECONDS = 100, 300
@@ -24,21 +22,6 @@ def output(cadence, resistance) -> Decimal:
 
 def tenth(score: Decimal) -> float:
     return float(score.quantize(Decimal("0.1"), ROUND_HALF_UP))
-
-
-@pytest.fixture
-def requests():
-    """The DynamoDB requests made while the test runs, by operation name."""
-    from alleycat.storage import dynamo
-
-    calls = []
-
-    def count(event_name, **_):
-        calls.append(event_name.rsplit(".", 1)[-1])
-
-    dynamo.client().meta.events.register("before-call.dynamodb", count)
-    yield calls
-    dynamo.client().meta.events.unregister("before-call.dynamodb", count)
 
 
 def drain(server):
@@ -67,7 +50,8 @@ def ride(api, server, racers: int, seconds: int) -> tuple[str, list[str]]:
     return race_id, racer_ids
 
 
-def test_a_settled_race_of_100_racers_is_read_in_at_most_two_requests_and_equals_their_histories(api, server, requests):
+def test_a_settled_race_of_100_racers_is_read_in_at_most_two_requests_and_equals_their_histories(api, server,
+                                                                                                   request_counter):
     race_id, racer_ids = ride(api, server, RACERS, SECONDS)
     # Given the race, open: no replay yet
     status, body = api("get_race_replay", {"raceId": race_id})
@@ -78,11 +62,11 @@ def test_a_settled_race_of_100_racers_is_read_in_at_most_two_requests_and_equals
     assert status == 409 and "being made final" in body["message"]
     # When the stream settles it and the replay is read
     drain(server)
-    requests.clear()
+    request_counter.clear()
     status, replay = api("get_race_replay", {"raceId": race_id})
     # Then it takes at most two storage reads (one Query, a second page only past 1 MB)
     assert status == 200, replay
-    assert 1 <= len(requests) <= 2 and set(requests) == {"Query"}, requests
+    assert 1 <= len(request_counter) <= 2 and set(request_counter) == {"Query"}, request_counter
     # And it is the race, its racers in board order with their ranks
     assert (replay["raceId"], replay["startsAt"], replay["durationSeconds"], replay["step"]) == \
         (race_id, "2026-11-22T10:00:00Z", SECONDS, 1)
