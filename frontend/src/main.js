@@ -1,4 +1,4 @@
-// Hash routes: #/ · #/classes/{c} · #/classes/{c}/leaderboard · #/races/{r}[/ride] · #/racers/{id}[/{raceId}] · #/me
+// Hash routes: #/ · #/classes/{c} · #/classes/{c}/leaderboard · #/races/{r}[/ride|/replay] · #/racers/{id}[/{raceId}] · #/me
 // · #/reviews[/{state}] (admins)
 import "./style.css";
 import { auth } from "./auth.js";
@@ -8,7 +8,7 @@ import { accountPage } from "./pages/account.js";
 import { homePage } from "./pages/home.js";
 import { classPage } from "./pages/class.js";
 import { classLeaderboardPage } from "./pages/classLeaderboard.js";
-import { racePage, ridePage } from "./pages/race.js";
+import { racePage, replayPage, ridePage } from "./pages/race.js";
 import { racerPage } from "./pages/racer.js";
 import { reviewsPage } from "./pages/reviews.js";
 
@@ -17,6 +17,7 @@ const routes = [
   [/^\/classes\/([^/]+)$/, classPage],
   [/^\/races\/([^/]+)$/, racePage],
   [/^\/races\/([^/]+)\/ride$/, ridePage],
+  [/^\/races\/([^/]+)\/replay$/, replayPage],
   [/^\/racers\/([^/]+)(?:\/([^/]+))?$/, racerPage],
   [/^\/me$/, accountPage],
   [/^\/reviews(?:\/(pending|cleared|disqualified))?$/, reviewsPage],

@@ -8,6 +8,8 @@ export const raceLabel = (race, className, when = startTime) =>
   `${className || race.className || race.classId} · ${when(race.startsAt)}`;
 
 export const raceHref = (raceId) => `#/races/${encodeURIComponent(raceId)}`;
+// A finished race's page, its replay opened (pages/raceReplay.js).
+export const replayHref = (raceId) => `${raceHref(raceId)}/replay`;
 
 export function raceState(race, now = Date.now()) {
   if (race.status !== "open") return "finished";

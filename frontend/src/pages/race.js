@@ -24,6 +24,7 @@ import { racers } from "../raceList.js";
 import { raceLabel } from "../races.js";
 import { crumbs } from "../header.js";
 import { finishRace } from "./raceAdmin.js";
+import { raceReplay } from "./raceReplay.js";
 import { duration } from "../time.js";
 import { ridePanel } from "./ride.js";
 
@@ -34,8 +35,9 @@ const MAX_ROWS = 1000; // the contract's largest limit
 // Rows a page: 100; a test may set fewer (localStorage "alleycat.pageRows") to page a small race.
 const pageRows = () => Math.min(MAX_ROWS, Number(localStorage.getItem("alleycat.pageRows")) || 100);
 
-// ride: the ride page (#/races/{raceId}/ride): the signed-in racer's ride above the board.
-export function racePage(raceId, { ride = false } = {}) {
+// ride: the ride page (#/races/{raceId}/ride): the signed-in racer's ride above the board. replay: the
+// page opened to watch the finished race again (#/races/{raceId}/replay).
+export function racePage(raceId, { ride = false, replay = false } = {}) {
   const PAGE_ROWS = pageRows();
   // The smallest page limit that holds `rank`, with room for a few places of movement.
   const pageHolding = (rank) => Math.min(MAX_ROWS, Math.ceil((rank + Math.ceil(PAGE_ROWS / 4)) / PAGE_ROWS) * PAGE_ROWS);
@@ -74,10 +76,11 @@ export function racePage(raceId, { ride = false } = {}) {
   const realToggle = h("label", { class: "real-toggle" }, realBox, " Real equipment only",
     h("small", { class: "muted" }, " (bikes and trainers ranked alone)"));
   const rider = ride ? ridePanel(raceId) : null;
+  const replayView = ride ? null : raceReplay(raceId, { open: replay });
   const rideLink = h("a", { class: "button primary ride-link", href: `#/races/${encodeURIComponent(raceId)}/ride`, hidden: true },
     "Join and ride →");
   const element = h("section", {}, h("h1", {}, title, " ", state, " ", feed),
-    summary, rider ? rider.element : h("p", {}, rideLink), realToggle, board.element, nobody, paging);
+    summary, replayView?.element, rider ? rider.element : h("p", {}, rideLink), realToggle, board.element, nobody, paging);
   element.dataset.board = "all";
 
   let race = null;
@@ -147,6 +150,7 @@ export function racePage(raceId, { ride = false } = {}) {
       + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
     board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
     rideLink.hidden = standings.status !== "open";
+    if (standings.status === "finished") replayView?.offer();
     rider?.update({ race, standings, own: items.find((item) => item.racerId === mine) || null });
     finisher.update(standings.status);
     nobody.hidden = items.length > 0;
@@ -230,6 +234,7 @@ export function racePage(raceId, { ride = false } = {}) {
   const stop = () => {
     stopPolling();
     rider?.stop();
+    replayView?.stop();
     finisher.stop();
     push.close();
     ticker.stop();
@@ -238,3 +243,4 @@ export function racePage(raceId, { ride = false } = {}) {
 }
 
 export const ridePage = (raceId) => racePage(raceId, { ride: true });
+export const replayPage = (raceId) => racePage(raceId, { replay: true });

@@ -20,7 +20,7 @@ import { errorBox, h, link, ordinal, score } from "../dom.js";
 import { equipmentClass, equipmentLabel, reviewLabel, reviewReason } from "../fairPlay.js";
 import { OutputChart } from "../chart.js";
 import { poll } from "../poll.js";
-import { raceHref, raceLabel } from "../races.js";
+import { raceHref, raceLabel, replayHref } from "../races.js";
 import { startDate } from "../time.js";
 import { crumbs } from "../header.js";
 
@@ -148,7 +148,8 @@ export function racerPage(racerId, raceId) {
       shownRace = entry || (shownRace?.raceId === selected ? shownRace : await api.race(selected));
       const name = await className(shownRace.classId).catch(() => null);
       chartTitle.replaceChildren(raceLabel(shownRace, name, startDate), " ", h("small", {}, "output per second"));
-      raceLink.replaceChildren(link(raceHref(selected), "Race board →"));
+      raceLink.replaceChildren(link(raceHref(selected), "Race board →"),
+        ...(shownRace.status === "finished" ? [" · ", link(replayHref(selected), "Watch the replay →")] : []));
       const soFar = entry && open ? " so far" : "";
       const beats = samples.map((sample) => sample[4]).filter((bpm) => bpm != null);
       const heart = beats.length
