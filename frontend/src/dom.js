@@ -13,7 +13,9 @@ export function h(tag, attributes = {}, ...children) {
 
 export const link = (href, text) => h("a", { href }, text);
 
-export const score = (value) => (value ?? 0).toLocaleString(undefined, { maximumFractionDigits: 1 });
+// (One formatter, made once: a replay writes a dozen scores a frame, and each toLocaleString makes its own.)
+const scoreFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+export const score = (value) => scoreFormat.format(value ?? 0);
 
 // A place: "1st", "2nd", "3rd", "11th", "21st".
 export const ordinal = (n) => {

@@ -4,11 +4,13 @@
 // field's bands. Runs in a browser and in Node (tests/integration/test_replay_js.py).
 //
 // Steps are the replay's: step k holds the scores after the race's second k × step (step is 1 for a
-// race of 300 s or less, so step k is second k). The answer is read once into one array of every
-// racer's score at every step; a board is one sort of the race's racers (the boards' own order,
-// push.js byBoardOrder), kept for the steps asked for again (a row's movement needs two).
+// race of 300 s or less, so step k is second k). The answer is read once into one typed array of every
+// racer's score at every step. A step's board is its racers' indexes sorted in the boards' order, from
+// the order of the step sorted last (played or scrubbed, the next step's order is nearly the same: the
+// sort's runs make it about one pass); boards are kept for the steps asked again (a row's movement
+// needs two). A board's rows are objects only for the places a page shows.
 import { byBoardOrder } from "./push.js";
-import { fieldBins } from "./rideFeel.js";
+import { scoreBins } from "./rideFeel.js";
 
 const KEPT_BOARDS = 64; // boards kept for steps asked again (a scrubber going back and forth, movement's earlier step)
 
@@ -17,9 +19,10 @@ export function replayOf(answer) {
   const count = racers.length;
   const step = answer.step || 1;
   const duration = answer.durationSeconds;
-  const steps = Math.max(1, ...(answer.scores || []).map((row) => row.length), count ? 0 : Math.ceil(duration / step));
+  const rows = answer.scores || [];
+  const steps = Math.max(1, ...rows.map((row) => row.length), count ? 0 : Math.ceil(duration / step));
   const scores = new Float64Array(steps * count); // step-major: scores[k * count + i] is racer i's after step k
-  (answer.scores || []).forEach((row, i) => {
+  rows.forEach((row, i) => {
     let last = 0;
     for (let k = 0; k < steps; k += 1) {
       last = k < row.length ? row[k] : last; // a short row holds its last score to the end
@@ -27,47 +30,53 @@ export function replayOf(answer) {
     }
   });
   // A disqualified ride has no rank (the contract: rank null, listed last) and no place at any step.
-  const reviews = racers.map((racer) => (racer.rank == null ? "disqualified" : null));
+  const disqualified = Uint8Array.from(racers, (racer) => (racer.rank == null ? 1 : 0));
+  const indexOf = new Map(racers.map((racer, index) => [racer.racerId, index]));
+  // Of a tie in score, the boards' order (push.js byBoardOrder: by racerId) as each racer's place in it.
+  const tieOrder = new Int32Array(count);
+  racers.map((racer, index) => ({ racerId: racer.racerId, score: 0, index })).sort(byBoardOrder)
+    .forEach((racer, place) => { tieOrder[racer.index] = place; });
 
   const boards = new Map();
+  let lastOrder = Array.from({ length: count }, (_, index) => index);
   const stepOf = (k) => Math.min(steps - 1, Math.max(0, Math.round(k)));
 
-  // The rows at step k in the boards' order: {racerId, name, equipment, review, score, rank, index}
-  // (index: the racer's place in the answer; rank null for a disqualified ride), and each racer's rank
-  // by index (0 for none).
-  function rowsAt(k) {
+  // Step k's board: `order`, the racers' indexes in the boards' order (a disqualified ride last, then
+  // score descending, then tieOrder); `ranks`, each racer's rank by index (0 for none).
+  function boardAt(k) {
     const at = stepOf(k);
-    let kept = boards.get(at);
-    if (kept) {
+    let board = boards.get(at);
+    if (board) {
       boards.delete(at);
-      boards.set(at, kept); // the most recently asked is kept longest
-      return kept;
+      boards.set(at, board); // the most recently asked is kept longest
+      return board;
     }
     const base = at * count;
-    const rows = racers.map((racer, index) => ({ racerId: racer.racerId, name: racer.name, equipment: racer.equipment,
-      review: reviews[index], score: scores[base + index], rank: null, index }));
-    rows.sort(byBoardOrder);
-    const ranks = new Int32Array(count); // by index: the rank at this step, 0 for none
-    rows.forEach((row, place) => {
-      if (row.review !== "disqualified") row.rank = place + 1;
-      ranks[row.index] = row.rank ?? 0;
-    });
-    kept = { rows, ranks };
-    boards.set(at, kept);
+    const order = lastOrder.slice();
+    order.sort((a, b) => disqualified[a] - disqualified[b] || scores[base + b] - scores[base + a] || tieOrder[a] - tieOrder[b]);
+    lastOrder = order;
+    const ranks = new Int32Array(count);
+    order.forEach((index, place) => { ranks[index] = disqualified[index] ? 0 : place + 1; });
+    board = { order, ranks };
+    boards.set(at, board);
     if (boards.size > KEPT_BOARDS) boards.delete(boards.keys().next().value);
-    return kept;
+    return board;
   }
 
-  // Who led at each step (the board's first ranked row: the highest score, of a tie the racerId first
-  // by code unit, as byBoardOrder), -1 where no one had scored yet; worked out once, a pass over the scores.
+  const rowOf = (at, index, ranks) => ({ racerId: racers[index].racerId, name: racers[index].name,
+    equipment: racers[index].equipment, review: disqualified[index] ? "disqualified" : null,
+    score: scores[at * count + index], rank: ranks[index] || null, index });
+
+  // Who led at each step (the board's first ranked row: the highest score, of a tie the first in
+  // tieOrder), -1 where no one had scored yet; worked out once, a pass over the scores.
   const leaderAt = new Int32Array(steps).fill(-1);
   for (let k = 0; k < steps; k += 1) {
     let best = -1;
     let bestScore = 0;
     for (let i = 0; i < count; i += 1) {
       const score = scores[k * count + i];
-      if (reviews[i] || !(score > 0)) continue;
-      if (best < 0 || score > bestScore || (score === bestScore && racers[i].racerId < racers[best].racerId)) {
+      if (disqualified[i] || !(score > 0)) continue;
+      if (best < 0 || score > bestScore || (score === bestScore && tieOrder[i] < tieOrder[best])) {
         best = i;
         bestScore = score;
       }
@@ -91,13 +100,23 @@ export function replayOf(answer) {
     racers,
     // The race's second step k shows (0-based, as the history and the board's "second" count them).
     secondOf: (k) => Math.min(duration - 1, stepOf(k) * step),
-    // The board at step k, every row in order (rows shared between calls: read them, never change them).
-    board: (k) => rowsAt(k).rows,
+    // The board at step k, its first `limit` places in order: {racerId, name, equipment, review, score,
+    // rank, index} (index: the racer's place in the answer; rank null for a disqualified ride).
+    board(k, limit = count) {
+      const at = stepOf(k);
+      const { order, ranks } = boardAt(at);
+      return order.slice(0, limit).map((index) => rowOf(at, index, ranks));
+    },
+    // Racer `racerId`'s row at step k, null if not in the race.
+    rowOf(racerId, k) {
+      const index = indexOf.get(racerId);
+      return index === undefined ? null : rowOf(stepOf(k), index, boardAt(k).ranks);
+    },
     // The places each racer (by index) went up from step `since` to step k (negative: down; 0 for a
     // disqualified ride).
     movedSince(k, since) {
-      const now = rowsAt(k).ranks;
-      const before = rowsAt(since).ranks;
+      const now = boardAt(k).ranks;
+      const before = boardAt(since).ranks;
       return Int32Array.from(now, (rank, index) => (rank && before[index] ? before[index] - rank : 0));
     },
     // Who led from which step to which (both included), in order: [{racerId, name, index, from, to}];
@@ -108,7 +127,12 @@ export function replayOf(answer) {
       const at = stepOf(k);
       return leaderAt[at] < 0 ? null : leads.find((lead) => lead.from <= at && at <= lead.to);
     },
-    // The field at step k as `bins` bands of score (rideFeel.fieldBins).
-    bins: (k, bins) => fieldBins(rowsAt(k).rows, bins),
+    // The field at step k as `bins` bands of score (rideFeel.js: the ranked rides').
+    bins(k, bins) {
+      const at = stepOf(k);
+      const ranked = [];
+      for (let i = 0; i < count; i += 1) if (!disqualified[i]) ranked.push(scores[at * count + i]);
+      return scoreBins(ranked, bins);
+    },
   };
 }

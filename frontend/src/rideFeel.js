@@ -93,8 +93,10 @@ export function positionOf(score, low, high) {
 
 // The field as `bins` equal bands of score from the last rider's to the leader's: how many riders each
 // holds (the leader's score in the last band). Disqualified rides are left out.
-export function fieldBins(rows, bins) {
-  const scores = rows.filter((row) => row.review !== "disqualified").map((row) => row.score ?? 0);
+export const fieldBins = (rows, bins) => scoreBins(rows.filter((row) => row.review !== "disqualified").map((row) => row.score ?? 0), bins);
+
+// The same bands of a list of scores (an array or a typed array): the riders that count.
+export function scoreBins(scores, bins) {
   const counts = new Array(bins).fill(0);
   if (!scores.length) return { counts, low: 0, high: 0, riders: 0 };
   const low = Math.min(...scores);

@@ -25,6 +25,7 @@ export function fieldStrip(bins) {
   const leaderLabel = h("span", { class: "leader" });
   const element = h("div", { class: "field-strip" }, labels, strip, h("div", { class: "ends" }, lowLabel, leaderLabel));
   const drawn = new Map(); // a mark's kind -> its line and label
+  const shownBars = bars.map(() => ({ height: 0, band: "" })); // what each band shows: set again only where it changes
 
   function markOf(kind) {
     if (!drawn.has(kind)) {
@@ -51,9 +52,17 @@ export function fieldStrip(bins) {
       }
       counts.forEach((n, index) => {
         const height = n ? Math.max(MIN_BAR, (n / peak) * HEIGHT) : 0;
-        bars[index].setAttribute("y", String(HEIGHT - height));
-        bars[index].setAttribute("height", String(height));
-        bars[index].setAttribute("class", bandClass.get(index) ?? "");
+        const band = bandClass.get(index) ?? "";
+        const shown = shownBars[index];
+        if (shown.height !== height) {
+          bars[index].setAttribute("y", String(HEIGHT - height));
+          bars[index].setAttribute("height", String(height));
+          shown.height = height;
+        }
+        if (shown.band !== band) {
+          bars[index].setAttribute("class", band);
+          shown.band = band;
+        }
       });
       const shown = new Set();
       for (const { kind, at, label, hidden } of marks) {

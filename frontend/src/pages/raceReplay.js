@@ -126,16 +126,20 @@ export function raceReplay(raceId, { open = false } = {}) {
     return boardRows[index];
   }
 
+  // Each part of the row set only where it changed: a replayed second re-lays out what moved alone.
   function fillRow(cells, row, moved, mine, apart) {
+    const set = (node, key, value) => { if (node[key] !== value) node[key] = value; };
     cells.tr.hidden = false;
-    cells.tr.dataset.racer = row.racerId;
-    cells.tr.className = [row.review ? `review-${row.review}` : "", mine ? "mine" : "", apart ? "apart" : ""].join(" ").trim();
-    cells.rank.textContent = rankText(row.rank);
-    cells.move.textContent = moved > 0 ? `▲${moved}` : moved < 0 ? `▼${-moved}` : "";
-    cells.move.className = `move ${moved > 0 ? "up" : moved < 0 ? "down" : ""}`;
-    cells.name.textContent = row.name;
-    cells.name.href = `#/racers/${encodeURIComponent(row.racerId)}/${encodeURIComponent(raceId)}`;
-    cells.score.textContent = score(row.score);
+    if (cells.tr.dataset.racer !== row.racerId) {
+      cells.tr.dataset.racer = row.racerId;
+      cells.name.textContent = row.name;
+      cells.name.href = `#/racers/${encodeURIComponent(row.racerId)}/${encodeURIComponent(raceId)}`;
+    }
+    set(cells.tr, "className", [row.review ? `review-${row.review}` : "", mine ? "mine" : "", apart ? "apart" : ""].join(" ").trim());
+    set(cells.rank, "textContent", rankText(row.rank));
+    set(cells.move, "textContent", moved > 0 ? `▲${moved}` : moved < 0 ? `▼${-moved}` : "");
+    set(cells.move, "className", `move ${moved > 0 ? "up" : moved < 0 ? "down" : ""}`.trim());
+    set(cells.score, "textContent", score(row.score));
   }
 
   function draw(k) {
@@ -146,13 +150,12 @@ export function raceReplay(raceId, { open = false } = {}) {
     scrubber.setAttribute("aria-valuetext", `${raceTime(second)}, second ${second}`);
     element.dataset.second = String(second);
 
-    const rows = watched.board(k);
     const moved = watched.movedSince(k, Math.max(0, k - Math.round(MOVE_SECONDS / watched.step)));
     const mine = myRacerId();
-    const shown = rows.slice(0, TOP);
-    const own = mine ? rows.find((row) => row.racerId === mine) : null;
-    if (own && !shown.includes(own)) shown.push(own);
-    shown.forEach((row, index) => fillRow(boardRow(index), row, moved[row.index], row === own, row === own && index >= TOP));
+    const shown = watched.board(k, TOP);
+    const own = mine ? watched.rowOf(mine, k) : null;
+    if (own && !shown.some((row) => row.racerId === mine)) shown.push(own);
+    shown.forEach((row, index) => fillRow(boardRow(index), row, moved[row.index], row.racerId === mine, index >= TOP));
     for (let index = shown.length; index < boardRows.length; index += 1) boardRows[index].tr.hidden = true;
 
     const { counts, low, high, riders } = watched.bins(k, BINS);
