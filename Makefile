@@ -145,7 +145,7 @@ $(MUTATION_STAMP): requirements.txt requirements-dev.txt tools/mutation-requirem
 mutation: $(MUTATION_STAMP)
 	$(MUTATION_VENV)/bin/python tools/mutation.py
 
-.PHONY: bench bench-push bench-realtime bench-replay
+.PHONY: bench bench-push bench-realtime bench-replay bench-replay-frames
 bench: $(STAMP_PY) $(STAMP_NPM) java  # figures in docs/performance.md and .json; never part of make test
 	$(PY) -m bench
 	$(PY) -m bench.replay_store
@@ -158,3 +158,6 @@ bench-push: $(STAMP_PY) $(STAMP_NPM) java  # the push stage alone (about 15 minu
 
 bench-realtime: $(STAMP_PY) $(STAMP_NPM) $(FRONTEND) java  # real time on make local alone (about 23 minutes): 100 bikes, 3 fresh stacks, 3 races on one
 	BENCH_ONLY=realtime $(PY) -m bench
+
+bench-replay-frames: $(STAMP_PY) $(FRONTEND) chromium  # a 1,000-racer replay on a phone, CPU slowed 4× (about 30 s): figures for docs/replay.md
+	$(PY) -m bench.replay_frames

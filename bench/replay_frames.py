@@ -1,4 +1,4 @@
-"""`make bench-replay`: the replay of a 1,000-racer, 300-second race on a phone — Debian's Chromium at 390×844
+"""`make bench-replay-frames`: the replay of a 1,000-racer, 300-second race on a phone — Debian's Chromium at 390×844
 (3× pixels, touch), its CPU slowed 4× (CDP Emulation.setCPUThrottlingRate), the built site (frontend/dist)
 with a synthetic replay and race served by route interception (no stack). Prints: the replay's JSON parse,
 its preparation (replay.js), the time of a replayed second (compute and draw: the page's "replay-step"
@@ -45,7 +45,7 @@ def synthetic_replay(rng: random.Random) -> dict:
             "step": 1, "scores": [scores for _, _, scores in rows]}
 
 
-def answers(replay: dict) -> dict[str, bytes]:
+def answers(replay: dict) -> dict[str, dict]:
     """path -> the JSON the API would answer: the race, its final board's top 100, its class, the replay."""
     board = {"raceId": RACE_ID, "classId": CLASS_ID, "status": "finished", "items": [
         {"rank": racer["rank"], "racerId": racer["racerId"], "name": racer["name"], "score": scores[-1],
@@ -104,9 +104,11 @@ PLAY = """async () => {
   scrubber.dispatchEvent(new Event('input'));
   document.querySelector(".replay .speed[data-speed='20']").click();
   const gaps = [];
+  let started = performance.now();
   const long = []; // frames of 50 ms or more (Long Animation Frames): where their time went
   const observer = new PerformanceObserver((list) => {
     for (const frame of list.getEntries()) {
+      if (frame.startTime < started) continue; // the scrub before (one long task), reported late
       const end = frame.startTime + frame.duration;
       long.push({ duration: frame.duration, script: frame.scripts.reduce((sum, script) => sum + script.duration, 0),
         layout: frame.styleAndLayoutStart ? end - frame.styleAndLayoutStart : 0,
@@ -115,7 +117,7 @@ PLAY = """async () => {
   });
   observer.observe({ type: 'long-animation-frame' });
   let last = null;
-  const started = performance.now();
+  started = performance.now();
   document.querySelector('.replay button.play').click();
   await new Promise((done) => {
     const frame = (now) => {
