@@ -69,6 +69,7 @@ export const api = {
   // Every limit the frontend asks is a multiple of its page (100 rows): viewers share CloudFront's answers.
   raceLeaderboard: (raceId, limit) => get(`/races/${enc(raceId)}/leaderboard?limit=${limit}`),
   racerResults: (racerId) => get(`/racers/${enc(racerId)}/results?limit=20`),
+  racerResultsPage: (racerId, nextToken) => get(`/racers/${enc(racerId)}/results?limit=100${page(nextToken)}`),
   racerHistory: (racerId, raceId) => get(`/racers/${enc(racerId)}/history?raceId=${enc(raceId)}`),
   // A settled race second by second (contract v1.2): every racer's cumulative score at each step; 409 until settled.
   replay: (raceId) => get(`/races/${enc(raceId)}/replay`),

@@ -23,6 +23,7 @@ import { liveBoard } from "../push.js";
 import { racers } from "../raceList.js";
 import { raceLabel } from "../races.js";
 import { crumbs } from "../header.js";
+import { ghostPicker } from "./ghostPicker.js";
 import { finishRace } from "./raceAdmin.js";
 import { raceReplay } from "./raceReplay.js";
 import { duration } from "../time.js";
@@ -77,10 +78,12 @@ export function racePage(raceId, { ride = false, replay = false } = {}) {
     h("small", { class: "muted" }, " (bikes and trainers ranked alone)"));
   const rider = ride ? ridePanel(raceId) : null;
   const replayView = ride ? null : raceReplay(raceId, { open: replay });
+  const picker = ride ? null : ghostPicker(raceId, myRacerId()); // the ride page has its own, until the start
   const rideLink = h("a", { class: "button primary ride-link", href: `#/races/${encodeURIComponent(raceId)}/ride`, hidden: true },
     "Join and ride →");
   const element = h("section", {}, h("h1", {}, title, " ", state, " ", feed),
-    summary, replayView?.element, rider ? rider.element : h("p", {}, rideLink), realToggle, board.element, nobody, paging);
+    summary, replayView?.element, rider ? rider.element : h("div", {}, picker.element, h("p", {}, rideLink)), realToggle,
+    board.element, nobody, paging);
   element.dataset.board = "all";
 
   let race = null;
@@ -151,6 +154,7 @@ export function racePage(raceId, { ride = false, replay = false } = {}) {
     board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
     rideLink.hidden = standings.status !== "open";
     if (standings.status === "finished") replayView?.offer();
+    picker?.update(race, standings.status === "open");
     rider?.update({ race, standings, own: items.find((item) => item.racerId === mine) || null });
     finisher.update(standings.status);
     nobody.hidden = items.length > 0;

@@ -35,7 +35,9 @@ import { BIKE, LOST, RideLog } from "../rideLog.js";
 import { serverClock } from "../serverTime.js";
 import { timeLeft } from "../time.js";
 import { bluetoothAvailable } from "../trainer.js";
+import { ghostPicker } from "./ghostPicker.js";
 import { raceFeel } from "./rideField.js";
+import { rideGhost } from "./rideGhost.js";
 import { strapPanel } from "./rideStrap.js";
 import { trainerPanel } from "./rideTrainer.js";
 
@@ -159,11 +161,13 @@ export function ridePanel(raceId) {
   });
   const controls = h("div", { class: "controls" }, cadence.element, resistance.element);
   const feel = raceFeel(raceId, { onSecond: () => show() });
+  const ghost = rideGhost(raceId, racerId);
+  const picker = ghostPicker(raceId, racerId, { onChange: () => { ghost.reload(); show(); } });
   const result = h("p", { class: "ride-result", hidden: true }); // the result, where the ride is not shown
-  const riding = h("div", { class: "riding", hidden: true }, clock, place, feel.gaps, feel.field, now, controls,
+  const riding = h("div", { class: "riding", hidden: true }, clock, place, feel.gaps, ghost.line, feel.field, now, controls,
     h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainer.element, strap.element, feel.sound, sent);
   const setup = h("div", { class: "ride-setup" });
-  const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), elsewhere, setup, result,
+  const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), elsewhere, setup, picker.element, result,
     riding, message, feel.count);
 
   // --- joining ------------------------------------------------------------------------------------
@@ -523,7 +527,9 @@ export function ridePanel(raceId) {
     element.dataset.state = over ? "finished" : second < 0 ? "upcoming" : "live";
     element.dataset.rider = rider ?? "";
     riding.hidden = !joined || rider !== "here";
-    feel.show({ race, standings, own: ownRow, over, racerId });
+    picker.update(race, !over && second < 0); // a ghost is picked before the start
+    ghost.show({ race, own: ownRow, over, started: second >= 0 });
+    feel.show({ race, standings, own: ownRow, over, racerId, ghost: ghost.onStrip() });
   }
 
   function endRide() {

@@ -20,6 +20,7 @@ const FIELD_MS = 5000; // the whole field read again at most this often (the rac
 const PAGE = 100; // the board's page: a field read asks a multiple of it
 const MAX_LIMIT = 1000; // the contract's largest limit
 const BINS = 60;
+const GHOST_LABEL_ROOM = 0.15; // of the strip's width: closer to the rider's mark, the ghost's label would cover theirs
 const COUNTED = ["3", "2", "1", "Go"]; // the moments (rideFeel.js momentOf) shown big
 
 // onSecond(): called on each of the server's whole seconds of the race while it is not over (the panel
@@ -81,7 +82,7 @@ export function raceFeel(raceId, { onSecond }) {
     line.querySelector(".gap").textContent = who ? `${score(who.gap)} ${line.classList.contains("ahead") ? "ahead" : "behind"}` : "";
   }
 
-  function draw({ race, standings, own, racerId }) {
+  function draw({ race, standings, own, racerId, ghost }) {
     const rows = mergeRows(snapshot?.items, standings?.items, own ? [own] : []);
     const mine = rows.find((row) => row.racerId === racerId);
     const { counts, low, high, riders } = fieldBins(rows, BINS);
@@ -104,6 +105,11 @@ export function raceFeel(raceId, { onSecond }) {
         : rows.filter((row) => row.review !== "disqualified").indexOf(mine) + 1; // its place in what the page has
       marks.push({ kind: "you", at: positionOf(mine.score, low, high), label: rank != null ? `You · ${ordinal(rank)}` : "You",
         band: "yours", hidden: mine.review === "disqualified" });
+    }
+    if (ghost) { // rideGhost.js; its label left out where it would cover the rider's (its colour is the ghost line's)
+      const at = positionOf(ghost.score, low, high);
+      const youAt = marks[0] && !marks[0].hidden ? marks[0].at : null;
+      marks.push({ kind: "ghost", at, label: youAt !== null && Math.abs(at - youAt) < GHOST_LABEL_ROOM ? "" : "Ghost" });
     }
     strip.draw({
       counts,
