@@ -20,7 +20,7 @@ const FIELD_MS = 5000; // the whole field read again at most this often (the rac
 const PAGE = 100; // the board's page: a field read asks a multiple of it
 const MAX_LIMIT = 1000; // the contract's largest limit
 const BINS = 60;
-const GHOST_LABEL_ROOM = 0.15; // of the strip's width: closer to the rider's mark, the ghost's label would cover theirs
+const GHOST_LABEL_ROOM_PX = 70; // a ghost's mark closer to the rider's: its label would cover theirs
 const COUNTED = ["3", "2", "1", "Go"]; // the moments (rideFeel.js momentOf) shown big
 
 // onSecond(): called on each of the server's whole seconds of the race while it is not over (the panel
@@ -109,7 +109,8 @@ export function raceFeel(raceId, { onSecond }) {
     if (ghost) { // rideGhost.js; its label left out where it would cover the rider's (its colour is the ghost line's)
       const at = positionOf(ghost.score, low, high);
       const youAt = marks[0] && !marks[0].hidden ? marks[0].at : null;
-      marks.push({ kind: "ghost", at, label: youAt !== null && Math.abs(at - youAt) < GHOST_LABEL_ROOM ? "" : "Ghost" });
+      const apart = youAt === null ? Infinity : Math.abs(at - youAt) * (strip.element.clientWidth || 0);
+      marks.push({ kind: "ghost", at, label: apart < GHOST_LABEL_ROOM_PX ? "" : "Ghost" });
     }
     strip.draw({
       counts,
@@ -119,6 +120,9 @@ export function raceFeel(raceId, { onSecond }) {
         leader.racerId === racerId ? "You lead" : leader.name ?? ""), score(high)],
     });
   }
+
+  const redraw = () => latest && !stopped && draw(latest); // the ghost's label needs room measured in pixels
+  window.addEventListener("resize", redraw);
 
   return {
     count,
@@ -143,6 +147,7 @@ export function raceFeel(raceId, { onSecond }) {
     },
     stop() {
       stopped = true;
+      window.removeEventListener("resize", redraw);
       clearTimeout(timer);
       sound.stop();
     },
