@@ -18,6 +18,7 @@
 import { api, ApiError } from "../api.js";
 import { h, score } from "../dom.js";
 import { bestInResults, bestOnBoard, finalScore, finishedRaces, ghostOf, KINDS, recordOf } from "../ghost.js";
+import { racers } from "../raceList.js";
 import { ordinal } from "../rideFeel.js";
 import { startDate } from "../time.js";
 
@@ -195,7 +196,7 @@ export function ghostPicker(raceId, racerId, { onChange = () => {} } = {}) {
     if (pick !== asked) return;
     if (!races.length) return refused("No race of this class has finished yet: there is no one to pick.");
     racesBox.replaceChildren(h("option", { value: "" }, "Choose a race…"),
-      ...races.map((race) => h("option", { value: race.raceId }, `${startDate(race.startsAt)} · ${race.racerCount} racers`)));
+      ...races.map((race) => h("option", { value: race.raceId }, `${startDate(race.startsAt)} · ${racers(race.racerCount)}`)));
     racesBox.value = kept && races.some((race) => race.raceId === kept.raceId) ? kept.raceId : "";
     racersBox.replaceChildren();
     racersBox.hidden = true;

@@ -7,6 +7,7 @@ race's board, the ghost's score after that same second from the record holder's 
 halves away from zero (docs/ride.md, Ghosts)."""
 
 import math
+import re
 import time
 import uuid
 from decimal import ROUND_HALF_UP, Decimal
@@ -15,7 +16,7 @@ from alleycat.clock import iso
 
 from .browsing import DOCS, claims, new_page, session, signed_up_new
 from .test_ride import at_the_start, joined_with_a_name, new_race, ride, start_ride, until
-from .test_ride_feel import fits
+from .test_ride_feel import fits, ordinal
 
 DURATION = 60
 RIDDEN = 30
@@ -82,7 +83,10 @@ def settled_record(stack, client, page):
     top = eventually(record, "the class board holds the race")
     assert top["racerId"] == holder
     eventually(lambda: client.call("GET", f"/races/{race['raceId']}/replay")[0] == 200 or None, "the race's replay")
-    return {"classId": race["classId"], "raceId": race["raceId"], "holder": holder, "name": "Ana Record", "admin": race["admin"]}
+    board = client.call("GET", f"/races/{race['raceId']}/leaderboard?limit=10")[1]["items"]
+    order = [(ordinal(row["rank"]), row["name"]) for row in board]
+    return {"classId": race["classId"], "raceId": race["raceId"], "holder": holder, "name": "Ana Record", "admin": race["admin"],
+            "order": order}
 
 
 def expected_gap(client, race, racer_id, record):
@@ -125,7 +129,14 @@ def test_a_racer_rides_30_s_with_the_class_records_ghost_and_reads_the_gap_the_a
     page.check(".ghost-picker input[value=best]")
     until(page, "() => document.querySelector('.ghost-picker .ghost-note').textContent.startsWith('You have no best in this class yet')")
     assert page.is_checked(".ghost-picker input[value=none]")
-    # When they pick the class record
+    # When they look for a racer of a finished race: the class's finished race, then its racers in its final order
+    page.check(".ghost-picker input[value=racer]")
+    until(page, "() => document.querySelectorAll('.ghost-picker select.ghost-race option').length === 2")
+    page.select_option(".ghost-picker select.ghost-race", record["raceId"])
+    until(page, "() => !document.querySelector('.ghost-picker select.ghost-racer').hidden")
+    names = page.eval_on_selector_all(".ghost-picker select.ghost-racer option", "options => options.map((o) => o.textContent)")
+    assert [re.sub(r" · [\d,.]+$", "", name) for name in names[1:]] == [f"{place} · {name}" for place, name in record["order"]]
+    # When they pick the class record instead
     page.check(".ghost-picker input[value=record]")
     until(page, "() => document.querySelector('.ghost-picker .ghost-note').textContent.startsWith('Your ghost: ')")
     assert page.inner_text(".ghost-picker .ghost-note").startswith(f"Your ghost: {record['name']} (the class record), final score ")
