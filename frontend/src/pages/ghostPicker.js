@@ -24,6 +24,7 @@ import { startDate } from "../time.js";
 
 const PREFIX = "alleycat.ghost.";
 const KEEP_MS = 30 * 86_400_000;
+const BOARD_ROWS = 1000; // api.classLeaderboard's limit, the contract's largest
 const RESULT_PAGES = 20; // a best looked for in the racer's results: at most so many pages of 100
 const REPLAYS_KEPT = 3;
 
@@ -103,7 +104,7 @@ async function bestOf(classId, racerId) {
   const board = await api.classLeaderboard(classId);
   const row = bestOnBoard(board.items, racerId);
   if (row) return { raceId: row.raceId };
-  if (board.items.length < 1000) return null; // the whole board: they have no best
+  if (board.items.length < BOARD_ROWS) return null; // the whole board: they have no best
   let nextToken = null;
   let found = null;
   for (let page = 0; page < RESULT_PAGES; page += 1) {

@@ -7,15 +7,19 @@ import { h } from "../dom.js";
 import { gapText, gapTo } from "../ghost.js";
 import { ghostFor, savedGhost, whose } from "./ghostPicker.js";
 
+const RETRY_MS = 10_000; // a ghost whose race could not be read (not settled yet, no connection) is read again after this
+
 export function rideGhost(raceId, racerId) {
   const name = h("strong", { class: "ghost-name" });
   const which = h("span", { class: "ghost-which" });
   const gap = h("strong", { class: "ghost-gap" });
+  const sep = h("span", { class: "ghost-sep" }, " · ");
   const line = h("p", { class: "ghost-line", hidden: true }, h("span", { class: "ghost-swatch", "aria-hidden": "true" }),
-    h("span", { class: "ghost-who" }, "Ghost: ", name, " ", which), h("span", { class: "ghost-sep" }, " · "), gap);
+    h("span", { class: "ghost-who" }, "Ghost: ", name, " ", which), sep, gap);
   let choice = null;
   let ghost = null;
   let problem = null;
+  let failedAt = 0;
   let loading = 0;
   let latest = null;
 
@@ -26,10 +30,12 @@ export function rideGhost(raceId, racerId) {
       name.textContent = "";
       which.textContent = problem ? "" : "(reading its race…)";
       gap.textContent = problem ? `cannot be had: ${problem}` : "";
+      sep.hidden = true;
       line.classList.toggle("error", Boolean(problem));
       return;
     }
     line.classList.remove("error");
+    sep.hidden = false;
     name.textContent = ghost.name;
     which.textContent = `(${whose(choice, ghost)})`;
     const apart = latest && gapTo(ghost, latest.own, { race: latest.race, finished: latest.over });
@@ -48,7 +54,9 @@ export function rideGhost(raceId, racerId) {
       ghostFor(choice).then((found) => {
         if (at === loading) ghost = found;
       }, (error) => {
-        if (at === loading) problem = error.message;
+        if (at !== loading) return;
+        problem = error.message;
+        failedAt = Date.now();
       }).finally(draw);
     }
     draw();
@@ -61,7 +69,8 @@ export function rideGhost(raceId, racerId) {
     // The ride's latest: the race, the racer's own row, whether it is over, whether it has started.
     show(panel) {
       latest = panel;
-      draw();
+      if (problem && Date.now() - failedAt > RETRY_MS) load();
+      else draw();
     },
     // The ghost's place for the field's strip: its score after the second the gap compares, or null.
     onStrip() {
