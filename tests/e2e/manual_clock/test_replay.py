@@ -201,7 +201,8 @@ def test_the_racers_result_links_to_the_replay_which_plays_at_its_speed_and_paus
     # When they follow its link to the replay
     page.click("p.totals a:text('Watch the replay →')")
     # Then the race's page opens with the replay read and shown
-    until(page, "() => location.hash.endsWith('/replay') && !document.querySelector('.replay-view')?.hidden")
+    until(page, "() => location.hash.endsWith('/replay') && document.querySelector('.replay-view')?.hidden === false"
+                " && document.querySelector('.replay')?.dataset.second !== undefined")
     assert shown_second(page) == 0
     page.fill(".replay .scrubber", "100")
     assert shown_second(page) == 100
