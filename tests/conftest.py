@@ -28,6 +28,23 @@ os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "Alleycat")
 os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "alleycat")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 
+
+
+def share_botocore_data() -> None:
+    """One botocore data loader for every session this process makes: the layer makes its client from a
+    new botocore session (``alleycat.storage.dynamo.client``), as a Lambda does once a process, and the
+    integration tests make one a test, each loading and parsing the same service model and endpoint
+    files again (70-240 ms a test; 14 ms with the files loaded once). The clients stay each test's own."""
+    import functools
+
+    import botocore.loaders
+    import botocore.session
+
+    botocore.session.create_loader = functools.cache(botocore.loaders.create_loader)
+
+
+share_botocore_data()
+
 LAYERS = ("unit", "integration", "infrastructure", "e2e")
 # Files whose tests are each a work unit of their own (long tests meant to run side by side).
 ALONE = ("tests/integration/test_live_pipeline_model.py",)

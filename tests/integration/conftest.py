@@ -8,6 +8,7 @@ import pytest
 from alleycat import settings
 from alleycat.clock import epoch
 from alleycat.storage import dynamo
+from alleycat.storage.schema import create_table_request
 from local import handlers
 from local.events import sample_event, with_header
 from local.streams import StreamTail
@@ -21,9 +22,10 @@ def table(dynamodb_local):
     os.environ.update(TABLE_NAME=TABLE, AWS_ENDPOINT_URL_DYNAMODB=dynamodb_local.url)
     settings.reset()
     dynamo.client.cache_clear()
-    dynamodb_local.create_table(TABLE)
-    yield dynamodb_local.client()
-    dynamodb_local.client().delete_table(TableName=TABLE)
+    engine = dynamodb_local.client()
+    engine.create_table(**create_table_request(TABLE))
+    yield engine
+    engine.delete_table(TableName=TABLE)
     dynamo.client.cache_clear()
 
 
