@@ -33,7 +33,32 @@ def client(stack):
     return Client(stack.url, stack.clock)
 
 
-@pytest.fixture(scope="module")
-def browser(stack):
+@pytest.fixture(scope="package")
+def chromium_browser(stack):
+    """One Chromium (and Playwright driver) for the package: launching them took about a second a module."""
     with chromium() as launched:
         yield launched
+
+
+class ModuleBrowser:
+    """The package's Chromium as a module's tests see it: the contexts they open are closed when the module
+    ends, so no page of one module (its timers, its polls) runs on beside the next module's tests."""
+
+    def __init__(self, browser):
+        self._browser, self._contexts = browser, []
+
+    def new_context(self, **options):
+        context = self._browser.new_context(**options)
+        self._contexts.append(context)
+        return context
+
+    def close_contexts(self) -> None:
+        for context in self._contexts:
+            context.close()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_browser):
+    module_browser = ModuleBrowser(chromium_browser)
+    yield module_browser
+    module_browser.close_contexts()
