@@ -37,7 +37,7 @@ from alleycat.storage import entities as e
 from local import handlers
 from local.events import sample_event, with_header
 from local.runtime import Runtime
-from local.streams import StreamTail, passes_filter, sequence
+from local.streams import LIST_SHARDS_SECONDS, StreamTail, passes_filter, sequence
 
 from .conftest import ADMIN
 
@@ -464,7 +464,8 @@ def pipeline(dynamodb_local):
     threads = ThreadPoolExecutor(max_workers=3)
     runtime.submit = threads.submit
     Pipeline.engine, Pipeline.runtime = dynamodb_local, runtime
-    Pipeline.tail = StreamTail.of_table(dynamodb_local, TABLE)
+    # listed again once a shard ends or a second has passed, as the local stack lists it: not once a read
+    Pipeline.tail = StreamTail.of_table(dynamodb_local, TABLE, list_every=LIST_SHARDS_SECONDS)
     yield Pipeline
     threads.shutdown()
     runtime.stop()
