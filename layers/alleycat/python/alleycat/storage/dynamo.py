@@ -218,7 +218,8 @@ def get[E: e.Entity](entity: type[E], consistent: bool = False, **parts: Any) ->
 
 
 def query_all(**request: Any) -> list[e.Entity]:
-    """Every page of a Query: for the stream's work, never for an API read."""
+    """Every page of a Query: for the stream's work, never for an API read (but the replay's, which a
+    1,000-racer race keeps to one page or two: ``replays.with_board``)."""
     items = []
     while True:
         response = send("query", **request)

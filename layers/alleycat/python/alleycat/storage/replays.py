@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from alleycat.storage import entities as e
 from alleycat.storage import keys
-from alleycat.storage.dynamo import batch, conditional, key_of, send, table_name, values
+from alleycat.storage.dynamo import batch, conditional, key_of, query_all, table_name, values
 
 BATCH_WRITE_ITEMS = 25  # DynamoDB's limit for one BatchWriteItem
 
@@ -36,15 +36,8 @@ def set_rows(race_id: str, racers: int, rows: dict[str, list[int]]) -> None:
 def with_board(race_id: str) -> tuple[e.Race | None, list[e.RaceBoard], list[e.ReplayPart]]:
     """The race, its board shards and its replay's parts: the race's whole partition, one Query (and a
     page more for each MB past the first)."""
-    request = {"KeyConditionExpression": "PK = :partition",
-               "ExpressionAttributeValues": values(partition=keys.RACE.pk.build({"raceId": race_id}))}
-    found: list[e.Entity] = []
-    while True:
-        response = send("query", **request)
-        found += e.from_items(response.get("Items", []))
-        if "LastEvaluatedKey" not in response:
-            break
-        request["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    found = query_all(KeyConditionExpression="PK = :partition",
+                      ExpressionAttributeValues=values(partition=keys.RACE.pk.build({"raceId": race_id})))
     race = next((item for item in found if isinstance(item, e.Race)), None)
     return (race, [item for item in found if isinstance(item, e.RaceBoard)],
             sorted((item for item in found if isinstance(item, e.ReplayPart)), key=lambda part: part.part))
