@@ -102,14 +102,14 @@ def test_virtual_is_sticky_and_shown_on_the_board_results_and_real_only_board(fi
 
 def test_an_implausible_ride_is_pending_as_soon_as_seen_and_off_the_class_board_until_cleared(field, server):
     api, race_id = field
-    # t rides 300 rpm at 100 %: pending as its first chunk is seen (30 s: cadence held), whatever its rank
-    post(api, race_id, calm("t", range(30), 300, 100) + calm("a", range(60), 80, 50))
+    # t spins 300 rpm at 0 %: pending as its first chunk is seen (30 s: cadence held), whatever its rank
+    post(api, race_id, calm("t", range(30), 300, 0) + calm("a", range(60), 80, 50))
     process(server.read())
-    assert board(api, race_id)[0] == (1, "t", "trainer", "pending")
+    assert board(api, race_id)[:2] == [(1, "a", "bike", None), (2, "t", "trainer", "pending")]
     status, listed = api("get_reviews", query={"state": "pending", "limit": "10"}, claims=ADMIN)
     assert status == 200 and [(i["racerId"], i["state"], i["equipment"], i["rules"]) for i in listed["items"]] == [
         ("t", "pending", "trainer", ["cadence-held"])]
-    # and goes on for a second chunk (seen alone: no new rule in it)
+    # and goes on at 100 % for a second chunk (a pending ride's rules are widened at the finish)
     post(api, race_id, calm("t", range(30, 60), 300, 100))
     process(server.read())
     # Not an admin: 403; a racer sees why on their own results
@@ -123,7 +123,7 @@ def test_an_implausible_ride_is_pending_as_soon_as_seen_and_off_the_class_board_
     assert [row["racerId"] for row in api("get_class_leaderboard", query={"limit": "10"})[1]["items"]] == ["a"]
     # The review as listed carries the final score
     listed = api("get_reviews", query={"state": "pending", "limit": "10"}, claims=ADMIN)[1]["items"]
-    assert listed[0]["score"] == round(60 * output(300, 100), 4)
+    assert listed[0]["score"] == round(30 * output(300, 0) + 30 * output(300, 100), 4)
     # An admin clears it: the class board takes it (within the stream's next batch)
     status, review = api("review_ride", {"raceId": race_id, "racerId": "t"}, body={"decision": "clear", "note": "Real trainer"},
                          claims=ADMIN)
@@ -134,6 +134,42 @@ def test_an_implausible_ride_is_pending_as_soon_as_seen_and_off_the_class_board_
     assert [i["racerId"] for i in api("get_reviews", query={"state": "cleared"}, claims=ADMIN)[1]["items"]] == ["t"]
     # The same decision again changes nothing
     assert api("review_ride", {"raceId": race_id, "racerId": "t"}, body={"decision": "clear"}, claims=ADMIN)[1] == review
+
+
+def test_the_gap_trick_a_late_join_with_backfill_and_alternating_cadence_are_pending_and_on_no_class_board(field, server):
+    # Before contract v1.3 each of these rides was never reviewed: the rules looked at runs of seconds
+    # sent, so leaving one second in two, three or ten out hid 300 rpm at 100 % (twice the most a
+    # continuous ride holds unflagged), and cadence alternating 20 and 99 rpm never rose 80 at once.
+    api, race_id = field
+    for racer_id in ("gap2", "gap3", "gap10", "late", "swing"):
+        api("put_racer", {"racerId": racer_id}, body={"name": racer_id}, claims=ADMIN)
+    for racer_id in ("gap2", "gap3", "gap10", "swing"):
+        assert api("join_race", {"raceId": race_id, "racerId": racer_id}, body={}, claims=racer_claims(racer_id))[0] == 200
+    maximum = calm("x", range(120), 300, 100)
+    for racer_id, left_out in (("gap2", 2), ("gap3", 3), ("gap10", 10)):
+        gapped = [{**sample, "racerId": racer_id} for sample in maximum if sample["second"] % left_out != left_out - 1]
+        for second in range(0, 120, 5):  # as a bike sends them, a few seconds at a time, as they happen
+            post(api, race_id, [sample for sample in gapped if second <= sample["second"] < second + 5],
+                 at=f"2026-11-22T10:{(second + 5) // 60:02d}:{(second + 5) % 60:02d}Z", claims=racer_claims(racer_id))
+    post(api, race_id, [{**sample, "cadence": 20 if sample["second"] % 2 else 99, "racerId": "swing", "resistance": 50}
+                        for sample in maximum], at="2026-11-22T10:02:00Z", claims=racer_claims("swing"))
+    # Joining 100 s in and sending the seconds before it at once (one in ten left out)
+    assert api("join_race", {"raceId": race_id, "racerId": "late"}, body={}, claims=racer_claims("late"),
+               at="2026-11-22T10:01:40Z")[0] == 200
+    backfill = [{**sample, "racerId": "late"} for sample in maximum if sample["second"] % 10 != 9 and sample["second"] <= 100]
+    assert post(api, race_id, backfill, at="2026-11-22T10:01:40Z", claims=racer_claims("late"))[1]["accepted"] == len(backfill)
+    post(api, race_id, calm("a", range(120), 85, 60))
+    process(server.read())
+    cheats = {"gap2", "gap3", "gap10", "late", "swing"}
+    # judged as they arrive: each is pending before the finish
+    assert {racer_id for _, racer_id, _, review in board(api, race_id) if review == "pending"} == cheats
+    api("finish_race", {"raceId": race_id}, claims=ADMIN)
+    process(server.read())
+    for racer_id in cheats:
+        result = api("get_racer_results", {"racerId": racer_id}, query={})[1]["items"][0]
+        assert (racer_id, result["review"], result["rules"]) == (
+            racer_id, "pending", ["cadence-swing"] if racer_id == "swing" else ["cadence-held", "output-held"])
+    assert [row["racerId"] for row in api("get_class_leaderboard", query={"limit": "10"})[1]["items"]] == ["a"]
 
 
 def test_disqualifying_a_ride_removes_its_rank_and_its_best_and_another_decision_replaces_it(field, server):

@@ -10,7 +10,7 @@ import pytest
 from alleycat.clock import epoch
 from simulator import race as race_module
 from simulator.client import ApiClient, ApiError
-from simulator.profiles import CADENCE_RANGE, RESISTANCE_RANGE, RacerProfile
+from simulator.profiles import CADENCE_RANGE, JITTER, RESISTANCE_RANGE, RacerProfile
 from simulator.race import Settings, Simulator, chunks, racer_ids
 
 IDS = [f"rider-{n:04d}" for n in range(1, 201)]
@@ -38,15 +38,37 @@ def test_profiles_are_stable_per_racer_id_and_differ_between_racers():
     assert len({(p.cadence, p.resistance) for p in profiles}) > 150
 
 
-def test_samples_stay_inside_the_racers_range_for_the_whole_race():
+def test_samples_stay_inside_the_racers_range_but_for_the_start_a_stop_and_the_sprint():
     for racer_id in IDS[:20]:
         profile = RacerProfile.for_racer(racer_id)
         effort = profile.in_race("race-1", 300)
+        stopped = range(effort.stop.at, effort.stop.at + effort.stop.seconds + effort.stop.ramp) if effort.stop else ()
         for second in range(300):
             sample = effort.sample(second)
-            assert profile.cadence[0] <= sample["cadence"] <= profile.cadence[1]
+            if second >= effort.start_ramp and second not in stopped and second < effort.sprint.at:
+                assert profile.cadence[0] <= sample["cadence"] <= profile.cadence[1]
             assert profile.resistance[0] <= sample["resistance"] <= profile.resistance[1]
             assert sample["second"] == second and sample["racerId"] == racer_id
+
+
+def test_racers_start_from_standstill_some_stop_and_start_again_and_all_sprint_at_the_end():
+    efforts = [RacerProfile.for_racer(racer_id).in_race("race-1", 300) for racer_id in IDS]
+    assert all(effort.sample(0)["cadence"] == 0 for effort in efforts)
+    # some reach their trend in one second (a beginner's key, a sensor's first reading), others in up to 4
+    assert {effort.start_ramp for effort in efforts} == {1, 2, 3, 4}
+    assert all(effort.sample(effort.start_ramp)["cadence"] >= effort.profile.cadence[0] for effort in efforts)
+    stopping = [effort for effort in efforts if effort.stop]
+    assert 0.2 < len(stopping) / len(efforts) < 0.4
+    for effort in stopping:
+        stop = effort.stop
+        assert 5 <= stop.seconds <= 20
+        assert [effort.sample(s)["cadence"] for s in range(stop.at, stop.at + stop.seconds)] == [0] * stop.seconds
+        assert effort.sample(stop.at + stop.seconds + stop.ramp - 1)["cadence"] >= effort.profile.cadence[0]
+    for effort in efforts:
+        assert 270 <= effort.sprint.at <= 290
+        last = effort.sample(299)["cadence"]
+        assert last - round(effort.trend(299)[0]) >= effort.sprint.rpm - JITTER >= 15 - JITTER
+        assert last <= CADENCE_RANGE[1] + 35 + JITTER
 
 
 def test_about_half_the_racers_send_a_heart_rate_inside_the_contracts_range_rising_with_the_race():

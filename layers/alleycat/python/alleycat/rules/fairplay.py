@@ -1,4 +1,4 @@
-"""Fair play (contract v1.2, docs/fair-play.md): which rides count, on what equipment, and the
+"""Fair play (contracts v1.2 and v1.3, docs/fair-play.md): which rides count, on what equipment, and the
 plausibility rules every ride is checked by. Pure functions of a ride's samples: no storage here.
 """
 
@@ -48,75 +48,95 @@ def latest_second(now: float, starts_at: float) -> int:
     return math.floor(now - starts_at) + CLOCK_TOLERANCE_SECONDS
 
 
+# The plausibility rules (docs/fair-play.md, contract v1.3 "Fair play"). Each judges what was ridden
+# over windows of race time, never over runs of seconds sent: a second not sent adds nothing to a
+# window (no cadence above a threshold, no output, no rise), so leaving seconds out, sending them late,
+# out of order or twice hides nothing, and each window's total bounds what a ride can gain unflagged.
+
+
 @dataclass(frozen=True)
 class Rule:
-    """A plausibility rule: its id (what reviews and the site name it by) and what it says, for people."""
+    """A plausibility rule over windows of race time: in any ``window`` consecutive seconds, the seconds'
+    ``adds`` (what one second adds, given the ride's previous second sent) must not reach ``breaks_at``
+    (or pass it, ``strictly``). ``id`` names it in reviews and on the site; ``says`` is its sentence."""
 
     id: str
     says: str
-    broken_by: Callable[[Mapping[int, Sample]], bool]
+    window: int
+    adds: Callable[[Sample, Sample | None], Decimal]
+    breaks_at: Decimal
+    strictly: bool = False
+
+    def breaks(self, total: Decimal) -> bool:
+        return total > self.breaks_at if self.strictly else total >= self.breaks_at
+
+    def broken_by(self, samples: Mapping[int, Sample]) -> bool:
+        """Whether any ``window`` seconds of the ride break the rule. Windows start at a second sent: a
+        window holding other seconds holds no more than the one starting at its first second sent."""
+        seconds = sorted(samples)
+        added = [self.adds(samples[second], samples[seconds[i - 1]] if i else None) for i, second in enumerate(seconds)]
+        total, end = Decimal(0), 0
+        for start, first in enumerate(seconds):
+            while end < len(seconds) and seconds[end] < first + self.window:
+                total += added[end]
+                end += 1
+            if self.breaks(total):
+                return True
+            total -= added[start]
+        return False
 
 
-# What a person's legs can hold on a trainer: track sprinters touch 200+ rpm for a few seconds,
-# nobody holds 170 rpm against resistance for 10 s. The simulator's riders stay within 30-90 rpm.
-CADENCE_HELD_RPM, CADENCE_HELD_SECONDS = Decimal(170), 10
-# Output = (cadence + 35) x (resistance + 65) / 100: 250 held for a minute is 120 rpm at full
-# resistance for 60 s. The simulator's strongest rider peaks at 188.75 (90 rpm at 86 %).
+# What a person's legs can hold against a trainer's resistance: track sprinters touch 200+ rpm for a
+# few seconds; nobody spins above 170 rpm for half of 20 seconds. The simulator's riders stay under 115.
+CADENCE_HELD_RPM, CADENCE_HELD_SECONDS, CADENCE_HELD_WINDOW = Decimal(170), 10, 20
+# Output = (cadence + 35) x (resistance + 65) / 100: an average of 250 over a minute is 120 rpm at full
+# resistance for 60 s. The simulator's strongest rider peaks at 188.75 (90 rpm at 86 %), ~230 sprinting.
 OUTPUT_HELD, OUTPUT_HELD_SECONDS = Decimal(250), 60
-# How fast legs can speed up: from standing still to a sprint takes a few seconds, so a rise of
-# 80 rpm from one second to the next is a slider or a key, not a leg. The simulator's riders climb
-# by well under 1 rpm a second.
-CADENCE_JUMP_RPM = Decimal(80)
+# How often legs can speed up: from standing still to a sprint is one rise of 100-150 rpm; rises adding
+# up to 200 rpm within 10 s is cadence going up and down faster than legs turn a flywheel.
+CADENCE_SWING_RPM, CADENCE_SWING_SECONDS = Decimal(200), 10
 
 
-def _runs(samples: Mapping[int, Sample]) -> list[list[int]]:
-    """The ride's seconds as runs of consecutive seconds, in order."""
-    runs: list[list[int]] = []
-    for second in sorted(samples):
-        if runs and runs[-1][-1] == second - 1:
-            runs[-1].append(second)
-        else:
-            runs.append([second])
-    return runs
+def _above_held_cadence(sample: Sample, _previous: Sample | None) -> Decimal:
+    return Decimal(1) if Decimal(sample.cadence) > CADENCE_HELD_RPM else Decimal(0)
 
 
-def _cadence_held(samples: Mapping[int, Sample]) -> bool:
-    held = 0
-    for run in _runs(samples):
-        held = 0
-        for second in run:
-            held = held + 1 if Decimal(samples[second].cadence) > CADENCE_HELD_RPM else 0
-            if held >= CADENCE_HELD_SECONDS:
-                return True
-    return False
+def _output(sample: Sample, _previous: Sample | None) -> Decimal:
+    return sample.output
 
 
-def _output_held(samples: Mapping[int, Sample]) -> bool:
-    limit = OUTPUT_HELD * OUTPUT_HELD_SECONDS
-    for run in _runs(samples):
-        outputs = [samples[second].output for second in run]
-        window = sum(outputs[:OUTPUT_HELD_SECONDS], Decimal(0))
-        if len(outputs) >= OUTPUT_HELD_SECONDS and window > limit:
-            return True
-        for start in range(1, len(outputs) - OUTPUT_HELD_SECONDS + 1):
-            window += outputs[start + OUTPUT_HELD_SECONDS - 1] - outputs[start - 1]
-            if window > limit:
-                return True
-    return False
+def _rise(sample: Sample, previous: Sample | None) -> Decimal:
+    return max(Decimal(0), Decimal(sample.cadence) - Decimal(previous.cadence)) if previous else Decimal(0)
 
 
-def _cadence_jump(samples: Mapping[int, Sample]) -> bool:
-    return any(Decimal(samples[second].cadence) - Decimal(samples[second - 1].cadence) >= CADENCE_JUMP_RPM
-               for second in samples if second - 1 in samples)
-
-
-RULES = (
-    Rule("cadence-held", f"cadence above {CADENCE_HELD_RPM} rpm for {CADENCE_HELD_SECONDS} s or more", _cadence_held),
-    Rule("output-held", f"average output above {OUTPUT_HELD} over {OUTPUT_HELD_SECONDS} s", _output_held),
-    Rule("cadence-jump", f"cadence rising {CADENCE_JUMP_RPM} rpm or more in one second", _cadence_jump),
-)
+CADENCE_HELD = Rule("cadence-held",
+                    f"cadence above {CADENCE_HELD_RPM} rpm in {CADENCE_HELD_SECONDS} or more of any {CADENCE_HELD_WINDOW} seconds",
+                    CADENCE_HELD_WINDOW, _above_held_cadence, Decimal(CADENCE_HELD_SECONDS))
+OUTPUT_HELD_RULE = Rule("output-held",
+                        f"average output above {OUTPUT_HELD} over any {OUTPUT_HELD_SECONDS} seconds (a second not sent counts 0)",
+                        OUTPUT_HELD_SECONDS, _output, OUTPUT_HELD * OUTPUT_HELD_SECONDS, strictly=True)
+CADENCE_SWING = Rule("cadence-swing",
+                     f"cadence rising {CADENCE_SWING_RPM} rpm or more in all within any {CADENCE_SWING_SECONDS} seconds",
+                     CADENCE_SWING_SECONDS, _rise, CADENCE_SWING_RPM)
+RULES = (CADENCE_HELD, OUTPUT_HELD_RULE, CADENCE_SWING)
+# Rules no longer checked, as reviews stored before contract v1.3 name them.
+RETIRED = {"cadence-jump": "cadence rising 80 rpm or more in one second (a rule before contract v1.3)"}
 
 
 def broken_rules(samples: Mapping[int, Sample]) -> list[str]:
     """The ids of the rules a ride's samples break, in ``RULES`` order."""
     return [rule.id for rule in RULES if rule.broken_by(samples)]
+
+
+def broken_rules_seen(samples: Mapping[int, Sample], chunk_points: Mapping[int, Decimal], chunk_seconds: int) -> list[str]:
+    """What a part of a ride, as the stream sees it live, proves broken: the rules its ``samples`` break
+    (a window's total over part of it is at most the whole ride's), and output held over chunks whose
+    points (chunk number -> the sum of its outputs, every chunk of ``chunk_seconds`` seconds the ride has)
+    add up above the threshold within a window. The finish judges the whole ride."""
+    rules = broken_rules(samples)
+    across = OUTPUT_HELD_SECONDS // chunk_seconds
+    if OUTPUT_HELD_RULE.id not in rules and any(
+            OUTPUT_HELD_RULE.breaks(sum((Decimal(chunk_points.get(chunk + n, 0)) for n in range(across)), Decimal(0)))
+            for chunk in chunk_points):
+        rules = [rule.id for rule in RULES if rule.id in (*rules, OUTPUT_HELD_RULE.id)]
+    return rules

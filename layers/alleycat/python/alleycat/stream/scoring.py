@@ -19,7 +19,7 @@ from alleycat import clock
 from alleycat.observability import logger
 from alleycat.rules import scoring as rule
 from alleycat.rules.board import Standing
-from alleycat.rules.fairplay import broken_rules
+from alleycat.rules.fairplay import broken_rules_seen
 from alleycat.rules.samples import Totals
 from alleycat.storage import entities as e
 from alleycat.storage import parallel, racers, races, reviews
@@ -97,11 +97,13 @@ def live_totals(entry: e.Entry, chunks: dict[int, e.Chunk]) -> e.Entry | None:
 
 
 def checked(entry: e.Entry | None, chunks: dict[int, e.Chunk]) -> e.Entry | None:
-    """A live ride whose changed ``chunks`` break a plausibility rule is put up for review as it is seen
-    (a rule held across chunks is caught at the finish, which checks the whole ride)."""
+    """A live ride is put up for review as soon as what the stream sees of it breaks a plausibility rule:
+    the changed ``chunks``' samples, and the points of every chunk on the entry (``fairplay.broken_rules_seen``).
+    A window across chunks' samples is judged at the finish, which checks the whole ride."""
     if entry is None or entry.review or entry.raceStatus == e.FINISHED:
         return entry
-    rules = broken_rules({second: pair for chunk in chunks.values() for second, pair in chunk.samples.items()})
+    rules = broken_rules_seen({second: pair for chunk in chunks.values() for second, pair in chunk.samples.items()},
+                              {int(chunk): Decimal(totals.points) for chunk, totals in entry.chunks.items()}, e.Chunk.SECONDS)
     if rules:
         reviews.flag(entry, rules, clock.iso_ms(clock.now()))
     return entry
