@@ -112,6 +112,7 @@ def test_cadence_swing_rises_adding_up_to_200_rpm_within_10_seconds():
     alternating = {second: Sample(20 if second % 4 == 0 else 99, 50) for second in range(0, 60, 2)}
     assert broken_rules(alternating) == ["cadence-swing"]
     assert broken_rules(ride([90, 10])) == []                                    # stopping is allowed
+    assert broken_rules(ride([200, 0])) == []                                    # the first second rises from nothing
 
 
 def test_a_minute_at_300_rpm_and_100_percent_breaks_the_held_rules_from_rest_or_not():
@@ -127,6 +128,8 @@ def test_what_the_stream_sees_live_proves_a_rule_broken_and_never_more_than_the_
     # two chunks a chunk apart are no minute; chunk points alone, with no sample seen, can prove it too
     assert fairplay.broken_rules_seen({}, {0: Decimal(7600), 2: Decimal(7600)}, 30) == []
     assert fairplay.broken_rules_seen({}, {3: Decimal(7600), 4: Decimal(7401)}, 30) == ["output-held"]
+    assert fairplay.broken_rules_seen({}, {3: Decimal(7500), 4: Decimal(7500)}, 30) == []  # 15,000: not above
+    assert fairplay.broken_rules_seen({}, {4: Decimal(15000)}, 30) == []  # a chunk not there adds nothing
 
 
 def test_the_simulators_riders_never_break_a_rule_100_racers_over_three_300_second_races():

@@ -136,7 +136,7 @@ def broken_rules_seen(samples: Mapping[int, Sample], chunk_points: Mapping[int, 
     rules = broken_rules(samples)
     across = OUTPUT_HELD_SECONDS // chunk_seconds
     if OUTPUT_HELD_RULE.id not in rules and any(
-            OUTPUT_HELD_RULE.breaks(sum((Decimal(chunk_points.get(chunk + n, 0)) for n in range(across)), Decimal(0)))
+            OUTPUT_HELD_RULE.breaks(sum(Decimal(chunk_points.get(chunk + n, 0)) for n in range(across)))
             for chunk in chunk_points):
         rules = [rule.id for rule in RULES if rule.id in (*rules, OUTPUT_HELD_RULE.id)]
     return rules
