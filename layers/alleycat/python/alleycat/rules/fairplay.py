@@ -67,7 +67,7 @@ class Rule:
     breaks_at: Decimal
     strictly: bool = False
 
-    def breaks(self, total: Decimal) -> bool:
+    def breaks(self, total: Decimal | int) -> bool:
         return total > self.breaks_at if self.strictly else total >= self.breaks_at
 
     def broken_by(self, samples: Mapping[int, Sample]) -> bool:
