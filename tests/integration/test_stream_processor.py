@@ -10,6 +10,7 @@ from alleycat import settings
 from alleycat.rules.samples import Sample
 from alleycat.settings import EVENT_API_URL
 from alleycat.storage import classes, racers, races
+from alleycat.storage import entities as e
 
 from .conftest import ADMIN, Api, process
 
@@ -612,3 +613,30 @@ def test_the_board_publisher_sends_nothing_once_the_race_is_finished(server, rac
     monkeypatch.setattr(pushing, "now_ms", lambda: at + 1000)
     recorder = Recorder()
     assert pushing.push_later(recorder, race_id, at) is False and recorder.sent == []
+
+
+@pytest.mark.parametrize("finished", [False, True], ids=["open", "settled"])
+def test_a_review_decision_is_pushed_and_no_push_fails(server, race, monkeypatch, finished):
+    # Issue 51: every decision logged "board push failed ... TypeError('cannot store set')"
+    from alleycat.flows import pushing
+
+    api, race_id = race
+    process(server.read())
+    if finished:
+        api("finish_race", {"raceId": race_id}, claims=ADMIN)
+        process(server.read())
+    failures = []
+    monkeypatch.setattr(pushing, "_failed", lambda message, race_id, error: failures.append((message, repr(error))))
+    # When an admin disqualifies a ride and the stream handles the decision, with a board publisher to ask
+    assert api("review_ride", {"raceId": race_id, "racerId": "a"}, body={"decision": "disqualify"}, claims=ADMIN)[0] == 200
+    recorder, asked = Recorder(), []
+    react(server.read(), recorder, lambda race_id, at: asked.append(race_id))
+    # Then no push failed, and viewers hear of it: an open race's next board message is asked for (the
+    # decision's shard noted on the race's gate); a settled race's viewers are told to read its final board
+    assert failures == []
+    if finished:
+        assert (asked, [(channel, message["status"]) for channel, message in recorder.sent]) == (
+            [], [(f"/races/{race_id}", "finished")])
+    else:
+        assert (asked, recorder.sent) == ([race_id], [])
+        assert pushing.take(race_id, now=pushing.now_ms() + 10_000) == {e.RaceBoard.shard_of("a")}

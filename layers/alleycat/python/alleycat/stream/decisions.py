@@ -10,6 +10,8 @@ and a redelivered or late record changes nothing more.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from alleycat.rules import board
 from alleycat.rules import settlement as rule
 from alleycat.storage import classes, parallel, racers, races
@@ -18,15 +20,23 @@ from alleycat.storage import entities as e
 ATTEMPTS = 5
 
 
-def apply(race_id: str, racer_ids: list[str]) -> list[e.RaceBoard]:
-    """The racers' reviews as stored, applied; the board shards written while the race is open (to push).
-    A race finished but not yet settled is left to its settlement, which reads the reviews again once it
-    has marked the race settled."""
+@dataclass
+class Applied:
+    """What viewers of the race are to hear of a decision: the board shards it wrote while the race is open
+    (pushed as the live board), or that a settled race's final board changed (they read it again)."""
+
+    shards: list[e.RaceBoard] = field(default_factory=list)
+    settled: bool = False
+
+
+def apply(race_id: str, racer_ids: list[str]) -> Applied:
+    """The racers' reviews as stored, applied. A race finished but not yet settled is left to its
+    settlement, which reads the reviews again once it has marked the race settled (and then tells viewers)."""
     written: list[e.RaceBoard] = []
     for _ in range(ATTEMPTS):
         race, boards = races.with_boards(race_id, consistent=True)
         if race is None or (race.status == e.FINISHED and not race.settled):
-            return written
+            return Applied(written)
         reviews = {entry.racerId: entry.review for entry in racers.get_entries(race_id, racer_ids)}
         stored = board.Board.from_shards(boards)
         reviewed = rule.reviewed(stored, reviews)
@@ -37,7 +47,7 @@ def apply(race_id: str, racer_ids: list[str]) -> list[e.RaceBoard]:
             for racer_id in reviews:
                 set_class_best(race.classId, racer_id)
         if {entry.racerId: entry.review for entry in racers.get_entries(race_id, racer_ids)} == reviews:
-            return written if race.status != e.FINISHED else []
+            return Applied(settled=True) if race.status == e.FINISHED else Applied(written)
     raise RuntimeError(f"reviews of race {race_id} kept changing: retried from the record")
 
 

@@ -14,16 +14,22 @@ from alleycat.stream.plan import Plan
 def react(plan: Plan, publisher: pushing.Publisher | None, later: pushing.Later | None = None) -> list[str]:
     scored = scoring.score(plan.chunks, plan.first_seen)
     failed = scored.failed
+    final_boards_changed = []
     for race_id, decided in plan.decided.items():
         try:
-            written = decisions.apply(race_id, sorted(decided))
+            applied = decisions.apply(race_id, sorted(decided))
         except Exception:  # noqa: BLE001 - retried from its first record
             logger.exception("review decision failed")
             failed.append(min(decided.values(), key=int))
             continue
-        scored.boards[race_id].extend(written)
-        scored.changed[race_id].update(decided)
+        if applied.shards:  # a race is pushed for the shards written: none, no board message (nor gate note)
+            scored.boards[race_id].extend(applied.shards)
+            scored.changed[race_id].update(decided)
+        if applied.settled:
+            final_boards_changed.append(race_id)
     pushing.push_boards(publisher, scored.boards, scored.changed, later)
+    for race_id in final_boards_changed:  # as after its settlement: viewers read the final board again
+        pushing.push_settled(publisher, race_id)
     for race_id, sequence in plan.finished.items():
         if _failed(settlement.settle, race_id):
             failed.append(sequence)
