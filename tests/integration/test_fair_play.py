@@ -199,6 +199,22 @@ def test_disqualifying_a_ride_removes_its_rank_and_its_best_and_another_decision
     assert [i["racerId"] for i in api("get_reviews", query={"state": "disqualified"}, claims=ADMIN)[1]["items"]] == []
 
 
+def test_a_ride_with_no_second_is_on_its_race_board_and_on_no_class_board(field, server):
+    # Given a racer who joined on a trainer and never sent a second, beside one who rode
+    api, race_id = field
+    assert post(api, race_id, calm("a", range(10)))[1]["accepted"] == 10
+    api("finish_race", {"raceId": race_id}, claims=ADMIN)
+    process(server.read())
+    # Then the race board lists every joined racer, 0 for the ones who never rode (the contract)
+    assert [(rank, racer_id) for rank, racer_id, _, _ in board(api, race_id)] == [(1, "a"), (2, "t"), (3, "v")]
+    assert api("get_racer_results", {"racerId": "t"}, query={})[1]["items"][0]["score"] == 0
+    # But a ride with no second counts for no class board and no best (issue 51: t sat there with 0)
+    assert [row["racerId"] for row in api("get_class_leaderboard", query={"limit": "10"})[1]["items"]] == ["a"]
+    from alleycat.storage import racers
+
+    assert racers.bests_of("t") == []
+
+
 def test_review_errors_are_4xx_with_a_message(field):
     api, race_id = field
     status, body = api("review_ride", {"raceId": race_id, "racerId": "nobody"}, body={"decision": "clear"}, claims=ADMIN)

@@ -100,3 +100,15 @@ def test_the_whole_ride_checked_at_the_finish_flags_it_or_widens_a_pending_revie
     # an admin's decision stands, whatever the ride breaks
     assert rule.review_at_finish("cleared", held(171, 10)) is None
     assert rule.review_at_finish("disqualified", held(171, 10)) is None
+
+
+def test_a_ride_with_no_second_counts_for_no_class_board_and_no_best():
+    # Joined, never an accepted second (issue 51: such a racer sat on the all-time class board with 0)
+    idle = [e.Entry(RACE, "idle", "Idle", CLASS, "2026-11-22T10:00:00Z", chunks=chunks, equipment="trainer")
+            for chunks in ({}, {"0": Totals(0, None)})]
+    assert [rule.counts(entry) for entry in idle] == [False, False]
+    assert [rule.class_row(RACE, entry) for entry in idle] == [None, None]
+    assert rule.class_rows(RACE, [*idle, ride("bo", 10)]) == [ClassStanding("bo", Decimal(10), RACE, "Bo")]
+    assert rule.class_best(idle, {RACE}) is None
+    # One second is a ride: it counts, whatever its score
+    assert rule.counts(ride("cy", "0.01")) and rule.class_best([ride("cy", "0.01")], {RACE}) is not None

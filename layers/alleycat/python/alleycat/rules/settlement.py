@@ -3,7 +3,7 @@ for the class, their class board rows (each also the racer's best in the class),
 a decision moves, and what the whole ride's plausibility check does to its review.
 
 ``stream.settlement`` and ``stream.decisions`` read, call these and write. An entry here is anything with
-``racerId``, ``score``, ``name``, ``equipment``, ``review`` (and ``rank``, ``raceId`` where said).
+``racerId``, ``score``, ``lastSecond``, ``name``, ``equipment``, ``review`` (and ``rank``, ``raceId`` where said).
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ def final_ranks[Entry](entries: Iterable[Entry]) -> list[tuple[int | None, Entry
 
 
 def counts(entry) -> bool:
-    """Whether the ride may be the racer's best in its class (``fairplay.counts_for_class``)."""
-    return counts_for_class(entry.equipment, entry.review)
+    """Whether the ride may be the racer's best in its class: it has a second (a racer who joined and never
+    rode is on the race's board, with 0, and on no class board) and ``fairplay.counts_for_class``."""
+    return entry.lastSecond is not None and counts_for_class(entry.equipment, entry.review)
 
 
 def class_row(race_id: str, entry) -> ClassStanding | None:
