@@ -16,6 +16,7 @@ import secrets
 import struct
 import tempfile
 import threading
+import unicodedata
 import urllib.request
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -201,6 +202,15 @@ def totp(secret: str, at: float, digits: int = 6) -> str:
 def totp_matches(secret: str, code: str, at: float) -> bool:
     """The code of this step or a neighbour's: a phone's clock may be a little off."""
     return any(hmac.compare_digest(totp(secret, at + drift * TOTP_STEP), code) for drift in (-1, 0, 1))
+
+
+def is_group_name(name: object) -> bool:
+    """Whether Cognito takes ``name`` as a group's (CreateGroup's ``GroupName``: 1-128 characters matching
+    ``[\\p{L}\\p{M}\\p{S}\\p{N}\\p{P}]+``, https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_CreateGroup.html):
+    no space, no control character. So no token lists one with a space, and an HTTP API's ``"[a b]"`` form of
+    the list (``authorizer_claims``) can be split at spaces back into the names it was made of."""
+    return (isinstance(name, str) and 1 <= len(name) <= 128
+            and all(unicodedata.category(character)[0] in "LMSNP" for character in name))
 
 
 def authorizer_claims(claims: dict) -> dict:

@@ -47,7 +47,7 @@ from stacks.settings import (
 )
 
 from . import openapi
-from .auth import JwtAuthorizer, authorizer_claims, credentials_file, new_credentials
+from .auth import JwtAuthorizer, authorizer_claims, credentials_file, is_group_name, new_credentials
 from .clock import WallClock
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .eventapi import EventApi
@@ -194,7 +194,11 @@ class ApiHandler(BaseHTTPRequestHandler):
             assert isinstance(sub, str) and sub and isinstance(groups, list)
         except (ValueError, KeyError, TypeError, AssertionError):
             return self._json(400, {"message": 'body must be {"sub": "<racerId>", "groups": [..]}'})
-        self._json(200, {"token": self.users.tool_token(sub, [str(g) for g in groups])})
+        refused = next((group for group in groups if not is_group_name(group)), None)
+        if refused is not None:  # as Cognito: no user is in a group of that name, so no token lists it
+            return self._json(400, {"message": f"groups: {json.dumps(refused)} is no Cognito group name (1-128 "
+                                               "letters, marks, symbols, numbers or punctuation: no space)"})
+        self._json(200, {"token": self.users.tool_token(sub, groups)})
 
     def _json(self, status: int, body: dict) -> None:
         self._send(status, json.dumps(body).encode(), {"Content-Type": "application/json"})

@@ -77,3 +77,13 @@ def test_every_error_body_has_a_message(client, world):
 
 def test_local_token_requires_a_sub(client):
     assert client.call("POST", "/local/token", {"groups": []})[0] == 400
+
+
+def test_a_group_is_admin_only_by_its_exact_name(client):
+    # Issue 51: tokens whose groups were ["racers,admin"], ["[admin]"] or ["x admin"] acted as admin
+    for groups in (["racers,admin"], ["[admin]"]):
+        status, body = client.call("PUT", "/classes/x", {"name": "X"}, client.token("eve", groups))
+        assert (status, body["message"]) == (403, "only an admin may do this"), groups
+    # A name with a space is no Cognito group's: no token lists it
+    status, body = client.call("POST", "/local/token", {"sub": "eve", "groups": ["x admin"]})
+    assert status == 400 and '"x admin" is no Cognito group name' in body["message"]

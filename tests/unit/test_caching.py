@@ -3,7 +3,7 @@
 import pytest
 
 from alleycat.edge import caching
-from alleycat.edge.http import _groups
+from alleycat.edge.http import Identity, _groups
 from alleycat.storage.entities import FINISHED, OPEN
 
 
@@ -47,9 +47,15 @@ def test_writes_errors_and_server_errors_are_never_stored(method, status):
 @pytest.mark.parametrize("raw, groups", [
     ("[admin]", {"admin"}),  # one group, as an HTTP API's JWT authorizer passes it
     ("[admin racers]", {"admin", "racers"}),  # several: space separated inside the brackets
-    ("admin,racers", {"admin", "racers"}),
     (["admin"], {"admin"}),  # a list (REST API authorizers, tests)
-    ("", set()), (None, set()), ("[]", set()),
+    ("admin", {"admin"}),  # a claim that is one string: one group
+    ("", set()), (None, set()), ("[]", set()), ([], set()),
+    # Issue 51: each of these acted as admin. A group is a whole name: no comma, bracket or name inside it
+    # makes another (Cognito allows punctuation in group names, never a space)
+    ("[racers,admin]", {"racers,admin"}), (["racers,admin"], {"racers,admin"}),
+    ("[[admin]]", {"[admin]"}), (["[admin]"], {"[admin]"}),
+    (["x admin"], {"x admin"}), ("admin,racers", {"admin,racers"}),
 ])
 def test_groups_claim_in_every_shape_it_arrives_in(raw, groups):
     assert _groups(raw) == frozenset(groups)
+    assert Identity("s", _groups(raw)).is_admin == ("admin" in groups)

@@ -6,7 +6,7 @@ import json
 import jwt
 import pytest
 
-from local.auth import JwtAuthorizer, SigningKey, authorizer_claims, b64url, s256, totp, totp_matches
+from local.auth import JwtAuthorizer, SigningKey, authorizer_claims, b64url, is_group_name, s256, totp, totp_matches
 
 RFC6238_SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"  # base32 of the RFC's ASCII "12345678901234567890"
 
@@ -125,3 +125,16 @@ def test_claims_reach_the_function_as_an_http_apis_jwt_authorizer_passes_them():
     assert authorizer_claims({"sub": "bob", "cognito:groups": ["admin", "racers"]}) == {
         "sub": "bob", "cognito:groups": "[admin racers]"}
     assert authorizer_claims({"sub": "amy"}) == {"sub": "amy"}
+
+
+def test_the_local_token_route_takes_only_names_cognito_takes_for_a_group():
+    # CreateGroup's GroupName: 1-128 letters, marks, symbols, numbers or punctuation, so "[a b]" splits back exactly
+    for name in ("admin", "racers,admin", "[admin]", "Ärzte-Ω", "a" * 128):
+        assert is_group_name(name), name
+    for name in ("x admin", "admin\n", "tab\there", "", "a" * 129, 7, None, "\u00a0admin"):
+        assert not is_group_name(name), name
+    # and each list of such names comes back whole from the form the JWT authorizer passes it in
+    from alleycat.edge.http import _groups
+
+    for groups in (["racers,admin"], ["[admin]"], ["[x", "admin]"], ["admin", "racers"]):
+        assert _groups(authorizer_claims({"sub": "s", "cognito:groups": groups})["cognito:groups"]) == set(groups)

@@ -99,10 +99,27 @@ class Identity:
 
 
 def _groups(raw) -> frozenset[str]:
-    """``cognito:groups`` as a JWT authorizer passes it: ``"[admin racers]"``; a list or ``"a,b"`` too."""
+    """``cognito:groups``, each group a whole name (contract v1.3: group ``admin`` means exactly that name,
+    one of the groups the token lists).
+
+    An HTTP API's JWT authorizer hands the function the token's claims in ``requestContext.authorizer.jwt.claims``
+    (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-jwt-authorizer.html), a list claim
+    as one string, its elements space separated between brackets: ``["admin", "racers"]`` arrives as
+    ``"[admin racers]"``. AWS's pages do not spell that form out; it is what deployments receive (e.g.
+    aws-solutions-library-samples/guidance-for-claude-code-with-amazon-bedrock#803, "API Gateway HTTP API JWT
+    authorizer serializes array claims as bracketed space-separated strings") and what ``local.auth.authorizer_claims``
+    and the events/ samples reproduce. It is split only as it was made: the outer brackets once, then at
+    spaces, which no Cognito group name holds (``GroupName``: 1-128 characters, each a letter, mark, symbol,
+    number or punctuation: https://docs.aws.amazon.com/cognito-user-identity-pools/latest/APIReference/API_CreateGroup.html);
+    so ``"[racers,admin]"`` is the one group ``racers,admin`` and ``"[[admin]]"`` the group ``[admin]``. A list
+    (a REST API's JWT authorizer passes claims with their JSON types) is taken element by element; any other
+    string is one group."""
     if isinstance(raw, list):
         return frozenset(map(str, raw))
-    return frozenset(g for g in re.split(r"[\s,\[\]]+", str(raw or "")) if g)
+    text = str(raw or "")
+    if len(text) >= 2 and text[0] == "[" and text[-1] == "]":
+        return frozenset(group for group in text[1:-1].split(" ") if group)
+    return frozenset((text,) if text else ())
 
 
 def identity(app: Resolver) -> Identity:
