@@ -3,8 +3,9 @@ has the layer and the local stack installed: requirements-dev.txt).
 
 One per route, its record's sample (``alleycat.edge.routes``: query and body, the path naming
 ``SAMPLE_IDS``) shaped as the HTTP API sends it (payload format 2.0, the JWT authorizer's
-Cognito claims on the protected routes), and one for the stream processor: the record the table's stream
-delivers after `post_telemetry.json` (its samples, in racer-1's first chunk), and one for the finisher
+Cognito claims on the protected routes), and one for the stream processor: the records the table's stream
+holds once the sample race is finished (`post_telemetry.json`'s samples in racer-1's first chunk, then the
+race finished by the finisher), and one for the finisher
 (what a race's finish schedule sends it), and one for the board publisher (what the stream processor
 sends it, due a second after the telemetry record). Used by the
 integration tests and by `sam local invoke -e`.
@@ -38,17 +39,27 @@ STREAM_ARN = ("arn:aws:dynamodb:eu-west-1:123456789012:table/Alleycat-DataTable/
 
 
 def stream_event() -> dict:
-    """The telemetry sample's stream record: racer-1's chunk 0 before and after it."""
+    """What the table's stream holds once the sample race is finished (local/sam_db.py runs the stream
+    processor then): racer-1's chunk 0 before and after the telemetry sample, and the race before and after
+    the finisher finished it (which asks for its settlement)."""
     samples = {s["second"]: Sample(s["cadence"], s["resistance"]) for s in TELEMETRY.sample.body["samples"]}
     chunk = dict(raceId=RACE_ID, racerId=SAMPLE_IDS["racerId"], chunk=0, classId=SAMPLE_IDS["classId"])
-    old = e.Chunk(**chunk).to_item()
-    new = e.Chunk(**chunk, points=sum(sample.output for sample in samples.values()), samples=samples).to_item()
-    return {"Records": [{
-        "eventID": "5f0f6a1c3b9e4d0e8a7f2b1c0d9e8f7a", "eventName": "MODIFY", "eventVersion": "1.1",
-        "eventSource": "aws:dynamodb", "awsRegion": "eu-west-1", "eventSourceARN": STREAM_ARN,
-        "dynamodb": {"ApproximateCreationDateTime": 1763805601, "Keys": {k: new[k] for k in ("PK", "SK")},
-                     "NewImage": new, "OldImage": old, "SequenceNumber": "100000000000000000001",
-                     "SizeBytes": 180, "StreamViewType": "NEW_AND_OLD_IMAGES"}}]}
+    old_chunk = e.Chunk(**chunk).to_item()
+    new_chunk = e.Chunk(**chunk, points=sum(sample.output for sample in samples.values()), samples=samples).to_item()
+    race = dict(raceId=RACE_ID, classId=SAMPLE_IDS["classId"], className="Hill climb", startsAt="2026-11-22T10:00:00Z",
+                durationSeconds=300, racerCount=1)
+    old_race = e.Race(**race).to_item()
+    new_race = e.Race(**race, status=e.FINISHED, finishRequests=1).to_item()
+    return {"Records": [record(1, new_chunk, old_chunk, 180), record(2, new_race, old_race, 260)]}
+
+
+def record(number: int, new: dict, old: dict, size: int) -> dict:
+    """A MODIFY record of the table's stream (NEW_AND_OLD_IMAGES), the ``number``-th of its shard."""
+    return {"eventID": f"5f0f6a1c3b9e4d0e8a7f2b1c0d9e8f7{number}", "eventName": "MODIFY", "eventVersion": "1.1",
+            "eventSource": "aws:dynamodb", "awsRegion": "eu-west-1", "eventSourceARN": STREAM_ARN,
+            "dynamodb": {"ApproximateCreationDateTime": 1763805600 + number, "Keys": {k: new[k] for k in ("PK", "SK")},
+                         "NewImage": new, "OldImage": old, "SequenceNumber": f"1000000000000000000{number:02d}",
+                         "SizeBytes": size, "StreamViewType": "NEW_AND_OLD_IMAGES"}}
 
 
 def texts() -> dict[str, str]:
