@@ -185,6 +185,66 @@ def test_a_retry_of_a_batch_with_its_idempotency_key_answers_what_the_first_atte
     assert post(api, race_id, batch)[1] == {"accepted": 0, "duplicates": 5, "rejected": []}
 
 
+def post_keyed(api, race_id, samples, key, claims=ADMIN, device=None):
+    body = {"samples": samples, **({"device": device} if device else {})}
+    return api("post_telemetry", {"raceId": race_id}, body=body, claims=claims, headers={"Idempotency-Key": key})
+
+
+def stored_seconds(race_id, racer_id):
+    return sorted(second for chunk in racers.chunks_of(race_id, racer_id) if isinstance(chunk, e.Chunk)
+                  for second in chunk.samples)
+
+
+REUSED = {  # the first request's samples, then another body sent under its key
+    "a bike's next second": ([sample("r1", 5)], [sample("r1", 6)]),
+    "the same second, another cadence": ([sample("r1", 5)], [sample("r1", 5, cadence=99)]),
+    "the same seconds and one more": ([sample("r1", 5), sample("r1", 6)], [sample("r1", 5), sample("r1", 6), sample("r1", 7)]),
+    "fewer seconds": ([sample("r1", 5), sample("r1", 6)], [sample("r1", 5)]),
+    "over two chunks, one shared": ([sample("r1", 5), sample("r1", 35)], [sample("r1", 35), sample("r1", 65)]),
+    "another racer beside": ([sample("r1", 5)], [sample("r1", 5), sample("r2", 5)]),
+    "another racer first": ([sample("r1", 5)], [sample("r2", 5), sample("r1", 5)]),
+    "the same samples in another order": ([sample("r1", 5), sample("r1", 6)], [sample("r1", 6), sample("r1", 5)]),
+    "a heart rate added": ([sample("r1", 5)], [sample("r1", 5, heart_rate=120)]),
+}
+
+
+@pytest.mark.parametrize("first, again", REUSED.values(), ids=REUSED)
+def test_an_idempotency_key_reused_with_another_body_is_422_and_writes_nothing(api, race_with_racers, first, again):
+    race_id = race_with_racers["raceId"]
+    # Given a request answered under a key
+    answer = post_keyed(api, race_id, first, "tick-7")
+    assert answer == (200, {"accepted": len(first), "duplicates": 0, "rejected": []})
+    stored = {racer_id: stored_seconds(race_id, racer_id) for racer_id in RACERS}
+    # When another body is sent under that key (contract: 422, and the first request's effect stands)
+    status, body = post_keyed(api, race_id, again, "tick-7")
+    assert (status, body["message"]) == (422, "this Idempotency-Key was sent before with another body: its first "
+                                              "request's samples stand; send new samples under a new key")
+    assert {racer_id: stored_seconds(race_id, racer_id) for racer_id in RACERS} == stored
+    # while the first body again still answers what it answered first, and a new key takes the new body
+    assert post_keyed(api, race_id, first, "tick-7") == answer
+    new = {(s["racerId"], s["second"]) for s in again} - {(s["racerId"], s["second"]) for s in first}
+    assert post_keyed(api, race_id, again, "tick-8")[1]["accepted"] == len(new)
+
+
+def test_a_retry_of_a_request_that_partly_applied_answers_as_the_first_would_have(api, race_with_racers, faults):
+    from .faults import throttled
+
+    race_id = race_with_racers["raceId"]
+    batch = [sample("r1", 5), sample("r1", 35), sample("r1", 36), sample("r2", 5)]
+    # Given a request over three chunks whose write of r1's second chunk failed (after the others' went through)
+    faults.fail("UpdateItem", throttled("UpdateItem", "InternalServerError"),
+                when=lambda params: params["Key"]["SK"]["S"].endswith("#r1#001"))
+    status, _ = post_keyed(api, race_id, batch, "tick-9")
+    assert status >= 500 and stored_seconds(race_id, "r2") == [5]
+    faults.clear()
+    # When the client retries it under its key / Then it answers what the first attempt would have
+    assert post_keyed(api, race_id, batch, "tick-9") == (200, {"accepted": 4, "duplicates": 0, "rejected": []})
+    assert post_keyed(api, race_id, batch, "tick-9") == (200, {"accepted": 4, "duplicates": 0, "rejected": []})
+    assert stored_seconds(race_id, "r1") == [5, 35, 36]
+    # and another body under that key is still refused
+    assert post_keyed(api, race_id, batch[:2], "tick-9")[0] == 422
+
+
 def test_a_bikes_sample_is_one_read_outside_the_race_partition_and_one_write(api, race_with_racers):
     # Given a racer in an open race
     from alleycat.storage import keys

@@ -109,3 +109,17 @@ def test_a_batch_of_seconds_beyond_any_race_is_400_before_reading_a_chunk_for_th
     read = [params for operation, params in requests if operation == "BatchGetItem"]
     assert len(read) == 1 and sum(len(wanted["Keys"]) for wanted in read[0]["RequestItems"].values()) == 2
     assert writes(requests) == 0
+
+
+def test_a_keyed_bikes_second_costs_what_an_unkeyed_one_does_and_its_key_reused_one_refused_write(api, hour_race, requests):
+    # The site and the simulator send every second with a key of its own: still the one read of two keys, one write
+    assert post(api, hour_race, [sample("r1", 5)], key="s-5") == (200, {"accepted": 1, "duplicates": 0, "rejected": []})
+    assert operations(requests) == ["BatchGetItem", "UpdateItem"]
+    [read] = [params for operation, params in requests if operation == "BatchGetItem"]
+    assert sum(len(wanted["Keys"]) for wanted in read["RequestItems"].values()) == 2
+    requests.clear()
+    # A client that sends its next second under the same key gets the contract's 422, from the write's condition
+    status, body = post(api, hour_race, [sample("r1", 6)], key="s-5")
+    assert status == 422 and "Idempotency-Key" in body["message"]
+    assert operations(requests) == ["BatchGetItem", "UpdateItem"]
+    assert stored_points(hour_race, "r1") == output(80, 50)

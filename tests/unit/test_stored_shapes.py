@@ -43,12 +43,12 @@ def test_an_entrys_chunk_totals_are_typed_and_stored_as_the_same_points_and_last
 
 
 def test_a_chunks_seconds_are_samples_stored_as_cadence_then_resistance():
-    item = chunk_item(1, points=n("264.88"), lastWrite={"S": "0123456789abcdef:2:0"},
+    item = chunk_item(1, points=n("264.88"), lastWrite={"S": "0123456_.0123456789-:2:0"},
                       s30={"L": [n("82"), n("47")]}, s31={"L": [n("84.5"), n("47")]})
     chunk = e.from_item(item)
     assert chunk.samples == {30: Sample(82, 47), 31: Sample(Decimal("84.5"), 47)}
     assert chunk.samples[31].cadence == Decimal("84.5") and chunk.samples[31].resistance == 47
-    assert chunk.lastWrite == "0123456789abcdef:2:0"
+    assert chunk.lastWrite == "0123456_.0123456789-:2:0"
     assert chunk.to_item() == item
 
 
@@ -67,8 +67,10 @@ def test_a_chunk_of_30_seconds_with_heart_rates_is_still_one_write_unit():
     assert len(racer_id) == 36
     widest = Sample(Decimal("299.1234"), Decimal("99.1234"), 249)
     seconds = {second: widest for second in range(3570, 3600)}
+    sent = [{"racerId": racer_id, "second": second, "cadence": widest.cadence, "resistance": widest.resistance,
+             "heartRate": widest.heart_rate} for second in seconds]
     chunk = e.Chunk(RACE_ID, racer_id, 119, "a-class-id-of-64-characters".ljust(64, "x"), Decimal("99999.9999"),
-                    seconds, None, telemetry.record(telemetry.digest("a-key", seconds), 30, 0))
+                    seconds, None, telemetry.keyed("a-key", "a-device", sent).record(30, 0))
     size = sizing.item_size(chunk.to_item())
     assert size <= 1024 and sizing.write_units(size) == 1
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from alleycat.errors import BadRequest, Forbidden
+from alleycat.errors import BadRequest, Forbidden, Unprocessable
 from alleycat.rules import telemetry
 from alleycat.rules.samples import Sample
 from alleycat.rules.telemetry import ChunkWrite, StoredChunk
@@ -151,27 +151,86 @@ def test_a_sealed_chunk_zero_reads_its_bits_from_second_zero():
     assert written.duplicates == 1 and written.too_late == [0]
 
 
+BODY = [sent("me", 30), sent("me", 31, cadence=81), sent("me", 32, cadence=82)]  # what PENDING was sent as
+REQUEST = telemetry.keyed("key-1", None, BODY)
+
+
 def test_the_same_request_sent_again_answers_what_its_first_attempt_did():
-    digest = telemetry.digest("key-1", PENDING)
     written = ChunkWrite()
-    stored = StoredChunk(1, frozenset(PENDING), last_write=telemetry.record(digest, 2, 1))
-    assert telemetry.after_refusal(PENDING, stored, digest, written) == {}
+    stored = StoredChunk(1, frozenset(PENDING), last_write=REQUEST.record(2, 1))
+    assert telemetry.after_refusal(PENDING, stored, REQUEST, written) == {}
     assert (written.accepted, written.duplicates) == (2, 1)
 
 
 def test_a_recorded_request_is_not_taken_for_a_retry_once_this_attempt_found_duplicates():
-    digest = telemetry.digest("key-1", PENDING)
     written = ChunkWrite(duplicates=1)
-    stored = StoredChunk(1, frozenset({30}), last_write=telemetry.record(digest, 2, 0))
-    assert telemetry.after_refusal(PENDING, stored, digest, written) == {31: Sample(81, 50), 32: Sample(82, 50)}
+    stored = StoredChunk(1, frozenset({30}), last_write=REQUEST.record(2, 0))
+    assert telemetry.after_refusal(PENDING, stored, REQUEST, written) == {31: Sample(81, 50), 32: Sample(82, 50)}
     assert (written.accepted, written.duplicates) == (0, 2)
 
 
 def test_another_requests_record_is_not_this_ones():
     written = ChunkWrite()
-    stored = StoredChunk(1, frozenset({32}), last_write=telemetry.record(telemetry.digest("key-2", PENDING), 3, 0))
-    telemetry.after_refusal(PENDING, stored, telemetry.digest("key-1", PENDING), written)
+    stored = StoredChunk(1, frozenset({32}), last_write=telemetry.keyed("key-2", None, BODY).record(3, 0))
+    telemetry.after_refusal(PENDING, stored, REQUEST, written)
     assert (written.accepted, written.duplicates) == (0, 1)
+
+
+def test_this_key_recorded_with_another_body_is_unprocessable_before_anything_is_counted():
+    # contract: the same key with a different body is 422 and writes nothing
+    other = telemetry.keyed("key-1", None, BODY[:2]).record(2, 0)
+    for stored in (StoredChunk(1, frozenset({30, 31}), last_write=other),
+                   StoredChunk(1, frozenset({30, 31}), sealed=0b11, last_write=other)):
+        written = ChunkWrite()
+        with pytest.raises(Unprocessable, match="^this Idempotency-Key was sent before with another body"):
+            telemetry.settled(PENDING, stored, REQUEST, written)
+        assert written == ChunkWrite()
+    with pytest.raises(Unprocessable):
+        telemetry.refuse_reuse(REQUEST, other)
+    # the key's own body, another key's record, no record, a record from before whole-body digests: no 422
+    for last_write in (REQUEST.record(3, 0), telemetry.keyed("key-2", None, BODY[:2]).record(2, 0), None,
+                       "0123456789abcdef:2:0"):
+        telemetry.refuse_reuse(REQUEST, last_write)
+    telemetry.refuse_reuse(None, other)  # a request with no key is never a reuse
+
+
+def test_a_body_digest_is_of_the_whole_body_as_the_server_reads_it():
+    def body(samples, device=None, key="key-1"):
+        return telemetry.keyed(key, device, samples)
+
+    # the same meaning, written otherwise, is the same body (a client's retry may serialise it anew)
+    assert body(BODY) == REQUEST
+    assert body([{**BODY[0], "cadence": 80.0}, *BODY[1:]]) == REQUEST
+    assert body([{**BODY[0], "heartRate": None}, *BODY[1:]]) == REQUEST
+    assert body([{**BODY[0], "heartRate": 131.2}]) == body([{**BODY[0], "heartRate": 131}])  # whole bpm, as stored
+    # anything else is another body under the same key
+    others = [BODY[:2], BODY + [sent("me", 33)], list(reversed(BODY)), [sent("me", 30, resistance=51), *BODY[1:]],
+              [{**BODY[0], "heartRate": 131}, *BODY[1:]], [sent("you", 30), *BODY[1:]], [sent("me", 29), *BODY[1:]]]
+    assert {body(other).tag for other in others} == {REQUEST.tag}
+    assert len({body(other).body for other in others} | {REQUEST.body}) == len(others) + 1
+    assert body(BODY, device="tab-1").body != REQUEST.body != body(BODY, device="tab-2").body
+    # another key, the same body: another tag
+    assert body(BODY, key="key-2").tag != REQUEST.tag and body(BODY, key="key-2").body == REQUEST.body
+
+
+def test_a_record_is_the_key_tag_the_body_digest_and_the_counts_blake2b_base64url():
+    # 6 bytes of the key (8 characters), 8 of the canonical body (11): the widest chunk stays one write unit
+    import base64
+    import hashlib
+
+    def b64(data, size):
+        return base64.urlsafe_b64encode(hashlib.blake2b(data, digest_size=size).digest()).decode().rstrip("=")
+
+    samples = [{"racerId": "r1", "second": 31, "cadence": Decimal("80.50"), "resistance": 50, "heartRate": 131},
+               {"racerId": "r1", "second": 30, "cadence": 90, "resistance": 40}]
+    assert telemetry.canonical_body("tab-1", samples) == "tab-1|r1,31,80.5,50,131;r1,30,90,40,"
+    request = telemetry.keyed("req-1", "tab-1", samples)
+    assert request == telemetry.Keyed(b64(b"req-1", 6), b64(b"tab-1|r1,31,80.5,50,131;r1,30,90,40,", 8))
+    assert (len(request.tag), len(request.body)) == (8, 11)
+    assert request.record(3, 1) == f"{request.tag}.{request.body}:3:1"
+    assert request.record(3, 1).startswith(request.prefix) and request.prefix.startswith(request.key_prefix)
+    assert telemetry.recorded(request.record(3, 1)) == (request.tag, request.body, 3, 1)
+    assert telemetry.recorded("0123456789abcdef:3:1") is None and telemetry.recorded(None) is None
 
 
 def test_a_refusal_with_no_stored_second_and_no_seal_is_an_error_not_a_silent_loss():
@@ -179,35 +238,11 @@ def test_a_refusal_with_no_stored_second_and_no_seal_is_an_error_not_a_silent_lo
         telemetry.after_refusal(PENDING, StoredChunk(1, frozenset({33})), None, ChunkWrite())
 
 
-def test_a_digest_names_the_request_key_and_the_samples_whatever_their_order():
-    reordered = dict(reversed(list(PENDING.items())))
-    assert telemetry.digest("key-1", PENDING) == telemetry.digest("key-1", reordered)
-    assert telemetry.digest("key-1", PENDING) != telemetry.digest("key-2", PENDING)
-    assert telemetry.digest("key-1", PENDING) != telemetry.digest("key-1", {**PENDING, 32: Sample(82, 51)})
-    assert telemetry.digest("key-1", PENDING) != telemetry.digest("key-1", {**PENDING, 32: Sample(83, 50)})
-    assert telemetry.digest("key-1", PENDING) != telemetry.digest("key-1", {**PENDING, 32: Sample(82, 50, 140)})
-    assert len(telemetry.digest("key-1", PENDING)) == 16  # 8 bytes, hex
-
-
-def test_a_record_holds_the_digest_and_the_counts():
-    assert telemetry.record("0123456789abcdef", 3, 1) == "0123456789abcdef:3:1"
-
-
 def test_a_chunk_sealed_with_no_second_held_none():
     # sealed = 0: the finish sealed the chunk and it held no second (bit n is its n-th second).
     chunk = StoredChunk(chunk=2, seconds=frozenset(), sealed=0)
     assert [chunk.sealed_with(second) for second in (60, 61, 89)] == [False, False, False]
     assert StoredChunk(chunk=2, seconds=frozenset(), sealed=0b101).sealed_with(62) is True
-
-
-def test_a_chunk_writes_digest_is_blake2b_of_the_key_and_its_seconds():
-    # "<key>|<second>,<cadence>,<resistance>;..." in second order, blake2b with 8 bytes: the same
-    # request's write answers the same after a deploy, as lastWrite records it.
-    import hashlib
-
-    samples = {31: Sample(Decimal("80.5"), 50), 30: Sample(90, 40)}
-    expected = hashlib.blake2b(b"req-1|30,90,40;31,80.5,50", digest_size=8).hexdigest()
-    assert telemetry.digest("req-1", samples) == expected
 
 
 def test_a_refusal_with_no_second_stored_is_an_error_naming_the_chunk():
@@ -224,3 +259,12 @@ def test_only_a_racer_whose_samples_span_chunks_has_them_read_first():
     assert telemetry.chunks_to_read(batch, 3600) == {("a", 0), ("a", 1), ("a", 3)}
     # seconds no race may hold name no chunk (the batch is a 400)
     assert telemetry.chunks_to_read([sent("a", 3600), sent("a", 10**9), sent("a", -1)], 3600) == set()
+
+
+def test_a_request_with_a_key_that_writes_more_than_one_chunk_has_every_one_read_first():
+    # so that a key reused with another body is refused before any chunk is written; a bike's second is not read
+    assert telemetry.chunks_to_read([sent("a", 7)], 3600, keyed=True) == set()
+    assert telemetry.chunks_to_read([sent("a", 7), sent("a", 8)], 3600, keyed=True) == set()
+    assert telemetry.chunks_to_read([sent("a", 7), sent("b", 7)], 3600, keyed=True) == {("a", 0), ("b", 0)}
+    assert telemetry.chunks_to_read([sent("a", 7), sent("a", 31), sent("b", 7)], 3600, keyed=True) == {
+        ("a", 0), ("a", 1), ("b", 0)}

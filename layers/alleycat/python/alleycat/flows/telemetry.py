@@ -8,6 +8,12 @@ The writes a request causes are bounded by what it adds (docs/security.md): one 
 chunk) gaining a second, retried only after another writer stored one of its seconds. A racer's
 samples over several chunks are read first, in the request's one read, so a batch sent again writes
 nothing.
+
+An Idempotency-Key is recorded with a digest of the whole body on each chunk the request writes
+(``rules.telemetry.Keyed``): a retry of the request answers what it answered first, chunk by chunk (so
+one that partly applied too), and the key sent again with another body is a 422 that writes nothing:
+found in the read when the request writes more than one chunk (all of them are read, before any write),
+else by its one chunk write's condition (docs/architecture.md, "Telemetry counts").
 """
 
 from __future__ import annotations
@@ -25,16 +31,20 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
            request_key: str | None = None, device: str | None = None, now: float | None = None) -> Outcome:
     """Applies a checked batch received at ``now`` (epoch seconds; the server's clock decides which
     seconds have happened). With a ``request_key`` (Idempotency-Key) a retry of the same request
-    answers the counts the first attempt did (see ``racers.add_samples``). With a ``device``, a
-    racer's samples count only from the device that holds their ride (the first to send)."""
+    answers the counts the first attempt did, and the key with another body is Unprocessable (see
+    ``racers.add_samples``). With a ``device``, a racer's samples count only from the device that holds
+    their ride (the first to send)."""
     # consistent: an eventual read could miss a finish just done
-    read_first = rules.chunks_to_read(samples, rules.LONGEST_RACE_SECONDS)
+    read_first = rules.chunks_to_read(samples, rules.LONGEST_RACE_SECONDS, keyed=request_key is not None)
     race, entries, chunks = races.gate_and_entries(race_id, sorted({s["racerId"] for s in samples}), read_first)
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
     if race.status == e.FINISHED:
         raise Conflict(f"race {race_id} is finished: it takes no more telemetry")
     rules.check(race.durationSeconds, samples, caller_sub, caller_is_admin)
+    request = rules.keyed(request_key, device, samples) if request_key else None
+    for found in chunks.values():  # before any write (a ride claimed for a device included)
+        rules.refuse_reuse(request, found.lastWrite)
     joined = {entry.racerId for entry in entries}
     latest = rules.latest(race.startsAt, clock.now() if now is None else now)
     elsewhere = frozenset(entry.racerId for entry in entries if device and not _holds(entry, device))
@@ -45,7 +55,7 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
         points = {second: sample.output for second, sample in seconds.items()}
         stored = racers.stored_chunk(chunk, chunks.get((racer_id, chunk))) if (racer_id, chunk) in read_first else None
         return racer_id, racers.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds),
-                                           points, request_key, stored)
+                                           points, request, stored)
 
     for racer_id, written in parallel.map_all(write, writes.items()):
         outcome.add(racer_id, written)

@@ -1,4 +1,5 @@
-"""Telemetry's rules: a batch checked, planned per racer chunk, and what each chunk write did with its seconds.
+"""Telemetry's rules: a batch checked, planned per racer chunk, and what each chunk write did with its seconds;
+a request sent with an Idempotency-Key as its chunk writes record it (``Keyed``).
 
 A sample is (raceId, racerId, second). Pure: the race, the roster, the server's clock and what a chunk
 holds come in as values (``flows.telemetry`` reads and writes them).
@@ -10,12 +11,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from alleycat import clock
-from alleycat.errors import BadRequest, Forbidden
+from alleycat.errors import BadRequest, Forbidden, Unprocessable
 from alleycat.rules.fairplay import ANOTHER_DEVICE, NOT_YET, latest_second
 from alleycat.rules.samples import CHUNK_SECONDS, Sample, Seconds
 
 NOT_JOINED = "racer has not joined this race"
 TOO_LATE = "the race was finished before this sample arrived"
+REUSED_KEY = ("this Idempotency-Key was sent before with another body: its first request's samples stand; "
+              "send new samples under a new key")
 
 ChunkId = tuple[str, int]  # (racerId, chunk number)
 LONGEST_RACE_SECONDS = 3600  # the contract's longest race: a second beyond it is in no race
@@ -111,43 +114,107 @@ class StoredChunk:
         return bool((self.sealed or 0) >> (second - self.chunk * CHUNK_SECONDS) & 1)
 
 
-def digest(request_key: str, samples: Seconds) -> str:
-    """Names one chunk write of one request: the same key and samples give the same digest."""
+# --- a request sent with an Idempotency-Key -------------------------------------------------
+
+KEY_TAG_BYTES = 6  # names the key among the keys that write a chunk: a false match once in 2^48
+BODY_DIGEST_BYTES = 8
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """A request sent with an Idempotency-Key, as each chunk it writes records it in ``lastWrite``
+    (``record``): ``tag`` names the key, ``body`` the whole request body (``canonical_body``), both
+    blake2b, base64url. A record is ``<tag>.<body>:<accepted>:<duplicates>``: what the request's write of that
+    chunk did, so a retry of it answers the same, and another body under the key is known (422)."""
+
+    tag: str
+    body: str
+
+    @property
+    def key_prefix(self) -> str:
+        """What every record of this key begins with, whatever its body."""
+        return f"{self.tag}."
+
+    @property
+    def prefix(self) -> str:
+        """What every record of this very request (this key, this body) begins with."""
+        return f"{self.tag}.{self.body}:"
+
+    def record(self, accepted: int, duplicates: int) -> str:
+        """``lastWrite`` of a write that sets ``accepted`` seconds after ``duplicates`` found stored."""
+        return f"{self.prefix}{accepted}:{duplicates}"
+
+
+def keyed(request_key: str, device: str | None, samples: list[dict]) -> Keyed:
+    """The request ``request_key`` names, its body ``device`` and ``samples`` (checked)."""
+    return Keyed(_digest(request_key, KEY_TAG_BYTES), _digest(canonical_body(device, samples), BODY_DIGEST_BYTES))
+
+
+def canonical_body(device: str | None, samples: list[dict]) -> str:
+    """The whole body as the server reads it, one text for bodies that mean the same (the same key sent again
+    with it is a retry): the device (none: empty), then every sample in the order sent, its racerId, second,
+    cadence and resistance exact (80.0 is 80) and heart rate in whole bpm (none sent: empty), as stored."""
+    rows = []
+    for sent in samples:
+        sample = Sample.of(sent)
+        bpm = "" if sample.heart_rate is None else sample.heart_rate
+        rows.append(f"{sent['racerId']},{int(sent['second'])},{sample.cadence:f},{sample.resistance:f},{bpm}")
+    return (device or "") + "|" + ";".join(rows)
+
+
+def _digest(text: str, size: int) -> str:
+    import base64
     import hashlib
 
-    text = request_key + "|" + ";".join(
-        f"{second},{sample.cadence},{sample.resistance}" + ("" if sample.heart_rate is None else f",{sample.heart_rate}")
-        for second, sample in sorted(samples.items()))
-    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    return base64.urlsafe_b64encode(hashlib.blake2b(text.encode(), digest_size=size).digest()).decode().rstrip("=")
 
 
-def record(request_digest: str, accepted: int, duplicates: int) -> str:
-    """``lastWrite`` of a write that sets ``accepted`` seconds after ``duplicates`` found stored."""
-    return f"{request_digest}:{accepted}:{duplicates}"
+def recorded(last_write: str | None) -> tuple[str, str, int, int] | None:
+    """A chunk's ``lastWrite`` read back: (key tag, body digest, accepted, duplicates); None when there is none
+    (or it is a record from before whole-body digests, which names no key)."""
+    request, _, counts = (last_write or "").partition(":")
+    tag, dot, body = request.partition(".")
+    accepted, _, duplicates = counts.partition(":")
+    if not (dot and accepted.isdigit() and duplicates.isdigit()):
+        return None
+    return tag, body, int(accepted), int(duplicates)
 
 
-def chunks_to_read(samples: list[dict], max_seconds: int) -> set[ChunkId]:
+def refuse_reuse(request: Keyed | None, last_write: str | None) -> None:
+    """Unprocessable (422) when the chunk's ``last_write`` records this request's key with another body."""
+    found = recorded(last_write)
+    if request is not None and found is not None and found[0] == request.tag and found[1] != request.body:
+        raise Unprocessable(REUSED_KEY)
+
+
+def chunks_to_read(samples: list[dict], max_seconds: int, keyed: bool = False) -> set[ChunkId]:
     """The chunks to read before writing: every chunk of a racer whose samples fall in more than one (a
-    back-fill, or the same batch sent again), so seconds already stored cost a read, not a refused write.
-    A racer's samples in one chunk (a bike's second) are written at once: a refused write costs what
-    the write would. Only seconds any race may hold (``max_seconds``) name a chunk: the rest are a 400."""
+    back-fill, or the same batch sent again), so seconds already stored cost a read, not a refused write;
+    and, for a request with an Idempotency-Key (``keyed``) that writes more than one chunk, every chunk it
+    writes, so that a key reused with another body is refused before any of them is written.
+    A bike's second (one racer, one chunk) is written at once: a refused write costs what the write
+    would, and its condition refuses a reused key. Only seconds any race may hold (``max_seconds``) name a
+    chunk: the rest are a 400."""
     by_racer: dict[str, set[int]] = defaultdict(set)
     for sample in samples:
         if 0 <= sample["second"] < max_seconds:
             by_racer[sample["racerId"]].add(int(sample["second"]) // CHUNK_SECONDS)
-    return {(racer_id, chunk) for racer_id, chunks in by_racer.items() if len(chunks) > 1 for chunk in chunks}
+    every = keyed and sum(len(chunks) for chunks in by_racer.values()) > 1
+    return {(racer_id, chunk) for racer_id, chunks in by_racer.items() if every or len(chunks) > 1 for chunk in chunks}
 
 
-def settled(pending: Seconds, stored: StoredChunk, request_digest: str | None, written: ChunkWrite) -> Seconds:
+def settled(pending: Seconds, stored: StoredChunk, request: Keyed | None, written: ChunkWrite) -> Seconds:
     """What the chunk as stored settles of ``pending``, counted into ``written``; returns the seconds
     still to write (none: the write is done).
 
-    This very request sent again (its digest recorded, before any duplicate of this attempt) answers what
-    the first attempt did; a chunk sealed by the finish takes nothing (a second it held is a duplicate, any
-    other too late); else the seconds stored are duplicates and the rest is to be written."""
-    recorded = (stored.last_write or "").split(":")
-    if request_digest and recorded[0] == request_digest and not written.duplicates:
-        written.accepted, written.duplicates = int(recorded[1]), int(recorded[2])
+    The chunk's record of this request's key with another body is a 422 (``refuse_reuse``); this very
+    request sent again (its record there, before any duplicate of this attempt) answers what the first
+    attempt did; a chunk sealed by the finish takes nothing (a second it held is a duplicate, any other too
+    late); else the seconds stored are duplicates and the rest is to be written."""
+    refuse_reuse(request, stored.last_write)
+    found = recorded(stored.last_write)
+    if request is not None and found is not None and found[0] == request.tag and not written.duplicates:
+        written.accepted, written.duplicates = found[2], found[3]
         return {}
     if stored.sealed is not None:
         for second in pending:
@@ -161,11 +228,11 @@ def settled(pending: Seconds, stored: StoredChunk, request_digest: str | None, w
     return {second: sample for second, sample in pending.items() if second not in stored.seconds}
 
 
-def after_refusal(pending: Seconds, stored: StoredChunk, request_digest: str | None,
-                  written: ChunkWrite) -> Seconds:
-    """A chunk write of ``pending`` was refused because a second was stored meanwhile: ``settled`` by what
-    the refusal found stored (a refusal that found none of them stored is a bug)."""
-    remaining = settled(pending, stored, request_digest, written)
+def after_refusal(pending: Seconds, stored: StoredChunk, request: Keyed | None, written: ChunkWrite) -> Seconds:
+    """A chunk write of ``pending`` was refused because a second was stored meanwhile (or the chunk records
+    this request's key with another body: 422): ``settled`` by what the refusal found stored (a refusal that
+    found none of them stored is a bug)."""
+    remaining = settled(pending, stored, request, written)
     if pending and len(remaining) == len(pending):
         raise RuntimeError(f"chunk {stored.chunk} write refused with no stored second")
     return remaining

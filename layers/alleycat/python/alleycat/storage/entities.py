@@ -329,7 +329,7 @@ class Chunk(Entity):
     points: Decimal = Decimal(0)
     samples: Seconds = field(default_factory=dict)
     sealed: int | None = None
-    lastWrite: str | None = None  # what the last write with an Idempotency-Key did (``rules.telemetry.record``)
+    lastWrite: str | None = None  # the last write with an Idempotency-Key: its key, body and counts (``rules.telemetry.Keyed``)
 
     def stored_values(self) -> dict:
         values = {"raceId": self.raceId, "racerId": self.racerId, "chunk": self.chunk, "classId": self.classId,

@@ -11,7 +11,7 @@ from typing import Any
 
 from alleycat.rules import telemetry
 from alleycat.rules.samples import Seconds, Totals
-from alleycat.rules.telemetry import ChunkWrite, StoredChunk
+from alleycat.rules.telemetry import ChunkWrite, Keyed, StoredChunk
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import to_attr
@@ -182,7 +182,7 @@ def set_best(racer_id: str, class_id: str, best: e.Best | None) -> None:
 
 # --- history chunks --------------------------------------------------------
 
-def add_samples(chunk: e.Chunk, points: Mapping[int, Any], request_key: str | None = None,
+def add_samples(chunk: e.Chunk, points: Mapping[int, Any], request: Keyed | None = None,
                 stored: StoredChunk | None = None) -> ChunkWrite:
     """Writes the chunk's seconds that are not stored yet; what became of each (``ChunkWrite``).
 
@@ -192,24 +192,24 @@ def add_samples(chunk: e.Chunk, points: Mapping[int, Any], request_key: str | No
     refused, ``rules.telemetry.after_refusal`` decides from what is stored which seconds were duplicates,
     too late or to be tried again.
 
-    With a ``request_key`` (the client's Idempotency-Key) the write also records, in ``lastWrite``, a
-    digest of the key and samples and what became of them; the client's retry of that request (its first
-    answer lost) finds its digest there and gets the same counts, not "all duplicates". That holds while
-    no other batch wrote the same racer-minute in between. Without a key a re-sent sample is a duplicate,
-    as the contract says.
+    With a ``request`` (sent with an Idempotency-Key: ``rules.telemetry.Keyed``) the write also records, in
+    ``lastWrite``, the key, a digest of the whole request body and what became of the chunk's seconds, and
+    is refused when the chunk records that key with another body (Unprocessable, 422: nothing written). The
+    client's retry of that request (its first answer lost) finds its record there and gets the same counts,
+    not "all duplicates", while no other request with a key wrote the same chunk in between. Without a key
+    a re-sent sample is a duplicate, as the contract says.
     """
     pending = dict(chunk.samples)
     written = ChunkWrite()
-    request_digest = telemetry.digest(request_key, chunk.samples) if request_key else None
     if stored is not None:
-        pending = telemetry.settled(pending, stored, request_digest, written)
+        pending = telemetry.settled(pending, stored, request, written)
     while pending:
-        recording = telemetry.record(request_digest, len(pending), written.duplicates) if request_digest else None
-        stored = _write_absent(chunk, pending, sum(points[second] for second in pending), recording)
+        stored = _write_absent(chunk, pending, sum(points[second] for second in pending), request,
+                               request.record(len(pending), written.duplicates) if request else None)
         if stored is None:
             written.accepted = len(pending)
             return written
-        pending = telemetry.after_refusal(pending, stored, request_digest, written)
+        pending = telemetry.after_refusal(pending, stored, request, written)
     return written
 
 
@@ -220,15 +220,19 @@ def stored_chunk(number: int, found: e.Chunk | None) -> StoredChunk:
     return StoredChunk(number, frozenset(found.samples), found.sealed, found.lastWrite)
 
 
-def _write_absent(chunk: e.Chunk, seconds: Seconds, points, recording: str | None) -> StoredChunk | None:
+def _write_absent(chunk: e.Chunk, seconds: Seconds, points, request: Keyed | None,
+                  recording: str | None) -> StoredChunk | None:
     """One UpdateItem that sets ``seconds`` on the chunk (creating it if need be), adds ``points`` and
-    records ``recording`` as ``lastWrite``, if none of the seconds is stored and the chunk is not sealed:
-    None when written, else what the chunk holds."""
+    records ``recording`` as ``lastWrite``, if none of the seconds is stored, the chunk is not sealed and
+    it records ``request``'s key with no other body: None when written, else what the chunk holds."""
     key = key_of(chunk)
     names = {"#type": e.TYPE, "#raceId": "raceId", "#racerId": "racerId", "#chunk": "chunk", "#classId": "classId"}
     expression_values = values(type=chunk.KEYS.entity, raceId=chunk.raceId, racerId=chunk.racerId, chunk=chunk.chunk,
                                classId=chunk.classId, points=points)
     sets, absent = [], ["attribute_not_exists(sealed)"]
+    if request is not None:
+        expression_values.update(values(keyPrefix=request.key_prefix, requestPrefix=request.prefix))
+        absent.append("(NOT begins_with(lastWrite, :keyPrefix) OR begins_with(lastWrite, :requestPrefix))")
     if recording:
         expression_values[":lastWrite"] = to_attr(recording)
         sets.append("lastWrite = :lastWrite")
