@@ -159,7 +159,7 @@ ROUTES: tuple[Route, ...] = (
           }}, ["samples"]),
           response=obj({"accepted": COUNT, "duplicates": COUNT,
                         "rejected": array(obj({"racerId": ID, "second": COUNT, "reason": TEXT}))}),
-          errors=(CONFLICT,),
+          errors=(CONFLICT, REUSED_KEY),
           sample=Sample(body={"samples": [{"racerId": _RACER, "second": 0, "cadence": 82, "resistance": 47},
                                           {"racerId": _RACER, "second": 1, "cadence": 84.5, "resistance": 47,
                                            "heartRate": 131}]},
