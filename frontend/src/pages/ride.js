@@ -125,7 +125,7 @@ export function ridePanel(raceId) {
   let retry = null;
   let stopBeat = null; // the heartbeat while the ride is live here
   let wakeLock = null; // the screen's, while riding
-  let reason = null; // why the ride is under review, as the racer's results last said: {key, review, text}
+  let reason = null; // why the ride is under review, as the racer's results last said: {key, review, text or null}
   let reasonRead = null; // the review state (and finish) being read, or read without finding it yet
 
   const clock = h("p", { class: "ride-clock", role: "status" });
@@ -176,7 +176,8 @@ export function ridePanel(raceId) {
   const result = h("p", { class: "ride-result", hidden: true }); // the result, where the ride is not shown
   const trainerSlot = h("div", { class: "trainer-slot" }, trainer.element); // the setup borrows it before the ride starts
   const riding = h("div", { class: "riding", hidden: true }, clock, place, feel.gaps, ghost.line, feel.field, now, controls,
-    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainerSlot, counted, strap.element, feel.sound, sent);
+    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainerSlot, counted, strap.element, feel.sound,
+    sent);
   const setup = h("div", { class: "ride-setup" });
   const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), elsewhere, setup, picker.element, result,
     why, riding, message, feel.count);
@@ -536,13 +537,13 @@ export function ridePanel(raceId) {
     // A ride not shown here (a reload after the finish, the ride on another tab or device) keeps its result.
     result.hidden = !(over && ownRow && (!joined || rider !== "here"));
     result.replaceChildren(result.hidden ? "" : standingLine());
-    why.hidden = !ownRow?.review || reason?.review !== ownRow.review;
+    why.hidden = !ownRow?.review || reason?.review !== ownRow.review || !reason.text;
     why.className = `ride-why why review-${ownRow?.review ?? ""}`;
-    why.replaceChildren(why.hidden ? "" : reason.text, ownRow?.review === "pending"
-      ? h("span", { class: "then" }, " An admin will look at it: until it is cleared it does not count on the class leaderboard.") : "");
+    why.replaceChildren(...(why.hidden ? [] : [reason.text, ownRow.review !== "pending" ? ""
+      : h("span", { class: "then" }, " An admin will look at it: until it is cleared it does not count on the class leaderboard.")]));
     counted.hidden = !(trainer.connected && declared === VIRTUAL);
-    counted.textContent = counted.hidden ? ""
-      : "This ride counts as virtual in this race (it started or rode on the on-screen bike): your trainer's seconds are ranked here, not on the class board.";
+    counted.textContent = counted.hidden ? "" : "This ride counts as virtual in this race (it started or rode on the on-screen "
+      + "bike): your trainer's seconds are ranked here, not on the class board.";
     sent.textContent = `${outbox.accepted} s counted` + (outbox.waiting ? ` · ${outbox.waiting} s waiting to send` : "")
       + (outbox.refused ? ` · ${outbox.refused} not counted` : "");
     sent.dataset.counted = String(outbox.accepted);
@@ -578,8 +579,10 @@ export function ridePanel(raceId) {
         results = await api.racerResultsPage(racerId, results.nextToken);
         item = results.items.find((found) => found.raceId === raceId);
       }
-      const text = item?.review === ownRow?.review ? reviewReason(item.review, item.rules, item.note) : null;
-      if (text) reason = { key, review: item.review, text };
+      // A review cleared without a note has nothing to say (null): it is read, not read again.
+      if (item && item.review === ownRow?.review) {
+        reason = { key, review: item.review, text: reviewReason(item.review, item.rules, item.note) };
+      }
     } catch {
       // read again with the next board
     } finally {
