@@ -27,41 +27,50 @@ export const reviewLabel = (review) => REVIEW_LABELS[review] ?? null;
 // A rank as a board shows it: a disqualified ride has none ("—"; the server gives null).
 export const rankText = (rank) => (rank == null ? "—" : String(rank));
 
-// The rules, by id: the sentence a racer and an admin read, and which seconds of a ride broke it.
+// The rules, by id (docs/fair-play.md, contract v1.3): the sentence a racer and an admin read, and which
+// seconds of a ride broke it. Each adds up what every second sent contributes over any window of
+// consecutive seconds of race time (a second not sent contributes nothing), as alleycat.rules.fairplay
+// judges it; a rule marks, in every window that breaks it, the seconds that contributed.
 // samples: [[second, cadence, resistance, output, heartRate], ...] sorted by second (GET .../history).
 const CADENCE_HELD_RPM = 170;
 const CADENCE_HELD_SECONDS = 10;
+const CADENCE_HELD_WINDOW = 20;
 const OUTPUT_HELD = 250;
 const OUTPUT_HELD_SECONDS = 60;
+const CADENCE_SWING_RPM = 200;
+const CADENCE_SWING_SECONDS = 10;
 const CADENCE_JUMP_RPM = 80;
+// Sums in ten-thousandths (the contract's places) are whole numbers: exact, as the server's decimals are.
+const exact = (value) => Math.round(value * 10_000);
 
 export const RULES = {
   "cadence-held": {
-    sentence: `cadence above ${CADENCE_HELD_RPM} rpm for ${CADENCE_HELD_SECONDS} s or more`,
+    sentence: `cadence above ${CADENCE_HELD_RPM} rpm in ${CADENCE_HELD_SECONDS} or more of any ${CADENCE_HELD_WINDOW} seconds`,
     on: "cadence", // what a chart marks at the seconds that broke it
-    // Runs of consecutive seconds above the cadence, at least CADENCE_HELD_SECONDS long.
-    seconds: (samples) => runs(samples, (sample) => sample[1] > CADENCE_HELD_RPM)
-      .filter((run) => run.length >= CADENCE_HELD_SECONDS).flat(),
+    seconds: (samples) => windowed(samples, CADENCE_HELD_WINDOW, (sample) => (sample[1] > CADENCE_HELD_RPM ? 1 : 0),
+      (total) => total >= CADENCE_HELD_SECONDS),
   },
   "output-held": {
-    sentence: `average output above ${OUTPUT_HELD} over ${OUTPUT_HELD_SECONDS} s`,
+    sentence: `average output above ${OUTPUT_HELD} over any ${OUTPUT_HELD_SECONDS} seconds (a second not sent counts 0)`,
     on: "output",
-    // The seconds of every window of OUTPUT_HELD_SECONDS consecutive seconds whose average is above.
-    seconds: (samples) => {
-      const marked = new Set();
-      const bySecond = new Map(samples.map((sample) => [sample[0], sample[3]]));
-      for (const [start] of samples) {
-        let sum = 0;
-        for (let s = start; s < start + OUTPUT_HELD_SECONDS; s += 1) sum += bySecond.get(s) ?? 0;
-        if (sum / OUTPUT_HELD_SECONDS > OUTPUT_HELD) {
-          for (let s = start; s < start + OUTPUT_HELD_SECONDS; s += 1) if (bySecond.has(s)) marked.add(s);
-        }
-      }
-      return [...marked].sort((a, b) => a - b);
-    },
+    // Every second sent of a breaking window is marked, an idle one too: the window's sum is the rule.
+    seconds: (samples) => windowed(samples, OUTPUT_HELD_SECONDS, (sample) => exact(sample[3]),
+      (total) => total > exact(OUTPUT_HELD * OUTPUT_HELD_SECONDS), () => true),
   },
+  "cadence-swing": {
+    sentence: `cadence rising ${CADENCE_SWING_RPM} rpm or more in all within any ${CADENCE_SWING_SECONDS} seconds`,
+    on: "cadence",
+    // A second's rise: above the ride's previous second sent, however far back.
+    seconds: (samples) => windowed(samples, CADENCE_SWING_SECONDS,
+      (sample, previous) => (previous ? Math.max(0, exact(sample[1]) - exact(previous[1])) : 0),
+      (total) => total >= exact(CADENCE_SWING_RPM)),
+  },
+};
+
+// Rules no longer checked (contract v1.3), as reviews stored before then name them.
+export const RETIRED_RULES = {
   "cadence-jump": {
-    sentence: `cadence rising ${CADENCE_JUMP_RPM} rpm or more in one second`,
+    sentence: `cadence rising ${CADENCE_JUMP_RPM} rpm or more in one second (a rule before contract v1.3)`,
     on: "cadence",
     // The seconds whose cadence is that much above the second before's.
     seconds: (samples) => samples.filter((sample, i) => i > 0 && samples[i - 1][0] === sample[0] - 1
@@ -69,8 +78,10 @@ export const RULES = {
   },
 };
 
+const ruleOf = (rule) => RULES[rule] ?? RETIRED_RULES[rule];
+
 // The sentence for a rule id; an id this page does not know reads as itself.
-export const ruleSentence = (rule) => RULES[rule]?.sentence ?? rule;
+export const ruleSentence = (rule) => ruleOf(rule)?.sentence ?? rule;
 
 // Why a result is under review or disqualified, for the racer: "Under review: cadence above … ."
 export function reviewReason(review, rules = [], note = null) {
@@ -83,10 +94,10 @@ export function reviewReason(review, rules = [], note = null) {
 }
 
 // What a chart marks for a rule: "output" or "cadence".
-export const ruleMarksOn = (rule) => RULES[rule]?.on ?? "output";
+export const ruleMarksOn = (rule) => ruleOf(rule)?.on ?? "output";
 
 // The seconds of a ride that broke `rule` (sorted), [] for a rule this page cannot locate.
-export const brokenSeconds = (rule, samples) => (RULES[rule] ? RULES[rule].seconds(samples || []) : []);
+export const brokenSeconds = (rule, samples) => ruleOf(rule)?.seconds(samples || []) ?? [];
 
 // Sorted seconds as ranges a person reads: [3,4,5,9] -> "3–5, 9".
 export function secondRanges(seconds) {
@@ -105,20 +116,27 @@ export function secondRanges(seconds) {
   return parts.join(", ");
 }
 
-// Runs of consecutive seconds whose sample passes `test`: [[second, ...], ...].
-function runs(samples, test) {
-  const found = [];
-  let current = [];
-  let previous = null;
-  for (const sample of samples) {
-    const continues = previous !== null && sample[0] === previous + 1;
-    if (!test(sample) || !continues) {
-      if (current.length) found.push(current);
-      current = [];
+// The seconds of `samples` that `marks` in every window of `length` seconds of race time whose total of
+// `adds(sample, previous sample sent)` `breaks`. A window starting between seconds sent holds no more
+// than the one starting at its first second sent (nothing adds less than 0): those are the windows to try.
+function windowed(samples, length, adds, breaks, marks = (_sample, added) => added > 0) {
+  const added = samples.map((sample, i) => adds(sample, i > 0 ? samples[i - 1] : null));
+  const covered = new Array(samples.length + 1).fill(0); // +1 where a breaking window starts, -1 past its end
+  let total = 0;
+  let end = 0;
+  for (let start = 0; start < samples.length; start += 1) {
+    for (; end < samples.length && samples[end][0] < samples[start][0] + length; end += 1) total += added[end];
+    if (breaks(total)) {
+      covered[start] += 1;
+      covered[end] -= 1;
     }
-    if (test(sample)) current.push(sample[0]);
-    previous = sample[0];
+    total -= added[start];
   }
-  if (current.length) found.push(current);
-  return found;
+  const marked = [];
+  let inside = 0;
+  samples.forEach((sample, i) => {
+    inside += covered[i];
+    if (inside > 0 && marks(sample, added[i])) marked.push(sample[0]);
+  });
+  return marked;
 }

@@ -7,12 +7,14 @@
 // from the board the race page shows below (pushed, or polled); the ride ends with the race and shows
 // the result.
 //
-// Fair play (contract v1.2): the ride joins as `virtual` once it rides the on-screen bike (the server
-// keeps that), as `trainer` while only a smart trainer has ridden. One tab of this browser rides at
-// a time (a Web Lock per ride): another tab of the same ride says so and offers "Ride here instead".
-// Every sample names this browser's device (device.js); when another device holds the ride the API
-// rejects them (`another device`): the page stops and offers to take the ride over, which joins
-// again with this device's id and so moves the ride here.
+// Fair play (contracts v1.2, v1.3): a join names what this page rides: `trainer` only with a smart trainer
+// connected (the setup offers it before the start), else `virtual` (the on-screen bike; the server keeps
+// that); a trainer connected later joins again. One tab of this browser rides at a time (a Web Lock per
+// ride): another tab of the same ride says so and offers "Ride here instead". Every sample names this
+// browser's device (device.js). Each click that makes this page the sender (Start riding, Ride on from
+// here, Ride here instead) joins with this device's id, which moves the ride here whatever device held
+// it; when another device holds it the API rejects the samples (`another device`): the page stops and
+// offers to take it over. A ride under review says why (the racer's results name its rules).
 //
 // Nothing lost (issue 41): leaving a live ride asks first (leaving(); the tab's beforeunload); a tab
 // that rode this race (a marker in its sessionStorage, which a link opened elsewhere lacks) resumes
@@ -23,7 +25,7 @@
 // second carries its bpm when a fresh one is known (contract v1.2's optional heartRate).
 import { api, ApiError, newKey } from "../api.js";
 import { deviceId } from "../device.js";
-import { reviewLabel } from "../fairPlay.js";
+import { reviewLabel, reviewReason } from "../fairPlay.js";
 import { auth } from "../auth.js";
 import { CADENCE, KEYS, output, raceSecond, RESISTANCE, VirtualBike } from "../bike.js";
 import { h, link, score } from "../dom.js";
@@ -48,6 +50,7 @@ const AWAKE_MS = 10_000;
 const LEAVE_QUESTION = "Leave the ride? Your seconds are not sent while you are away.";
 const TRAINER = "trainer";
 const VIRTUAL = "virtual";
+const RESULT_PAGES = 10; // the racer's results read for a ride's review, beyond the first 20: at most 1,000 races
 
 // A cadence or resistance control: its value, − and + buttons, a slider.
 function control(bike, which, range, label, onChange) {
@@ -105,7 +108,9 @@ export function ridePanel(raceId) {
   let awake = 0; // when (this page's clock) it last looked for seconds to queue
   let onScreen = false; // a second ridden on the on-screen bike was queued: the ride is virtual
   let declared = null; // the equipment the racer last joined with (or the board says)
+  let asked = null; // the equipment the last join again asked for (the server's answer stands: asked once)
   let declaring = false;
+  let claim = false; // the racer's click made this page the sender: it joins with this device, on the board or not
   let joining = false; // a join is in flight, or the name form waits for the racer: a board update joins nothing
   // Who rides: null (not known yet), "here" (this tab sends), "tab" (another tab of this browser),
   // "device" (another device: the API said so).
@@ -120,12 +125,16 @@ export function ridePanel(raceId) {
   let retry = null;
   let stopBeat = null; // the heartbeat while the ride is live here
   let wakeLock = null; // the screen's, while riding
+  let reason = null; // why the ride is under review, as the racer's results last said: {key, review, text or null}
+  let reasonRead = null; // the review state (and finish) being read, or read without finding it yet
 
   const clock = h("p", { class: "ride-clock", role: "status" });
   const place = h("p", { class: "ride-place" });
   const now = h("p", { class: "ride-now" });
   const sent = h("p", { class: "ride-sent muted" });
   const message = h("p", { class: "form-message" });
+  const why = h("p", { class: "ride-why", role: "status", hidden: true }); // why the ride is under review
+  const counted = h("p", { class: "ride-counted muted", hidden: true }); // what the ride counts as, where a trainer rides a virtual ride
   const elsewhere = h("div", { class: "ride-elsewhere", role: "alert", hidden: true });
   const drawAll = () => {
     cadence.draw();
@@ -144,6 +153,7 @@ export function ridePanel(raceId) {
     log: { ride: (...args) => log.ride(...args), reading: (...args) => log.reading(...args), get mode() { return log.mode; } },
     onChange: () => {
       save();
+      declare();
       show();
     },
     say: (text) => {
@@ -164,11 +174,13 @@ export function ridePanel(raceId) {
   const ghost = rideGhost(raceId, racerId);
   const picker = ghostPicker(raceId, racerId, { onChange: () => { ghost.reload(); show(); } });
   const result = h("p", { class: "ride-result", hidden: true }); // the result, where the ride is not shown
+  const trainerSlot = h("div", { class: "trainer-slot" }, trainer.element); // the setup borrows it before the ride starts
   const riding = h("div", { class: "riding", hidden: true }, clock, place, feel.gaps, ghost.line, feel.field, now, controls,
-    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainer.element, strap.element, feel.sound, sent);
+    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainerSlot, counted, strap.element, feel.sound,
+    sent);
   const setup = h("div", { class: "ride-setup" });
   const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), elsewhere, setup, picker.element, result,
-    riding, message, feel.count);
+    why, riding, message, feel.count);
 
   // --- joining ------------------------------------------------------------------------------------
 
@@ -201,19 +213,22 @@ export function ridePanel(raceId) {
     return form;
   }
 
-  // What the ride is on: `virtual` once the on-screen bike rode a second; before any, a trainer where
-  // this browser can connect one (a later second on the on-screen bike joins again as virtual).
-  const equipment = () => (onScreen || (!trainer.connected && !bluetoothAvailable()) ? VIRTUAL : TRAINER);
+  // What this page rides as it joins: `virtual` once the on-screen bike rode a second here; `trainer`
+  // while a trainer rides (connected, reconnecting, or ridden here before a reload and waiting for the
+  // racer to connect it again: nothing is sent meanwhile); else the on-screen bike, `virtual`.
+  const equipment = () => (onScreen ? VIRTUAL : trainer.connected || log.mode === LOST ? TRAINER : VIRTUAL);
 
   // Joins the race with this device's id, which moves the ride here (or takes it back).
   async function join() {
     joining = true;
     try {
       const entry = await api.joinRace(raceId, racerId, equipment(), device);
-      joining = false;
+      joining = claim = false;
       declared = entry.equipment ?? equipment();
+      asked = null;
       joined = true;
       setup.replaceChildren();
+      trainerSlot.append(trainer.element);
       riding.hidden = false;
       live();
     } catch (error) {
@@ -225,15 +240,17 @@ export function ridePanel(raceId) {
     }
   }
 
-  // A racer already on the board (a reload, or this ride's other tab or device) is not joined again
-  // here: a join names the equipment, and the ride may be on a trainer elsewhere. Its seconds say
-  // whether this device holds the ride.
+  // The racer's click joins (again) with this device, on the board or not: the ride moves here, whatever
+  // device held it and whatever state it left. A tab that rode this race and goes on by itself (a reload,
+  // a return) joins nothing when the racer is on the board: the ride may have moved on to another device
+  // meanwhile, and its seconds say so.
   function begin() {
     if (!race || rider !== "here" || joined || joining || over) return;
-    if (ownRow) {
+    if (ownRow && !claim) {
       declared = ownRow.equipment ?? null;
       joined = true;
       setup.replaceChildren();
+      trainerSlot.append(trainer.element);
       riding.hidden = false;
       live();
     } else {
@@ -263,15 +280,20 @@ export function ridePanel(raceId) {
 
   // A ride starts on the racer's click, never as the page opens: a link to it (sent by anyone) neither
   // joins the race nor sends a second, nor holds the lock that keeps this browser's other tabs quiet.
+  // Where the browser reaches smart trainers, the trainer is offered first: the join names it only once
+  // it is connected.
   function offerStart() {
     const start = h("button", { type: "button", class: "primary ride-start", onclick: () => {
       setup.replaceChildren();
+      claim = true;
       mark(true);
       holdLock();
     } }, ownRow ? "Ride on from here" : "Start riding");
+    const trainerFirst = bluetoothAvailable()
+      ? " Riding a smart trainer? Connect it first: a ride started on the on-screen bike counts as virtual in this race." : "";
     setup.replaceChildren(h("p", { class: "muted" }, ownRow
-      ? "You are on this race's board. Your seconds are sent from this browser once you ride on here."
-      : "Your seconds are sent from this browser once you start."), start);
+      ? `You are on this race's board. Riding on here moves your ride to this browser: its seconds are sent from here.${trainerFirst}`
+      : `Your seconds are sent from this browser once you start.${trainerFirst}`), bluetoothAvailable() ? trainer.element : "", start);
   }
 
   // One tab rides: the one holding this ride's lock. `take`: steal it from the tab that holds it.
@@ -289,7 +311,7 @@ export function ridePanel(raceId) {
     rider = "here";
     elsewhere.hidden = true;
     load();
-    if (joined) live();
+    if (joined && !claim) live();
     else begin();
     show();
   }
@@ -306,9 +328,10 @@ export function ridePanel(raceId) {
     rider = where;
     quiet();
     clearTimeout(retry);
+    // What the page knows, no more: whether the other tab or device sends, and is counted, it cannot tell.
     const text = where === "tab"
-      ? "You are riding this race in another tab of this browser: its seconds count, this tab sends none."
-      : "Your ride is on another device now: its seconds count, this one sends none.";
+      ? "This ride is open in another tab of this browser, which holds it: this tab sends no second."
+      : "Another device holds this ride now: the API refuses the seconds sent from here, so this page sends none.";
     elsewhere.replaceChildren(h("p", {}, h("strong", {}, text)),
       h("button", { type: "button", class: "primary take-over", onclick: takeOver }, "Ride here instead"));
     elsewhere.hidden = false;
@@ -316,19 +339,17 @@ export function ridePanel(raceId) {
     show();
   }
 
-  async function takeOver() {
+  // "Ride here instead": this page becomes the sender and joins with this device, from the current second.
+  function takeOver() {
     elsewhere.hidden = true;
+    claim = true;
+    joined = false;
     mark(true);
     if (rider === "tab") return holdLock(true);
     rider = "here";
     lastQueued = Math.max(lastQueued, raceSecond(race, serverClock.reached()) - 1); // from now on
     continuous = false;
-    if (joined) {
-      joined = false;
-      await join();
-    } else {
-      begin();
-    }
+    begin();
     show();
   }
 
@@ -423,18 +444,21 @@ export function ridePanel(raceId) {
     else localStorage.removeItem(storeKey);
   }
 
-  // The ride rides on what it has not joined with: it joins again with it (without this device's id:
-  // that would take back a ride another device took meanwhile).
+  // The ride rides on what it has not joined with (a second of the on-screen bike, a trainer connected):
+  // it joins again with it, once (without this device's id: that would take back a ride another device
+  // took meanwhile). The server's answer stands: a ride that joined or rode as `virtual` stays virtual.
   async function declare() {
-    const wanted = equipment();
-    if (declaring || !joined || declared === wanted || declared === VIRTUAL) return;
+    const wanted = onScreen ? VIRTUAL : trainer.connected ? TRAINER : null;
+    if (declaring || !joined || rider !== "here" || !wanted || declared === wanted || asked === wanted) return;
     declaring = true;
+    asked = wanted;
     try {
       declared = (await api.joinRace(raceId, racerId, wanted)).equipment ?? wanted;
     } catch {
-      // tried again after the next answer
+      asked = null; // tried again after the next answer
     } finally {
       declaring = false;
+      show();
     }
   }
 
@@ -447,7 +471,7 @@ export function ridePanel(raceId) {
         try {
           // Seconds of the on-screen bike go out only once the ride is declared virtual (if that join
           // fails, the answer's declare() below tries again): never as a trainer's.
-          if (equipment() === VIRTUAL && declared !== VIRTUAL) await declare();
+          if (onScreen && declared !== VIRTUAL) await declare();
           const answer = await api.sendSamples(raceId, batch.samples, batch.key, device);
           if (rider !== "here") break; // another tab took the ride meanwhile: it sends this batch again, under its key
           outbox.answered(batch, answer);
@@ -513,6 +537,13 @@ export function ridePanel(raceId) {
     // A ride not shown here (a reload after the finish, the ride on another tab or device) keeps its result.
     result.hidden = !(over && ownRow && (!joined || rider !== "here"));
     result.replaceChildren(result.hidden ? "" : standingLine());
+    why.hidden = !ownRow?.review || reason?.review !== ownRow.review || !reason.text;
+    why.className = `ride-why why review-${ownRow?.review ?? ""}`;
+    why.replaceChildren(...(why.hidden ? [] : [reason.text, ownRow.review !== "pending" ? ""
+      : h("span", { class: "then" }, " An admin will look at it: until it is cleared it does not count on the class leaderboard.")]));
+    counted.hidden = !(trainer.connected && declared === VIRTUAL);
+    counted.textContent = counted.hidden ? "" : "This ride counts as virtual in this race (it started or rode on the on-screen "
+      + "bike): your trainer's seconds are ranked here, not on the class board.";
     sent.textContent = `${outbox.accepted} s counted` + (outbox.waiting ? ` · ${outbox.waiting} s waiting to send` : "")
       + (outbox.refused ? ` · ${outbox.refused} not counted` : "");
     sent.dataset.counted = String(outbox.accepted);
@@ -530,6 +561,34 @@ export function ridePanel(raceId) {
     picker.update(race, !over && second < 0); // a ghost is picked before the start
     ghost.show({ race, own: ownRow, over, started: second >= 0 });
     feel.show({ race, standings, own: ownRow, over, racerId, ghost: ghost.onStrip() });
+  }
+
+  // Why the ride is under review (or was decided), in words: the racer's results carry the rules it broke
+  // and the admin's note (GET /racers/{racerId}/results, newest race first: this race is on the first
+  // page but for a racer who joined 20 later ones). Read when the board's review changes, and once more
+  // after the finish (the whole ride's check may widen the rules); a read that finds an older state is
+  // tried again with the next board.
+  async function readReason() {
+    const key = `${ownRow?.review ?? ""}|${over}`;
+    if (!racerId || !ownRow?.review || reasonRead === key || reason?.key === key) return;
+    reasonRead = key;
+    try {
+      let results = await api.racerResults(racerId);
+      let item = results.items.find((found) => found.raceId === raceId);
+      for (let pages = 0; !item && results.nextToken && pages < RESULT_PAGES; pages += 1) {
+        results = await api.racerResultsPage(racerId, results.nextToken);
+        item = results.items.find((found) => found.raceId === raceId);
+      }
+      // A review cleared without a note has nothing to say (null): it is read, not read again.
+      if (item && item.review === ownRow?.review) {
+        reason = { key, review: item.review, text: reviewReason(item.review, item.rules, item.note) };
+      }
+    } catch {
+      // read again with the next board
+    } finally {
+      if (reason?.key !== key) reasonRead = null;
+      show();
+    }
   }
 
   function endRide() {
@@ -586,6 +645,7 @@ export function ridePanel(raceId) {
       if (first && racerId && !over && markedHere()) holdLock(); // this tab rode it: a reload or a return
       else if (first && racerId && !over) offerStart();
       else begin();
+      readReason();
       show();
     },
     // The question to ask before the page goes (another page of the site), or null.

@@ -19,9 +19,9 @@ REACT_SECONDS = 20  # real time the stack may take: the stream, the plausibility
 DECISION_SHOWS_MS = 5_000  # the issue: a decision reaches the board's ranks within 5 s
 # The sentences of the plausibility rules (frontend/src/fairPlay.js, docs/fair-play.md), as a person reads them.
 SENTENCES = {
-    "cadence-held": "cadence above 170 rpm for 10 s or more",
-    "output-held": "average output above 250 over 60 s",
-    "cadence-jump": "cadence rising 80 rpm or more in one second",
+    "cadence-held": "cadence above 170 rpm in 10 or more of any 20 seconds",
+    "output-held": "average output above 250 over any 60 seconds (a second not sent counts 0)",
+    "cadence-swing": "cadence rising 200 rpm or more in all within any 10 seconds",
 }
 
 

@@ -318,13 +318,22 @@ def test_a_smart_trainer_rides_the_race_and_one_that_drops_out_is_reconnected_it
     page.context.add_init_script(f"window.__trainer.range = {TRAINER_RANGE!r};")
     page.goto(f"{stack.url}/#/races/{race['raceId']}/ride")
     page.reload()
-    start_ride(page)
-    joined_with_a_name(page)
-    # When the racer connects it
-    page.click(".ride .trainer button.connect")
+    # When the racer connects it, as the ride page offers before they start, then starts
+    page.wait_for_selector(".ride button.ride-start")
+    assert "Connect it first" in page.inner_text(".ride .ride-setup")
+    page.click(".ride .ride-setup .trainer button.connect")
     page.wait_for_function("() => window.__trainer.notifying")
     assert page.evaluate("() => window.__trainer.requested") == [{"filters": [{"services": [0x1826]}]}]
-    assert "Riding Stand-in trainer" in page.inner_text(".ride .trainer")
+    assert "Riding Stand-in trainer" in page.inner_text(".ride .ride-setup .trainer")
+    page.set_viewport_size({"width": 390, "height": 900})
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    page.locator(".ride").screenshot(path=str(DOCS / "screenshot-ride-trainer-first-phone.png"))
+    page.set_viewport_size({"width": 1000, "height": 1000})
+    start_ride(page)
+    joined_with_a_name(page)
+    assert "Riding Stand-in trainer" in page.inner_text(".ride .riding .trainer")
+    # Then the join names the trainer: it is connected
+    assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]["equipment"] == "trainer"
     # and rides, the trainer notifying a packet a second (one garbled among them)
     at_the_start(page, stack, race)
     sent = {}

@@ -47,6 +47,9 @@ def strap_ride(browser, stack, client):
     page.goto(f"{stack.url}/#/races/{race['raceId']}/ride")
     start_ride(page)
     joined_with_a_name(page)
+    # The browser reaches trainers, but none is connected: the join names the on-screen bike
+    assert [(item["racerId"], item["equipment"]) for item in client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"]] \
+        == [(racer_id, "virtual")]
     for _ in range(CADENCE // 5):
         page.keyboard.press("ArrowUp")
     # When the racer pairs the strap: the browser's chooser offers heart-rate straps alone

@@ -78,12 +78,18 @@ def control_log(page):
     return page.evaluate("() => window.__trainer.controlLog")
 
 
-def connected_on_the_ride_page(page, stack, race):
+def connected_on_the_ride_page(page, stack, race, first=True):
+    """The racer connects their trainer on the ride page and starts riding; ``first``: connected before the
+    start, as the page offers, else once riding (on the on-screen bike until then)."""
     page.goto(f"{stack.url}/#/races/{race['raceId']}/ride")
+    if first:
+        page.click(".ride .ride-setup .trainer button.connect")
+        until(page, "() => window.__trainer.notifying")
     page.click(".ride button.ride-start")
     joined(page)
-    page.click(".ride .trainer button.connect")
-    until(page, "() => window.__trainer.notifying")
+    if not first:
+        page.click(".ride .trainer button.connect")
+        until(page, "() => window.__trainer.notifying")
 
 
 def control_says(page, text):
@@ -97,8 +103,16 @@ def answer(page, result=None):
 def test_the_trainer_is_set_to_each_resistance_the_rider_chooses_one_write_at_a_time(browser, stack, client, racer):
     page = trainer_page(browser, stack, racer)
     race = new_race(stack, client, page)
-    # Given a racer riding a trainer whose levels run 1-24
-    connected_on_the_ride_page(page, stack, race)
+    joins = []
+    page.on("request", lambda request: request.method == "PUT" and "/racers/" in request.url and joins.append(request.post_data_json))
+    # Given a racer riding a trainer whose levels run 1-24, connected once they had started (on the on-screen bike)
+    connected_on_the_ride_page(page, stack, race, first=False)
+    # Then the page joins again as a trainer; the server keeps the ride virtual (it joined as the on-screen bike's),
+    # and the page says so
+    until(page, "() => !document.querySelector('.ride .ride-counted').hidden")
+    assert [join["equipment"] for join in joins] == ["virtual", "trainer"] and "device" not in joins[1]
+    assert "counts as virtual" in page.inner_text(".ride .ride-counted")
+    assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]["equipment"] == "virtual"
     # Then the site asks for control first, and writes nothing more until the trainer answers
     until(page, "() => window.__trainer.controlLog.length === 1")
     control_says(page, "Asking the trainer for control")
