@@ -24,7 +24,8 @@ def join_race(raceId: str, racerId: str):
         raise NotFound(f"racer {racer_id} does not exist")
     if race.status == FINISHED:
         raise Conflict(f"race {race_id} is finished")
-    return http.respond(views.joined(races.join(race, racer, body.get("equipment", BIKE), body.get("device"))))
+    joined = races.join(race, racer, body.get("equipment", BIKE), body.get("device"), http.request_time(app))
+    return http.respond(views.joined(joined))
 
 
 handler = http.lambda_handler(app)

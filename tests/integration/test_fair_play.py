@@ -79,13 +79,26 @@ def test_one_device_holds_a_ride_until_the_racer_joins_again_from_another(field)
     assert status == 400 and "device" in body["message"]
 
 
+def test_the_on_screen_bike_chosen_before_the_start_can_be_changed_until_a_second_can_count(field):
+    api, race_id = field
+    join = lambda equipment, at: api("join_race", {"raceId": race_id, "racerId": "v"}, body={"equipment": equipment},
+                                     claims=racer_claims("v"), at=at)[1]["equipment"]
+    # v joined on the on-screen bike; a minute before the start they connect a trainer: it is a trainer's ride
+    assert join("trainer", "2026-11-22T09:59:00Z") == "trainer"
+    assert join("virtual", "2026-11-22T09:59:57Z") == "virtual"
+    assert board(api, race_id)[-1][1:3] == ("v", "virtual")
+    # 2 s before the start its first second can count (the clocks' tolerance): virtual from then on
+    assert join("trainer", "2026-11-22T09:59:58Z") == "virtual"
+    assert join("trainer", AT) == "virtual"
+
+
 def test_virtual_is_sticky_and_shown_on_the_board_results_and_real_only_board(field, server):
     api, race_id = field
     assert post(api, race_id, calm("a", range(10), 60) + calm("t", range(10), 70) + calm("v", range(10), 90))[1]["accepted"] == 30
     # The trainer rider switches to the on-screen bike: the ride is virtual from then on, even back on the trainer
     for equipment, shown in (("virtual", "virtual"), ("trainer", "virtual")):
         status, body = api("join_race", {"raceId": race_id, "racerId": "t"}, body={"equipment": equipment},
-                           claims=racer_claims("t"))
+                           claims=racer_claims("t"), at=AT)
         assert (status, body["equipment"], body["lastSecond"]) == (200, shown, None)
     process(server.read())
     assert board(api, race_id) == [(1, "v", "virtual", None), (2, "t", "virtual", None), (3, "a", "bike", None)]

@@ -111,8 +111,12 @@ def json_number(hundredths: int) -> int | float:
     return hundredths // 100 if hundredths % 100 == 0 else hundredths / 100
 
 
-def call(function: str, path=None, body=..., query=..., claims=ADMIN, headers=None, invoke=handlers.invoke):
+def call(function: str, path=None, body=..., query=..., claims=ADMIN, headers=None, invoke=handlers.invoke,
+         during_the_race=False):
+    """``during_the_race``: the request arrives when the sample telemetry does (the race's seconds can count)."""
     event = sample_event(function, path, body, query, claims)
+    if during_the_race:
+        event["requestContext"]["timeEpoch"] = sample_event("post_telemetry")["requestContext"]["timeEpoch"]
     for name, value in (headers or {}).items():
         with_header(event, name, value)
     response = invoke(function, event)
@@ -322,7 +326,8 @@ class Pipeline(RuleBasedStateMachine):
     @rule(racer=RACER, equipment=st.sampled_from(("bike", "trainer", "virtual")))
     def join_again(self, racer, equipment):
         racer = self.racers[racer]
-        status, body = call("join_race", {"raceId": self.race_id, "racerId": racer}, body={"equipment": equipment})
+        status, body = call("join_race", {"raceId": self.race_id, "racerId": racer}, body={"equipment": equipment},
+                            during_the_race=True)
         if self.finished:
             assert status == 409, body
             return

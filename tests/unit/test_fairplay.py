@@ -22,6 +22,9 @@ def test_a_ride_that_used_the_on_screen_bike_stays_virtual():
     assert fairplay.equipment_after("trainer", "virtual") == "virtual"
     assert fairplay.equipment_after("virtual", "trainer") == "virtual"
     assert fairplay.equipment_after("virtual", "bike") == "virtual"
+    # before a second of the race can have counted, nothing was ridden: the racer may change it
+    assert fairplay.equipment_after("virtual", "trainer", can_have_ridden=False) == "trainer"
+    assert fairplay.equipment_after("trainer", "virtual", can_have_ridden=False) == "virtual"
 
 
 def test_only_real_rides_neither_pending_nor_disqualified_count_for_the_class():

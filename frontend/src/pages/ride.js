@@ -290,7 +290,7 @@ export function ridePanel(raceId) {
       holdLock();
     } }, ownRow ? "Ride on from here" : "Start riding");
     const trainerFirst = bluetoothAvailable()
-      ? " Riding a smart trainer? Connect it first: a ride started on the on-screen bike counts as virtual in this race." : "";
+      ? " Riding a smart trainer? Connect it first: once the race has begun, a ride on the on-screen bike counts as virtual in this race." : "";
     setup.replaceChildren(h("p", { class: "muted" }, ownRow
       ? `You are on this race's board. Riding on here moves your ride to this browser: its seconds are sent from here.${trainerFirst}`
       : `Your seconds are sent from this browser once you start.${trainerFirst}`), bluetoothAvailable() ? trainer.element : "", start);

@@ -26,9 +26,12 @@ ANOTHER_DEVICE = "another device"
 CLOCK_TOLERANCE_SECONDS = 2  # a second counts up to this early, for clocks and the network
 
 
-def equipment_after(held: str | None, asked: str) -> str:
+def equipment_after(held: str | None, asked: str, can_have_ridden: bool = True) -> str:
     """A ride's equipment once the racer joins (again) with ``asked``: a ride that used the on-screen
-    bike at any moment stays ``virtual``."""
+    bike at any moment stays ``virtual``. Until a second of the race can have counted
+    (``can_have_ridden`` False, ``latest_second`` below 0) nothing was used: the racer may change it."""
+    if not can_have_ridden:
+        return asked
     return VIRTUAL if VIRTUAL in (held, asked) else asked
 
 

@@ -13,7 +13,7 @@ from datetime import UTC
 from alleycat import clock
 from alleycat.errors import BadRequest, Conflict, Unprocessable
 from alleycat.rules.board import EQUIPMENT_INDEX, NAME_INDEX, REVIEW_INDEX, Standing
-from alleycat.rules.fairplay import BIKE, equipment_after
+from alleycat.rules.fairplay import BIKE, equipment_after, latest_second
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import to_attr
@@ -106,12 +106,14 @@ def gate_and_entries(race_id: str, racer_ids: list[str], chunks: Iterable[tuple[
             {(item.racerId, item.chunk): item for item in found if isinstance(item, e.Chunk)})
 
 
-def join(race: e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None = None) -> e.Entry:
+def join(race: e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None = None,
+         now: float | None = None) -> e.Entry:
     """Adds the racer to the race, its count, its board and its history in one transaction.
 
     Idempotent: when the entry exists already the transaction is cancelled and the existing
     entry is kept, its score untouched; only its equipment (``fairplay.equipment_after``: virtual
-    stays virtual) and, with a ``device``, the device that holds the ride change (``rejoin``).
+    stays virtual once a second can have counted at ``now``, epoch seconds; None: it can) and, with a
+    ``device``, the device that holds the ride change (``rejoin``).
     """
     entry = e.Entry(race.raceId, racer.racerId, racer.name, race.classId, race.startsAt, equipment=equipment,
                     device=device)
@@ -142,19 +144,20 @@ def join(race: e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None
 
             existing = racers.get_entry(race.raceId, racer.racerId, consistent=True)
             if existing:
-                return rejoin(existing, equipment, device)
+                can_have_ridden = now is None or latest_second(now, clock.epoch(race.startsAt)) >= 0
+                return rejoin(existing, equipment, device, can_have_ridden)
         raise Conflict("the race is finished") from cancelled
     return entry
 
 
-def rejoin(entry: e.Entry, equipment: str, device: str | None) -> e.Entry:
+def rejoin(entry: e.Entry, equipment: str, device: str | None, can_have_ridden: bool = True) -> e.Entry:
     """A racer joining a race again: the ride's equipment as ``fairplay.equipment_after`` says, on the
     entry and the board alike, and with a ``device`` the ride moved to it; one transaction, retried
     when another join changed the entry in between."""
     from alleycat.storage import racers
 
     for _ in range(5):
-        now_on = equipment_after(entry.equipment, equipment)
+        now_on = equipment_after(entry.equipment, equipment, can_have_ridden)
         moved = device is not None and device != entry.device
         if now_on == entry.equipment and not moved:
             return entry
