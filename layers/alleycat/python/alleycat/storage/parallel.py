@@ -16,10 +16,13 @@ def map_all[T](function: Callable[[T], Any], items: Iterable[T], workers: int = 
     items = list(items)
     if len(items) <= 1:
         return [function(item) for item in items]
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor, wait
 
     with ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
-        return list(pool.map(function, items))
+        # not pool.map: its results, on the first error, cancel every item not yet started
+        futures = [pool.submit(function, item) for item in items]
+        wait(futures)
+    return [future.result() for future in futures]
 
 
 def outcomes[K](function: Callable[[K, Any], Any], work: dict[K, Any], workers: int = WORKERS) -> dict[K, Any]:
