@@ -102,7 +102,7 @@ def entry(chunks=None):
 
 
 def chunk(number, samples, sealed=None):
-    points = sum((Decimal(cadence + 35) * Decimal(resistance + 65) / 100 for cadence, resistance, _heart_rate in samples.values()),
+    points = sum((sample.output for sample in samples.values()),
                  Decimal(0))
     return e.Chunk(RACE, RACER, number, CLASS, points, samples, sealed)
 

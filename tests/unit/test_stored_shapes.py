@@ -60,6 +60,22 @@ def test_a_heart_rate_rides_third_in_its_seconds_attribute_and_seconds_without_o
     assert chunk.to_item() == item
 
 
+def test_a_trainers_chunk_of_30_seconds_with_power_and_heart_rates_is_one_write_unit():
+    # docs/capacity.md: a smart trainer's seconds (FTMS: cadence in half rpm, a whole-percent resistance, whole
+    # watts) with a strap's heart rate, on a 36-character Cognito sub in an hour's race with an Idempotency-Key
+    # record, stay within one write unit; only 4-decimal cadence and resistance with power pass it (two)
+    racer_id = "0c4f6b1e-9a7d-4c1b-8e2f-3d5a6b7c8d9e"
+    widest = Sample(Decimal("299.5"), 100, 249, 2999)
+    seconds = {second: widest for second in range(3570, 3600)}
+    sent = [{"racerId": racer_id, "second": second, "cadence": widest.cadence, "resistance": widest.resistance,
+             "heartRate": widest.heart_rate, "power": widest.power} for second in seconds]
+    chunk = e.Chunk(RACE_ID, racer_id, 119, "a-class-id-of-64-characters".ljust(64, "x"), Decimal(89970),
+                    seconds, None, telemetry.keyed("a-key", "a-device", sent).record(30, 0))
+    assert sizing.write_units(sizing.item_size(chunk.to_item())) == 1
+    decimals = {second: widest._replace(cadence=Decimal("299.1234"), resistance=Decimal("99.1234")) for second in seconds}
+    assert sizing.write_units(sizing.item_size(e.Chunk(**{**vars(chunk), "samples": decimals}).to_item())) == 2
+
+
 def test_a_chunk_of_30_seconds_with_heart_rates_is_still_one_write_unit():
     # docs/capacity.md: the widest live chunk (a 36-character Cognito sub, 4-decimal values, the highest
     # seconds of an hour's race, an Idempotency-Key record) stays within the 1 KB of one write unit
@@ -104,11 +120,28 @@ def test_a_packed_parts_rows_keep_the_heart_rates_sent_and_none_where_none_was()
     assert packed.to_item() == item
 
 
-def test_a_history_row_ends_in_the_heart_rate_or_null():
-    # contract v1.2: [second, cadence, resistance, output, heartRate], null where none was sent;
+def test_a_history_row_ends_in_the_heart_rate_and_the_power_or_nulls():
+    # contract v1.3: [second, cadence, resistance, output, heartRate, power], null where none was sent;
     # (82 + 35) x (47 + 65) / 100 = 131.04
-    assert views.history_row(0, Sample(82, 47, 131)) == [0, 82, 47, 131.04, 131]
-    assert views.history_row(1, Sample(82, 47)) == [1, 82, 47, 131.04, None]
+    assert views.history_row(0, Sample(82, 47, 131)) == [0, 82, 47, 131.04, 131, None]
+    assert views.history_row(1, Sample(82, 47)) == [1, 82, 47, 131.04, None, None]
+    assert views.history_row(2, Sample(82, 47, None, 212)) == [2, 82, 47, 131.04, None, 212]
+
+
+def test_power_rides_fourth_after_the_heart_rate_or_a_null_and_seconds_without_either_stay_two_long():
+    item = chunk_item(1, points=n("424"), s30={"L": [n("82"), n("47"), n("131"), n("212")]},
+                      s31={"L": [n("84.5"), n("47"), {"NULL": True}, n("212")]}, s32={"L": [n("84"), n("47")]})
+    chunk = e.from_item(item)
+    assert chunk.samples == {30: Sample(82, 47, 131, 212), 31: Sample(Decimal("84.5"), 47, None, 212), 32: Sample(84, 47)}
+    assert chunk.to_item() == item
+    packed = e.PackedChunk(RACE_ID, "bob", 0, "hill", chunk.samples)
+    assert e.from_item(packed.to_item()).samples == chunk.samples
+
+
+def test_a_seconds_score_is_its_output_or_in_a_power_class_its_watts():
+    assert Sample(82, 47, None, 212).score("output") == Decimal("131.04")
+    assert Sample(82, 47, None, 212).score("power") == 212
+    assert totals_of({0: Sample(82, 47, 131, 212), 1: Sample(0, 0, None, 0), 2: Sample(90, 50, None, 301)}, "power") == Totals(513, 2)
 
 
 def test_a_samples_output_is_the_contracts_formula():

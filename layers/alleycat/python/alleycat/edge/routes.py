@@ -154,7 +154,9 @@ ROUTES: tuple[Route, ...] = (
                             "cadence": {"type": "number", "minimum": 0, "maximum": 300},
                             "resistance": {"type": "number", "minimum": 0, "maximum": 100},
                             # bpm, from a heart-rate strap: optional (null is none sent), no part of the output
-                            "heartRate": {"type": ["number", "null"], "minimum": 30, "maximum": 250}},
+                            "heartRate": {"type": ["number", "null"], "minimum": 30, "maximum": 250},
+                            # whole watts, from a smart trainer or power meter: optional, a power class's score
+                            "power": {"type": ["integer", "null"], "minimum": 0, "maximum": 3000}},
                            ["racerId", "second", "cadence", "resistance"]),
           }}, ["samples"]),
           response=obj({"accepted": COUNT, "duplicates": COUNT,
@@ -162,7 +164,7 @@ ROUTES: tuple[Route, ...] = (
           errors=(CONFLICT, REUSED_KEY),
           sample=Sample(body={"samples": [{"racerId": _RACER, "second": 0, "cadence": 82, "resistance": 47},
                                           {"racerId": _RACER, "second": 1, "cadence": 84.5, "resistance": 47,
-                                           "heartRate": 131}]},
+                                           "heartRate": 131, "power": 212}]},
                         answer={"accepted": 2, "duplicates": 0})),
     Route("GET", "/races/{raceId}/leaderboard", "get_race_leaderboard", "public", (QUERY,), query=("limit", "equipment"),
           response=obj({"raceId": RACE_ID, "classId": ID, "status": STATUS,
@@ -193,11 +195,11 @@ ROUTES: tuple[Route, ...] = (
           query=("raceId", "nextToken"),
           response=obj({"racerId": ID, "nextToken": TOKEN, "races": array(obj({
               "raceId": RACE_ID, "classId": ID, "samples": array({
-                  "type": "array", "prefixItems": [COUNT, NUMBER, NUMBER, NUMBER, NUMBER_OR_NULL],
-                  "minItems": 5, "maxItems": 5})}))}),
-          # Each accepted second: [second, cadence, resistance, output, heartRate (null: none sent)]
+                  "type": "array", "prefixItems": [COUNT, NUMBER, NUMBER, NUMBER, NUMBER_OR_NULL, NUMBER_OR_NULL],
+                  "minItems": 6, "maxItems": 6})}))}),
+          # Each accepted second: [second, cadence, resistance, output, heartRate, power (null: none sent)]
           sample=Sample(query=f"raceId={_RACE}", answer={"races": [
-              {"raceId": _RACE, "samples": [[0, 82, 47, 131.04, None], [1, 84.5, 47, 133.84, 131]]}]})),
+              {"raceId": _RACE, "samples": [[0, 82, 47, 131.04, None, None], [1, 84.5, 47, 133.84, 131, 212]]}]})),
     Route("GET", "/classes/{classId}/races", "get_class_races", "public", (QUERY,), paged=True, query=PAGE,
           response=obj({"classId": ID, "name": TEXT_OR_NULL, "nextToken": TOKEN,
                         "items": array(obj({"raceId": RACE_ID, "startsAt": TIME, "durationSeconds": COUNT,

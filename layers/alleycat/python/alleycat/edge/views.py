@@ -103,7 +103,8 @@ def history(chunks: list[e.Chunk | e.PackedChunk]) -> list[dict]:
 
 
 def history_row(second: int, sample: Sample) -> list:
-    """A second of ``GET /racers/{racerId}/history``: ``[second, cadence, resistance, output, heartRate]``
-    (``heartRate`` null where none was sent)."""
+    """A second of ``GET /racers/{racerId}/history``: ``[second, cadence, resistance, output, heartRate, power]``
+    (``heartRate`` and ``power`` null where none was sent)."""
     heart_rate = None if sample.heart_rate is None else number(sample.heart_rate)
-    return [second, number(sample.cadence), number(sample.resistance), number(sample.output), heart_rate]
+    power = None if sample.power is None else number(sample.power)
+    return [second, number(sample.cadence), number(sample.resistance), number(sample.output), heart_rate, power]

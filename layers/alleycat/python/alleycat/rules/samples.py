@@ -14,6 +14,8 @@ from typing import NamedTuple
 from alleycat.rules.scores import output, round4
 
 Number = int | Decimal
+OUTPUT, POWER = "output", "power"  # a class's metric: what its racers' scores add up
+METRICS = (OUTPUT, POWER)
 CHUNK_SECONDS = 30  # a history chunk's seconds: 30 samples (heart rates too) of a 36-character racer id stay under 1 KB, one write unit
 
 
@@ -23,15 +25,21 @@ class Sample(NamedTuple):
     cadence: Number  # rpm
     resistance: Number  # percent
     heart_rate: int | None = None  # whole bpm, from a heart-rate strap; None: none was sent (it counts for no output)
+    power: int | None = None  # whole watts, a smart trainer's or power meter's reading; None: none was sent
+
+    def score(self, metric: str) -> Number:
+        """What the second adds to its racer's score in a class of ``metric``: its output, or in a power
+        class its watts (a second's joules). A power class stores no second without power."""
+        return self.output if metric != POWER else (self.power or 0)
 
     @classmethod
     def of(cls, sent: Mapping) -> Sample:
-        """A telemetry body's sample (its ``cadence``, ``resistance`` and optional ``heartRate``, checked
-        by the route's schema) as stored: exact, at most 4 places; the heart rate in whole bpm. A
-        ``heartRate`` of null is none sent."""
-        heart_rate = sent.get("heartRate")
+        """A telemetry body's sample (its ``cadence``, ``resistance`` and optional ``heartRate`` and ``power``,
+        checked by the route's schema) as stored: exact, at most 4 places; the heart rate in whole bpm, the
+        power in whole watts (the schema takes integers only). A field of null is none sent."""
+        heart_rate, power = sent.get("heartRate"), sent.get("power")
         return cls(exact(sent["cadence"]), exact(sent["resistance"]),
-                   None if heart_rate is None else whole_bpm(heart_rate))
+                   None if heart_rate is None else whole_bpm(heart_rate), None if power is None else int(power))
 
     @property
     def output(self) -> Decimal:
@@ -60,6 +68,6 @@ def whole_bpm(value) -> int:
     return int(Decimal(str(value) if isinstance(value, float) else value).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
-def totals_of(seconds: Seconds) -> Totals:
-    """A chunk's totals from its samples: the sum of their outputs, its highest second."""
-    return Totals(sum((sample.output for sample in seconds.values()), Decimal(0)), max(seconds, default=None))
+def totals_of(seconds: Seconds, metric: str = OUTPUT) -> Totals:
+    """A chunk's totals from its samples: the sum of their scores under the class's ``metric``, its highest second."""
+    return Totals(sum((sample.score(metric) for sample in seconds.values()), Decimal(0)), max(seconds, default=None))

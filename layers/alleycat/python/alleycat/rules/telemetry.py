@@ -153,12 +153,14 @@ def keyed(request_key: str, device: str | None, samples: list[dict]) -> Keyed:
 def canonical_body(device: str | None, samples: list[dict]) -> str:
     """The whole body as the server reads it, one text for bodies that mean the same (the same key sent again
     with it is a retry): the device (none: empty), then every sample in the order sent, its racerId, second,
-    cadence and resistance exact (80.0 is 80) and heart rate in whole bpm (none sent: empty), as stored."""
+    cadence and resistance exact (80.0 is 80), heart rate in whole bpm (none sent: empty) and, when sent, the
+    power in whole watts, as stored."""
     rows = []
     for sent in samples:
         sample = Sample.of(sent)
         bpm = "" if sample.heart_rate is None else sample.heart_rate
-        rows.append(f"{sent['racerId']},{int(sent['second'])},{sample.cadence:f},{sample.resistance:f},{bpm}")
+        watts = "" if sample.power is None else f",{sample.power}"
+        rows.append(f"{sent['racerId']},{int(sent['second'])},{sample.cadence:f},{sample.resistance:f},{bpm}{watts}")
     return (device or "") + "|" + ";".join(rows)
 
 

@@ -368,7 +368,7 @@ class PackedChunk(Entity):
     samples: Seconds = field(default_factory=dict)
 
     def to_item(self) -> dict:
-        rows = [[second, *map(str, stored_sample(sample))] for second, sample in sorted(self.samples.items())]
+        rows = [[second, *(None if value is None else str(value) for value in stored_sample(sample))] for second, sample in sorted(self.samples.items())]
         data = gzip.compress(json.dumps(rows, separators=(",", ":")).encode(), mtime=0)
         key = self.KEYS.key({"raceId": self.raceId, "racerId": self.racerId, "part": self.part})
         return _dump({**key, TYPE: self.KEYS.entity, "c": self.classId, "d": data})
@@ -376,7 +376,7 @@ class PackedChunk(Entity):
     @classmethod
     def from_values(cls, values: dict) -> Self:
         rows = json.loads(gzip.decompress(values["d"]))
-        samples = {second: sample_of([_decimal(text) for text in stored]) for second, *stored in rows}
+        samples = {second: sample_of([None if text is None else _decimal(text) for text in stored]) for second, *stored in rows}
         return cls(values["raceId"], values["racerId"], int(values["part"]), values["c"], samples)
 
 
@@ -472,14 +472,16 @@ def sample_attribute(second: int) -> str:
 
 def stored_sample(sample: Sample) -> list:
     """A second as a chunk's ``s<second>`` attribute (and a packed row, after its second) holds it:
-    ``[cadence, resistance]``, and the heart rate third when one was sent."""
-    cadence, resistance, heart_rate = sample
-    return [cadence, resistance] if heart_rate is None else [cadence, resistance, heart_rate]
+    ``[cadence, resistance]``, then the heart rate when one was sent, then the power when it was (after
+    the heart rate, null when none was sent): a second without them takes no byte for them."""
+    stored = list(sample)
+    while stored and stored[-1] is None:
+        stored.pop()
+    return stored
 
 
 def sample_of(stored: list) -> Sample:
-    cadence, resistance, *heart_rate = stored
-    return Sample(cadence, resistance, *heart_rate)
+    return Sample(*stored)
 
 
 def stored_seconds(samples: Seconds) -> dict[str, list]:
