@@ -65,11 +65,19 @@ def sample(racer: str, second: int) -> dict:
     cadence = 300 if bursts(racer) and second < BURST else 30 + mix % 61
     sent = {"racerId": racer, "second": second, "cadence": cadence, "resistance": 33 + (mix >> 8) % 54}
     # the first racer wears a heart-rate strap that misses a second in four (contract v1.2: optional, 30-250 bpm)
-    return {**sent, "heartRate": 90 + (mix >> 16) % 100} if wears_strap(racer) and mix % 4 else sent
+    if wears_strap(racer) and mix % 4:
+        sent["heartRate"] = 90 + (mix >> 16) % 100
+    # every racer's equipment measures power (contract v1.3), the second's dropping it a second in five
+    return sent if drops_power(racer, second) else {**sent, "power": 80 + (mix >> 20) % 321}
 
 
 def wears_strap(racer: str) -> bool:
     return racer.endswith("-0")
+
+
+def drops_power(racer: str, second: int) -> bool:
+    """The second racer's power meter misses a second in five: in a power class it is ``no power``."""
+    return racer.endswith("-1") and zlib.crc32(f"{racer}:{second}".encode()) % 5 == 0
 
 
 def breaks_a_rule(racer: str, seconds: set[int]) -> bool:
@@ -104,6 +112,11 @@ def hundredths_of(racer: str, second: int) -> int:
     whole numbers of them for whole cadences and resistances, so sums are exact."""
     value = sample(racer, second)
     return (value["cadence"] + 35) * (value["resistance"] + 65)
+
+
+def score_hundredths(metric: str, racer: str, second: int) -> int:
+    """What one second adds to the racer's score in a class of ``metric``, in hundredths: its output, or its watts."""
+    return sample(racer, second)["power"] * 100 if metric == "power" else hundredths_of(racer, second)
 
 
 def json_number(hundredths: int) -> int | float:
@@ -164,9 +177,10 @@ class Pipeline(RuleBasedStateMachine):
         Pipeline.programs += 1
         self.tail.read()  # what earlier programs left behind
         self.class_id = f"model-{self.programs}"
+        self.metric = ("output", "power")[self.programs % 2]  # a power class every other program
         self.racers = [f"m{self.programs}-{n}" for n in range(len(NAMES))]
         self.names = dict(zip(self.racers, NAMES, strict=False))
-        assert call("put_class", {"classId": self.class_id}, body={"name": "Model"})[0] == 200
+        assert call("put_class", {"classId": self.class_id}, body={"name": "Model", "metric": self.metric})[0] == 200
         status, race = call("create_race", {"classId": self.class_id},
                             body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": SECONDS})
         assert status == 201
@@ -189,7 +203,15 @@ class Pipeline(RuleBasedStateMachine):
     def truth(self, racer: str, below: int | None = None) -> tuple[int, int | None]:
         """The racer's score in hundredths, and last second, from the accepted seconds (``below`` a second)."""
         seconds = [s for r, s in self.accepted if r == racer and (below is None or s < below)]
-        return sum(hundredths_of(racer, s) for s in seconds), max(seconds, default=None)
+        return sum(score_hundredths(self.metric, racer, s) for s in seconds), max(seconds, default=None)
+
+    def counted(self, samples: list[dict]) -> list[dict]:
+        """The samples the class takes: in a power class, those with power (the others are ``no power``)."""
+        return [s for s in samples if self.metric != "power" or "power" in s]
+
+    def refused(self, samples: list[dict]) -> list[dict]:
+        return [{"racerId": s["racerId"], "second": s["second"], "reason": "no power"}
+                for s in samples if s not in self.counted(samples)]
 
     # --- posts -------------------------------------------------------------------------------
 
@@ -205,9 +227,10 @@ class Pipeline(RuleBasedStateMachine):
             assert status == 409, answer
             return
         assert status == 200, answer
-        new = {(s["racerId"], s["second"]) for s in samples} - self.accepted
-        assert (body["accepted"], body["duplicates"], body["rejected"]) == (len(new), len(samples) - len(new), []), \
-            (answer, sorted(new))
+        counted = self.counted(samples)
+        new = {(s["racerId"], s["second"]) for s in counted} - self.accepted
+        assert (body["accepted"], body["duplicates"], body["rejected"]) == (
+            len(new), len(counted) - len(new), self.refused(samples)), (answer, sorted(new))
         self.accepted |= new
 
     def remember(self, samples, key, answer) -> None:
@@ -245,8 +268,9 @@ class Pipeline(RuleBasedStateMachine):
             assert answer == request["answer"]  # the client's retry gets its first answer
         elif key:
             status, body = answer
-            assert status == 200 and body["accepted"] + body["duplicates"] == len(request["samples"]), answer
-            self.accepted |= {(s["racerId"], s["second"]) for s in request["samples"]}
+            counted = self.counted(request["samples"])
+            assert status == 200 and body["accepted"] + body["duplicates"] == len(counted), answer
+            self.accepted |= {(s["racerId"], s["second"]) for s in counted}
         else:
             self.expect(request["samples"], answer)
         self.last_post = None  # a later retry is not the first attempt's own any more
@@ -262,10 +286,11 @@ class Pipeline(RuleBasedStateMachine):
             assert all(status == 409 for status, _ in answers), answers
             return
         assert all(status == 200 for status, _ in answers), answers
-        new = {(s["racerId"], s["second"]) for samples in requests for s in samples} - self.accepted
+        new = {(s["racerId"], s["second"]) for samples in requests for s in self.counted(samples)} - self.accepted
         assert sum(body["accepted"] for _, body in answers) == len(new), (answers, sorted(new))
         for samples, (_, body) in zip(requests, answers, strict=True):
-            assert body["accepted"] + body["duplicates"] == len(samples)
+            assert body["accepted"] + body["duplicates"] == len(self.counted(samples))
+            assert body["rejected"] == self.refused(samples)
         self.accepted |= new
         for samples, answer in zip(requests, answers, strict=True):
             self.remember(samples, None, answer)
@@ -328,8 +353,8 @@ class Pipeline(RuleBasedStateMachine):
         racer = self.racers[racer]
         status, body = call("join_race", {"raceId": self.race_id, "racerId": racer}, body={"equipment": equipment},
                             during_the_race=True)
-        if self.finished:
-            assert status == 409, body
+        if self.finished or (self.metric == "power" and equipment == "virtual"):
+            assert status == 409, body  # the race is over, or the on-screen bike asks to ride a power class
             return
         if "virtual" not in (self.equipment[racer], equipment):  # a ride that went virtual stays virtual
             self.equipment[racer] = equipment
@@ -418,7 +443,7 @@ class Pipeline(RuleBasedStateMachine):
             assert status == 200
             samples = history["races"][0]["samples"] if history["races"] else []
             assert samples == [[s, sample(racer, s)["cadence"], sample(racer, s)["resistance"], json_number(hundredths_of(racer, s)),
-                                sample(racer, s).get("heartRate")]
+                                sample(racer, s).get("heartRate"), sample(racer, s).get("power")]
                                for s in sorted(s for r, s in self.accepted if r == racer)], racer
         self.check_card()
         self.check_review_lists(reviews)
