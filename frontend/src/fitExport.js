@@ -24,7 +24,7 @@ const FIT_RESISTANCE_MAX = 254; // a record's resistance: "Relative. 0 is none 2
 // The speed a power holds on a flat road without wind, steady (no acceleration from one second to the
 // next): P = v (Crr m g + ½ ρ CdA v²). A 75 kg rider on an 8 kg bike, hoods (CdA 0.30 m²), road tyres on
 // tarmac (Crr 0.004), sea-level air (ISA, 1.225 kg/m³); the watts as measured, no drivetrain loss.
-// Within 1 km/h of what Zwift gives a 75 kg, 175 cm rider on the flat from 100 to 400 W (docs/export.md).
+// Within 1 km/h of a published fit of Zwift's flat speed for a 75 kg, 175 cm rider, 100-400 W (docs/export.md).
 const MASS_KG = 83;
 const CDA_M2 = 0.3;
 const CRR = 0.004;
