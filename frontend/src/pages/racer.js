@@ -55,6 +55,10 @@ async function downloadFit(racerId, item, button) {
   try {
     const [{ rideFit }, history] = await Promise.all([import(FIT_EXPORT), api.racerHistory(racerId, item.raceId)]);
     const bytes = rideFit({ startsAt: item.startsAt, equipment: item.equipment, samples: history.races[0]?.samples ?? [] });
+    if (!bytes) {
+      button.textContent = "No second ridden: nothing to download";
+      return;
+    }
     const url = URL.createObjectURL(new Blob([bytes], { type: "application/vnd.ant.fit" }));
     const save = h("a", { href: url, download: `alleycat-${item.raceId}.fit`, hidden: "" });
     document.body.append(save);
@@ -87,7 +91,8 @@ function resultsTable(racerId, items, selected, names, sizes, scores, why, own =
     return [
       h("tr", { class: classes, "data-race": item.raceId },
         h("td", { class: "name" }, link(racerHref(racerId, item.raceId), raceLabel(item, names[item.classId], startDate)),
-          label ? h("small", { class: "tag" }, label) : null, own ? fitButton(racerId, item) : null),
+          label ? h("small", { class: "tag" }, label) : null,
+          own && item.lastSecond != null ? fitButton(racerId, item) : null), // a ride without a second has no file
         h("td", { class: `equipment ${equipmentClass(item.equipment)}` }, equipmentLabel(item.equipment)),
         h("td", { class: "num" }, score(scores[item.raceId] ?? item.score)),
         h("td", { class: "num rank" }, rankOf(item, sizes[item.raceId]))),

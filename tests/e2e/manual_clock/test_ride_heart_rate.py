@@ -86,10 +86,10 @@ def strap_ride(browser, stack, client):
 
 def test_a_heart_rate_straps_bpm_are_stored_with_each_second_none_while_lost_or_off_the_skin(strap_ride, client):
     samples = history(client, strap_ride["sub"], strap_ride["race"]["raceId"])
-    # contract v1.2: [second, cadence, resistance, output, heartRate], heartRate null where none was sent
+    # contract v1.3: [second, cadence, resistance, output, heartRate, power], heartRate null where none was sent
     assert [s for s, *_ in samples] == list(range(DURATION))
     assert {(c, r) for _, c, r, *_ in samples} == {(CADENCE, RESISTANCE)}
-    assert [(s, heart_rate) for s, _, _, _, heart_rate in samples] == sorted(strap_ride["sent"].items())
+    assert [(s, heart_rate) for s, _, _, _, heart_rate, _ in samples] == sorted(strap_ride["sent"].items())
     lost = [s for s, bpm in strap_ride["sent"].items() if bpm is None and s not in OFF_THE_SKIN]
     assert lost[0] == LOST_AT and len(lost) >= 5 and lost == list(range(LOST_AT, LOST_AT + len(lost)))
     # the strap was reconnected by itself: the chooser asked once, subscribed twice
@@ -122,7 +122,7 @@ def expected_records(samples, starts_at):
     start = datetime.fromisoformat(starts_at.replace("Z", "+00:00"))
     return [{"timestamp": start + timedelta(seconds=second), "cadence": cadence, "heart_rate": heart_rate,
              "resistance": round(resistance / 100 * FIT_RESISTANCE_MAX)}
-            for second, cadence, resistance, _, heart_rate in samples]
+            for second, cadence, resistance, _, heart_rate, _ in samples]
 
 
 def garmin_decoded(path):
@@ -170,12 +170,12 @@ def test_the_racer_downloads_the_ride_as_a_fit_file_that_garmins_decoder_and_fit
     assert messages["file_id_mesgs"][0]["type"] == "activity"
     assert len(messages["lap_mesgs"]) == len(messages["session_mesgs"]) == len(messages["activity_mesgs"]) == 1
     session = messages["session_mesgs"][0]
-    beats = [bpm for *_, bpm in samples if bpm is not None]
+    beats = [bpm for *_, bpm, _ in samples if bpm is not None]
     # the on-screen bike's ride (equipment virtual): a virtual activity; 60 s from the race's first second
     assert (session["sport"], session["sub_sport"]) == ("cycling", "virtual_activity")
     assert session["start_time"] == expected[0]["timestamp"] and session["total_elapsed_time"] == DURATION
     assert (session["avg_heart_rate"], session["max_heart_rate"]) == ((sum(beats) + len(beats) // 2) // len(beats), max(beats))
-    assert "power" not in messages["record_mesgs"][0]  # the output is not watts: no power written
+    assert not {"power", "speed", "distance"} & set(messages["record_mesgs"][0])  # the on-screen bike measures no watts
     assert messages["device_info_mesgs"][0]["product_name"] == "Alleycat On-screen bike"
 
     # And fitdecode (another implementation) reads the same 60 records
