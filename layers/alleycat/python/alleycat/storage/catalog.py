@@ -56,8 +56,8 @@ def put_class_actions(klass: e.Class) -> list[dict]:
               "UpdateExpression": "SET " + ", ".join(f"{name} = :a{i}" for i, name in enumerate(names)),
               "ConditionExpression": f"attribute_not_exists(hasRaces) OR {metric_is(klass.metric)}",
               "ExpressionAttributeNames": names,
-              "ExpressionAttributeValues": {f":a{i}": value for i, value in enumerate(stored.values())}}
-    update["ExpressionAttributeValues"][":metric"] = stored["metric"]
+              "ExpressionAttributeValues": {**{f":a{i}": value for i, value in enumerate(stored.values())},
+                                            ":metric": stored["metric"]}}
     return [{"Update": update}, {"Put": {"TableName": table_name(), "Item": e.ClassCard.of(klass).to_item()}}]
 
 
