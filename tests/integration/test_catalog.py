@@ -46,7 +46,7 @@ def test_classes_are_listed_by_id_and_paged(classes):
     # A class renamed is listed with its new name at once (its card is written with it)
     api("put_class", {"classId": "sprint"}, body={"name": "Sprint finish", "description": "Short"}, claims=ADMIN)
     assert api("get_classes", query={})[1]["items"][-1] == {"classId": "sprint", "name": "Sprint finish",
-                                                             "description": "Short"}
+                                                             "description": "Short", "metric": "output"}
 
 
 def test_a_race_is_upcoming_then_live_with_no_write_then_finished(classes, server):
