@@ -188,11 +188,11 @@ export function ridePanel(raceId) {
   const result = h("p", { class: "ride-result", hidden: true }); // the result, where the ride is not shown
   const trainerSlot = h("div", { class: "trainer-slot" }, trainer.element); // the setup borrows it before the ride starts
   const riding = h("div", { class: "riding", hidden: true }, clock, place, feel.gaps, ghost.line, feel.field, now, controls,
-    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainerSlot, noPower, counted, strap.element, feel.sound,
+    h("p", { class: "muted keys hide-narrow" }, "Keys: ↑ ↓ cadence, ← → resistance."), trainerSlot, counted, strap.element, feel.sound,
     sent);
   const setup = h("div", { class: "ride-setup" });
   const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), elsewhere, setup, picker.element, result,
-    why, riding, message, feel.count);
+    why, riding, noPower, message, feel.count);
 
   // --- joining ------------------------------------------------------------------------------------
 
@@ -273,7 +273,7 @@ export function ridePanel(raceId) {
     // A power class: nothing joins on the on-screen bike (the server would refuse it): a trainer first.
     if (powerClass() && !ownRow && equipment() === VIRTUAL) {
       claim = false;
-      offerStart();
+      if (!startButton?.isConnected) offerStart(); // its start waits for the trainer (drawStart)
       return;
     }
     if (ownRow && !claim) {
@@ -318,7 +318,8 @@ export function ridePanel(raceId) {
       setup.replaceChildren();
       claim = true;
       mark(true);
-      holdLock();
+      if (rider === "here") begin(); // this tab holds the ride already (a power race's start that waited for a trainer)
+      else holdLock();
     } }, ownRow ? "Ride on from here" : "Start riding");
     const trainerFirst = bluetoothAvailable()
       ? " Riding a smart trainer? Connect it first: once the race has begun, a ride on the on-screen bike counts as virtual in this race." : "";
