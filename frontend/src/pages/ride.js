@@ -581,7 +581,7 @@ export function ridePanel(raceId) {
         : [h("strong", {}, powerClass() ? "No watts" : "No output"), h("span", { class: "muted" }, " · waiting for the trainer")]));
     noPower.hidden = !powerClass() || !(trainer.reportsNoPower() || noPowerRejected);
     noPower.textContent = noPower.hidden ? "" : trainer.reportsNoPower()
-      ? "Your trainer reports no power: this race counts measured watts, so its seconds are not counted (no power). "
+      ? "Your trainer reports no power: this race counts measured watts, so its seconds would not count (rejected: no power). "
         + "Ride a trainer or power meter that measures power."
       : "Seconds without power were not counted (no power): this race counts measured watts.";
     drawStart();

@@ -92,6 +92,10 @@ def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show
     # Then they are told its seconds would not count
     until(page, "() => !document.querySelector('.ride .no-power').hidden")
     assert "reports no power" in page.inner_text(".ride .no-power")
+    page.set_viewport_size({"width": 390, "height": 1000})
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    page.locator(".ride").screenshot(path=str(DOCS / "screenshot-power-ride-no-power-phone.png"))
+    page.set_viewport_size({"width": 1000, "height": 1000})
     # When its packets carry power (the same trainer, measuring), they start: the join names the trainer
     assert page.evaluate("hex => window.__trainer.notify(hex)", indoor_bike_data(WATTS[0]))
     until(page, "() => document.querySelector('.ride .no-power').hidden")
