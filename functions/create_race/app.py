@@ -21,7 +21,8 @@ def create_race(classId: str):
     klass = classes.get(class_id, consistent=True)
     if klass is None:
         raise NotFound(f"class {class_id} does not exist")
-    race = races.create(Race(ids.new_race_id(), class_id, klass.name, starts_at, duration), request_key)
+    race = races.create(Race(ids.new_race_id(), class_id, klass.name, starts_at, duration, metric=klass.metric),
+                        request_key, classes.races_fixed_metric(klass))
     return http.respond(views.race_created(race), status=201)
 
 

@@ -2,7 +2,7 @@
 
 from alleycat.edge import http, routes, views
 from alleycat.errors import Conflict, NotFound
-from alleycat.rules.fairplay import BIKE
+from alleycat.rules.fairplay import BIKE, refused_equipment
 from alleycat.storage import racers, races
 from alleycat.storage.entities import FINISHED
 
@@ -24,7 +24,11 @@ def join_race(raceId: str, racerId: str):
         raise NotFound(f"racer {racer_id} does not exist")
     if race.status == FINISHED:
         raise Conflict(f"race {race_id} is finished")
-    joined = races.join(race, racer, body.get("equipment", BIKE), body.get("device"), http.request_time(app))
+    equipment = body.get("equipment", BIKE)
+    refused = refused_equipment(race.metric, equipment)
+    if refused:
+        raise Conflict(refused)
+    joined = races.join(race, racer, equipment, body.get("device"), http.request_time(app))
     return http.respond(views.joined(joined))
 
 

@@ -2,6 +2,7 @@
 
 from alleycat.edge import http, routes, views
 from alleycat.rules import names
+from alleycat.rules.samples import OUTPUT
 from alleycat.storage import classes
 from alleycat.storage.entities import Class
 
@@ -14,7 +15,7 @@ def put_class(classId: str):
     class_id = http.entity_id("classId", classId)
     http.require_admin(app)
     body = http.body(app, SCHEMA)
-    klass = Class(class_id, names.display_name(body["name"]), body.get("description", ""))
+    klass = Class(class_id, names.display_name(body["name"]), body.get("description", ""), body.get("metric", OUTPUT))
     classes.put(klass)
     return http.respond(views.klass(klass))
 

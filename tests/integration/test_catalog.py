@@ -40,7 +40,7 @@ def test_classes_are_listed_by_id_and_paged(classes):
     status, first = api("get_classes", query={"limit": "2"})
     assert status == 200
     assert [c["classId"] for c in first["items"]] == ["endurance", "hill-climb"]
-    assert first["items"][1] == {"classId": "hill-climb", "name": "Hill climb", "description": ""}
+    assert first["items"][1] == {"classId": "hill-climb", "name": "Hill climb", "description": "", "metric": "output"}
     status, second = api("get_classes", query={"limit": "2", "nextToken": first["nextToken"]})
     assert [c["classId"] for c in second["items"]] == ["sprint"] and second["nextToken"] is None
     # A class renamed is listed with its new name at once (its card is written with it)

@@ -203,7 +203,8 @@ def test_class_races_newest_first_with_name_on_every_page(api, race):
 
 
 def test_class_leaderboard_of_a_new_class_is_empty_and_unknown_is_404(api, race):
-    assert api("get_class_leaderboard", query={})[1] == {"classId": "hill-climb", "name": "Hill climb", "items": []}
+    assert api("get_class_leaderboard", query={})[1] == {"classId": "hill-climb", "name": "Hill climb", "metric": "output",
+                                                         "items": []}
     assert api("get_class_leaderboard", {"classId": "nope"}, query={})[0] == 404
 
 
@@ -248,7 +249,7 @@ def test_odd_but_valid_numbers_are_normalised(api, race):
     assert (status, body["accepted"]) == (200, 2)
     history = api("get_racer_history", {"racerId": "racer-1"}, query={"raceId": created["raceId"]})[1]
     # (0 + 35) * (12.3457 + 65) / 100; 144.49 bpm in whole bpm; (0 + 35) * (0 + 65) / 100, a null heart rate is none
-    assert history["races"][0]["samples"] == [[1, 0, 12.3457, 27.071, 144], [2, 0, 0, 22.75, None]]
+    assert history["races"][0]["samples"] == [[1, 0, 12.3457, 27.071, 144, None], [2, 0, 0, 22.75, None, None]]
 
 
 @pytest.mark.parametrize("raw", ['{"name": NaN}', '{"name": Infinity}', "[" * 100_000 + "]" * 100_000])

@@ -23,6 +23,7 @@ TEXT_OR_NULL = {"type": ["string", "null"]}
 RANK_OR_NULL = {"type": ["integer", "null"], "minimum": 1}
 EQUIPMENT = {"type": "string", "enum": ["bike", "trainer", "virtual"]}
 REVIEW = {"type": "string", "enum": ["pending", "cleared", "disqualified"]}
+METRIC = {"type": "string", "enum": ["output", "power"]}
 REVIEW_OR_NULL = {"type": ["string", "null"], "enum": ["pending", "cleared", "disqualified", None]}
 
 

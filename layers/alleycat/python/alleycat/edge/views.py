@@ -15,7 +15,7 @@ def racer(r: e.Racer) -> dict:
 
 
 def klass(c: e.ClassFacts) -> dict:
-    return {"classId": c.classId, "name": c.name, "description": c.description}
+    return {"classId": c.classId, "name": c.name, "description": c.description, "metric": c.metric}
 
 
 def race(r: e.RaceFacts) -> dict:
@@ -85,7 +85,7 @@ def review(item: e.Review) -> dict:
 def class_leaderboard(c: e.Class, stored: e.ClassBoard | None, limit: int) -> dict:
     items = [{"rank": rank, "racerId": row.racer_id, "name": row.name, "bestScore": number(row.best),
               "raceId": row.race_id} for rank, row in board.ClassBoard.from_item(stored).page(limit)]
-    return {"classId": c.classId, "name": c.name, "items": items}
+    return {"classId": c.classId, "name": c.name, "metric": c.metric, "items": items}
 
 
 def history(chunks: list[e.Chunk | e.PackedChunk]) -> list[dict]:

@@ -48,11 +48,11 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
     joined = {entry.racerId for entry in entries}
     latest = rules.latest(race.startsAt, clock.now() if now is None else now)
     elsewhere = frozenset(entry.racerId for entry in entries if device and not _holds(entry, device))
-    writes, outcome = rules.plan(joined, samples, latest, elsewhere)
+    writes, outcome = rules.plan(joined, samples, latest, elsewhere, race.metric)
 
     def write(planned: tuple[rules.ChunkId, Seconds]):
         (racer_id, chunk), seconds = planned
-        points = {second: sample.output for second, sample in seconds.items()}
+        points = {second: sample.score(race.metric) for second, sample in seconds.items()}
         stored = racers.stored_chunk(chunk, chunks.get((racer_id, chunk))) if (racer_id, chunk) in read_first else None
         return racer_id, racers.add_samples(e.Chunk(race.raceId, racer_id, chunk, race.classId, samples=seconds),
                                            points, request, stored)

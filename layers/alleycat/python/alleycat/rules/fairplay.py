@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from alleycat.rules.samples import Sample
+from alleycat.rules.samples import OUTPUT, POWER, Sample
 
 BIKE, TRAINER, VIRTUAL = "bike", "trainer", "virtual"
 EQUIPMENT = (BIKE, TRAINER, VIRTUAL)
@@ -23,6 +23,7 @@ DECISIONS = {"clear": CLEARED, "disqualify": DISQUALIFIED}
 # Reasons a sample is listed in ``rejected`` (the contract's words).
 NOT_YET = "not yet"
 ANOTHER_DEVICE = "another device"
+NO_POWER = "no power"  # a power class's sample without a measured power
 CLOCK_TOLERANCE_SECONDS = 2  # a second counts up to this early, for clocks and the network
 
 
@@ -33,6 +34,15 @@ def equipment_after(held: str | None, asked: str, can_have_ridden: bool = True) 
     if not can_have_ridden:
         return asked
     return VIRTUAL if VIRTUAL in (held, asked) else asked
+
+
+def refused_equipment(metric: str, equipment: str) -> str | None:
+    """Why a ride on ``equipment`` cannot join a class of ``metric`` (None: it can): a power class ranks
+    measured watts, which the on-screen bike has none of."""
+    if metric == POWER and equipment == VIRTUAL:
+        return ("the on-screen bike cannot ride a power class: its races rank the watts a smart trainer or "
+                "power meter measures. Connect a trainer (or ride a bike that sends its power) and join again")
+    return None
 
 
 def is_ranked(review: str | None) -> bool:
@@ -126,17 +136,18 @@ RULES = (CADENCE_HELD, OUTPUT_HELD_RULE, CADENCE_SWING)
 RETIRED = {"cadence-jump": "cadence rising 80 rpm or more in one second (a rule before contract v1.3)"}
 
 
-def broken_rules(samples: Mapping[int, Sample]) -> list[str]:
+def broken_rules(samples: Mapping[int, Sample], metric: str = OUTPUT) -> list[str]:
     """The ids of the rules a ride's samples break, in ``RULES`` order."""
     return [rule.id for rule in RULES if rule.broken_by(samples)]
 
 
-def broken_rules_seen(samples: Mapping[int, Sample], chunk_points: Mapping[int, Decimal], chunk_seconds: int) -> list[str]:
+def broken_rules_seen(samples: Mapping[int, Sample], chunk_points: Mapping[int, Decimal], chunk_seconds: int,
+                      metric: str = OUTPUT) -> list[str]:
     """What a part of a ride, as the stream sees it live, proves broken: the rules its ``samples`` break
     (a window's total over part of it is at most the whole ride's), and output held over chunks whose
     points (chunk number -> the sum of its outputs, every chunk of ``chunk_seconds`` seconds the ride has)
     add up above the threshold within a window. The finish judges the whole ride."""
-    rules = broken_rules(samples)
+    rules = broken_rules(samples, metric)
     across = OUTPUT_HELD_SECONDS // chunk_seconds
     if OUTPUT_HELD_RULE.id not in rules and any(
             OUTPUT_HELD_RULE.breaks(sum(Decimal(chunk_points.get(chunk + n, 0)) for n in range(across)))

@@ -6,7 +6,9 @@ scores after, and a racer's cumulative score at each of them in tenths (the cont
 
 from __future__ import annotations
 
-from alleycat.rules.samples import Seconds
+from decimal import Decimal
+
+from alleycat.rules.samples import OUTPUT, Seconds
 
 MOST_STEPS = 300  # the contract: the step is 1 second for races of up to 300 s, longer races are taken every `step`
 TENTH = 1000  # ten-thousandths in a tenth
@@ -25,11 +27,11 @@ def taken_after(duration: int) -> range:
     return range(0, duration - 1 + step, step)
 
 
-def cumulative_tenths(samples: Seconds, duration: int) -> list[int]:
-    """The racer's score after each second of ``taken_after(duration)``, in tenths: the sum of the outputs of
-    their seconds up to it, rounded once (never a sum of rounded steps). Outputs have 4 places: summed as
-    whole ten-thousandths, a sum is exact and rounds half up to tenths by integer arithmetic."""
-    ordered = sorted((second, int(sample.output.scaleb(4))) for second, sample in samples.items())
+def cumulative_tenths(samples: Seconds, duration: int, metric: str = OUTPUT) -> list[int]:
+    """The racer's score after each second of ``taken_after(duration)``, in tenths: the sum of their seconds'
+    scores (``metric``) up to it, rounded once (never a sum of rounded steps). Scores have at most 4 places:
+    summed as whole ten-thousandths, a sum is exact and rounds half up to tenths by integer arithmetic."""
+    ordered = sorted((second, int(Decimal(sample.score(metric)).scaleb(4))) for second, sample in samples.items())
     total, seen, row = 0, 0, []
     for after in taken_after(duration):
         while seen < len(ordered) and ordered[seen][0] <= after:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from alleycat.rules.board import Board, ClassStanding, Standing, in_order, order
 from alleycat.rules.fairplay import PENDING, broken_rules, counts_for_class, is_ranked
-from alleycat.rules.samples import Seconds
+from alleycat.rules.samples import OUTPUT, Seconds
 
 
 def final_ranks[Entry](entries: Iterable[Entry]) -> list[tuple[int | None, Entry]]:
@@ -78,13 +78,13 @@ class AddRules:
     rules: list[str]
 
 
-def review_at_finish(review: str | None, samples: Seconds) -> Flag | AddRules | None:
+def review_at_finish(review: str | None, samples: Seconds, metric: str = OUTPUT) -> Flag | AddRules | None:
     """The whole ride's samples against the plausibility rules: a ride that breaks one
     is flagged, a pending one has its rules widened by those the whole ride breaks; a ride an admin decided
     already, or that breaks none, is left as it is (None)."""
     if review not in (None, PENDING):
         return None
-    rules = broken_rules(samples)
+    rules = broken_rules(samples, metric)
     if not rules:
         return None
     return Flag(rules) if review is None else AddRules(rules)

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from alleycat import clock
 from alleycat.errors import BadRequest, Forbidden, Unprocessable
-from alleycat.rules.fairplay import ANOTHER_DEVICE, NOT_YET, latest_second
-from alleycat.rules.samples import CHUNK_SECONDS, Sample, Seconds
+from alleycat.rules.fairplay import ANOTHER_DEVICE, NO_POWER, NOT_YET, latest_second
+from alleycat.rules.samples import CHUNK_SECONDS, OUTPUT, POWER, Sample, Seconds
 
 NOT_JOINED = "racer has not joined this race"
 TOO_LATE = "the race was finished before this sample arrived"
@@ -65,18 +65,20 @@ def latest(starts_at: str | None, now: float) -> int | None:
 
 
 def plan(joined: set[str], samples: list[dict], latest: int | None = None,
-         elsewhere: frozenset[str] = frozenset()) -> tuple[dict[ChunkId, Seconds], Outcome]:
+         elsewhere: frozenset[str] = frozenset(), metric: str = OUTPUT) -> tuple[dict[ChunkId, Seconds], Outcome]:
     """Chunk writes for a checked batch, ``{(racerId, chunk): {second: Sample}}``, and the batch's outcome so far.
 
     Samples repeated inside the batch are duplicates; those of racers not joined, for a second later
-    than ``latest`` (None: any) or of a racer whose ride another device holds (``elsewhere``) are rejected.
+    than ``latest`` (None: any), of a racer whose ride another device holds (``elsewhere``) or, in a
+    class whose ``metric`` is power, without power are rejected.
     """
     writes: dict[ChunkId, Seconds] = defaultdict(dict)
     outcome = Outcome()
     for sent in samples:
         racer_id, second = sent["racerId"], int(sent["second"])
         reason = (NOT_JOINED if racer_id not in joined else ANOTHER_DEVICE if racer_id in elsewhere
-                  else NOT_YET if latest is not None and second > latest else None)
+                  else NOT_YET if latest is not None and second > latest
+                  else NO_POWER if metric == POWER and sent.get("power") is None else None)
         if reason:
             outcome.reject(racer_id, second, reason)
             continue

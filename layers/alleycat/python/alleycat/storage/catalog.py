@@ -9,6 +9,7 @@ those of its race (``sync_race_card``). Every list page is one Query.
 
 from __future__ import annotations
 
+from alleycat.rules.samples import OUTPUT
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.dynamo import Cancelled, conditional, key_of, send, table_name, values
@@ -41,9 +42,23 @@ def list_races(state: str, at: str, limit: int, token: str | None) -> Page:
 
 # --- written with their class or race ------------------------------------------------
 
+def metric_is(metric: str) -> str:
+    """A condition that a class's metric is ``metric`` (``:metric``): a class from before v1.3 has none, output."""
+    return "(metric = :metric" + (" OR attribute_not_exists(metric))" if metric == OUTPUT else ")")
+
+
 def put_class_actions(klass: e.Class) -> list[dict]:
-    """The class and its card, for one transaction."""
-    return [{"Put": {"TableName": table_name(), "Item": item.to_item()}} for item in (klass, e.ClassCard.of(klass))]
+    """The class (its races' mark kept) and its card, for one transaction. The class's update holds only
+    while its metric stays what it was or it has no race yet (``e.Class.hasRaces``)."""
+    stored = {name: value for name, value in klass.to_item().items() if name not in ("PK", "SK", "hasRaces")}
+    names = {f"#a{i}": name for i, name in enumerate(stored)}
+    update = {"TableName": table_name(), "Key": key_of(klass),
+              "UpdateExpression": "SET " + ", ".join(f"{name} = :a{i}" for i, name in enumerate(names)),
+              "ConditionExpression": f"attribute_not_exists(hasRaces) OR {metric_is(klass.metric)}",
+              "ExpressionAttributeNames": names,
+              "ExpressionAttributeValues": {f":a{i}": value for i, value in enumerate(stored.values())}}
+    update["ExpressionAttributeValues"][":metric"] = stored["metric"]
+    return [{"Update": update}, {"Put": {"TableName": table_name(), "Item": e.ClassCard.of(klass).to_item()}}]
 
 
 def finish_actions(race: e.Race) -> list[dict]:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from alleycat.errors import Conflict
 from alleycat.rules.board import NAME_INDEX
 from alleycat.storage import catalog, keys
 from alleycat.storage import entities as e
-from alleycat.storage.dynamo import conditional, key_from, key_of, query_all, send, values
+from alleycat.storage.dynamo import Cancelled, conditional, key_from, key_of, query_all, send, table_name, values
 from alleycat.storage.dynamo import get as _get
 from alleycat.storage.paging import Page
 from alleycat.storage.paging import query as _query
@@ -20,8 +21,23 @@ from alleycat.storage.schema import INVERTED_INDEX
 
 
 def put(klass: e.Class) -> None:
-    """The class and its card in the catalog, together."""
-    send("transact_write_items", TransactItems=catalog.put_class_actions(klass))
+    """The class and its card in the catalog, together; Conflict when it would change the metric of a
+    class that has races (their scores add up the metric they were created with)."""
+    try:
+        send("transact_write_items", TransactItems=catalog.put_class_actions(klass))
+    except Cancelled as cancelled:
+        if not cancelled.condition_failed(0):
+            raise
+        raise Conflict(f"class {klass.classId} has races: its metric cannot change to {klass.metric} "
+                       "(create a new class for races scored by another metric)") from cancelled
+
+
+def races_fixed_metric(klass: e.Class) -> dict:
+    """The update that marks ``klass`` as having races, for the transaction that creates one: it holds only
+    while the class still has the metric the race was given."""
+    return {"Update": {"TableName": table_name(), "Key": key_of(klass), "UpdateExpression": "SET hasRaces = :yes",
+                       "ConditionExpression": f"attribute_exists(PK) AND {catalog.metric_is(klass.metric)}",
+                       "ExpressionAttributeValues": values(yes=True, metric=klass.metric)}}
 
 
 def get(class_id: str, consistent: bool = False) -> e.Class | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import ClassVar, Self
 
-from alleycat.rules.samples import CHUNK_SECONDS, Sample, Seconds, Totals
+from alleycat.rules.samples import CHUNK_SECONDS, OUTPUT, Sample, Seconds, Totals
 from alleycat.storage import keys
 from alleycat.storage.attributes import from_item as _load
 from alleycat.storage.attributes import to_item as _dump
@@ -60,11 +60,13 @@ class ClassFacts(Entity):
     classId: str
     name: str
     description: str = ""
+    metric: str = OUTPUT  # what its racers' scores add up (``rules.samples``): absent on classes before v1.3
 
 
 @dataclass
 class Class(ClassFacts):
     KEYS = keys.CLASS
+    hasRaces: bool | None = None  # set by the first race's creation: the metric is fixed from then on
 
 
 @dataclass
@@ -78,6 +80,7 @@ class RaceFacts(Entity):
     durationSeconds: int
     status: str = OPEN
     racerCount: int = 0
+    metric: str = OUTPUT  # its class's, when it was created (fixed from then on)
 
 
 @dataclass
@@ -103,6 +106,7 @@ class RaceGate(Entity):
     durationSeconds: int
     status: str = OPEN
     startsAt: str | None = None  # absent on gates written before v1.2: their seconds are not checked
+    metric: str = OUTPUT
 
     @staticmethod
     def copy_for(racer_id: str) -> int:
@@ -110,7 +114,7 @@ class RaceGate(Entity):
 
     @classmethod
     def copies_of(cls, race: Race) -> list[RaceGate]:
-        return [cls(race.raceId, copy, race.classId, race.durationSeconds, race.status, race.startsAt)
+        return [cls(race.raceId, copy, race.classId, race.durationSeconds, race.status, race.startsAt, race.metric)
                 for copy in range(GATE_COPIES)]
 
 
@@ -176,6 +180,7 @@ class Entry(Entity):
     rules: list = field(default_factory=list)
     note: str = ""
     reviewedAt: str | None = None
+    metric: str = OUTPUT  # the race's: what the stream's live check judges (``fairplay``)
 
     _ABSENT_UNSET: ClassVar[tuple[str, ...]] = ("device", "review", "rules", "note", "reviewedAt")
 
@@ -185,6 +190,8 @@ class Entry(Entity):
         for name in self._ABSENT_UNSET:
             if not getattr(self, name):
                 item.pop(name, None)
+        if self.metric == OUTPUT:  # an output class's entry stays as small as before v1.3
+            item.pop("metric")
         return item
 
     def stored_values(self) -> dict:

@@ -48,8 +48,10 @@ def starts_at(text: str, duration: int, now: float) -> str:
     return clock.iso(start)
 
 
-def create(race: e.Race, request_key: str | None = None) -> e.Race:
-    """The race, its empty board shards and its gate copies, all or nothing.
+def create(race: e.Race, request_key: str | None = None, fixes_metric: dict | None = None) -> e.Race:
+    """The race, its empty board shards and its gate copies, all or nothing; with ``fixes_metric`` (the update
+    that marks its class as having races, ``classes.races_fixed_metric``) only while the class's metric is the
+    race's: Conflict when it changed since the class was read.
 
     With a ``request_key`` (the caller's Idempotency-Key) a marker is written in the
     same transaction; a retry finds it and gets the race it created the first time, or
@@ -61,8 +63,10 @@ def create(race: e.Race, request_key: str | None = None) -> e.Race:
                      "ConditionExpression": "attribute_not_exists(PK)"}}
             for item in (*marker, *e.new_race_items(race))]
     try:
-        send("transact_write_items", TransactItems=puts)
+        send("transact_write_items", TransactItems=puts + ([fixes_metric] if fixes_metric else []))
     except Cancelled as cancelled:
+        if fixes_metric and cancelled.condition_failed(len(puts)):
+            raise Conflict(f"class {race.classId} changed its metric while the race was created: try again") from cancelled
         if not marker or not cancelled.condition_failed(0):
             raise
         done = _get(e.RaceRequest, True, classId=race.classId, requestKey=request_key)
@@ -116,7 +120,7 @@ def join(race: e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None
     ``device``, the device that holds the ride change (``rejoin``).
     """
     entry = e.Entry(race.raceId, racer.racerId, racer.name, race.classId, race.startsAt, equipment=equipment,
-                    device=device)
+                    device=device, metric=race.metric)
     board = e.RaceBoard(race.raceId, e.RaceBoard.shard_of(racer.racerId))
     first_chunk = e.Chunk(race.raceId, racer.racerId, 0, race.classId)
     name = table_name()

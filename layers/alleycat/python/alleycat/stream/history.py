@@ -59,7 +59,7 @@ def compact(race: e.Race, entry: e.Entry, check: Callable[[e.Entry, Seconds], ob
         for second, sample in sorted(samples.items()):
             parts.setdefault(second // e.PackedChunk.SECONDS, {})[second] = sample
             by_chunk.setdefault(second // e.Chunk.SECONDS, {})[second] = sample
-        totals = {chunk: totals_of(seconds) for chunk, seconds in by_chunk.items()}
+        totals = {chunk: totals_of(seconds, race.metric) for chunk, seconds in by_chunk.items()}
         packed = [e.PackedChunk(race.raceId, entry.racerId, part, race.classId, seconds)
                   for part, seconds in parts.items()]
         if _known(entry.chunks) != totals:

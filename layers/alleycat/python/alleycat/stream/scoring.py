@@ -103,7 +103,8 @@ def checked(entry: e.Entry | None, chunks: dict[int, e.Chunk]) -> e.Entry | None
     if entry is None or entry.review or entry.raceStatus == e.FINISHED:
         return entry
     rules = broken_rules_seen({second: pair for chunk in chunks.values() for second, pair in chunk.samples.items()},
-                              {int(chunk): Decimal(totals.points) for chunk, totals in entry.chunks.items()}, e.Chunk.SECONDS)
+                              {int(chunk): Decimal(totals.points) for chunk, totals in entry.chunks.items()}, e.Chunk.SECONDS,
+                              entry.metric)
     if rules:
         reviews.flag(entry, rules, clock.iso_ms(clock.now()))
     return entry

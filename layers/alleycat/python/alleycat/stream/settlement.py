@@ -39,7 +39,7 @@ def settle(race_id: str) -> None:
     parallel.map_all(reviews.refresh_score, [entry for entry in entries if entry.review])
     publish_ranks(race, entries)
     replays.write(e.ReplayPart.split(race.raceId, replay.step_of(race.durationSeconds), {
-        entry.racerId: replay.cumulative_tenths(ride.samples, race.durationSeconds) for entry, ride in zip(ridden, rides, strict=True)}))
+        entry.racerId: replay.cumulative_tenths(ride.samples, race.durationSeconds, race.metric) for entry, ride in zip(ridden, rides, strict=True)}))
     races.mark_settled(race)
     used = {entry.racerId: entry.review for entry in entries}
     changed = [entry.racerId for entry in racers.get_entries(race_id, roster) if entry.review != used.get(entry.racerId)]
@@ -52,7 +52,7 @@ def settle(race_id: str) -> None:
 
 def check_ride(entry: e.Entry, samples: dict) -> None:
     """The whole ride against the plausibility rules, at the latest at the finish (``rule.review_at_finish``)."""
-    change = rule.review_at_finish(entry.review, samples)
+    change = rule.review_at_finish(entry.review, samples, entry.metric)
     if isinstance(change, rule.Flag):
         reviews.flag(entry, change.rules, clock.iso_ms(clock.now()))
     elif isinstance(change, rule.AddRules):
@@ -86,7 +86,7 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
     standings = board.Board.from_shards(boards)
     moved = rule.places_moved(standings, map(board.Standing.of_entry, changed))
     replays.set_rows(race.raceId, len(standings), {
-        entry.racerId: replay.cumulative_tenths(rides[entry.racerId].samples, race.durationSeconds) for entry in changed})
+        entry.racerId: replay.cumulative_tenths(rides[entry.racerId].samples, race.durationSeconds, race.metric) for entry in changed})
     merge_into_class_board(race, changed)
     write_final_standings(race, changed)
     for racer_id, place in moved.items():
