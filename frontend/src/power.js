@@ -28,10 +28,12 @@ export const metricOf = (item) => (item?.metric === POWER ? POWER : OUTPUT);
 const kilojouleFormat = new Intl.NumberFormat(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const wattFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 
-// Joules as kilojoules, to a tenth: 54321 -> "54.3 kJ".
-export const kilojoules = (joules) => `${kilojouleFormat.format((Number(joules) || 0) / 1000)} kJ`;
+const NBSP = "\u00a0"; // a number and its unit stay on one line
 
-export const watts = (value) => `${wattFormat.format(Math.round(value))} W`;
+// Joules as kilojoules, to a tenth: 54321 -> "54.3 kJ" (a no-break space before the unit).
+export const kilojoules = (joules) => `${kilojouleFormat.format((Number(joules) || 0) / 1000)}${NBSP}kJ`;
+
+export const watts = (value) => `${wattFormat.format(Math.round(value))}${NBSP}W`;
 
 // The average watts of `joules` over `seconds`, or null where no second is known (none ridden yet).
 export function averageWatts(joules, seconds) {

@@ -28,8 +28,8 @@ def test_a_power_score_reads_as_kilojoules_to_a_tenth_and_an_output_score_as_eve
       kj: [54321, 54349.9, 54350, 0, null, 1234567].map(power.kilojoules),
       power: power.scoreText(54321, "power"), output: power.scoreText(54321.25, "output"), unknown: power.scoreText(12.34, null),
       dom: dom.score(54321.25) };""")
-    assert got["kj"] == ["54.3 kJ", "54.3 kJ", "54.4 kJ", "0.0 kJ", "0.0 kJ", "1,234.6 kJ"]
-    assert got["power"] == "54.3 kJ"
+    assert got["kj"] == ["54.3\u00a0kJ", "54.3\u00a0kJ", "54.4\u00a0kJ", "0.0\u00a0kJ", "0.0\u00a0kJ", "1,234.6\u00a0kJ"]
+    assert got["power"] == "54.3\u00a0kJ"
     assert got["output"] == got["dom"] == "54,321.3"  # an output class's score unchanged
     assert got["unknown"] == "12.3"
 
@@ -43,8 +43,8 @@ def test_average_watts_are_the_joules_over_the_seconds_up_to_the_last_and_none_b
       watts: [power.watts(180), power.watts(1999.6)] };""")
     assert got["averages"] == [181, 181, 333, 0, None, None]
     assert got["seconds"] == [300, 1, None, None, None]
-    assert got["shown"] == ["54.3 kJ · 181 W", "0.0 kJ", "54,300"]
-    assert got["watts"] == ["180 W", "2,000 W"]
+    assert got["shown"] == ["54.3\u00a0kJ · 181\u00a0W", "0.0\u00a0kJ", "54,300"]
+    assert got["watts"] == ["180\u00a0W", "2,000\u00a0W"]
 
 
 def test_a_samples_power_is_whole_watts_within_the_contracts_range_or_left_out(js):

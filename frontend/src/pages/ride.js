@@ -571,7 +571,7 @@ export function ridePanel(raceId) {
         h("span", { class: "second" }, ` · second ${second + 1} of ${race.durationSeconds}`));
     } else clock.textContent = "Time is up: the result comes as the race finishes.";
     const current = log.at(Date.now());
-    const power = current?.power !== undefined ? ` · ${watts(current.power)}` : "";
+    const power = current?.power !== undefined ? ` · ${current.power} W` : ""; // an output class's line, as ever
     now.replaceChildren(...(current && powerClass()
       ? [h("strong", { class: "watts-now" }, current.power !== undefined ? watts(current.power) : "– W"), " now",
         h("span", { class: "muted" }, ` · ${current.cadence} rpm at ${current.resistance}%`)]

@@ -29,7 +29,7 @@ def indoor_bike_data(watts: int | None, rpm: float = 90) -> str:
 
 
 def kilojoules(joules: float) -> str:
-    return f"{joules / 1000:,.1f} kJ"
+    return f"{joules / 1000:,.1f}\u00a0kJ"  # a no-break space: the unit stays with its number
 
 
 def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show_its_watts_and_kj(stack, client, browser):
@@ -48,9 +48,18 @@ def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show
         admin.locator(".new-class-box").screenshot(path=str(DOCS / name))
     admin.click(".new-class button[type=submit]")
     admin.wait_for_function("hash => location.hash === hash", arg=f"#/classes/{class_id}")
-    admin.context.close()
-    # Then the class ranks power
+    # Then the class ranks power, and its page says so
     assert client.call("GET", f"/classes/{class_id}/leaderboard?limit=1")[1]["metric"] == "power"
+    admin.wait_for_selector(".metric-note:not([hidden])")
+    # and renaming it keeps it a power class (PUT replaces the class: the form sends its metric back)
+    admin.click(".rename-class-box summary")
+    admin.wait_for_function("() => document.querySelector('#rename-name').value === 'Power hour'")
+    admin.fill("#rename-name", "Power hour · long")
+    admin.click(".rename-class button[type=submit]")
+    admin.wait_for_selector(".rename-class .form-message.saved")
+    assert client.call("GET", f"/classes/{class_id}/leaderboard?limit=1")[1] == {
+        "classId": class_id, "name": "Power hour · long", "metric": "power", "items": []}
+    admin.context.close()
 
     # Given a racer with a smart trainer (the stand-in), and a race of the class a minute ahead
     signing = new_page(browser, stack)
@@ -114,10 +123,10 @@ def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show
     assert [(s, c, p) for s, c, _r, _o, _hr, p in rows] == [(s, 90, w) for s, w in enumerate(WATTS)]
     total = sum(WATTS)
     # and the page shows the watts now and their kJ; the board scores in kJ with the average watts (score ÷ 5 s)
-    assert page.inner_text(".ride .ride-now .watts-now") == f"{WATTS[-1]} W"
+    assert page.inner_text(".ride .ride-now .watts-now") == f"{WATTS[-1]}\u00a0W"
     row = f".board tr[data-racer='{sub}']"
     until(page, "([row, kj]) => document.querySelector(`${row} td:nth-child(4)`)?.textContent === kj", [row, kilojoules(total)])
-    until(page, "([row, w]) => document.querySelector(`${row} td.watts`)?.textContent === w", [row, f"{round(total / 5)} W"])
+    until(page, "([row, w]) => document.querySelector(`${row} td.watts`)?.textContent === w", [row, f"{round(total / 5)}\u00a0W"])
     assert page.inner_text(".ride .ride-place .score") == kilojoules(total)
     assert page.is_visible(f"{row} td.watts") and page.is_visible(".metric-note")
     assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]["score"] == total
