@@ -81,8 +81,8 @@ function fitButton(racerId, item) {
 }
 
 // names: { classId: class name } (a race reads as "Hill climb · Fri, 27 Nov, 18:30"); sizes: { raceId:
-// racerCount } of the finished races; scores: { raceId: score } shown instead of a result's own (an open
-// race's total so far); why: whether the reasons of a review are shown (to the racer themselves and to admins);
+// racerCount } of the finished races; scores: { raceId: {score, lastSecond} } shown instead of a result's own
+// (an open race's total so far, from its history); why: whether the reasons of a review are shown (to the racer themselves and to admins);
 // own: the racer's own page, signed in (their rides may be downloaded); metrics: { classId: metric }.
 function resultsTable(racerId, items, selected, names, sizes, scores, why, own = false, metrics = {}) {
   const rows = items.flatMap((item) => {
@@ -94,7 +94,8 @@ function resultsTable(racerId, items, selected, names, sizes, scores, why, own =
         h("td", { class: "name" }, link(racerHref(racerId, item.raceId), raceLabel(item, names[item.classId], startDate)),
           label ? h("small", { class: "tag" }, label) : null, own ? fitButton(racerId, item) : null),
         h("td", { class: `equipment ${equipmentClass(item.equipment)}` }, equipmentLabel(item.equipment)),
-        h("td", { class: "num" }, scoreWithWatts(scores[item.raceId] ?? item.score, secondsUpTo(item.lastSecond), metrics[item.classId])),
+        h("td", { class: "num" }, scoreWithWatts(scores[item.raceId]?.score ?? item.score,
+          secondsUpTo(scores[item.raceId]?.lastSecond ?? item.lastSecond), metrics[item.classId])),
         h("td", { class: "num rank" }, rankOf(item, sizes[item.raceId]))),
       reason ? h("tr", { class: `why review-${item.review}`, "data-race": item.raceId },
         h("td", { colspan: "4" }, reason)) : null,
@@ -152,7 +153,7 @@ export function racerPage(racerId, raceId) {
       const power = metric === POWER;
       const total = open ? samples.reduce((sum, sample) => sum + ((power ? sample[5] : sample[3]) ?? 0), 0) : entry.score;
       results.replaceChildren(resultsTable(racerId, racer.items, selected, names, sizes,
-        entry && open ? { [selected]: total } : {}, why, own, metrics));
+        entry && open ? { [selected]: { score: total, lastSecond: samples.at(-1)?.[0] ?? null } } : {}, why, own, metrics));
       // A race older than the results' first page: read on its own, once.
       shownRace = entry || (shownRace?.raceId === selected ? shownRace : await api.race(selected));
       const name = await className(shownRace.classId).catch(() => null);

@@ -135,5 +135,15 @@ def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width  # a phone reads it whole
         assert page.is_visible(f"{row} td.watts")
         page.screenshot(path=str(DOCS / name), full_page=True)
+    # And the racer's page shows the ride in kJ with its average watts: in the results (score ÷ 5 s up to the
+    # last second) and under the chart (the mean of the history's watts)
+    page.set_viewport_size({"width": 390, "height": 1000})
+    page.goto(f"{stack.url}/#/racers/{sub}/{race['raceId']}")
+    result = f"table.results tr[data-race='{race['raceId']}'] td:nth-child(3)"
+    until(page, "([cell, text]) => document.querySelector(cell)?.textContent === text",
+          [result, f"{kilojoules(total)} · {round(total / 5)}\u00a0W"])
+    until(page, "() => document.querySelector('.totals')?.textContent.includes('W on average')")
+    assert f"{kilojoules(total)} so far · {round(total / 5)}\u00a0W on average" in page.inner_text(".totals")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     assert client.call("POST", f"/races/{race['raceId']}/finish", token=admin_token)[0] == 200
     context.close()
