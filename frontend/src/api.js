@@ -82,8 +82,9 @@ export const api = {
     send("PUT", `/races/${enc(raceId)}/racers/${enc(racerId)}`, device ? { equipment, device } : { equipment }),
   sendSamples: (raceId, samples, key, device) =>
     send("POST", `/races/${enc(raceId)}/telemetry`, { device, samples }, key, SAMPLES_TIMEOUT_MS),
-  putClass: (classId, name, description) =>
-    send("PUT", `/classes/${enc(classId)}`, description ? { name, description } : { name }),
+  // metric: "output" | "power" (contract v1.3: what the class ranks; left out, the class keeps output).
+  putClass: (classId, name, description, metric) =>
+    send("PUT", `/classes/${enc(classId)}`, { name, ...(description ? { description } : {}), ...(metric ? { metric } : {}) }),
   createRace: (classId, startsAt, durationSeconds, key) =>
     send("POST", `/classes/${enc(classId)}/races`, { startsAt, durationSeconds }, key),
   finishRace: (raceId) => send("POST", `/races/${enc(raceId)}/finish`),

@@ -77,7 +77,10 @@ export class RideLog {
     if (mode === LOST) return null;
     const said = lastAt(this.readings, at);
     if (!said || said.at < from) return null;
-    if (at - said.at >= QUIET_MS) return { cadence: 0, resistance: setting.resistance, source: TRAINER };
+    // Silent: not pedalling; a trainer that measures power is at 0 W then (a power class counts the second as 0 J).
+    if (at - said.at >= QUIET_MS) {
+      return { cadence: 0, resistance: setting.resistance, ...(said.power === undefined ? {} : { power: 0 }), source: TRAINER };
+    }
     return { cadence: said.cadence ?? 0, resistance: said.resistance ?? setting.resistance, power: said.power, source: TRAINER };
   }
 

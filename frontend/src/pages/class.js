@@ -7,9 +7,11 @@
 // page — the same answers for every class page at the edge. "Up next" so holds every race of the
 // class among the UPCOMING_PAGES × 100 soonest of all classes, and any later one the class's list has.
 import { api } from "../api.js";
+import { classMetric } from "../classNames.js";
 import { countdowns } from "../countdown.js";
 import { errorBox, h, link } from "../dom.js";
 import { poll } from "../poll.js";
+import { POWER } from "../power.js";
 import { classAdmin } from "./classAdmin.js";
 import { raceRow } from "../raceList.js";
 import { raceState } from "../races.js";
@@ -63,7 +65,12 @@ export function classPage(classId) {
       load();
     },
   });
-  const element = h("section", {}, title,
+  // A power class says so (contract v1.3): what it ranks, and what can ride it.
+  const metricNote = h("p", { class: "muted metric-note", hidden: true },
+    "A power class: it ranks the energy of each racer's measured watts (kJ). Ride it on a smart trainer or power meter "
+    + "that measures power: the on-screen bike cannot join.");
+  classMetric(classId).then((metric) => { metricNote.hidden = metric !== POWER; }, () => {});
+  const element = h("section", {}, title, metricNote,
     h("p", {}, link(`${href}/leaderboard`, "All-time leaderboard →")),
     admin.element,
     h("section", { class: "upcoming" }, h("h2", {}, "Up next"), upcoming, upcomingEmpty),

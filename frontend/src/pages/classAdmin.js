@@ -11,7 +11,7 @@ import { adminBadge, adminOnly, field, focusFirst, show, why } from "./formField
 
 const CLASSES_PAGE = 100; // the contract's largest
 
-// The class as GET /classes lists it ({classId, name, description}), or null. The list is sorted by
+// The class as GET /classes lists it ({classId, name, description, metric}), or null. The list is sorted by
 // class id: its pages are read up to the one that holds it (one page while there are 100 classes).
 async function listedClass(classId) {
   let nextToken = null;
@@ -48,6 +48,7 @@ function renameForm(classId, onRenamed) {
   // The current name and description, read when the box is first opened: the form starts from them
   // (PUT replaces both, so nothing is sent before they are read).
   let reading = null;
+  let metric = null; // the class's, sent back unchanged (a PUT without one would make it an output class)
   box.addEventListener("toggle", () => {
     if (!box.open || reading) return;
     say("Reading the class…");
@@ -55,6 +56,7 @@ function renameForm(classId, onRenamed) {
       if (!found) throw new Error("not listed");
       nameInput.value = found.name;
       descriptionInput.value = found.description || "";
+      metric = found.metric ?? null;
       save.disabled = false;
       say("");
     }).catch((error) => {
@@ -71,7 +73,7 @@ function renameForm(classId, onRenamed) {
     if (focusFirst(problems, [nameInput, descriptionInput])) return;
     save.disabled = true;
     try {
-      const answer = await api.putClass(classId, nameInput.value.trim(), descriptionInput.value.trim());
+      const answer = await api.putClass(classId, nameInput.value.trim(), descriptionInput.value.trim(), metric);
       renamed(classId, answer.name);
       onRenamed(answer.name);
       say(`Saved: the class is “${answer.name}”.`, "saved");

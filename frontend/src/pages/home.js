@@ -6,6 +6,7 @@ import { h } from "../dom.js";
 import { PagedList } from "../pagedList.js";
 import { adminNewClass } from "./newClass.js";
 import { poll } from "../poll.js";
+import { POWER } from "../power.js";
 import { raceRow } from "../raceList.js";
 import { raceState } from "../races.js";
 
@@ -19,6 +20,8 @@ const latestFirst = (a, b) => Date.parse(b.startsAt) - Date.parse(a.startsAt);
 function classRow(item) {
   return h("li", { class: "class" },
     h("a", { class: "label", href: `#/classes/${encodeURIComponent(item.classId)}` }, item.name),
+    item.metric === POWER ? h("span", { class: "status power", title: "Ranks measured power (kJ): a trainer or power meter rides it" },
+      "power") : null,
     item.description ? h("span", { class: "muted description" }, item.description) : null);
 }
 

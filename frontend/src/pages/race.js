@@ -11,12 +11,17 @@
 // "disqualified": no rank). "Real equipment only" reads the board of bikes and trainers ranked alone
 // (?equipment=real), polled: pushed messages rank every ride together. A finished race's board is
 // read again every second while a ride on it is under review: an admin's decision shows within 5 s.
+//
+// A power class's race (contract v1.3; its metric read from its class: classNames.js) shows its scores as
+// kilojoules and each racer's average watts: score ÷ (lastSecond + 1), the seconds from the race's start
+// to their last counted one (the board knows no more: a racer who joined late reads lower than they rode).
 import { api, ApiError, fairPlayApi } from "../api.js";
-import { className } from "../classNames.js";
+import { className, classMetric } from "../classNames.js";
 import { countdowns } from "../countdown.js";
-import { errorBox, h, link, score } from "../dom.js";
+import { errorBox, h, link } from "../dom.js";
 import { equipmentClass, equipmentLabel, reviewLabel } from "../fairPlay.js";
 import { Leaderboard } from "../leaderboard.js";
+import { averageWatts, kilojoules, OUTPUT, POWER, scoreText, secondsUpTo, watts } from "../power.js";
 import { myRacerId } from "../auth.js";
 import { poll } from "../poll.js";
 import { liveBoard } from "../push.js";
@@ -43,14 +48,22 @@ export function racePage(raceId, { ride = false, replay = false } = {}) {
   // The smallest page limit that holds `rank`, with room for a few places of movement.
   const pageHolding = (rank) => Math.min(MAX_ROWS, Math.ceil((rank + Math.ceil(PAGE_ROWS / 4)) / PAGE_ROWS) * PAGE_ROWS);
   const racer = (item) => `#/racers/${encodeURIComponent(item.racerId)}/${encodeURIComponent(raceId)}`;
+  let metric = null; // the class's: "output" or "power", once read
+  const powerRace = () => metric === POWER;
   const board = new Leaderboard([
     { title: "Racer", className: "name", value: (item) => item.name, href: racer, tag: (item) => reviewLabel(item.review) },
-    { title: "Score", className: "num", value: (item) => score(item.score) },
+    { title: "Score", className: "num score", value: (item) => scoreText(item.score, metric) },
     { title: "Second", className: "num hide-narrow", value: (item) => (item.lastSecond ?? "–").toString() },
+    // A power race's only (the table's class shows it): score ÷ the seconds up to the racer's last.
+    { title: "Avg W", className: "num watts", value: (item) => {
+      const average = powerRace() ? averageWatts(item.score, secondsUpTo(item.lastSecond)) : null;
+      return average === null ? "–" : watts(average);
+    } },
     // Last: the ride page's tests read the score and second by their places (4th, 5th).
     { title: "Ride", className: "equipment", value: (item) => equipmentLabel(item.equipment),
       cellClass: (item) => equipmentClass(item.equipment) },
   ]);
+  board.element.querySelector("th.watts").title = "Average watts: the score (joules) ÷ the seconds from the start to the racer's last";
   // The race reads as its class and start ("Hill climb · 18:30") once both are known; its state: a
   // countdown to its start ("starts in 4:12", then "live"), or "finished".
   const title = h("span", {}, "Race");
@@ -59,6 +72,9 @@ export function racePage(raceId, { ride = false, replay = false } = {}) {
   let counting = false;
   const feed = h("small", { class: "feed" });
   const summary = h("p", { class: "muted" });
+  const metricNote = h("p", { class: "muted metric-note", hidden: true },
+    "Power race: each score is the energy of the racer's measured watts, in kJ; Avg W is that score ÷ the seconds "
+    + "from the start to their last counted second.");
   const back = h("span");
   let classShown = null;
   let shown = PAGE_ROWS;
@@ -82,7 +98,7 @@ export function racePage(raceId, { ride = false, replay = false } = {}) {
   const rideLink = h("a", { class: "button primary ride-link", href: `#/races/${encodeURIComponent(raceId)}/ride`, hidden: true },
     "Join and ride →");
   const element = h("section", {}, h("h1", {}, title, " ", state, " ", feed),
-    summary, replayView?.element, rider ? rider.element : h("div", {}, picker.element, h("p", {}, rideLink)), realToggle,
+    summary, metricNote, replayView?.element, rider ? rider.element : h("div", {}, picker.element, h("p", {}, rideLink)), realToggle,
     board.element, nobody, paging);
   element.dataset.board = "all";
 
@@ -133,6 +149,14 @@ export function racePage(raceId, { ride = false, replay = false } = {}) {
     });
   }
 
+  // The class's metric, read once (a race's answers do not carry it): a power race's board shows kJ and watts.
+  async function readMetric(classId) {
+    if (metric !== null) return;
+    metric = await classMetric(classId).catch(() => OUTPUT); // unread: the board as ever; a power join's 409 says why
+    board.element.classList.toggle("metric-power", powerRace());
+    metricNote.hidden = !powerRace();
+  }
+
   function draw() {
     showClass(standings.classId);
     if (standings.status !== "open") {
@@ -150,12 +174,13 @@ export function racePage(raceId, { ride = false, replay = false } = {}) {
     // shows them (the race is read every RACE_MS): the count is never fewer than the board's rows.
     const leader = standings.items[0];
     summary.textContent = `${racers(Math.max(race.racerCount, items.length))} · ${duration(race.durationSeconds)}`
-      + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "");
+      + (leader ? ` · leader ${leader.name}, second ${leader.lastSecond ?? 0}` : "")
+      + (leader && powerRace() ? ` · ${kilojoules(leader.score)}` : "");
     board.update(items, Date.now(), { mine, apart: items.length > standings.items.length ? row.racerId : null });
     rideLink.hidden = standings.status !== "open";
     if (standings.status === "finished") replayView?.offer();
     picker?.update(race, standings.status === "open");
-    rider?.update({ race, standings, own: items.find((item) => item.racerId === mine) || null });
+    rider?.update({ race, standings, own: items.find((item) => item.racerId === mine) || null, metric });
     finisher.update(standings.status);
     nobody.hidden = items.length > 0;
     more.hidden = standings.items.length < shown || shown >= MAX_ROWS;
@@ -174,6 +199,7 @@ export function racePage(raceId, { ride = false, replay = false } = {}) {
       Object.assign(own, { row: null, limit: null, at: 0, absent: false, real });
     }
     standings = read;
+    await readMetric(read.classId);
     await readRace(Date.now());
     await ownRow(myRacerId(), Date.now());
     draw();

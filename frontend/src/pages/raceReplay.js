@@ -9,7 +9,9 @@
 // every SETTLING_MS. Playback is a view, not a race: its clock is the page's animation frames.
 import { api, ApiError } from "../api.js";
 import { myRacerId } from "../auth.js";
-import { h, score } from "../dom.js";
+import { classMetric } from "../classNames.js";
+import { h } from "../dom.js";
+import { scoreText } from "../power.js";
 import { rankText } from "../fairPlay.js";
 import { replayOf } from "../replay.js";
 import { ordinal, positionOf } from "../rideFeel.js";
@@ -67,6 +69,8 @@ export function raceReplay(raceId, { open = false } = {}) {
   let loading = false;
   let stopped = false;
   let leadItems = [];
+  let metric = null; // the class's: a power race's scores read as kJ
+  const score = (value) => scoreText(value, metric);
   let shownLead = null;
 
   async function load() {
@@ -77,6 +81,7 @@ export function raceReplay(raceId, { open = false } = {}) {
     status.textContent = "Reading the replay…";
     try {
       const answer = await api.replay(raceId);
+      metric = await classMetric(answer.classId).catch(() => null);
       if (stopped) return;
       performance.mark("replay-read");
       watched = replayOf(answer);

@@ -10,15 +10,20 @@
 // alike: what the board shows. Once the race is finished the result's score is exact (the finish
 // totals the stored seconds) and both places show it.
 //
+// A power class's results (contract v1.3) read as kilojoules, with the average watts: in the results, the
+// score ÷ (lastSecond + 1) (the seconds from the race's start to the racer's last); under the chart, the
+// exact mean of the history's watts (its 6th column) over the seconds that carry one.
+//
 // The racer signed in on their own page may download each ride as a FIT file, built here from its
 // history (fitExport.js, loaded on the click: docs/export.md).
 /* global FIT_EXPORT */
 import { api } from "../api.js";
 import { auth } from "../auth.js";
-import { className, classNames } from "../classNames.js";
+import { className, classMetrics, classNames } from "../classNames.js";
 import { errorBox, h, link, ordinal, score } from "../dom.js";
 import { equipmentClass, equipmentLabel, reviewLabel, reviewReason } from "../fairPlay.js";
 import { OutputChart } from "../chart.js";
+import { averageWatts, kilojoules, POWER, scoreWithWatts, secondsUpTo, watts } from "../power.js";
 import { poll } from "../poll.js";
 import { raceHref, raceLabel, replayHref } from "../races.js";
 import { startDate } from "../time.js";
@@ -80,10 +85,10 @@ function fitButton(racerId, item) {
 }
 
 // names: { classId: class name } (a race reads as "Hill climb · Fri, 27 Nov, 18:30"); sizes: { raceId:
-// racerCount } of the finished races; scores: { raceId: score } shown instead of a result's own (an open
-// race's total so far); why: whether the reasons of a review are shown (to the racer themselves and to admins);
-// own: the racer's own page, signed in (their rides may be downloaded).
-function resultsTable(racerId, items, selected, names, sizes, scores, why, own = false) {
+// racerCount } of the finished races; scores: { raceId: {score, lastSecond} } shown instead of a result's own
+// (an open race's total so far, from its history); why: whether the reasons of a review are shown (to the racer themselves and to admins);
+// own: the racer's own page, signed in (their rides may be downloaded); metrics: { classId: metric }.
+function resultsTable(racerId, items, selected, names, sizes, scores, why, own = false, metrics = {}) {
   const rows = items.flatMap((item) => {
     const label = reviewLabel(item.review);
     const reason = why ? reviewReason(item.review, item.rules, item.note) : null;
@@ -94,7 +99,8 @@ function resultsTable(racerId, items, selected, names, sizes, scores, why, own =
           label ? h("small", { class: "tag" }, label) : null,
           own && item.lastSecond != null ? fitButton(racerId, item) : null), // a ride without a second has no file
         h("td", { class: `equipment ${equipmentClass(item.equipment)}` }, equipmentLabel(item.equipment)),
-        h("td", { class: "num" }, score(scores[item.raceId] ?? item.score)),
+        h("td", { class: "num" }, scoreWithWatts(scores[item.raceId]?.score ?? item.score,
+          secondsUpTo(scores[item.raceId]?.lastSecond ?? item.lastSecond), metrics[item.classId])),
         h("td", { class: "num rank" }, rankOf(item, sizes[item.raceId]))),
       reason ? h("tr", { class: `why review-${item.review}`, "data-race": item.raceId },
         h("td", { colspan: "4" }, reason)) : null,
@@ -129,15 +135,16 @@ export function racerPage(racerId, raceId) {
   const stop = poll(REFRESH_MS, async () => {
     try {
       const racer = await api.racerResults(racerId);
-      const [names, sizes] = await Promise.all([classNames(racer.items.map((item) => item.classId)),
+      const [names, sizes, metrics] = await Promise.all([classNames(racer.items.map((item) => item.classId)),
         Promise.all(racer.items.filter((item) => item.rank != null)
-          .map(async (item) => [item.raceId, await fieldSize(item.raceId)])).then(Object.fromEntries)]);
+          .map(async (item) => [item.raceId, await fieldSize(item.raceId)])).then(Object.fromEntries),
+        classMetrics(racer.items.map((item) => item.classId))]);
       title.textContent = racer.name;
       selected ||= racer.items[0]?.raceId;
       const why = auth.identity?.racerId === racerId || Boolean(auth.identity?.admin);
       const own = auth.identity?.racerId === racerId;
       if (!selected) {
-        results.replaceChildren(resultsTable(racerId, racer.items, selected, names, sizes, {}, why, own));
+        results.replaceChildren(resultsTable(racerId, racer.items, selected, names, sizes, {}, why, own, metrics));
         chartTitle.textContent = "No races yet";
         return;
       }
@@ -146,9 +153,12 @@ export function racerPage(racerId, raceId) {
       const samples = history.races[0]?.samples || [];
       // A race older than the results' first page is finished: its seconds' sum is its score.
       const open = !entry || entry.status === "open";
-      const total = open ? samples.reduce((sum, sample) => sum + sample[3], 0) : entry.score;
+      // The race's class's metric: the selected race may be older than the results' first page.
+      const metric = entry ? metrics[entry.classId] : null;
+      const power = metric === POWER;
+      const total = open ? samples.reduce((sum, sample) => sum + ((power ? sample[5] : sample[3]) ?? 0), 0) : entry.score;
       results.replaceChildren(resultsTable(racerId, racer.items, selected, names, sizes,
-        entry && open ? { [selected]: total } : {}, why, own));
+        entry && open ? { [selected]: { score: total, lastSecond: samples.at(-1)?.[0] ?? null } } : {}, why, own, metrics));
       // A race older than the results' first page: read on its own, once.
       shownRace = entry || (shownRace?.raceId === selected ? shownRace : await api.race(selected));
       const name = await className(shownRace.classId).catch(() => null);
@@ -159,7 +169,12 @@ export function racerPage(racerId, raceId) {
       const beats = samples.map((sample) => sample[4]).filter((bpm) => bpm != null);
       const heart = beats.length
         ? ` · heart rate ${Math.round(beats.reduce((sum, bpm) => sum + bpm, 0) / beats.length)} bpm on average` : "";
-      totals.replaceChildren(`${samples.length} seconds · score ${score(total)}${soFar}${heart} · `, raceLink);
+      // The watts ridden, where the seconds carry them (a trainer that measures power, in any class).
+      const measured = samples.map((sample) => sample[5]).filter((value) => value != null);
+      const average = averageWatts(measured.reduce((sum, value) => sum + value, 0), measured.length);
+      const wattsText = average === null ? "" : ` · ${watts(average)} on average`;
+      const scoreShown = power ? kilojoules(total) : `score ${score(total)}`;
+      totals.replaceChildren(`${samples.length} seconds · ${scoreShown}${soFar}${wattsText}${heart} · `, raceLink);
       chart.show(samples);
       // Read again while the race is open, or while a result waits for an admin's decision.
       return !entry || entry.status === "open" || racer.items.some((item) => item.review === "pending");

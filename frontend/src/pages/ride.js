@@ -23,15 +23,22 @@
 // worker's heartbeat (heartbeat.js) wakes the page, hidden or not, to queue every second that has
 // happened, each as it was ridden (rideLog.js). A heart-rate strap may ride along (rideStrap.js): each
 // second carries its bpm when a fresh one is known (contract v1.2's optional heartRate).
+//
+// Power (contract v1.3): each second carries the trainer's watts, whole, when it reports them (power.js).
+// A power class's race (its metric: the race page's, from the class) ranks them: the page shows the
+// watts now and the racer's running kJ; it offers no on-screen bike (its join would be refused 409: the
+// start waits for a trainer, and a 409 the server sends anyway is shown in its words); a trainer that
+// reports no power is told its seconds do not count (`no power`), as is any second the API so rejects.
 import { api, ApiError, newKey } from "../api.js";
 import { deviceId } from "../device.js";
 import { reviewLabel, reviewReason } from "../fairPlay.js";
 import { auth } from "../auth.js";
 import { CADENCE, KEYS, output, raceSecond, RESISTANCE, VirtualBike } from "../bike.js";
-import { h, link, score } from "../dom.js";
+import { h, link } from "../dom.js";
 import { nameProblem } from "../fields.js";
 import { heartbeat } from "../heartbeat.js";
 import { ANOTHER_DEVICE, Outbox } from "../outbox.js";
+import { NO_POWER, POWER, sample, scoreText, watts } from "../power.js";
 import { ordinal, timeLeftText } from "../rideFeel.js";
 import { BIKE, LOST, RideLog } from "../rideLog.js";
 import { serverClock } from "../serverTime.js";
@@ -127,6 +134,9 @@ export function ridePanel(raceId) {
   let wakeLock = null; // the screen's, while riding
   let reason = null; // why the ride is under review, as the racer's results last said: {key, review, text or null}
   let reasonRead = null; // the review state (and finish) being read, or read without finding it yet
+  let metric = null; // the class's ("output" or "power"), as the race page read it
+  let noPowerRejected = false; // the API's last answer rejected seconds with `no power`
+  const powerClass = () => metric === POWER;
 
   const clock = h("p", { class: "ride-clock", role: "status" });
   const place = h("p", { class: "ride-place" });
@@ -135,6 +145,7 @@ export function ridePanel(raceId) {
   const message = h("p", { class: "form-message" });
   const why = h("p", { class: "ride-why", role: "status", hidden: true }); // why the ride is under review
   const counted = h("p", { class: "ride-counted muted", hidden: true }); // what the ride counts as, where a trainer rides a virtual ride
+  const noPower = h("p", { class: "no-power error", role: "alert", hidden: true }); // a power race's trainer without power
   const elsewhere = h("div", { class: "ride-elsewhere", role: "alert", hidden: true });
   const drawAll = () => {
     cadence.draw();
@@ -161,6 +172,7 @@ export function ridePanel(raceId) {
       message.textContent = text;
     },
     resistance: () => bike.resistance,
+    onScreenAllowed: () => !powerClass(),
   });
   const strap = strapPanel({
     log: { heartRate: (...args) => log.heartRate(...args), heartRateAt: (at) => log.heartRateAt(at) },
@@ -180,7 +192,7 @@ export function ridePanel(raceId) {
     sent);
   const setup = h("div", { class: "ride-setup" });
   const element = h("section", { class: "card ride", "data-ride": "" }, h("h2", {}, "Your ride"), elsewhere, setup, picker.element, result,
-    why, riding, message, feel.count);
+    why, riding, noPower, message, feel.count);
 
   // --- joining ------------------------------------------------------------------------------------
 
@@ -234,10 +246,22 @@ export function ridePanel(raceId) {
     } catch (error) {
       joining = error.status === 404 && Boolean(race); // the name form waits: its Join joins
       if (joining) setup.replaceChildren(nameForm()); // the race exists: the racer does not, yet
+      else if (error.status === 409 && !raceOver()) refused(error.message); // not finished: the server says why (a power class's on-screen bike)
       else if (error.status === 409) endRide();
       else setup.replaceChildren(h("p", { class: "error" }, `Could not join: ${error.message}`),
         h("button", { type: "button", onclick: () => join() }, "Try again"));
     }
+  }
+
+  // The race is over by the server's clock, or the board.
+  const raceOver = () => over || standings?.status !== "open"
+    || raceSecond(race, serverClock.now()) >= race.durationSeconds;
+
+  // A join the server refused while the race is on (409): its message, and the start offered again.
+  function refused(text) {
+    claim = false;
+    offerStart();
+    setup.prepend(h("p", { class: "error join-refused", role: "alert" }, `Could not join: ${text}`));
   }
 
   // The racer's click joins (again) with this device, on the board or not: the ride moves here, whatever
@@ -246,6 +270,12 @@ export function ridePanel(raceId) {
   // meanwhile, and its seconds say so.
   function begin() {
     if (!race || rider !== "here" || joined || joining || over) return;
+    // A power class: nothing joins on the on-screen bike (the server would refuse it): a trainer first.
+    if (powerClass() && !ownRow && equipment() === VIRTUAL) {
+      claim = false;
+      if (!startButton?.isConnected) offerStart(); // its start waits for the trainer (drawStart)
+      return;
+    }
     if (ownRow && !claim) {
       declared = ownRow.equipment ?? null;
       joined = true;
@@ -274,7 +304,8 @@ export function ridePanel(raceId) {
     }
     // A ride on a trainer goes on on it: its seconds wait until the rider connects it again (a click:
     // the browser's chooser) or takes the on-screen bike.
-    if (!trainer.connected) log = new RideLog(Date.now(), bike, kept?.onTrainer ? LOST : BIKE);
+    // In a power class the on-screen bike never rides: a trainer not connected (yet) is waited for.
+    if (!trainer.connected) log = new RideLog(Date.now(), bike, kept?.onTrainer || (powerClass() && ownRow) ? LOST : BIKE);
     trainer.draw();
   }
 
@@ -287,13 +318,36 @@ export function ridePanel(raceId) {
       setup.replaceChildren();
       claim = true;
       mark(true);
-      holdLock();
+      if (rider === "here") begin(); // this tab holds the ride already (a power race's start that waited for a trainer)
+      else holdLock();
     } }, ownRow ? "Ride on from here" : "Start riding");
     const trainerFirst = bluetoothAvailable()
       ? " Riding a smart trainer? Connect it first: once the race has begun, a ride on the on-screen bike counts as virtual in this race." : "";
     setup.replaceChildren(h("p", { class: "muted" }, ownRow
-      ? `You are on this race's board. Riding on here moves your ride to this browser: its seconds are sent from here.${trainerFirst}`
-      : `Your seconds are sent from this browser once you start.${trainerFirst}`), bluetoothAvailable() ? trainer.element : "", start);
+      ? `You are on this race's board. Riding on here moves your ride to this browser: its seconds are sent from here.${powerClass() ? "" : trainerFirst}`
+      : `Your seconds are sent from this browser once you start.${powerClass() ? "" : trainerFirst}`),
+    powerClass() ? powerOnly() : "", bluetoothAvailable() ? trainer.element : "", start);
+    startButton = start;
+    drawStart();
+  }
+
+  // A power class's word before the start: what it ranks, and that a trainer (measuring watts) rides it.
+  function powerOnly() {
+    return h("p", { class: "power-only", role: "note" }, h("strong", {}, "This race counts measured power"),
+      bluetoothAvailable()
+        ? " (each second's watts, added up in kJ): connect a smart trainer that measures power, then start. "
+          + "The on-screen bike cannot ride a power race."
+        : " (each second's watts, added up in kJ): it is ridden on a smart trainer that measures power, which this browser "
+          + "cannot reach (Web Bluetooth: Chrome or Edge on a computer or Android). The on-screen bike cannot ride a power race.");
+  }
+
+  // The start waits for a trainer in a power class (the on-screen bike's join would be refused).
+  let startButton = null;
+  function drawStart() {
+    if (!startButton) return;
+    const waits = powerClass() && equipment() === VIRTUAL;
+    startButton.disabled = waits;
+    startButton.title = waits ? "Connect a smart trainer that measures power first" : "";
   }
 
   // One tab rides: the one holding this ride's lock. `take`: steal it from the tab that holds it.
@@ -410,8 +464,7 @@ export function ridePanel(raceId) {
     for (let s = ran ? lastQueued + 1 : second; s <= last; s += 1) {
       const ridden = log.at(began(s));
       if (!ridden) continue; // the trainer was lost: this second is absent, not made up
-      const heartRate = ridden.heartRate === undefined ? {} : { heartRate: ridden.heartRate };
-      outbox.add({ racerId, second: s, cadence: ridden.cadence, resistance: ridden.resistance, ...heartRate });
+      outbox.add(sample(racerId, s, ridden)); // with its heart rate and whole watts where known (power.js)
       onScreen ||= ridden.source === BIKE;
     }
     lastQueued = last;
@@ -476,6 +529,8 @@ export function ridePanel(raceId) {
           if (rider !== "here") break; // another tab took the ride meanwhile: it sends this batch again, under its key
           outbox.answered(batch, answer);
           problem = null;
+          if (answer.rejected.some((sample) => sample.reason === NO_POWER)) noPowerRejected = true;
+          else if (answer.accepted) noPowerRejected = false;
           if (answer.rejected.some((sample) => sample.reason === ANOTHER_DEVICE)) rideElsewhere("device");
           else if (answer.accepted) declare();
         } catch (error) {
@@ -516,11 +571,20 @@ export function ridePanel(raceId) {
         h("span", { class: "second" }, ` · second ${second + 1} of ${race.durationSeconds}`));
     } else clock.textContent = "Time is up: the result comes as the race finishes.";
     const current = log.at(Date.now());
-    const power = current?.power !== undefined ? ` · ${current.power} W` : "";
-    now.replaceChildren(...(current
-      ? [h("strong", {}, `${output(current.cadence, current.resistance)}`), " output a second",
-        h("span", { class: "muted" }, ` · ${current.cadence} rpm at ${current.resistance}%${power}`)]
-      : [h("strong", {}, "No output"), h("span", { class: "muted" }, " · waiting for the trainer")]));
+    const power = current?.power !== undefined ? ` · ${current.power} W` : ""; // an output class's line, as ever
+    now.replaceChildren(...(current && powerClass()
+      ? [h("strong", { class: "watts-now" }, current.power !== undefined ? watts(current.power) : "– W"), " now",
+        h("span", { class: "muted" }, ` · ${current.cadence} rpm at ${current.resistance}%`)]
+      : current
+        ? [h("strong", {}, `${output(current.cadence, current.resistance)}`), " output a second",
+          h("span", { class: "muted" }, ` · ${current.cadence} rpm at ${current.resistance}%${power}`)]
+        : [h("strong", {}, powerClass() ? "No watts" : "No output"), h("span", { class: "muted" }, " · waiting for the trainer")]));
+    noPower.hidden = !powerClass() || !(trainer.reportsNoPower() || noPowerRejected);
+    noPower.textContent = noPower.hidden ? "" : trainer.reportsNoPower()
+      ? "Your trainer reports no power: this race counts measured watts, so its seconds would not count (rejected: no power). "
+        + "Ride a trainer or power meter that measures power."
+      : "Seconds without power were not counted (no power): this race counts measured watts.";
+    drawStart();
     controls.classList.toggle("trainer-on", trainer.connected);
     strap.draw();
     const total = standings?.items.length ?? 0;
@@ -529,7 +593,7 @@ export function ridePanel(raceId) {
       : [over ? "You placed " : "Your place ", h("strong", { class: "rank" }, ordinal(ownRow.rank)),
         ` of ${Math.max(total, race.racerCount || 0, ownRow.rank)}`]);
     const standingLine = () => (ownRow
-      ? h("span", {}, ...standing(), " · score ", h("strong", { class: "score" }, score(ownRow.score)),
+      ? h("span", {}, ...standing(), powerClass() ? " · " : " · score ", h("strong", { class: "score" }, scoreText(ownRow.score, metric)),
         ownRow.review === "pending" ? ` · ${reviewLabel("pending")}` : "",
         over ? " · " : "", over ? link(`#/racers/${encodeURIComponent(racerId)}/${encodeURIComponent(raceId)}`, "Your ride, second by second →") : "")
       : "");
@@ -560,7 +624,7 @@ export function ridePanel(raceId) {
     riding.hidden = !joined || rider !== "here";
     picker.update(race, !over && second < 0); // a ghost is picked before the start
     ghost.show({ race, own: ownRow, over, started: second >= 0 });
-    feel.show({ race, standings, own: ownRow, over, racerId, ghost: ghost.onStrip() });
+    feel.show({ race, standings, own: ownRow, over, racerId, ghost: ghost.onStrip(), metric });
   }
 
   // Why the ride is under review (or was decided), in words: the racer's results carry the rules it broke
@@ -637,6 +701,7 @@ export function ridePanel(raceId) {
     update(latest) {
       const first = !race;
       ({ race, standings, own: ownRow } = latest);
+      if (latest.metric) metric = latest.metric;
       if (standings.status !== "open" && !over) {
         // The race is over: what is still queued is sent (the API refuses it only if the finish came first).
         flush();

@@ -10,7 +10,8 @@
 // edge) every FIELD_MS; rows the board shows or pushed since are fresher and replace its rows. A race
 // of more than 1,000 racers draws its top 1,000 and says so.
 import { api } from "../api.js";
-import { h, score } from "../dom.js";
+import { h } from "../dom.js";
+import { scoreText } from "../power.js";
 import { cueFor, fieldBins, fieldLimit, mergeRows, momentOf, neighbours, onwards, ordinal, positionOf } from "../rideFeel.js";
 import { serverClock } from "../serverTime.js";
 import { soundCues } from "../sound.js";
@@ -49,6 +50,7 @@ export function raceFeel(raceId, { onSecond }) {
   let timer = null;
   let stopped = false;
   let latest = null;
+  const score = (value) => scoreText(value, latest?.metric); // kJ in a power class (its metric: the panel's)
 
   // The whole field read, where the board shown lacks racers; once more after the finish (its final scores).
   function readField(race, shown, over) {

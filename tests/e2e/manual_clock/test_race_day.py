@@ -81,7 +81,7 @@ def test_an_admin_renames_a_class_and_sees_its_new_name(stack, client, admin, ne
     assert sent == [("PUT", None)]
     assert client.call("GET", f"/classes/{class_id}/races")[1]["name"] == "Hill climb · long"
     listed = client.call("GET", "/classes?limit=100")[1]["items"]
-    assert {"classId": class_id, "name": "Hill climb · long", "description": "Twenty minutes seated"} in listed
+    assert {"classId": class_id, "name": "Hill climb · long", "description": "Twenty minutes seated", "metric": "output"} in listed
 
 
 def test_an_admin_schedules_a_race_checked_in_the_page_and_it_is_up_next(stack, client, admin, new_class):
