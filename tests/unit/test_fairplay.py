@@ -137,7 +137,8 @@ def test_what_the_stream_sees_live_proves_a_rule_broken_and_never_more_than_the_
 
 def test_the_simulators_riders_never_break_a_rule_100_racers_over_three_300_second_races():
     # The simulator's riders start from standstill, a third stop once and start again, all sprint at the
-    # end: no plausibility rule should ever put one up for review.
+    # end: no plausibility rule should ever put one up for review, in an output class or a power class
+    # (their samples carry power: simulator/profiles.py).
     from simulator.profiles import RacerProfile
     from simulator.race import Settings, racer_ids
 
@@ -146,11 +147,24 @@ def test_the_simulators_riders_never_break_a_rule_100_racers_over_three_300_seco
     for race in ("01JD5Z6Q8X0000000000000001", "01JD5Z6Q8X0000000000000002", "01JD5Z6Q8X0000000000000003"):
         for profile in profiles:
             effort = profile.in_race(race, 300)
-            samples = {s: Sample(sample["cadence"], sample["resistance"]) for s in range(300)
+            samples = {s: Sample(sample["cadence"], sample["resistance"], power=sample["power"]) for s in range(300)
                        for sample in [effort.sample(s)]}
-            if broken_rules(samples):
-                flagged.append((race, profile.racer_id, broken_rules(samples)))
+            for metric in (OUTPUT, POWER):
+                if broken_rules(samples, metric):
+                    flagged.append((race, profile.racer_id, metric, broken_rules(samples, metric)))
     assert len(profiles) == 100 and flagged == []
+
+
+def test_the_simulators_strongest_rider_in_an_hour_long_race_breaks_no_power_rule():
+    # Races last up to an hour: the strongest of 200 racers (their threshold power the highest), sprinting at
+    # its end, holds nothing near the 20 minutes' 600 W.
+    from simulator.profiles import RacerProfile
+
+    strongest = max((RacerProfile.for_racer(f"rider-{n:04d}") for n in range(1, 201)), key=lambda p: p.threshold_watts)
+    effort = strongest.in_race("hour", 3600)
+    samples = {s: Sample(sample["cadence"], sample["resistance"], power=sample["power"]) for s in range(3600)
+               for sample in [effort.sample(s)]}
+    assert broken_rules(samples, POWER) == [] and broken_rules(samples) == []
 
 
 # Output = (cadence + 35) x (resistance + 65) / 100 (the contract's samples): cadence 165 at 60 %
