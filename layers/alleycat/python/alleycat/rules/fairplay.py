@@ -194,7 +194,7 @@ POWER_5_MINUTES = _power_held("power-5-minutes", POWER_5_MINUTES_WATTS, POWER_5_
 POWER_20_MINUTES = _power_held("power-20-minutes", POWER_20_MINUTES_WATTS, POWER_20_MINUTES_SECONDS)
 POWER_CADENCE = Rule("power-cadence",
                      f"power above {WATTS_JUDGED_ABOVE} W and above {WATTS_PER_RPM} W per rpm of the cadence (a crank torque"
-                     f" of 400 N·m) in {POWER_CADENCE_SECONDS} or more of any {POWER_CADENCE_WINDOW} seconds, on a ride"
+                     f" of 401 N·m) in {POWER_CADENCE_SECONDS} or more of any {POWER_CADENCE_WINDOW} seconds, on a ride"
                      " whose cadence is ever above 0",
                      POWER_CADENCE_WINDOW, _beyond_cadence, Decimal(POWER_CADENCE_SECONDS), judges=_measures_cadence)
 POWER_HELD = (POWER_PEAK, POWER_MINUTE, POWER_5_MINUTES, POWER_20_MINUTES)
@@ -220,7 +220,8 @@ def broken_rules(samples: Mapping[int, Sample], metric: str = OUTPUT) -> list[st
 def broken_rules_seen(samples: Mapping[int, Sample], chunk_points: Mapping[int, Decimal], chunk_seconds: int,
                       metric: str = OUTPUT) -> list[str]:
     """What a part of a ride, as the stream sees it live, proves broken: the rules its ``samples`` break
-    (a window's total over part of it is at most the whole ride's), and the rules that add up the seconds'
+    (a window's total over part of it is at most the whole ride's; cadence-swing's rises, from the previous
+    second sent, are the exception: docs/fair-play.md), and the rules that add up the seconds'
     scores (output-held; in a power class the watts', whose chunk points are joules) over chunks whose points
     (chunk number -> the sum of its seconds' scores, every chunk of ``chunk_seconds`` seconds the ride has)
     add up beyond the threshold within a window of whole chunks. The finish judges the whole ride."""
