@@ -13,10 +13,22 @@ and start again, and every one sprints at the end, up to 35 rpm above their tren
 About half of them wear a heart-rate strap (drawn once per racer too): their samples carry
 ``heartRate`` (contract v1.2), rising with the race's effort from a personal warm-up rate to a
 personal peak within ``HEART_RATE_RANGE``.
+
+Every sample carries ``power`` (contract v1.3: whole watts, as a smart trainer or power meter
+measures it; the simulator's racers join as ``bike``, real equipment). Watts are torque times the
+crank's angular speed: power = torque x 2 pi x cadence / 60, where the torque is the rider's own
+scale times the trainer's resistance curve, ``(resistance + 65) / 165`` (1 at 100 %), pushed harder in
+the sprint. Each racer has a size (``mass``, kg) and a fitness (``watts_per_kg`` they hold for an hour,
+a club rider's): their torque scale is such that at the top of their personal ranges (cadence and
+resistance) they ride at that power, ``mass x watts_per_kg``: 140 to 380 W. A race trends up to about
+it (100 racers' 5 minutes average 170 to 310 W, 10th to 90th percentile); the sprint adds cadence and
+``Sprint.push`` times the torque: 540 to 980 W at its height, at most about 1,400 (docs/simulator.md).
+No rule of a power class flags them (docs/fair-play.md).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
@@ -35,6 +47,13 @@ STOP_SECONDS = (5, 20)
 SPRINT_SECONDS = (10, 30)  # the last seconds of the race, sprinting
 SPRINT_RPM = (15, 35)  # how far above the trend a sprint's cadence rises, reached in SPRINT_RAMP seconds
 SPRINT_RAMP = 3
+# A club rider's size and fitness: kg, and the watts a kg they hold for an hour (Coggan's power profile puts
+# untrained men near 2 W/kg at threshold, category 3-4 racers near 3-3.5, world class above 6).
+MASS_KG = (55, 95)
+WATTS_PER_KG = (2.5, 4.0)
+SPRINT_PUSH = (2.0, 2.6)  # how many times their torque a sprint pushes at its height, reached in SPRINT_RAMP s
+POWER_JITTER = 0.03  # a power reading's wobble, a share of it
+MOST_WATTS = 3000  # the contract's most
 
 FIRST_NAMES = (
     "Ada", "Amy", "Ben", "Cleo", "Dan", "Eli", "Fay", "Gus", "Hana", "Ivo", "Jade", "Kai",
@@ -61,6 +80,19 @@ class RacerProfile:
     cadence: tuple[int, int]
     resistance: tuple[int, int]
     heart_rate: tuple[int, int] | None = None  # (warm-up, peak) bpm; None: no strap
+    mass: int = 75  # kg
+    watts_per_kg: float = 3.0  # what they hold for an hour: their power at the top of their ranges
+
+    @property
+    def threshold_watts(self) -> float:
+        """The power they ride at the top of their cadence and resistance ranges."""
+        return self.mass * self.watts_per_kg
+
+    @property
+    def torque_scale(self) -> float:
+        """Their crank torque (N*m) on the trainer at 100 % resistance: the torque of ``threshold_watts``
+        at their highest cadence and resistance."""
+        return self.threshold_watts / (_resistance_curve(self.resistance[1]) * _radians_a_second(self.cadence[1]))
 
     @classmethod
     def for_racer(cls, racer_id: str) -> RacerProfile:
@@ -70,17 +102,21 @@ class RacerProfile:
         low, high = HEART_RATE_RANGE
         heart_rate = ((rng.randint(low, HEART_RATE_START_HIGHEST), rng.randint(HEART_RATE_PEAK_LOWEST, high))
                       if rng.random() < STRAP_SHARE else None)
-        return cls(racer_id, name, cadence, resistance, heart_rate)
+        # drawn after the rest, so every racer's name, ranges and strap stay as they were before power
+        mass, watts_per_kg = rng.randint(*MASS_KG), round(rng.uniform(*WATTS_PER_KG), 2)
+        return cls(racer_id, name, cadence, resistance, heart_rate, mass, watts_per_kg)
 
     def in_race(self, race_key: str, duration: int) -> RaceEffort:
         rng = random.Random(f"race:{race_key}:{self.racer_id}")
         cadence, resistance = _race_bounds(rng, self.cadence), _race_bounds(rng, self.resistance)
-        sprint = Sprint(duration - rng.randint(*SPRINT_SECONDS), rng.randint(*SPRINT_RPM))
+        sprint_at, sprint_rpm = duration - rng.randint(*SPRINT_SECONDS), rng.randint(*SPRINT_RPM)
         stop = None
         if rng.random() < STOP_SHARE and duration >= 120:
             length = rng.randint(*STOP_SECONDS)
             stop = Stop(rng.randint(30, duration - 60 - length), length, rng.randint(*START_RAMP))
-        return RaceEffort(self, race_key, duration, cadence, resistance, rng.randint(*START_RAMP), stop, sprint)
+        start_ramp = rng.randint(*START_RAMP)
+        sprint = Sprint(sprint_at, sprint_rpm, round(rng.uniform(*SPRINT_PUSH), 2))  # drawn last: the rest as before
+        return RaceEffort(self, race_key, duration, cadence, resistance, start_ramp, stop, sprint)
 
 
 def _race_bounds(rng: random.Random, bounds: tuple[int, int]) -> tuple[int, int]:
@@ -101,10 +137,16 @@ class Stop:
 
 @dataclass(frozen=True)
 class Sprint:
-    """The end of a race: from second ``at``, cadence rising to ``rpm`` above the trend."""
+    """The end of a race: from second ``at``, cadence rising to ``rpm`` above the trend and the torque to
+    ``push`` times the rider's, both reached in ``SPRINT_RAMP`` seconds."""
 
     at: int
     rpm: int
+    push: float = 1.0
+
+    def share(self, second: int) -> float:
+        """How far into its height the sprint is at ``second``: 0 before it, 1 from ``SPRINT_RAMP`` s in."""
+        return min(1.0, (second - self.at + 1) / SPRINT_RAMP) if second >= self.at else 0.0
 
 
 @dataclass(frozen=True)
@@ -133,18 +175,27 @@ class RaceEffort:
     def sample(self, second: int) -> dict:
         """The telemetry sample for ``second``; the same every time it is asked for."""
         rng = random.Random(f"sample:{self.race_key}:{self.profile.racer_id}:{second}")
-        cadence, resistance = self.trend(second)
-        sample = {
-            "racerId": self.profile.racer_id,
-            "second": second,
-            "cadence": self.ridden(second, _clamp(round(cadence + rng.uniform(-JITTER, JITTER)), self.profile.cadence)),
-            "resistance": _clamp(round(resistance + rng.uniform(-JITTER, JITTER)), self.profile.resistance),
-        }
+        on_cadence, on_resistance = self.trend(second)
+        cadence = self.ridden(second, _clamp(round(on_cadence + rng.uniform(-JITTER, JITTER)), self.profile.cadence))
+        resistance = _clamp(round(on_resistance + rng.uniform(-JITTER, JITTER)), self.profile.resistance)
+        sample: dict = {"racerId": self.profile.racer_id, "second": second, "cadence": cadence, "resistance": resistance}
         if self.profile.heart_rate is not None:
             start, peak = self.profile.heart_rate
             on_trend = start + (peak - start) * self.progress(second)
             sample["heartRate"] = _clamp(round(on_trend + rng.uniform(-JITTER, JITTER)), self.profile.heart_rate)
+        # drawn last: the cadence, resistance and heart rate stay what they were before power
+        wobble = 1 + rng.uniform(-POWER_JITTER, POWER_JITTER)
+        sample["power"] = min(MOST_WATTS, round(self.watts(second, cadence, resistance) * wobble))
         return sample
+
+    def torque(self, second: int, resistance: float) -> float:
+        """The crank torque (N*m) at ``resistance``: the rider's scale on the trainer's curve, pushed in the sprint."""
+        push = 1 + ((self.sprint.push - 1) * self.sprint.share(second) if self.sprint else 0)
+        return self.profile.torque_scale * _resistance_curve(resistance) * push
+
+    def watts(self, second: int, cadence: float, resistance: float) -> float:
+        """Power = torque x angular speed: what the rider turning ``cadence`` at ``resistance`` produces."""
+        return self.torque(second, resistance) * _radians_a_second(cadence)
 
     def ridden(self, second: int, cadence: int) -> int:
         """The cadence a rider turns at ``second`` whose trend (with jitter) is ``cadence``: from
@@ -155,11 +206,19 @@ class RaceEffort:
             if since < 0:
                 return 0
             share = min(1.0, (since + 1) / self.stop.ramp)
-        lift = 0.0
-        if self.sprint and second >= self.sprint.at:
-            lift = self.sprint.rpm * min(1.0, (second - self.sprint.at + 1) / SPRINT_RAMP)
+        lift = self.sprint.rpm * self.sprint.share(second) if self.sprint else 0.0
         return round(cadence * share + lift)
 
 
 def _clamp(value: int, bounds: tuple[int, int]) -> int:
     return min(max(value, bounds[0]), bounds[1])
+
+
+def _resistance_curve(resistance: float) -> float:
+    """A trainer's braking torque at ``resistance`` percent, a share of its torque at 100 %: never 0 (a
+    flywheel and a belt resist at the lowest level), as output's (resistance + 65) has it."""
+    return (resistance + 65) / 165
+
+
+def _radians_a_second(cadence: float) -> float:
+    return 2 * math.pi * cadence / 60

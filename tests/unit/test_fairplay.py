@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from alleycat.rules import fairplay
 from alleycat.rules.fairplay import broken_rules
-from alleycat.rules.samples import Sample
+from alleycat.rules.samples import OUTPUT, POWER, Sample
 
 
 def ride(cadences, resistance=50, start=0):
@@ -137,7 +137,8 @@ def test_what_the_stream_sees_live_proves_a_rule_broken_and_never_more_than_the_
 
 def test_the_simulators_riders_never_break_a_rule_100_racers_over_three_300_second_races():
     # The simulator's riders start from standstill, a third stop once and start again, all sprint at the
-    # end: no plausibility rule should ever put one up for review.
+    # end: no plausibility rule should ever put one up for review, in an output class or a power class
+    # (their samples carry power: simulator/profiles.py).
     from simulator.profiles import RacerProfile
     from simulator.race import Settings, racer_ids
 
@@ -146,11 +147,24 @@ def test_the_simulators_riders_never_break_a_rule_100_racers_over_three_300_seco
     for race in ("01JD5Z6Q8X0000000000000001", "01JD5Z6Q8X0000000000000002", "01JD5Z6Q8X0000000000000003"):
         for profile in profiles:
             effort = profile.in_race(race, 300)
-            samples = {s: Sample(sample["cadence"], sample["resistance"]) for s in range(300)
+            samples = {s: Sample(sample["cadence"], sample["resistance"], power=sample["power"]) for s in range(300)
                        for sample in [effort.sample(s)]}
-            if broken_rules(samples):
-                flagged.append((race, profile.racer_id, broken_rules(samples)))
+            for metric in (OUTPUT, POWER):
+                if broken_rules(samples, metric):
+                    flagged.append((race, profile.racer_id, metric, broken_rules(samples, metric)))
     assert len(profiles) == 100 and flagged == []
+
+
+def test_the_simulators_strongest_rider_in_an_hour_long_race_breaks_no_power_rule():
+    # Races last up to an hour: the strongest of 200 racers (their threshold power the highest), sprinting at
+    # its end, holds nothing near the 20 minutes' 600 W.
+    from simulator.profiles import RacerProfile
+
+    strongest = max((RacerProfile.for_racer(f"rider-{n:04d}") for n in range(1, 201)), key=lambda p: p.threshold_watts)
+    effort = strongest.in_race("hour", 3600)
+    samples = {s: Sample(sample["cadence"], sample["resistance"], power=sample["power"]) for s in range(3600)
+               for sample in [effort.sample(s)]}
+    assert broken_rules(samples, POWER) == [] and broken_rules(samples) == []
 
 
 # Output = (cadence + 35) x (resistance + 65) / 100 (the contract's samples): cadence 165 at 60 %
@@ -186,3 +200,210 @@ def test_the_window_slides_to_the_last_minute_of_the_ride():
     # Only seconds 5-64 average above 250 (59 x 250 + 260 = 15,010); every other minute holds a 100.
     assert output_held([100] * 5 + [250] * 59 + [260])
     assert not output_held([100] * 5 + [250] * 60)
+
+
+# --- Plausibility in watts: a power class (contract v1.3; docs/fair-play.md, "Plausibility in watts") ---
+
+def watts(powers, cadence=90, resistance=50, start=0):
+    """A ride of these watts, one a second from ``start``, at one cadence (or a list of them)."""
+    cadences = cadence if isinstance(cadence, list) else [cadence] * len(powers)
+    return {start + n: Sample(rpm, resistance, power=power) for n, (rpm, power) in enumerate(zip(cadences, powers, strict=True))}
+
+
+def power_rules(samples):
+    return broken_rules(samples, POWER)
+
+
+# Filippo Ganna (about 83 kg) rode his 4-km individual pursuit world record (Minsk, 2019; 4:02.647) at a
+# reported 607 W; André Greipel's winning sprint on stage 6 of the 2018 Tour Down Under peaked at 1,903 W
+# and averaged 1,326 W (UCI, "Track sprinting: a question of watts?"). The race: from a standing start
+# (the trainer's cadence a revolution late), 282 s at 620 W (above Ganna's four minutes) at 105 rpm, then
+# 3 s winding up and Greipel's sprint at 110-120 rpm as its last 15 s. A ride stronger than either of theirs.
+GREIPEL_SPRINT = [1400, 1700, 1903, 1850, 1750, 1600, 1450, 1350, 1250, 1150, 1050, 950, 850, 800, 837]
+PRO_5_MINUTES = watts([900, 1100, 1000] + [620] * 279 + [700, 800, 1000] + GREIPEL_SPRINT,
+                      [0, 40, 75] + [105] * 279 + [108, 110, 112] + [115, 118, 120, 120, 119, 118, 117, 116, 115, 114,
+                                                                      113, 112, 111, 110, 110])
+# Jeffrey Hoogland's 1-km world record (Aguascalientes, 2023; 55.433 s) peaked near 2,700 W and averaged about
+# 1,000 W: a standing start in the first second of a 60-s race, the cadence sensor 0 for its first second and
+# late for two more, 56 s averaging 1,050 W, then 4 s rolling at 150 W.
+HOOGLAND_KILO = watts([1600, 2400, 2700, 2600, 2350, 2050, 1750, 1500] + [round(1200 - 655 * n / 47) for n in range(48)]
+                      + [150] * 4,
+                      [0, 30, 60, 85, 100, 110, 118, 124, 128] + [130] * 30 + [125] * 17 + [90] * 4)
+
+
+def test_the_pro_rides_are_what_they_say():
+    assert len(PRO_5_MINUTES) == 300 and len(HOOGLAND_KILO) == 60
+    assert (sum(GREIPEL_SPRINT), max(GREIPEL_SPRINT)) == (15 * 1326, 1903)
+    assert sum(sample.power for sample in PRO_5_MINUTES.values()) == 198_370  # 661 W for the 5 minutes
+    kilo = [HOOGLAND_KILO[second].power for second in range(56)]
+    assert max(kilo) == 2700 and 1050 <= sum(kilo) / 56 < 1051
+    assert max(sum(kilo[n:n + 5]) for n in range(52)) == 12_100  # its best 5 s: 2,420 W
+
+
+def test_a_pros_five_minutes_with_a_final_sprint_and_a_sprinters_standing_start_break_no_rule():
+    assert power_rules(PRO_5_MINUTES) == []
+    assert power_rules(HOOGLAND_KILO) == []
+    # whatever seconds they leave out, and wherever the race puts them
+    assert power_rules({second: sample for second, sample in PRO_5_MINUTES.items() if second % 7}) == []
+    assert power_rules({second + 1000: sample for second, sample in HOOGLAND_KILO.items()}) == []
+    # a whole hour at Ganna's 5 minutes' power and the kilo twice within it (two 60-s rides 30 s apart)
+    hour = {**{second: Sample(100, 50, power=500) for second in range(3600)},
+            **{second + 600: sample for second, sample in HOOGLAND_KILO.items()},
+            **{second + 690: sample for second, sample in HOOGLAND_KILO.items()}}
+    assert power_rules(hour) == []
+
+
+def test_a_trainer_saying_1500_watts_for_a_300_second_race_is_caught():
+    assert power_rules(watts([1500] * 300)) == ["power-minute", "power-5-minutes"]
+    # from its first minute: what the stream sees of its first two chunks proves it
+    assert fairplay.broken_rules_seen(watts([1500] * 60), {0: Decimal(45_000), 1: Decimal(45_000)}, 30, POWER) == [
+        "power-minute"]
+    assert fairplay.broken_rules_seen({}, {0: Decimal(45_000), 1: Decimal(45_000)}, 30, POWER) == ["power-minute"]
+
+
+def test_power_peak_an_average_above_2700_watts_over_5_seconds():
+    assert power_rules(watts([500, 2700, 2700, 2700, 2700, 2700, 500])) == []          # 13,500 J: not above
+    assert power_rules(watts([500, 2700, 2700, 2701, 2700, 2700, 500])) == ["power-peak"]
+    assert power_rules(watts([3000] * 4 + [1000] + [3000] * 4)) == []                   # 13,000 in every 5 s
+    assert power_rules(watts([3000] * 4 + [1501])) == ["power-peak"]                    # 13,501
+    # four seconds at the contract's most, the fifth left out: 12,000 J in any 5 s of race time
+    assert power_rules({**watts([3000] * 4), **watts([3000] * 4, start=5)}) == []
+    assert power_rules({**watts([3000] * 4), **watts([3000] * 4, start=4)}) == ["power-peak"]
+
+
+def test_power_minute_an_average_above_1400_watts_over_60_seconds():
+    assert power_rules(watts([1400] * 60 + [1000])) == []                               # 84,000 J
+    assert power_rules(watts([1000] + [1400] * 59 + [1401])) == ["power-minute"]        # the window slides
+    assert power_rules(watts([2500] * 33 + [0] * 27)) == []                             # 82,500
+    assert power_rules(watts([2500] * 34)) == ["power-minute"]                          # 85,000, however short
+    # 40 s at 2,100 and 20 s at 0, twice: 84,000 in every minute
+    assert power_rules(watts(([2100] * 40 + [0] * 20) * 2)) == []
+    assert power_rules(watts((([2100] * 40 + [0] * 20) * 2)[:-1] + [1])) == ["power-minute"]  # 84,001 in 60-119
+
+
+def test_power_5_minutes_an_average_above_800_watts_and_20_minutes_above_600():
+    assert power_rules(watts([800] * 300)) == []
+    assert power_rules(watts([800] * 299 + [801])) == ["power-5-minutes"]
+    assert power_rules(watts([600] * 1200)) == []
+    assert power_rules(watts([600] * 1199 + [601])) == ["power-20-minutes"]
+    # an hour at 600 W a second is the most an hour-long ride scores unflagged: 2,160,000 J
+    assert power_rules(watts([600] * 3600)) == []
+    assert power_rules(watts([600] * 1800 + [601] + [600] * 1799)) == ["power-20-minutes"]
+
+
+def test_power_cadence_watts_a_turning_crank_cannot_carry_in_15_of_any_30_seconds():
+    # 42 W per rpm: 420 W at 10 rpm is a torque of 401 N*m; 421 W is beyond it
+    assert fairplay._beyond_cadence(Sample(10, 50, power=420), None) == 0
+    assert fairplay._beyond_cadence(Sample(10, 50, power=421), None) == 1
+    # up to 100 W is never judged, at any cadence (a flywheel coasting)
+    assert fairplay._beyond_cadence(Sample(0, 50, power=100), None) == 0
+    assert fairplay._beyond_cadence(Sample(0, 50, power=101), None) == 1
+    assert fairplay._beyond_cadence(Sample(3, 50, power=126), None) == 0
+    assert fairplay._beyond_cadence(Sample(3, 50, power=127), None) == 1
+    assert fairplay._beyond_cadence(Sample(0, 50), None) == 0                            # no power sent
+    riding = watts([250] * 30)
+    assert power_rules({**riding, **watts([300] * 14, 0, start=30)}) == []
+    assert power_rules({**riding, **watts([300] * 15, 0, start=30)}) == ["power-cadence"]
+    # 8 seconds of watts at 0 rpm twice, the seconds between left out: 15 of the 30 from second 30, then 14
+    assert power_rules({**riding, **watts([300] * 8, 0, start=30), **watts([300] * 8, 0, start=53)}) == ["power-cadence"]
+    assert power_rules({**riding, **watts([300] * 8, 0, start=30), **watts([300] * 8, 0, start=54)}) == []
+    # a device that measures no cadence sends 0 throughout: its watts are judged by the rest
+    assert power_rules(watts([300] * 300, 0)) == []
+    assert power_rules(watts([1500] * 300, 0)) == ["power-minute", "power-5-minutes"]
+
+
+def test_honest_starts_stops_and_coasting_never_break_power_cadence():
+    # a standing start whose cadence reads 0 for 3 s and lags for 2 more, a stop whose flywheel reports
+    # watts for 3 s after the legs stop and a restart as late, twice within 30 s
+    start = watts([1200, 1400, 1300, 1100, 900] + [300] * 20, [0, 0, 0, 20, 40] + [90] * 20)
+    stops = watts([250, 180, 120, 0, 0, 700, 800, 600, 400] * 2 + [300] * 12,
+                  [0, 0, 0, 0, 0, 0, 0, 0, 30] * 2 + [90] * 12, start=25)
+    assert power_rules({**start, **stops}) == []
+    assert sum(fairplay._beyond_cadence(sample, None) for sample in {**start, **stops}.values()) == 4 + 2 * 6  # 12 of them within 30 s
+
+
+@pytest.mark.parametrize("left_out", [2, 3, 10])
+def test_the_gap_trick_hides_no_watts(left_out):
+    # 3,000 W (the contract's most) in all but one second of every ``left_out``: each window of race time
+    # holds what was sent in it, so the minutes break however the seconds are spaced
+    gapped = {second: Sample(100, 50, power=3000) for second in range(300) if second % left_out != left_out - 1}
+    # one in 10 left out: nine seconds in a row, and 810,000 J in 300 s; one in 2 or 3: 12,000 J in any 5 s at most
+    expected = {2: ["power-minute", "power-5-minutes"], 3: ["power-minute", "power-5-minutes"],
+                10: ["power-peak", "power-minute", "power-5-minutes", "power-20-minutes"]}
+    assert power_rules(gapped) == expected[left_out]
+    assert power_rules(dict(reversed(list(gapped.items())))) == power_rules(gapped)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.integers(0, 299), st.sampled_from([3000, 1500, 800, 700, 0]).map(
+    lambda power: Sample(90, 50, power=power))))
+def test_a_ride_no_power_rule_flags_scores_at_most_800_watts_a_second_of_a_5_minute_race(samples):
+    if "power-5-minutes" not in power_rules(samples):
+        assert sum(sample.power for sample in samples.values()) <= 300 * 800
+
+
+SEEN = st.sampled_from([Sample(0, 0, power=0), Sample(0, 0, power=400), Sample(5, 0, power=400),
+                        Sample(90, 60, power=300), Sample(120, 100, power=1500), Sample(180, 100, power=2800),
+                        Sample(300, 100, power=3000)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.integers(0, 179), SEEN, min_size=1), st.data())
+def test_what_the_stream_sees_live_never_flags_what_the_whole_ride_does_not(ride, data):
+    # The stream sees some of the ride's samples (the chunks a batch changed) and the points its chunks held
+    # then (some of their seconds): whatever it proves broken, the whole ride breaks, in either class.
+    seconds = sorted(ride)
+    seen = data.draw(st.sets(st.sampled_from(seconds)))
+    stored = data.draw(st.sets(st.sampled_from(seconds)))
+    for metric in (OUTPUT, POWER):
+        points: dict[int, Decimal] = {}
+        for second in stored:
+            points[second // 30] = points.get(second // 30, Decimal(0)) + ride[second].score(metric)
+        live = fairplay.broken_rules_seen({second: ride[second] for second in seen}, points, 30, metric)
+        # cadence-swing is no lower bound: a second's rise is from the ride's previous second sent, which a
+        # second not seen (or sent later) changes (0 then 300 rpm 12 s apart rise 300 in 10 s; with 120 rpm
+        # between them, 120 and 180 in two windows): docs/fair-play.md, "When they are judged"
+        assert set(live) - {"cadence-swing"} <= set(broken_rules(ride, metric))
+
+
+def test_what_the_stream_sees_of_a_power_class_adds_up_joules_over_whole_chunks():
+    # in a power class chunk points are joules: 15,001 of them in a minute (output-held's) are 250 W, no flag
+    assert fairplay.broken_rules_seen({}, {3: Decimal(7600), 4: Decimal(7401)}, 30, POWER) == []
+    assert fairplay.broken_rules_seen({}, {3: Decimal(42_000), 4: Decimal(42_000)}, 30, POWER) == []
+    assert fairplay.broken_rules_seen({}, {3: Decimal(42_000), 4: Decimal(42_001)}, 30, POWER) == ["power-minute"]
+    assert fairplay.broken_rules_seen({}, {3: Decimal(84_001)}, 30, POWER) == ["power-minute"]  # one chunk can
+    assert fairplay.broken_rules_seen({}, {3: Decimal(42_000), 5: Decimal(42_001)}, 30, POWER) == []
+    # ten chunks are five minutes, forty are twenty
+    assert fairplay.broken_rules_seen({}, {chunk: Decimal(24_000) for chunk in range(10)}, 30, POWER) == []
+    assert fairplay.broken_rules_seen({}, {**{chunk: Decimal(24_000) for chunk in range(10)}, 9: Decimal(24_001)},
+                                      30, POWER) == ["power-5-minutes"]
+    assert fairplay.broken_rules_seen({}, {chunk: Decimal(18_000) for chunk in range(40)}, 30, POWER) == []
+    assert fairplay.broken_rules_seen({}, {**{chunk: Decimal(18_000) for chunk in range(40)}, 0: Decimal(18_001)},
+                                      30, POWER) == ["power-20-minutes"]
+    # the samples seen are judged by every rule of the class, in the rules' order
+    seen = {**watts([3000] * 5), **watts([171] * 10, 171, start=5)}
+    assert fairplay.broken_rules_seen(seen, {0: Decimal(16_710)}, 30, POWER) == ["cadence-held", "power-peak"]
+
+
+def test_output_classes_are_unaffected_by_power_and_power_classes_by_output():
+    # 3,000 W at 0 rpm for 300 s: no output-class rule reads the watts
+    assert broken_rules(watts([3000] * 300, 0)) == [] == broken_rules(watts([3000] * 300, 0), OUTPUT)
+    assert fairplay.broken_rules_seen(watts([3000] * 30, 0), {0: Decimal(90_000), 1: Decimal(90_000)}, 30) == [
+        "output-held"]  # an output class's chunk points are outputs: 180,000 of them in a minute
+    honest_output = ride(range(30, 91), 86)
+    with_watts = {second: sample._replace(power=3000) for second, sample in honest_output.items()}
+    assert broken_rules(with_watts) == broken_rules(honest_output) == []
+    # a sprinter at 150 rpm on a trainer's top level for a minute: output-held in an output class, and in a
+    # power class (where output scores nothing) only the watts are judged
+    sprint = {second: Sample(150, 100, power=1200) for second in range(60)}
+    assert broken_rules(sprint) == ["output-held"]
+    assert power_rules(sprint) == []
+    assert fairplay.rules_of(POWER) == fairplay.POWER_RULES and fairplay.rules_of() == fairplay.RULES
+    assert [rule.id for rule in fairplay.POWER_RULES] == [
+        "cadence-held", "cadence-swing", "power-peak", "power-minute", "power-5-minutes", "power-20-minutes",
+        "power-cadence"]
+
+
+def test_the_cadence_rules_judge_a_power_class_too():
+    assert power_rules(watts([300] * 10, 171)) == ["cadence-held"]
+    assert power_rules(watts([300, 300, 300, 300], [0, 100, 0, 100])) == ["cadence-swing"]

@@ -3,6 +3,7 @@
 import hashlib
 import io
 import itertools
+import math
 import threading
 
 import pytest
@@ -10,7 +11,16 @@ import pytest
 from alleycat.clock import epoch
 from simulator import race as race_module
 from simulator.client import ApiClient, ApiError
-from simulator.profiles import CADENCE_RANGE, JITTER, RESISTANCE_RANGE, RacerProfile
+from simulator.profiles import (
+    CADENCE_RANGE,
+    JITTER,
+    MASS_KG,
+    POWER_JITTER,
+    RESISTANCE_RANGE,
+    SPRINT_RAMP,
+    WATTS_PER_KG,
+    RacerProfile,
+)
 from simulator.race import Settings, Simulator, chunks, racer_ids
 
 IDS = [f"rider-{n:04d}" for n in range(1, 201)]
@@ -31,8 +41,10 @@ def test_profiles_are_stable_per_racer_id_and_differ_between_racers():
     # The same on every machine and in every run (a resent sample must be identical): two racers' profiles
     # as first drawn, whatever was drawn before them
     profiles = [RacerProfile.for_racer(r) for r in IDS]
-    assert RacerProfile.for_racer("rider-0042") == RacerProfile("rider-0042", "Dan Rossi", (51, 86), (54, 71), (107, 174))
-    assert profiles[0] == RacerProfile("rider-0001", "Lena Jensen", (62, 73), (60, 70))
+    # (their size and fitness drawn after the rest, so the names, ranges and straps are those before power)
+    assert RacerProfile.for_racer("rider-0042") == RacerProfile("rider-0042", "Dan Rossi", (51, 86), (54, 71), (107, 174),
+                                                                93, 3.64)
+    assert profiles[0] == RacerProfile("rider-0001", "Lena Jensen", (62, 73), (60, 70), None, 77, 3.85)
     assert [RacerProfile.for_racer(r) for r in reversed(IDS)] == profiles[::-1]
     assert len({p.name for p in profiles}) > 100
     assert len({(p.cadence, p.resistance) for p in profiles}) > 150
@@ -81,6 +93,36 @@ def test_about_half_the_racers_send_a_heart_rate_inside_the_contracts_range_risi
         rates = [effort.sample(second)["heartRate"] for second in range(300)]
         assert all(isinstance(rate, int) and 30 <= rate <= 250 for rate in rates)
         assert sum(rates[-30:]) > sum(rates[:30])  # the last half-minute's heart beats faster than the first's
+
+
+def test_every_sample_carries_power_torque_times_cadence_at_a_club_riders_watts():
+    # Contract v1.3: power, whole watts 0-3000; the simulator's racers join as bikes (real equipment), so every
+    # sample of every racer carries it
+    profiles = [RacerProfile.for_racer(racer_id) for racer_id in IDS[:100]]
+    assert all(MASS_KG[0] <= p.mass <= MASS_KG[1] and WATTS_PER_KG[0] <= p.watts_per_kg <= WATTS_PER_KG[1] for p in profiles)
+    assert len({p.mass for p in profiles}) > 20
+    averages, heights = [], []
+    for profile in profiles:
+        effort = profile.in_race("race-1", 300)
+        samples = [effort.sample(second) for second in range(300)]
+        assert all(isinstance(s["power"], int) and 0 <= s["power"] <= 3000 for s in samples)
+        assert all(s["power"] == 0 for s in samples if s["cadence"] == 0)  # standing still, stopped: no watts
+        for second, s in enumerate(samples):
+            # torque x angular speed, within the reading's wobble (and its rounding to whole watts)
+            expected = effort.torque(second, s["resistance"]) * 2 * math.pi * s["cadence"] / 60
+            assert abs(s["power"] - expected) <= expected * POWER_JITTER + 0.5
+        # at the top of their ranges a rider rides at their threshold power, mass x watts a kg
+        assert effort.watts(0, profile.cadence[1], profile.resistance[1]) == pytest.approx(profile.mass * profile.watts_per_kg)
+        averages.append(sum(s["power"] for s in samples) / 300)
+        heights.append(max(s["power"] for s in samples[effort.sprint.at:]))
+        # the sprint pushes harder than the minute before it
+        assert min(s["power"] for s in samples[effort.sprint.at + SPRINT_RAMP:]) > max(
+            s["power"] for s in samples[effort.sprint.at - 60:effort.sprint.at])
+    # a club rider's watts: 150-350 W over a race for most, sprints to 600-1,100 W for most, none beyond 1,500
+    averages.sort()
+    heights.sort()
+    assert 140 < averages[10] < averages[90] < 350 and averages[-1] < 400
+    assert 500 < heights[10] < 650 < heights[50] < heights[90] < 1100 and heights[-1] < 1500
 
 
 def test_values_trend_from_the_race_minimum_to_its_maximum():
