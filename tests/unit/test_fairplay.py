@@ -360,10 +360,20 @@ def test_what_the_stream_sees_live_never_flags_what_the_whole_ride_does_not(ride
         for second in stored:
             points[second // 30] = points.get(second // 30, Decimal(0)) + ride[second].score(metric)
         live = fairplay.broken_rules_seen({second: ride[second] for second in seen}, points, 30, metric)
-        # cadence-swing is no lower bound: a second's rise is from the ride's previous second sent, which a
-        # second not seen (or sent later) changes (0 then 300 rpm 12 s apart rise 300 in 10 s; with 120 rpm
-        # between them, 120 and 180 in two windows): docs/fair-play.md, "When they are judged"
-        assert set(live) - {"cadence-swing"} <= set(broken_rules(ride, metric))
+        assert set(live) <= set(broken_rules(ride, metric))
+
+
+def test_live_cadence_swing_counts_only_rises_between_seconds_next_to_each_other():
+    # 0 then 300 rpm 12 s apart: the stream has not seen the seconds between (120 rpm sent at second 1: rises
+    # of 120 and 180 11 s apart, no flag), so it judges no rise across the gap; at the finish the whole ride
+    # is judged with the rises it has
+    seen = {0: Sample(0, 50), 12: Sample(300, 50)}
+    assert fairplay.broken_rules_seen(seen, {}, 30) == []
+    assert broken_rules({**seen, 1: Sample(120, 50)}) == []
+    assert broken_rules(seen) == ["cadence-swing"]
+    # next to each other, a rise is the whole ride's whatever arrives later: seen live
+    swings = {second: Sample(20 if second % 2 else 120, 50) for second in range(10)}
+    assert fairplay.broken_rules_seen(swings, {}, 30) == ["cadence-swing"]
 
 
 def test_what_the_stream_sees_of_a_power_class_adds_up_joules_over_whole_chunks():

@@ -217,15 +217,29 @@ def broken_rules(samples: Mapping[int, Sample], metric: str = OUTPUT) -> list[st
     return [rule.id for rule in rules_of(metric) if rule.broken_by(samples)]
 
 
+def _consecutive_runs(samples: Mapping[int, Sample]) -> list[dict[int, Sample]]:
+    """The samples cut where a second is missing: within a run each second's previous is the one before it,
+    as it is in the whole ride however many seconds arrive later."""
+    runs: list[dict[int, Sample]] = []
+    for second in sorted(samples):
+        if not runs or second - 1 not in runs[-1]:
+            runs.append({})
+        runs[-1][second] = samples[second]
+    return runs
+
+
 def broken_rules_seen(samples: Mapping[int, Sample], chunk_points: Mapping[int, Decimal], chunk_seconds: int,
                       metric: str = OUTPUT) -> list[str]:
     """What a part of a ride, as the stream sees it live, proves broken: the rules its ``samples`` break
-    (a window's total over part of it is at most the whole ride's; cadence-swing's rises, from the previous
-    second sent, are the exception: docs/fair-play.md), and the rules that add up the seconds'
-    scores (output-held; in a power class the watts', whose chunk points are joules) over chunks whose points
-    (chunk number -> the sum of its seconds' scores, every chunk of ``chunk_seconds`` seconds the ride has)
-    add up beyond the threshold within a window of whole chunks. The finish judges the whole ride."""
-    broken = set(broken_rules(samples, metric))
+    (a window's total over part of it is at most the whole ride's), cadence-swing over runs of consecutive
+    seconds only (a rise from a second not next to it may be split by a second the stream has not seen), and
+    the rules that add up the seconds' scores (output-held; in a power class the watts', whose chunk points
+    are joules) over chunks whose points (chunk number -> the sum of its seconds' scores, every chunk of
+    ``chunk_seconds`` seconds the ride has) add up beyond the threshold within a window of whole chunks. The
+    finish judges the whole ride."""
+    broken = {rule.id for rule in rules_of(metric) if rule is not CADENCE_SWING and rule.broken_by(samples)}
+    if any(CADENCE_SWING.broken_by(run) for run in _consecutive_runs(samples)):
+        broken.add(CADENCE_SWING.id)
     for rule in SCORE_HELD[POWER if metric == POWER else OUTPUT]:
         across = rule.window // chunk_seconds
         if across and rule.id not in broken and any(
