@@ -5,9 +5,11 @@ Hypothesis draws programs of posts (any racer-seconds, any order, across chunk b
 duplicates, retries with and without Idempotency-Key, concurrent posts from worker processes),
 stream deliveries (batches cut at any record boundary, an invocation failing partway and
 redelivered as the event source mapping does, an old batch delivered again), a finish, posts
-after it, renames, racers joining again on other equipment and admins' review decisions. One
-racer (the third) rides an implausible burst, 300 rpm for its first ``BURST`` seconds (the others' cadence
-changes at random, 30-90 rpm, and may swing too much). An
+after it, renames, racers joining again on other equipment and admins' review decisions. Every other
+program's class is a power class (contract v1.3): scores are sums of watts, a second without power is
+``no power``, the on-screen bike cannot join, and the watts' rules judge rides. One
+racer (the third) rides an implausible burst for its first ``BURST`` seconds, 300 rpm (2,400 W in a power
+class; the others' cadence changes at random, 30-90 rpm, and may swing too much). An
 independent model (the samples accepted, by racer; the equipment and decisions asked for) says
 what every read must show: at every step no board score above the truth and no ``lastSecond``
 going backwards; once the stream has drained, every score, ``lastSecond``, equipment, review,
@@ -55,20 +57,35 @@ RANDOM = os.environ.get("MODEL_RANDOM") == "1"
 
 
 def bursts(racer: str) -> bool:
-    """The program's third racer rides its first ``BURST`` seconds at 300 rpm."""
+    """The program's third racer rides its first ``BURST`` seconds at 300 rpm, or at 2,000 W in a power class."""
     return racer.endswith("-2")
+
+
+def metric_of(program: int) -> str:
+    """Every other program's class is a power class."""
+    return ("output", "power")[program % 2]
+
+
+def rides_a_power_class(racer: str) -> bool:
+    """Whether ``racer`` (``m<program>-<n>``) rides its program's power class."""
+    return metric_of(int(racer[1:].partition("-")[0])) == "power"
 
 
 def sample(racer: str, second: int) -> dict:
     """The one value a bike ever sends for a racer-second (a re-sent sample is the same sample)."""
     mix = zlib.crc32(f"{racer}:{second}".encode())
-    cadence = 300 if bursts(racer) and second < BURST else 30 + mix % 61
+    cadence = 300 if bursts(racer) and second < BURST and not rides_a_power_class(racer) else 30 + mix % 61
     sent = {"racerId": racer, "second": second, "cadence": cadence, "resistance": 33 + (mix >> 8) % 54}
     # the first racer wears a heart-rate strap that misses a second in four (contract v1.2: optional, 30-250 bpm)
     if wears_strap(racer) and mix % 4:
         sent["heartRate"] = 90 + (mix >> 16) % 100
-    # every racer's equipment measures power (contract v1.3), the second's dropping it a second in five
-    return sent if drops_power(racer, second) else {**sent, "power": 80 + (mix >> 20) % 321}
+    # every racer's equipment measures power (contract v1.3), the second's dropping it a second in five; in a
+    # power class the third's burst is 2,400 W at an everyday cadence: 36 of its seconds within a minute
+    # break power-minute (and nothing else)
+    if drops_power(racer, second):
+        return sent
+    burst = bursts(racer) and second < BURST and rides_a_power_class(racer)
+    return {**sent, "power": 2400 if burst else 80 + (mix >> 20) % 321}
 
 
 def wears_strap(racer: str) -> bool:
@@ -80,31 +97,50 @@ def drops_power(racer: str, second: int) -> bool:
     return racer.endswith("-1") and zlib.crc32(f"{racer}:{second}".encode()) % 5 == 0
 
 
-def breaks_a_rule(racer: str, seconds: set[int]) -> bool:
-    """Whether the racer's ``seconds`` break a plausibility rule, as docs/fair-play.md defines them, by brute
-    force over every window of race time: 10 of any 20 s above 170 rpm, outputs above 15,000 within any
-    60 s, cadence rises adding up to 200 rpm within any 10 s (a rise from the previous second sent)."""
+# A power class's watts' rules (docs/fair-play.md): the average above these watts over any window of these seconds
+POWER_HELD = ((5, 2700), (60, 1400), (300, 800), (1200, 600))
+
+
+def breaks_a_rule(racer: str, seconds: set[int], metric: str = "output", rises_next_to: bool = False) -> bool:
+    """Whether the racer's ``seconds`` break a plausibility rule of a class of ``metric``, as docs/fair-play.md
+    defines them, by brute force over every window of race time: 10 of any 20 s above 170 rpm, cadence
+    rises adding up to 200 rpm within any 10 s (a rise from the previous second sent; ``rises_next_to``:
+    from the second before only, as the stream judges live), and outputs above 15,000 within any 60 s, or in
+    a power class the watts' rules (``POWER_HELD``; power above 100 W and 42 W per rpm in 15 of any 30 s on a
+    ride whose cadence is ever above 0)."""
     sent = sorted(seconds)
-    cadence = {second: sample(racer, second)["cadence"] for second in sent}
-    rises = {later: max(0, cadence[later] - cadence[earlier]) for earlier, later in pairwise(sent)}
-    for start in range(-60, SECONDS):
+    value = {second: sample(racer, second) for second in sent}
+    cadence = {second: value[second]["cadence"] for second in sent}
+    rises = {later: max(0, cadence[later] - cadence[earlier]) for earlier, later in pairwise(sent)
+             if not rises_next_to or later == earlier + 1}
+    straining = any(cadence.values())
+    for start in range(-60, SECONDS):  # a window of 150 s or more from -60 holds the whole race
         def within(width: int, start: int = start) -> list[int]:
             return [second for second in sent if start <= second < start + width]
         if (sum(cadence[second] > 170 for second in within(20)) >= 10
-                or sum(hundredths_of(racer, second) for second in within(60)) > 15_000 * 100
                 or sum(rises.get(second, 0) for second in within(10)) >= 200):
+            return True
+        if metric == "output" and sum(hundredths_of(racer, second) for second in within(60)) > 15_000 * 100:
+            return True
+        if metric == "power" and (
+                any(sum(value[second]["power"] for second in within(width)) > watts * width for width, watts in POWER_HELD)
+                or straining and sum(value[second]["power"] > max(100, 42 * cadence[second])
+                                     for second in within(30)) >= 15):
             return True
     return False
 
 
-def seen_breaking_a_rule(racer: str, seconds: set[int]) -> bool:
+def seen_breaking_a_rule(racer: str, seconds: set[int], metric: str = "output") -> bool:
     """Whether the stream, checking each chunk's samples and the entry's chunk points as it scores them, must
-    have seen the ride break a rule: a chunk's own seconds break one, or two adjacent chunks' outputs add up
-    above 15,000."""
+    have seen the ride break a rule: a chunk's own seconds break one (rises judged between seconds next to
+    each other), or chunks' points (outputs, or joules in a power class) add up beyond a rule's threshold
+    over a window of whole chunks (two adjacent chunks are a minute)."""
     chunks = [{second for second in seconds if second // e.Chunk.SECONDS == chunk} for chunk in range(SECONDS // e.Chunk.SECONDS)]
-    points = [sum(hundredths_of(racer, second) for second in chunk) for chunk in chunks]
-    return (any(breaks_a_rule(racer, chunk) for chunk in chunks)
-            or any(first + then > 15_000 * 100 for first, then in pairwise(points)))
+    points = [sum(score_hundredths(metric, racer, second) for second in chunk) for chunk in chunks]
+    held = [(60, 15_000)] if metric == "output" else [(width, watts * width) for width, watts in POWER_HELD]
+    return (any(breaks_a_rule(racer, chunk, metric, rises_next_to=True) for chunk in chunks)
+            or any(sum(points[chunk:chunk + width // e.Chunk.SECONDS]) > most * 100
+                   for width, most in held if width >= e.Chunk.SECONDS for chunk in range(len(points))))
 
 
 def hundredths_of(racer: str, second: int) -> int:
@@ -177,7 +213,7 @@ class Pipeline(RuleBasedStateMachine):
         Pipeline.programs += 1
         self.tail.read()  # what earlier programs left behind
         self.class_id = f"model-{self.programs}"
-        self.metric = ("output", "power")[self.programs % 2]  # a power class every other program
+        self.metric = metric_of(self.programs)
         self.racers = [f"m{self.programs}-{n}" for n in range(len(NAMES))]
         self.names = dict(zip(self.racers, NAMES, strict=False))
         assert call("put_class", {"classId": self.class_id}, body={"name": "Model", "metric": self.metric})[0] == 200
@@ -404,9 +440,9 @@ class Pipeline(RuleBasedStateMachine):
             seconds = {s for r, s in self.accepted if r == racer}
             if racer in self.decided:
                 expected[racer] = self.decided[racer]
-            elif (breaks_a_rule if self.finished else seen_breaking_a_rule)(racer, seconds):
+            elif (breaks_a_rule if self.finished else seen_breaking_a_rule)(racer, seconds, self.metric):
                 expected[racer] = "pending"
-            elif not breaks_a_rule(racer, seconds):
+            elif not breaks_a_rule(racer, seconds, self.metric):
                 expected[racer] = None
             else:
                 assert board[racer]["review"] in (None, "pending"), board[racer]
