@@ -30,7 +30,7 @@ help:
 	@echo "make sam-db  - the DynamoDB that sam local invoke's events expect (docs/local.md: sam local invoke)"
 	@echo "make deploy  - cdk deploy to the AWS account of your current credentials (README: Deploy)"
 	@echo "make admin EMAIL=you@example.com [SITE=http://127.0.0.1:$(PORT)] - make that account an admin"
-	@echo "make demo    - local stack + simulated racers + frontend on http://127.0.0.1:$(PORT) (RACERS=, SPEED=)"
+	@echo "make demo    - local stack + simulated racers + frontend on http://127.0.0.1:$(PORT) (RACERS=, SPEED=, METRIC=power)"
 
 $(STAMP_PY): requirements.txt requirements-dev.txt
 	@if [ -x $(PY) ] && [ "$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYTHON_VERSION)" ]; then \
@@ -125,8 +125,9 @@ chromium:
 
 RACERS ?= 100
 SPEED ?= 1
+METRIC ?= output
 demo: $(STAMP_PY) $(FRONTEND) java
-	PORT=$(PORT) RACERS=$(RACERS) SPEED=$(SPEED) $(PY) -m local.demo
+	PORT=$(PORT) RACERS=$(RACERS) SPEED=$(SPEED) METRIC=$(METRIC) $(PY) -m local.demo
 
 # Mutation testing of the rule modules against tests/unit alone (tools/mutation.py, docs/testing.md):
 # prints each module's score and fails below 90 %. About 90 s, so never part of make test. mutmut needs a

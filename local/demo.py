@@ -1,6 +1,7 @@
 """`make demo`: the local stack plus a fleet of simulated racers, and the frontend to watch them and join.
 
-PORT (default 3000), RACERS (default 100), SPEED (race seconds per second, default 1; above 1 each race
+PORT (default 3000), RACERS (default 100), METRIC (output, the default, or power: a power class of its own,
+``demo-power``, ranked by the racers' watts), SPEED (race seconds per second, default 1; above 1 each race
 started ``duration × (1 − 1/SPEED)`` before its first tick, so every second posted has happened by the
 server's clock: ``simulator.race.head_start``), and RACES (stop after this many; default: until Ctrl-C) come
 from the environment. At SPEED 1 each race is announced ANNOUNCE seconds (default 120) before its start: it is
@@ -29,11 +30,16 @@ ANNOUNCE_SECONDS = 120
 
 
 def demo_settings(environ: Mapping[str, str]) -> Settings:
-    """The simulator's settings from ``make demo``'s environment (RACERS, SPEED, RACES, ANNOUNCE)."""
+    """The simulator's settings from ``make demo``'s environment (RACERS, SPEED, RACES, ANNOUNCE, METRIC)."""
     speed = float(environ.get("SPEED", "1"))
     races = environ.get("RACES")
+    metric = environ.get("METRIC", "output")
+    if metric not in ("output", "power"):
+        raise SystemExit(f"METRIC={metric}: a class's metric is output or power")
+    power = metric == "power"
+    classed = {"class_id": "demo-power", "class_name": "Demo power class", "metric": "power"} if power else {}
     return Settings(racers=int(environ.get("RACERS", "100")), speed=speed, races=int(races) if races else None,
-                    announce=int(environ.get("ANNOUNCE", str(ANNOUNCE_SECONDS))))
+                    announce=int(environ.get("ANNOUNCE", str(ANNOUNCE_SECONDS))), **classed)
 
 
 def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event,

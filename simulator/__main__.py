@@ -23,6 +23,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                              "so people can join it; the next is made that long before the race ridden ends, to start "
                              "as it ends (make demo: 120)")
     parser.add_argument("--class-id", default="demo-class")
+    parser.add_argument("--metric", choices=("output", "power"), default="output",
+                        help="the class's metric: power ranks the racers' watts (a class's metric is fixed once it has races)")
     parser.add_argument("--racer-prefix", default="rider", help="racer ids are <prefix>-0001, ...")
     parser.add_argument("--bikes", action="store_true",
                         help="every racer posts its own sample each second with its own token, as bikes do "
@@ -50,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"no --token, and {args.base_url}/local/token gave none ({error})\n")
             return 2
     settings = Settings(racers=args.racers, speed=args.speed, races=args.races,
-                        duration=args.duration, class_id=args.class_id, racer_prefix=args.racer_prefix,
+                        duration=args.duration, class_id=args.class_id, metric=args.metric, racer_prefix=args.racer_prefix,
                         bikes=args.bikes, watch=args.watch, push_viewers=args.push_viewers, pollers=args.pollers,
                         announce=args.announce)
     simulator = Simulator(client, settings)

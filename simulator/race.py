@@ -65,6 +65,7 @@ class Settings:
     duration: int = 300
     class_id: str = "demo-class"
     class_name: str = "Demo class"
+    metric: str = "output"  # the class's (contract v1.3): "power" ranks the racers' watts
     racer_prefix: str = "rider"
     cognito_ids: bool = False  # racer ids shaped as Cognito subs (36 characters, random-looking), not <prefix>-0001
     bikes: bool = False  # every racer posts its own sample each second with its own token
@@ -163,7 +164,7 @@ class Simulator:
 
     def set_up(self) -> None:
         self.client.call("PUT", f"/classes/{self.settings.class_id}",
-                         {"name": self.settings.class_name,
+                         {"name": self.settings.class_name, "metric": self.settings.metric,
                           "description": "Simulated racers, one race after another"})
         self._each_racer(lambda p: self.client.call("PUT", f"/racers/{p.racer_id}", {"name": p.name}))
         if self.settings.bikes:
