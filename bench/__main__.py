@@ -1,6 +1,7 @@
 """`make bench`: cold start, requests per route, handler overhead, race day, its cost, live boards pushed; into
 docs/performance.md and .json. ``BENCH_QUICK=1``: every stage small (not figures to publish). ``BENCH_ONLY=coldstart``,
-``push`` or ``realtime``: that stage alone, the rest as docs/performance.json has it; ``BENCH_ONLY=price``: priced again."""
+``push``, ``realtime`` or ``scale``: that stage alone, the rest as docs/performance.json has it; ``BENCH_ONLY=price``: priced
+again."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from alleycat.rules.samples import Sample, Totals
 from alleycat.storage import entities as e
 from alleycat.storage.dynamo import client
 
-from . import bikes, coldstart, env, pricing, push, raceday, realtime, report
+from . import bikes, capacity, coldstart, env, pricing, push, raceday, realtime, report
 from .bikes import percentile
 from .coldstart import CLASS_ID, RACE_ID, RACER_ID
 from .env import say
@@ -152,8 +153,8 @@ def price(figures: dict) -> None:
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
     started = time.perf_counter()
-    if ONLY not in (None, "coldstart", "push", "realtime", "price"):
-        sys.exit(f"BENCH_ONLY={ONLY}: one of coldstart, push, realtime, price (or unset for every stage)")
+    if ONLY not in (None, "coldstart", "push", "realtime", "scale", "price"):
+        sys.exit(f"BENCH_ONLY={ONLY}: one of coldstart, push, realtime, scale, price (or unset for every stage)")
     figures = json.loads((env.ROOT / "docs" / "performance.json").read_text()) if ONLY else {}  # the rest as it was
     if ONLY in (None, "coldstart"):
         with env.Dynamo() as dynamo:
@@ -162,6 +163,8 @@ def main() -> None:
         figures["push"] = push.stage()
     if ONLY in (None, "realtime"):
         figures["realtime"] = realtime.stage()
+    if ONLY in (None, "scale"):
+        figures["scale"] = capacity.stage(figures)
     price(figures)
     for row in [] if ONLY else figures["cost"]["lines"]:
         say(f"cost: {row['item']}: {row['quantity']:,.2f} {row['unit']} = ${row['usd']:.3f}")

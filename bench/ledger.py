@@ -4,6 +4,7 @@ engine accounts it; a transaction's or batch write's from the items it touches, 
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import defaultdict, namedtuple
@@ -48,6 +49,22 @@ def read_units(items: list[dict], consistent: bool, summed: bool) -> float:
     return sum(sizing.read_units(bytes_, consistent) for bytes_ in sizes)
 
 
+def read_partitions(operation: str, params: dict, items: list[dict], consistent: bool) -> list[Read]:
+    """A read's units by the partition they were read from (they sum to ``read_units``): a Query's one
+    partition, from its key condition (the inverted index's is an SK); a get's per item, a missing one
+    charged to the first key asked."""
+    if operation == "Query":
+        index = bool(params.get("IndexName"))
+        found = re.search(r"\b(PK|SK) = (:\w+)", params.get("KeyConditionExpression", ""))
+        partition = _text(params["ExpressionAttributeValues"][found.group(2)]) if found else "?"
+        return [Read(partition, read_units(items, consistent, True), index)]
+    if items:
+        return [Read(_text(i["PK"]), read_units([i], consistent, False), False) for i in items]
+    keys = ([k for r in params["RequestItems"].values() for k in r["Keys"]] if operation == "BatchGetItem"
+            else [params["Key"]])
+    return [Read(_text(keys[0]["PK"]), read_units([], consistent, False), False)]
+
+
 def busy_seconds(intervals: list[tuple[float, float]]) -> float:
     """Length of the union of time intervals (parallel requests overlap)."""
     total, end = 0.0, float("-inf")
@@ -64,7 +81,8 @@ def waves(calls) -> int:
     return count
 
 
-Write = namedtuple("Write", "partition units index")  # index: [(index partition, WCU)]
+Write = namedtuple("Write", "partition units index item", defaults=(None,))  # index: [(index partition, WCU)]; item: SK
+Read = namedtuple("Read", "partition units index")  # index: the inverted index's partition (an SK value) was read
 
 
 @dataclass
@@ -76,6 +94,7 @@ class Call:
     writes: list = field(default_factory=list)
     read_units: float = 0.0
     read_bytes: int = 0
+    reads: list = field(default_factory=list)  # [Read]: read_units by partition
 
     @property
     def write_units(self) -> int:
@@ -155,11 +174,12 @@ class Ledger:
             consumed, key = parsed.get("ConsumedCapacity", {}), _write_keys(name, params)[0]
             call.writes.append(Write(_text(key["PK"]), int(consumed.get("Table", {}).get("CapacityUnits", int(failed))),
                                      [(_text(key["SK"]), int(i["CapacityUnits"])) for i in
-                                      consumed.get("GlobalSecondaryIndexes", {}).values() if i.get("CapacityUnits")]))
+                                      consumed.get("GlobalSecondaryIndexes", {}).values() if i.get("CapacityUnits")],
+                                     _text(key["SK"])))
         afters = [before for _, before in befores] if failed or not befores else self.lookup([k for k, _ in befores])
         for (key, before), after in zip(befores, afters, strict=True):
             call.writes.append(Write(key["PK"]["S"], write_units(before, after, name == "TransactWriteItems"),
-                                     [] if failed else index_writes(before, after)))
+                                     [] if failed else index_writes(before, after), key["SK"]["S"]))
         if name in READS and not failed:
             batch = name == "BatchGetItem"
             items = ([i for found in parsed.get("Responses", {}).values() for i in found] if batch
@@ -167,6 +187,7 @@ class Ledger:
             consistent = any(r.get("ConsistentRead") for r in params["RequestItems"].values()) if batch \
                 else bool(params.get("ConsistentRead"))
             call.read_units, call.read_bytes = read_units(items, consistent, name == "Query"), sum(map(size, items))
+            call.reads = read_partitions(name, params, items, consistent)
         call.stop = time.perf_counter()
         with self._lock:
             self.calls.append(call)
