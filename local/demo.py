@@ -36,10 +36,11 @@ def demo_settings(environ: Mapping[str, str]) -> Settings:
     metric = environ.get("METRIC", "output")
     if metric not in ("output", "power"):
         raise SystemExit(f"METRIC={metric}: a class's metric is output or power")
-    power = metric == "power"
-    classed = {"class_id": "demo-power", "class_name": "Demo power class", "metric": "power"} if power else {}
-    return Settings(racers=int(environ.get("RACERS", "100")), speed=speed, races=int(races) if races else None,
-                    announce=int(environ.get("ANNOUNCE", str(ANNOUNCE_SECONDS))), **classed)
+    settings = Settings(racers=int(environ.get("RACERS", "100")), speed=speed, races=int(races) if races else None,
+                        announce=int(environ.get("ANNOUNCE", str(ANNOUNCE_SECONDS))))
+    if metric == "power":
+        settings.class_id, settings.class_name, settings.metric = "demo-power", "Demo power class", "power"
+    return settings
 
 
 def start_simulator(stack: LocalStack, settings: Settings, stop: threading.Event,
