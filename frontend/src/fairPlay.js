@@ -31,7 +31,8 @@ export const rankText = (rank) => (rank == null ? "—" : String(rank));
 // seconds of a ride broke it. Each adds up what every second sent contributes over any window of
 // consecutive seconds of race time (a second not sent contributes nothing), as alleycat.rules.fairplay
 // judges it; a rule marks, in every window that breaks it, the seconds that contributed.
-// samples: [[second, cadence, resistance, output, heartRate], ...] sorted by second (GET .../history).
+// samples: [[second, cadence, resistance, output, heartRate, power], ...] sorted by second (GET .../history;
+// power null or left out where none was sent).
 const CADENCE_HELD_RPM = 170;
 const CADENCE_HELD_SECONDS = 10;
 const CADENCE_HELD_WINDOW = 20;
@@ -40,6 +41,14 @@ const OUTPUT_HELD_SECONDS = 60;
 const CADENCE_SWING_RPM = 200;
 const CADENCE_SWING_SECONDS = 10;
 const CADENCE_JUMP_RPM = 80;
+// A power class's (docs/fair-play.md, "Plausibility in watts"): average watts over a window, and watts the
+// cadence cannot carry (above 100 W and above 42 W per rpm, a crank torque of 401 N·m).
+const POWER_HELD = [["power-peak", 2700, 5], ["power-minute", 1400, 60], ["power-5-minutes", 800, 300],
+  ["power-20-minutes", 600, 1200]];
+const WATTS_PER_RPM = 42;
+const WATTS_JUDGED_ABOVE = 100;
+const POWER_CADENCE_SECONDS = 15;
+const POWER_CADENCE_WINDOW = 30;
 // Sums in ten-thousandths (the contract's places) are whole numbers: exact, as the server's decimals are.
 const exact = (value) => Math.round(value * 10_000);
 
@@ -67,6 +76,37 @@ export const RULES = {
   },
 };
 
+// A second's watts (a second without any adds none).
+const wattsOf = (sample) => sample[5] ?? 0;
+
+// A power class's rules (contract v1.3, alleycat.rules.fairplay.POWER_RULES, in its order): the cadence's,
+// and the watts' in place of output-held. Marked on the power line, but for the cadence's.
+export const POWER_RULES = {
+  "cadence-held": RULES["cadence-held"],
+  "cadence-swing": RULES["cadence-swing"],
+  ...Object.fromEntries(POWER_HELD.map(([id, watts, length]) => [id, {
+    sentence: `average power above ${watts} W over any ${length} seconds (a second not sent counts 0)`,
+    on: "power",
+    // As output-held: every second sent of a breaking window is marked, the window's sum is the rule.
+    seconds: (samples) => windowed(samples, length, (sample) => exact(wattsOf(sample)),
+      (total) => total > exact(watts * length), () => true),
+  }])),
+  "power-cadence": {
+    sentence: `power above ${WATTS_JUDGED_ABOVE} W and above ${WATTS_PER_RPM} W per rpm of the cadence (a crank torque`
+      + ` of 401 N·m) in ${POWER_CADENCE_SECONDS} or more of any ${POWER_CADENCE_WINDOW} seconds, on a ride`
+      + " whose cadence is ever above 0",
+    on: "power",
+    // A device that measures no cadence sends 0 throughout: such a ride is not judged.
+    seconds: (samples) => (samples.some((sample) => sample[1] > 0)
+      ? windowed(samples, POWER_CADENCE_WINDOW, (sample) => (wattsOf(sample) > WATTS_JUDGED_ABOVE
+        && exact(wattsOf(sample)) > WATTS_PER_RPM * exact(sample[1]) ? 1 : 0), (total) => total >= POWER_CADENCE_SECONDS)
+      : []),
+  },
+};
+
+// The rules a ride in a class of `metric` is judged by ("power", else an output class's), by id.
+export const rulesOf = (metric) => (metric === "power" ? POWER_RULES : RULES);
+
 // Rules no longer checked (contract v1.3), as reviews stored before then name them.
 export const RETIRED_RULES = {
   "cadence-jump": {
@@ -78,7 +118,7 @@ export const RETIRED_RULES = {
   },
 };
 
-const ruleOf = (rule) => RULES[rule] ?? RETIRED_RULES[rule];
+const ruleOf = (rule) => RULES[rule] ?? POWER_RULES[rule] ?? RETIRED_RULES[rule];
 
 // The sentence for a rule id; an id this page does not know reads as itself.
 export const ruleSentence = (rule) => ruleOf(rule)?.sentence ?? rule;
@@ -93,7 +133,7 @@ export function reviewReason(review, rules = [], note = null) {
   return note ? `${head} ${review === "disqualified" ? "The admin's note" : "Note"}: ${note}` : head;
 }
 
-// What a chart marks for a rule: "output" or "cadence".
+// What a chart marks for a rule: "output", "cadence" or "power" (a power class's watts).
 export const ruleMarksOn = (rule) => ruleOf(rule)?.on ?? "output";
 
 // The seconds of a ride that broke `rule` (sorted), [] for a rule this page cannot locate.

@@ -8,6 +8,7 @@
 // that same lastSecond; once the race is finished, the final score against the ghost's at the race's
 // last second (a rider who stopped early is not compared with a ghost that stopped with them).
 import { EQUIPMENT } from "./fairPlay.js";
+import { kilojoules, POWER } from "./power.js";
 
 // The kinds of ghost a racer picks, and how the ride page names each beside the ghost's name.
 export const KINDS = { best: "your best", record: "the class record", racer: "a past racer" };
@@ -70,8 +71,15 @@ export function gapTo(ghost, own, { race = null, finished = false } = {}) {
 
 const points = (value) => Math.abs(value).toLocaleString(undefined, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
-// The gap as the ride page writes it: "+12.3 ahead", "8.1 behind", "level".
-export function gapText(gap) {
+// The gap as the ride page writes it: "+12.3 ahead", "8.1 behind", "level". In a power class (`metric`
+// "power": scores are joules) in kilojoules to a tenth, halves away from zero, "+1.2 kJ ahead" (counted
+// in tenths of a joule, tenthsApart's: no binary leftovers); a gap under 0.05 kJ is level.
+export function gapText(gap, metric = null) {
+  if (metric === POWER) {
+    const hundredJoules = Math.floor((Math.round(Math.abs(gap) * 10) + 500) / 1000);
+    if (hundredJoules === 0) return "level";
+    return `${gap > 0 ? "+" : ""}${kilojoules(hundredJoules * 100)} ${gap > 0 ? "ahead" : "behind"}`;
+  }
   if (gap > 0) return `+${points(gap)} ahead`;
   if (gap < 0) return `${points(gap)} behind`;
   return "level";

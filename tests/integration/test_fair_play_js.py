@@ -72,9 +72,16 @@ def output(cadence, resistance) -> Decimal:
     return ((Decimal(cadence) + 35) * (Decimal(resistance) + 65) / 100).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
 
 
+def loaded(tmp_path, value) -> str:
+    """A JS expression of ``value``, read from a file (a long ride is beyond a command line's length)."""
+    path = tmp_path / f"value-{len(list(tmp_path.glob('value-*.json')))}.json"
+    path.write_text(json.dumps(value))
+    return f"JSON.parse((await import('node:fs')).readFileSync({json.dumps(str(path))}, 'utf8'))"
+
+
 def marked(tmp_path, samples, rules=("cadence-held", "output-held", "cadence-swing")):
     """{rule: the seconds of ``samples`` the page marks for it}."""
-    found = fair(tmp_path, f"const samples = {json.dumps(samples)};"
+    found = fair(tmp_path, f"const samples = {loaded(tmp_path, samples)};"
                            f" return {json.dumps(list(rules))}.map((rule) => fair.brokenSeconds(rule, samples));")
     return dict(zip(rules, found, strict=True))
 
@@ -188,6 +195,96 @@ def test_the_pages_sentences_are_the_servers_rules(tmp_path):
     # agree, the retired ones too (reviews stored before contract v1.3 name them)
     from alleycat.rules import fairplay
 
-    page = fair(tmp_path, "return [fair.RULES, fair.RETIRED_RULES].map((rules) =>"
-                          " Object.fromEntries(Object.keys(rules).map((id) => [id, fair.ruleSentence(id)])));")
-    assert page == [{rule.id: rule.says for rule in fairplay.RULES}, fairplay.RETIRED]
+    page = fair(tmp_path, "return [fair.RULES, fair.POWER_RULES, fair.RETIRED_RULES].map((rules) =>"
+                          " Object.entries(Object.fromEntries(Object.keys(rules).map((id) => [id, fair.ruleSentence(id)]))));")
+    # a power class's rules too, in the server's order (contract v1.3)
+    assert page == [[[rule.id, rule.says] for rule in rules] for rules in (fairplay.RULES, fairplay.POWER_RULES)] + [
+        [list(item) for item in fairplay.RETIRED.items()]]
+    assert fair(tmp_path, 'return ["output", "power", null].map((metric) => Object.keys(fair.rulesOf(metric)));') == [
+        [rule.id for rule in fairplay.rules_of(metric)] for metric in ("output", "power", "output")]
+
+
+POWER_RULE_IDS = ("cadence-held", "cadence-swing", "power-peak", "power-minute", "power-5-minutes", "power-20-minutes",
+                  "power-cadence")
+
+
+def powered(watts, cadences, seconds=None, resistance=50):
+    """A power class's samples as GET .../history gives them: [second, cadence, resistance, output, heartRate, power]."""
+    seconds = range(len(watts)) if seconds is None else seconds
+    return [[s, c, resistance, float(output(c, resistance)), None, w]
+            for s, c, w in zip(seconds, cadences, watts, strict=True)]
+
+
+def server_flags(samples):
+    """The power rules alleycat.rules.fairplay finds broken by ``samples`` (the server's judgement of the ride)."""
+    from alleycat.rules import fairplay
+    from alleycat.rules.samples import POWER, Sample
+
+    ride_ = {s: Sample(Decimal(str(c)), Decimal(str(r)), None, w) for s, c, r, _, _, w in samples}
+    return fairplay.broken_rules(ride_, POWER)
+
+
+def by_the_power_rules(samples):
+    """What the page must mark for the watts' rules, worked out here window by window from the rules' words."""
+    found = {rule: set() for rule in POWER_RULE_IDS[2:]}
+    for rule, watts, length in (("power-peak", 2700, 5), ("power-minute", 1400, 60), ("power-5-minutes", 800, 300),
+                                ("power-20-minutes", 600, 1200)):
+        for window in windows(samples, length):
+            if sum(sample[5] or 0 for sample in window) > watts * length:
+                found[rule] |= {sample[0] for sample in window}
+    if any(sample[1] > 0 for sample in samples):
+        beyond = [sample for sample in samples if (sample[5] or 0) > 100 and (sample[5] or 0) > 42 * sample[1]]
+        for window in windows(samples, 30):
+            strained = [sample for sample in window if sample in beyond]
+            if len(strained) >= 15:
+                found["power-cadence"] |= {sample[0] for sample in strained}
+    return {rule: sorted(seconds) for rule, seconds in found.items()}
+
+
+def test_a_power_rides_broken_rules_are_located_where_the_server_flags_them(tmp_path):
+    # 1,500 W held at 90 rpm for 80 s after a 200-W warm-up of 120 s (10 s of it not sent), then 200 W again
+    seconds = [s for s in range(400) if not 50 <= s < 60]
+    watts = [1500 if 120 <= s < 200 else 200 for s in seconds]
+    samples = powered(watts, [90] * len(seconds), seconds)
+    found = marked(tmp_path, samples, POWER_RULE_IDS)
+    assert server_flags(samples) == ["power-minute"]
+    # Then the page marks power-minute alone: the seconds sent of every minute above 1,400 W on average
+    assert [rule for rule in POWER_RULE_IDS if found[rule]] == ["power-minute"]
+    assert found["power-minute"][0] > 120 - 60 and found["power-minute"][-1] < 200 + 60
+    assert {s for s in seconds if 120 <= s < 200} <= set(found["power-minute"])
+    assert {rule: found[rule] for rule in POWER_RULE_IDS[2:]} == by_the_power_rules(samples)
+    assert fair(tmp_path, 'return ["power-minute", "power-cadence", "cadence-held"].map(fair.ruleMarksOn);') == [
+        "power", "power", "cadence"]
+
+
+def test_a_power_cadence_ride_and_one_without_cadence(tmp_path):
+    # 600 W at 10 rpm (60 W per rpm) for 20 s after a standing start: strained beyond any crank's torque
+    strained = powered([250] * 30 + [600] * 20 + [250] * 30, [90] * 30 + [10] * 20 + [90] * 30)
+    # A power meter that measures no cadence: the same watts at 0 rpm throughout are not judged by it
+    no_cadence = powered([250] * 30 + [600] * 20 + [250] * 30, [0] * 80)
+    # A standing start: 14 s of strain in any 30 is not enough
+    start = powered([400] * 14 + [250] * 60, [5] * 14 + [90] * 60)
+    for samples, flagged in ((strained, ["power-cadence"]), (no_cadence, []), (start, [])):
+        found = marked(tmp_path, samples, POWER_RULE_IDS)
+        assert server_flags(samples) == flagged
+        assert [rule for rule in POWER_RULE_IDS if found[rule]] == flagged
+        assert {rule: found[rule] for rule in POWER_RULE_IDS[2:]} == by_the_power_rules(samples)
+    assert marked(tmp_path, strained, ["power-cadence"]) == {"power-cadence": list(range(30, 50))}
+
+
+def test_random_power_rides_are_marked_where_the_server_flags_them_window_by_window(tmp_path):
+    generator = random.Random(52)
+    rides = []
+    for _ in range(30):
+        seconds = sorted(generator.sample(range(400), generator.randint(30, 400)))
+        base = generator.choice([200, 900, 1500, 2800])
+        cadence = generator.choice([0, 5, 30, 90])
+        rides.append(powered([min(3000, max(0, base + generator.randint(-300, 300))) for _ in seconds],
+                             [max(0, cadence + generator.randint(-5, 5)) for _ in seconds], seconds))
+    found = fair(tmp_path, f"""const rides = {loaded(tmp_path, rides)};
+      return rides.map((samples) => Object.fromEntries({json.dumps(POWER_RULE_IDS)}
+        .map((rule) => [rule, fair.brokenSeconds(rule, samples)])));""")
+    for samples, marks in zip(rides, found, strict=True):
+        assert [rule for rule in POWER_RULE_IDS if marks[rule]] == server_flags(samples)
+        assert {rule: marks[rule] for rule in POWER_RULE_IDS[2:]} == by_the_power_rules(samples)
+    assert all(any(marks[rule] for marks in found) for rule in POWER_RULE_IDS[2:])

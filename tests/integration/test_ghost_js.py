@@ -19,7 +19,7 @@ TENTH = Decimal("0.1")
 @pytest.fixture(scope="module")
 def js(tmp_path_factory):
     """js(statements) -> the JSON value the statements ``return``, over ghost.js (and what it imports)."""
-    return over(tmp_path_factory.mktemp("ghost_js"), ghost="ghost.js", fair="fairPlay.js")
+    return over(tmp_path_factory.mktemp("ghost_js"), ghost="ghost.js", fair="fairPlay.js", power="power.js", dom="dom.js")
 
 
 def output(cadence, resistance) -> Decimal:
@@ -107,6 +107,19 @@ def test_a_long_races_ghost_moves_on_each_step_and_ends_on_its_final_score(js):
 def test_the_gap_reads_to_a_tenth_halves_away_from_zero(js, mine, ghost_score, shown):
     got = js(f"return ghost.gapText(ghost.tenthsApart({mine}, {ghost_score}));")
     assert got == shown
+
+
+@pytest.mark.parametrize(("mine", "ghost_score", "shown"), [
+    (54300, 54300, "level"), (54349.9, 54300, "level"), (54350, 54300, "+0.1\u00a0kJ ahead"),
+    (54250, 54300, "0.1\u00a0kJ behind"),  # halves away from zero, the same either way
+    (55450, 54300, "+1.2\u00a0kJ ahead"), (53150, 54300, "1.2\u00a0kJ behind"), (1234567, 0, "+1,234.6\u00a0kJ ahead"),
+    (0, 1234549.9, "1,234.5\u00a0kJ behind"),
+])
+def test_a_power_classs_gap_reads_in_kilojoules_to_a_tenth_halves_away_from_zero(js, mine, ghost_score, shown):
+    # a power class's scores are joules (contract v1.3): the gap reads as power.js writes kJ
+    assert js(f"return ghost.gapText(ghost.tenthsApart({mine}, {ghost_score}), 'power');") == shown
+    assert js(f"return ghost.gapText(ghost.tenthsApart({mine}, {ghost_score}), 'output');") == js(
+        f"return ghost.gapText(ghost.tenthsApart({mine}, {ghost_score}));")
 
 
 def test_the_gap_is_the_rounded_difference_for_any_four_place_score(js):

@@ -15,9 +15,14 @@
 // ride itself is (ride.js): the ride goes on in another tab of this browser ("Ride here instead", a
 // ride link opened in a new tab) and after a reload, and its ghost with it. Choices older than
 // KEEP_MS are dropped as another is saved.
+//
+// A power class's ghosts (contract v1.3; the metric read from the class: classNames.js) read their final
+// scores in kJ.
 import { api, ApiError } from "../api.js";
-import { h, score } from "../dom.js";
+import { classMetric } from "../classNames.js";
+import { h } from "../dom.js";
 import { bestInResults, bestOnBoard, finalScore, finishedRaces, ghostOf, KINDS, recordOf } from "../ghost.js";
+import { OUTPUT, scoreText } from "../power.js";
 import { racers } from "../raceList.js";
 import { ordinal } from "../rideFeel.js";
 import { startDate } from "../time.js";
@@ -131,6 +136,7 @@ export function ghostPicker(raceId, racerId, { onChange = () => {} } = {}) {
     option("none", "No ghost"), option("best", "Your best in this class"), option("record", "The class record"),
     option("racer", "A racer of a finished race"), pastRacer, note);
   let classId = null;
+  let metric = Promise.resolve(OUTPUT); // the class's, once its class is known (unread: an output class's scores)
   let asked = 0; // the latest pick: an older pick's answer arriving late changes nothing
 
   const check = (value) => element.querySelectorAll("input[type=radio]").forEach((input) => { input.checked = input.value === value; });
@@ -138,15 +144,17 @@ export function ghostPicker(raceId, racerId, { onChange = () => {} } = {}) {
     note.textContent = text;
     note.className = `ghost-note ${trouble ? "error" : "muted"}`;
   };
-  const chosen = (choice, ghost) => `Your ghost: ${ghost.name} (${whose(choice, ghost)}), final score ${score(finalScore(ghost))}.`;
+  const chosen = async (choice, ghost) =>
+    `Your ghost: ${ghost.name} (${whose(choice, ghost)}), final score ${scoreText(finalScore(ghost), await metric)}.`;
 
   // A choice checked against its replay, then kept; or why not, and the kept choice stays.
   async function keep(choice, pick) {
     try {
       const ghost = await ghostFor(choice);
+      const text = await chosen(choice, ghost);
       if (pick !== asked) return;
       saveGhost(raceId, racerId, choice);
-      say(chosen(choice, ghost));
+      say(text);
       onChange(choice);
     } catch (error) {
       if (pick !== asked) return;
@@ -220,10 +228,11 @@ export function ghostPicker(raceId, racerId, { onChange = () => {} } = {}) {
         : `its replay could not be read (${error.message}).`;
       return say(`This race cannot be ridden against: ${why}`, true);
     }
+    const shownAs = await metric; // never refused: an unread metric is output
     if (pick !== asked) return;
     racersBox.replaceChildren(h("option", { value: "" }, "Choose a racer…"), ...replay.racers.map((racer, index) =>
-      h("option", { value: racer.racerId },
-        `${racer.rank != null ? `${ordinal(racer.rank)} · ` : ""}${racer.name} · ${score(finalScore({ scores: replay.scores[index] || [] }))}`)));
+      h("option", { value: racer.racerId }, `${racer.rank != null ? `${ordinal(racer.rank)} · ` : ""}${racer.name} · `
+        + `${scoreText(finalScore({ scores: replay.scores[index] || [] }), shownAs)}`)));
     racersBox.hidden = false;
     racersBox.value = kept?.raceId === ghostRace ? kept.racerId : "";
     if (!racersBox.value) say("Choose a racer of that race.");
@@ -245,7 +254,8 @@ export function ghostPicker(raceId, racerId, { onChange = () => {} } = {}) {
     try {
       if (kept.kind === "racer") await listRaces(pick, kept);
       const ghost = await ghostFor(kept);
-      if (pick === asked) say(chosen(kept, ghost));
+      const text = await chosen(kept, ghost);
+      if (pick === asked) say(text);
     } catch (error) {
       if (pick === asked) say(`Your ghost cannot be had: ${error.message}`, true);
     }
@@ -258,6 +268,7 @@ export function ghostPicker(raceId, racerId, { onChange = () => {} } = {}) {
       element.hidden = !open || !racerId;
       if (!racerId || classId === race.classId) return;
       classId = race.classId;
+      metric = classMetric(classId).catch(() => OUTPUT);
       showKept();
     },
   };

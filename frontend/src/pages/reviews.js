@@ -3,13 +3,16 @@
 // chart (GET /racers/{racerId}/history?raceId=) beside the rule(s) it broke, the seconds that broke
 // each marked on the chart and named in words, and the admin's decision: "Clear" or "Disqualify",
 // with an optional note (≤ 500 characters). The API refuses anyone but an admin anyway.
+// A power class's review (contract v1.3; its metric read from its class: classNames.js) reads its score
+// in kJ, and its chart marks the watts' rules on the ride's power line.
 import { api, fairPlayApi } from "../api.js";
 import { auth } from "../auth.js";
 import { OutputChart } from "../chart.js";
-import { className } from "../classNames.js";
+import { classMetric, className } from "../classNames.js";
 import { h, link, score } from "../dom.js";
 import { brokenSeconds, equipmentClass, equipmentLabel, reviewLabel, ruleMarksOn, ruleSentence, secondRanges } from "../fairPlay.js";
 import { PagedList } from "../pagedList.js";
+import { kilojoules, OUTPUT, POWER, scoreText } from "../power.js";
 import { raceLabel } from "../races.js";
 import { adminBadge, why } from "./formField.js";
 
@@ -24,8 +27,9 @@ const key = (item) => `${item.raceId}/${item.racerId}`;
 // A rule's marks on the chart, by its place in the review's list (style.css has .mark-0 … .mark-2).
 const MARK_COLORS = ["#b3001b", "#e08a00", "#6b4fd6"];
 
-// One review's ride: the chart, beside the rules with their seconds, and the decision.
-function reviewDetail(item, charts) {
+// One review's ride: the chart, beside the rules with their seconds, and the decision. metric: a promise of
+// the class's.
+function reviewDetail(item, charts, metric) {
   const chartBox = h("div", { class: "chart" });
   const chartNote = h("p", { class: "muted chart-note" }, "Loading the ride…");
   const rules = h("ul", { class: "rules" }, (item.rules || []).map((rule, index) =>
@@ -80,7 +84,9 @@ function reviewDetail(item, charts) {
           ? ` at second${mark.seconds.length > 1 ? "s" : ""} ${secondRanges(mark.seconds)} (${mark.seconds.length} s, marked on the chart)`
           : " (not found in the stored seconds)";
       }
-      chartNote.textContent = `${samples.length} seconds · total ${score(samples.reduce((sum, sample) => sum + sample[3], 0))}`;
+      const power = (await metric) === POWER;
+      const total = samples.reduce((sum, sample) => sum + ((power ? sample[5] : sample[3]) ?? 0), 0);
+      chartNote.textContent = `${samples.length} seconds · total ${power ? kilojoules(total) : score(total)}`;
       const chart = new OutputChart(chartBox, { marks });
       charts.add(chart);
       chart.show(samples);
@@ -93,11 +99,17 @@ function reviewDetail(item, charts) {
 }
 
 function reviewRow(item, charts) {
+  const metric = classMetric(item.classId).catch(() => OUTPUT); // unread: the score as an output class's
+  const scoreBox = h("span", { class: "score num" });
+  metric.then((found) => {
+    scoreBox.textContent = scoreText(item.score, found);
+    scoreBox.closest("li")?.setAttribute("data-metric", found);
+  });
   const details = h("details", { class: "review" },
     h("summary", {},
       h("span", { class: "label" }, item.name || item.racerId),
       h("span", { class: `equipment ${equipmentClass(item.equipment)}` }, equipmentLabel(item.equipment)),
-      h("span", { class: "score num" }, score(item.score)),
+      scoreBox,
       h("span", { class: "state tag" }, reviewLabel(item.state) || ""),
       h("span", { class: "rule-list muted" }, (item.rules || []).map(ruleSentence).join("; "))),
     h("p", { class: "where-race muted" }, "Race ", link(`#/races/${encodeURIComponent(item.raceId)}`, item.classId),
@@ -107,7 +119,7 @@ function reviewRow(item, charts) {
   details.addEventListener("toggle", () => {
     if (!details.open || opened) return;
     opened = true;
-    details.append(reviewDetail(item, charts));
+    details.append(reviewDetail(item, charts, metric));
   });
   const li = h("li", { class: "review-item", "data-race": item.raceId, "data-racer": item.racerId, "data-state": item.state }, details);
   // The race reads as its class and start ("Hill climb · 18:30"), as everywhere in the site.

@@ -623,7 +623,7 @@ export function ridePanel(raceId) {
     element.dataset.rider = rider ?? "";
     riding.hidden = !joined || rider !== "here";
     picker.update(race, !over && second < 0); // a ghost is picked before the start
-    ghost.show({ race, own: ownRow, over, started: second >= 0 });
+    ghost.show({ race, own: ownRow, over, started: second >= 0, metric });
     feel.show({ race, standings, own: ownRow, over, racerId, ghost: ghost.onStrip(), metric });
   }
 

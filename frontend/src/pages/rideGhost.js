@@ -2,7 +2,8 @@
 // where the ghost is on the field's strip (rideField.js draws the mark). The ghost is the one picked for
 // this race (ghostPicker.js), its scores from its race's replay, read once. The gap is ghost.js's: the
 // rider's board row (its score and lastSecond, the server's) against the ghost after that same second
-// of its race; it moves as the board does, each second. The browser's clock decides nothing here.
+// of its race; it moves as the board does, each second (in a power class, in kJ). The browser's clock
+// decides nothing here.
 import { h } from "../dom.js";
 import { gapText, gapTo } from "../ghost.js";
 import { ghostFor, savedGhost, whose } from "./ghostPicker.js";
@@ -41,7 +42,8 @@ export function rideGhost(raceId, racerId) {
     const apart = latest && gapTo(ghost, latest.own, { race: latest.race, finished: latest.over });
     line.dataset.second = apart ? String(apart.second) : "";
     line.dataset.gap = apart ? String(apart.gap) : "";
-    if (apart) gap.textContent = apart.final ? `finished ${gapText(apart.gap)}` : gapText(apart.gap);
+    const text = apart && gapText(apart.gap, latest.metric); // kJ in a power class
+    if (apart) gap.textContent = apart.final ? `finished ${text}` : text;
     else gap.textContent = latest?.started ? "from your first second" : "rides with you from the start";
   }
 
@@ -66,7 +68,8 @@ export function rideGhost(raceId, racerId) {
   return {
     line,
     reload: load,
-    // The ride's latest: the race, the racer's own row, whether it is over, whether it has started.
+    // The ride's latest: the race, the racer's own row, whether it is over, whether it has started, the
+    // class's metric ("power": the gap in kJ).
     show(panel) {
       latest = panel;
       if (problem && Date.now() - failedAt > RETRY_MS) load();

@@ -45,11 +45,11 @@ class Race:
     """A race of a class of its own that started 90 s before the stack's now (300 s long), its racers joined
     through the API by an admin token."""
 
-    def __init__(self, client):
+    def __init__(self, client, metric="output"):
         self.client = client
         self.admin = client.token("ops", ["admin"])
         self.class_id = f"fair-{uuid.uuid4().hex[:8]}"
-        assert client.call("PUT", f"/classes/{self.class_id}", {"name": "Fair climb"}, self.admin)[0] == 200
+        assert client.call("PUT", f"/classes/{self.class_id}", {"name": "Fair climb", "metric": metric}, self.admin)[0] == 200
         status, race = client.call("POST", f"/classes/{self.class_id}/races",
                                    {"startsAt": client.starts_in(-90), "durationSeconds": 300}, self.admin)
         assert status == 201, race
@@ -62,8 +62,9 @@ class Race:
         assert status == 200 and joined["equipment"] == equipment, joined
         return racer_id
 
-    def ride(self, racer_id, cadence, resistance, seconds=range(0, 80)):
-        samples = [{"racerId": racer_id, "second": s, "cadence": cadence, "resistance": resistance} for s in seconds]
+    def ride(self, racer_id, cadence, resistance, seconds=range(0, 80), power=None):
+        samples = [{"racerId": racer_id, "second": s, "cadence": cadence, "resistance": resistance,
+                    **({} if power is None else {"power": power})} for s in seconds]
         status, answer = self.client.call("POST", f"/races/{self.race_id}/telemetry", {"samples": samples}, self.admin)
         assert status == 200 and answer["accepted"] == len(samples), answer
 
@@ -238,6 +239,30 @@ def test_an_admin_clears_a_pending_ride_and_disqualifying_another_takes_its_rank
     admin.set_viewport_size({"width": 1000, "height": 900})
     for page in (viewer, rider):
         page.context.close()
+
+
+def test_a_power_rides_review_reads_in_kj_and_marks_the_watts_that_broke_its_rule_on_the_power_line(stack, client, admin):
+    # Given a trainer in a power class held at 1,500 W (90 rpm) for 80 s: above 1,400 W over a minute
+    race = Race(client, metric="power")
+    trainer = race.join("Watt Wall", "trainer")
+    race.ride(trainer, 90, 50, power=1500)
+    review = eventually(lambda: race.review(trainer, "pending"))
+    assert review["rules"] == ["power-minute"] and review["score"] == 120_000, review
+    # When the admin opens its review, on a phone
+    admin.set_viewport_size({"width": 390, "height": 900})
+    admin.goto(f"{stack.url}/#/")  # the reviews page again, read anew
+    item = open_review(admin, stack, race, trainer)
+    # Then the list reads its score in kJ, the rule in the server's words, where it broke, on the power line
+    admin.wait_for_function("item => document.querySelector(`${item} summary .score`).textContent === '120.0\u00a0kJ'", arg=item)
+    rule = admin.inner_text(f"{item} .review-detail .rules li[data-rule='power-minute']")
+    assert "average power above 1400 W over any 60 seconds (a second not sent counts 0)" in rule
+    assert "at seconds 0–79 (80 s, marked on the chart)" in rule
+    assert admin.inner_text(f"{item} .chart-note") == "80 seconds · total 120.0\u00a0kJ"
+    legend = admin.eval_on_selector_all(f"{item} .chart .u-legend .u-series .u-label", "labels => labels.map((l) => l.textContent)")
+    assert "power (W)" in legend and "power-minute" in legend
+    assert admin.evaluate("document.documentElement.scrollWidth") <= 390
+    admin.locator(item).screenshot(path=str(DOCS / "screenshot-reviews-power-phone.png"))
+    admin.set_viewport_size({"width": 1000, "height": 900})
 
 
 def test_a_racer_sees_no_reviews_link_and_the_page_says_it_is_for_admins(stack, browser):

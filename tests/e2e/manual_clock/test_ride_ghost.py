@@ -103,7 +103,7 @@ def expected_gap(client, race, racer_id, record):
     board = eventually(every_second_in, "the board holds every second posted")
     row = next(item for item in board if item["racerId"] == racer_id)
     samples = client.call("GET", f"/racers/{record['holder']}/history?raceId={record['raceId']}")[1]["races"][0]["samples"]
-    ghost = sum((Decimal(str(output)) for second, _, _, output, _ in samples if second <= row["lastSecond"]), Decimal(0))
+    ghost = sum((Decimal(str(output)) for second, _, _, output, *_ in samples if second <= row["lastSecond"]), Decimal(0))
     ghost = ghost.quantize(TENTH, rounding=ROUND_HALF_UP)
     gap = (Decimal(str(row["score"])) - ghost).quantize(TENTH, rounding=ROUND_HALF_UP)
     text = "level" if gap == 0 else f"+{gap:,.1f} ahead" if gap > 0 else f"{-gap:,.1f} behind"
