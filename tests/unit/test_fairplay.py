@@ -417,3 +417,17 @@ def test_output_classes_are_unaffected_by_power_and_power_classes_by_output():
 def test_the_cadence_rules_judge_a_power_class_too():
     assert power_rules(watts([300] * 10, 171)) == ["cadence-held"]
     assert power_rules(watts([300, 300, 300, 300], [0, 100, 0, 100])) == ["cadence-swing"]
+
+
+def test_the_on_screen_bike_is_refused_a_power_class_with_a_sentence_and_every_other_join_is_not():
+    refused = fairplay.refused_equipment(POWER, "virtual")
+    assert refused.startswith("the on-screen bike cannot ride a power class") and "Connect a trainer" in refused
+    assert [fairplay.refused_equipment(metric, equipment) for metric, equipment in
+            ((POWER, "bike"), (POWER, "trainer"), (OUTPUT, "virtual"), (OUTPUT, "bike"))] == [None] * 4
+
+
+def test_a_ride_whose_cadence_is_only_ever_half_an_rpm_measures_cadence_and_is_judged_for_straining():
+    # a trainer's cadence in half rpm: 0.5 rpm is a cadence measured, 500 W on it is 1,000 W per rpm
+    crawling = {second: Sample(Decimal("0.5"), 50, power=500) for second in range(30)}
+    assert "power-cadence" in broken_rules(crawling, POWER)
+    assert "power-cadence" not in broken_rules({s: sample._replace(cadence=0) for s, sample in crawling.items()}, POWER)

@@ -144,6 +144,13 @@ def test_a_seconds_score_is_its_output_or_in_a_power_class_its_watts():
     assert totals_of({0: Sample(82, 47, 131, 212), 1: Sample(0, 0, None, 0), 2: Sample(90, 50, None, 301)}, "power") == Totals(513, 2)
 
 
+def test_a_sent_samples_power_is_stored_in_whole_watts_and_none_where_none_or_null_was_sent():
+    assert Sample.of({"cadence": 80, "resistance": 50, "power": 212}) == Sample(80, 50, None, 212)
+    assert Sample.of({"cadence": 80, "resistance": 50, "heartRate": 131, "power": 212.0}).power.__class__ is int
+    assert Sample.of({"cadence": 80, "resistance": 50, "power": None}) == Sample(80, 50)
+    assert Sample.of({"cadence": 80, "resistance": 50}).power is None
+
+
 def test_a_samples_output_is_the_contracts_formula():
     # (82 + 35) x (47 + 65) / 100 = 131.04; (84.5 + 35) x 112 / 100 = 133.84; (0 + 35) x (0 + 65) / 100 = 22.75
     assert Sample(82, 47).output == Decimal("131.04")

@@ -183,15 +183,14 @@ def _measures_cadence(samples: Mapping[int, Sample]) -> bool:
     return any(sample.cadence > 0 for sample in samples.values())
 
 
-def _power_held(rule_id: str, watts: Decimal, seconds: int) -> Rule:
-    return Rule(rule_id, f"average power above {watts} W over any {seconds} seconds (a second not sent counts 0)",
-                seconds, _watts, watts * seconds, strictly=True)
-
-
-POWER_PEAK = _power_held("power-peak", POWER_PEAK_WATTS, POWER_PEAK_SECONDS)
-POWER_MINUTE = _power_held("power-minute", POWER_MINUTE_WATTS, POWER_MINUTE_SECONDS)
-POWER_5_MINUTES = _power_held("power-5-minutes", POWER_5_MINUTES_WATTS, POWER_5_MINUTES_SECONDS)
-POWER_20_MINUTES = _power_held("power-20-minutes", POWER_20_MINUTES_WATTS, POWER_20_MINUTES_SECONDS)
+# Average power held over each window (a second not sent counts 0 W)
+POWER_PEAK, POWER_MINUTE, POWER_5_MINUTES, POWER_20_MINUTES = (
+    Rule(rule_id, f"average power above {watts} W over any {seconds} seconds (a second not sent counts 0)",
+         seconds, _watts, watts * seconds, strictly=True)
+    for rule_id, watts, seconds in (("power-peak", POWER_PEAK_WATTS, POWER_PEAK_SECONDS),
+                                    ("power-minute", POWER_MINUTE_WATTS, POWER_MINUTE_SECONDS),
+                                    ("power-5-minutes", POWER_5_MINUTES_WATTS, POWER_5_MINUTES_SECONDS),
+                                    ("power-20-minutes", POWER_20_MINUTES_WATTS, POWER_20_MINUTES_SECONDS)))
 POWER_CADENCE = Rule("power-cadence",
                      f"power above {WATTS_JUDGED_ABOVE} W and above {WATTS_PER_RPM} W per rpm of the cadence (a crank torque"
                      f" of 401 N·m) in {POWER_CADENCE_SECONDS} or more of any {POWER_CADENCE_WINDOW} seconds, on a ride"
