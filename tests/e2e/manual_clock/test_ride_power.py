@@ -14,7 +14,9 @@ import uuid
 from alleycat.clock import iso
 
 from .browsing import DOCS, ROOT, claims, new_page, session, signed_in_admin, signed_up_new
+from .test_fair_results import eventually
 from .test_ride import at_the_start, history, joined, one_second, until
+from .test_ride_heart_rate import garmin_decoded
 
 STANDIN = ROOT / "tests" / "e2e" / "bluetooth_standin.js"
 WATTS = [180, 195, 210, 240, 262]  # a watt a second, as the trainer reports them
@@ -32,7 +34,8 @@ def kilojoules(joules: float) -> str:
     return f"{joules / 1000:,.1f}\u00a0kJ"  # a no-break space: the unit stays with its number
 
 
-def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show_its_watts_and_kj(stack, client, browser):
+def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show_its_watts_and_kj(stack, client, browser,
+                                                                                                  tmp_path):
     # Given an admin who makes a power class on the home page's form
     admin = signed_in_admin(browser, stack)
     admin.click(".new-class-box summary")
@@ -145,5 +148,21 @@ def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show
     until(page, "() => document.querySelector('.totals')?.textContent.includes('W on average')")
     assert f"{kilojoules(total)} so far · {round(total / 5)}\u00a0W on average" in page.inner_text(".totals")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    # And once the race is finished, the ride downloaded as a FIT file: Garmin's decoder reads, with 0 errors, the
+    # trainer's watts second by second, a speed and a distance from them (docs/export.md's model) and the
+    # session's power and work
     assert client.call("POST", f"/races/{race['raceId']}/finish", token=admin_token)[0] == 200
+    eventually(lambda: client.call("GET", f"/racers/{sub}/results")[1]["items"][0]["lastSecond"] == len(WATTS) - 1)
+    page.reload()
+    with page.expect_download() as download:
+        page.locator(f".results button.download-fit[data-race='{race['raceId']}']").click()
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    messages = garmin_decoded(path)
+    records = messages["record_mesgs"]
+    assert [record["power"] for record in records] == WATTS
+    distances = [record["distance"] for record in records]
+    assert all(record["speed"] > 0 for record in records) and distances == sorted(distances) and distances[0] > 0
+    ridden = messages["session_mesgs"][0]
+    assert (ridden["total_work"], ridden["max_power"], ridden["avg_power"]) == (total, max(WATTS), round(total / 5))
     context.close()
