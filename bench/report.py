@@ -64,6 +64,9 @@ def _values(f: dict) -> dict:
         "remaining_seconds": 300 - race["simulated_seconds"], "last_second": race["simulated_seconds"] - 1,
         "time_scale": 300 / race["simulated_seconds"], "racer_scale": race["racers"] / race["long"]["racers"],
         "finish_text": ", ".join(f"{k} {v:,.0f}" for k, v in race["finish"].items()),
+        "scale_walls": [{**wall, "reached_at": "not reached" if wall.get("riders") is None else f"{wall['riders']:,}"}
+                        for wall in f.get("scale", {}).get("walls_one_race", [])],
+        "mass_start": f.get("scale", {}).get("joins", {}).get("10000", {}),  # a format field's "10000" reads as an int
         "steady_wcu": sum(o["wcu"] for o in race["per_second_by_operation"].values()),
         "peak_racer": pct(race["table_peaks"].get("racer RACER#<racer>", 0)), "model_board_8": pct(board * 8),
         "peak_race": pct(race["table_peaks"].get("race RACE#<race>", 0)), "model_board": pct(board),
