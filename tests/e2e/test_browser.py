@@ -151,7 +151,7 @@ def test_a_viewer_reaches_a_live_board_in_two_clicks_from_home(stack, client, ra
     assert len(after) == RACERS and after != before
     assert page.text_content(".status") == "live"
     # And the race reads as its class and start, the way back as its class: never the race's id
-    page.wait_for_function("name => document.querySelector('h1').textContent.startsWith(name)", arg=settings.class_name)
+    page.wait_for_function("name => document.querySelector('h1')?.textContent.startsWith(name)", arg=settings.class_name)
     assert re.match(label_pattern(settings.class_name, started), page.text_content("h1 > span"))
     assert page.text_content("#crumbs") == f"Home / {settings.class_name}"
     assert race_id not in page.inner_text("body")
@@ -438,7 +438,7 @@ def test_home_lists_live_and_upcoming_races_by_class_and_start_and_the_classes(s
     # When the viewer opens the class from there
     card.locator("a.label").click()
     # Then its page is titled with its name
-    page.wait_for_function("name => document.querySelector('h1').textContent === name", arg=name)
+    page.wait_for_function("name => document.querySelector('h1')?.textContent === name", arg=name)
 
 
 def test_a_race_nobody_joined_yet_says_so_and_one_with_racers_does_not(stack, schedule, viewer):
@@ -475,7 +475,7 @@ def test_class_page_shows_its_upcoming_races_first_with_a_countdown_then_the_res
     # When the viewer opens the next race
     upcoming.first.locator("a.label").click()
     # Then its page reads as its class and start, and counts down to it
-    page.wait_for_function("name => document.querySelector('h1 > span').textContent.startsWith(name)", arg=name)
+    page.wait_for_function("name => document.querySelector('h1 > span')?.textContent.startsWith(name)", arg=name)
     assert re.match(label_pattern(name, soon["startsAt"]), page.text_content("h1 > span"))
     page.wait_for_selector("h1 .countdown")
     assert page.text_content("h1 .countdown").startswith("starts in ")
@@ -643,7 +643,7 @@ def test_the_countdown_ticks_each_second_then_the_race_moves_to_live_now_at_once
     soon["startsAt"] = iso(NOW + timedelta(minutes=4, seconds=21))  # 3 s from now
     page.goto(f"{stack.url}/#/races/{soon['raceId']}")
     page.wait_for_selector("h1 .countdown")
-    page.wait_for_function("() => document.querySelector('h1 > span').textContent === 'Hill climb · 18:31'")
+    page.wait_for_function("() => document.querySelector('h1 > span')?.textContent === 'Hill climb · 18:31'")
     page.clock.run_for(1000)
     assert page.text_content("h1 .countdown") == "starts in 0:02"
     page.clock.run_for(2000)
@@ -674,7 +674,7 @@ def test_pages_read_races_by_class_and_local_time_and_fit_a_phone(stack, viewer)
         # And so on the class page and on a race's page
         for path in ("#/classes/hill-climb", f"#/races/{lists.live[0]['raceId']}"):
             page.goto(f"{stack.url}/{path}")
-            page.wait_for_function("() => document.querySelector('h1').textContent.startsWith('Hill climb')")
+            page.wait_for_function("() => document.querySelector('h1')?.textContent.startsWith('Hill climb')")
             page.wait_for_selector(":is(section.races li, table.board tbody tr)")
             assert race_ids_shown(page, lists.every_race()) == []
             assert page.evaluate("document.documentElement.scrollWidth <= innerWidth"), path
@@ -733,7 +733,7 @@ def test_leaving_the_home_page_stops_its_refreshes_and_countdowns(stack, viewer)
     home = set(lists.asked)  # what the home page asks
     # Given the home page, a race starting in 4:12 / When the viewer goes to a class page
     page.click("section.class-list a.label >> text=Hill climb")
-    page.wait_for_function("() => document.querySelector('h1').textContent === 'Hill climb'")
+    page.wait_for_function("() => document.querySelector('h1')?.textContent === 'Hill climb'")
     asked = len(lists.asked)
     # Then, five minutes later (the race started, twenty refreshes were due), the home page asked nothing
     # (the class page reads lists of its own)
@@ -803,7 +803,7 @@ def test_race_pages_read_the_class_names_from_the_list_of_classes_once(stack, vi
     # When a viewer opens races of three classes, one of them missing from the list of classes
     for race in (lists.live[0], lists.upcoming[0], lists.live[1]):
         page.goto(f"{stack.url}/#/races/{race['raceId']}")
-        page.wait_for_function("name => document.querySelector('h1 > span').textContent.startsWith(name)",
+        page.wait_for_function("name => document.querySelector('h1 > span')?.textContent.startsWith(name)",
                                arg=race["className"])
     # Then the app read the list of classes once, 100 a page, and the missing class's own list only
     asked = [request for request in lists.asked[mark:] if request.startswith("/classes")]

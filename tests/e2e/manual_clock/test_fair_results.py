@@ -135,7 +135,7 @@ def test_real_equipment_only_ranks_the_real_rides_alone(stack, client, browser):
     page.on("request", lambda request: "/leaderboard" in request.url and asked.append(request.url))
     page.goto(f"{stack.url}/#/races/{race.race_id}")
     shown_on_board(page, [virtual, bike, trainer])
-    page.wait_for_function("id => document.querySelector(`table.board tr[data-racer='${id}'] td.rank`).textContent === '1'",
+    page.wait_for_function("id => document.querySelector(`table.board tr[data-racer='${id}'] td.rank`)?.textContent === '1'",
                            arg=virtual)
     # Screenshots of a board of mixed equipment (docs/fair-play.md)
     for width, name in ((1280, "screenshot-board-equipment.png"), (390, "screenshot-board-equipment-phone.png")):
@@ -253,7 +253,7 @@ def test_a_power_rides_review_reads_in_kj_and_marks_the_watts_that_broke_its_rul
     admin.goto(f"{stack.url}/#/")  # the reviews page again, read anew
     item = open_review(admin, stack, race, trainer)
     # Then the list reads its score in kJ, the rule in the server's words, where it broke, on the power line
-    admin.wait_for_function("item => document.querySelector(`${item} summary .score`).textContent === '120.0\u00a0kJ'", arg=item)
+    admin.wait_for_function("item => document.querySelector(`${item} summary .score`)?.textContent === '120.0\u00a0kJ'", arg=item)
     rule = admin.inner_text(f"{item} .review-detail .rules li[data-rule='power-minute']")
     assert "average power above 1400 W over any 60 seconds (a second not sent counts 0)" in rule
     assert "at seconds 0–79 (80 s, marked on the chart)" in rule

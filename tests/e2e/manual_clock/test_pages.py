@@ -79,7 +79,7 @@ def test_an_80_character_name_fits_a_phone_on_the_race_class_racer_and_home_page
     # The racer's page: their name, their results' score and rank
     page.goto(f"{stack.url}/#/racers/{long_racer}")
     page.wait_for_selector(f"table.results tr[data-race='{race.race_id}'] td.rank")
-    page.wait_for_function("name => document.querySelector('h1').textContent === name", arg=LONG_NAME)
+    page.wait_for_function("name => document.querySelector('h1')?.textContent === name", arg=LONG_NAME)
     fits(page, "racer page")
     in_view(page, f"table.results tr[data-race='{race.race_id}'] td:nth-child(3)", "the result's score")
     in_view(page, f"table.results tr[data-race='{race.race_id}'] td.rank", "the result's rank")

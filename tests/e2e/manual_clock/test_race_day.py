@@ -49,7 +49,7 @@ def writes(page, path_end):
 
 def open_class(page, stack, class_id, name):
     page.goto(f"{stack.url}/#/classes/{class_id}")
-    page.wait_for_function("name => document.querySelector('h1').textContent === name", arg=name)
+    page.wait_for_function("name => document.querySelector('h1')?.textContent === name", arg=name)
 
 
 def offered_start(now_ms):
@@ -64,7 +64,7 @@ def test_an_admin_renames_a_class_and_sees_its_new_name(stack, client, admin, ne
     sent = writes(page, f"/classes/{class_id}")
     # When the admin opens "Rename class": it holds the class's name and description
     page.click(".rename-class-box summary")
-    page.wait_for_function("() => document.querySelector('#rename-name').value === 'Hill climb'")
+    page.wait_for_function("() => document.querySelector('#rename-name')?.value === 'Hill climb'")
     assert page.input_value("#rename-description") == "Long seated climbs"
     # Then an empty name is refused in the page, nothing sent
     page.fill("#rename-name", "  ")
@@ -100,7 +100,7 @@ def test_an_admin_schedules_a_race_checked_in_the_page_and_it_is_up_next(stack, 
     for minutes, said in (("0", "at least 1 minute"), ("90", "90 is too long"), ("", "How long")):
         page.fill("#race-duration", minutes)
         page.click(".schedule-race button[type=submit]")
-        page.wait_for_function("said => document.querySelector('#race-duration-message.error').textContent.includes(said)",
+        page.wait_for_function("said => document.querySelector('#race-duration-message.error')?.textContent.includes(said)",
                                arg=said)
     page.fill("#race-duration", "7")
     page.fill("#race-start", "2020-01-01T10:00")
@@ -126,7 +126,7 @@ def test_an_admin_schedules_a_race_checked_in_the_page_and_it_is_up_next(stack, 
     assert (race["classId"], race["startsAt"], race["durationSeconds"], race["status"]) == (class_id, iso(start), 420, "open")
     # And the admin tools fit a desktop and a phone
     page.click(".rename-class-box summary")
-    page.wait_for_function("() => document.querySelector('#rename-name').value === 'Hill climb'")
+    page.wait_for_function("() => document.querySelector('#rename-name')?.value === 'Hill climb'")
     for width, name in ((1000, "screenshot-race-day.png"), (390, "screenshot-race-day-phone.png")):
         page.set_viewport_size({"width": width, "height": 900})
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing overflows a phone

@@ -56,7 +56,7 @@ def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show
     admin.wait_for_selector(".metric-note:not([hidden])")
     # and renaming it keeps it a power class (PUT replaces the class: the form sends its metric back)
     admin.click(".rename-class-box summary")
-    admin.wait_for_function("() => document.querySelector('#rename-name').value === 'Power hour'")
+    admin.wait_for_function("() => document.querySelector('#rename-name')?.value === 'Power hour'")
     admin.fill("#rename-name", "Power hour · long")
     admin.click(".rename-class button[type=submit]")
     admin.wait_for_selector(".rename-class .form-message.saved")

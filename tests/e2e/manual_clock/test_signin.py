@@ -88,7 +88,7 @@ def test_the_racer_sets_a_name_checked_in_the_page_and_it_shows_on_their_racer_p
     assert page.inner_text("#name-message") == "Your name cannot be empty."
     page.fill("#display-name", "x" * 81)
     page.click(".name button[type=submit]")
-    page.wait_for_function("() => document.querySelector('#name-message').textContent.includes('81 characters')")
+    page.wait_for_function("() => document.querySelector('#name-message')?.textContent.includes('81 characters')")
     # Then nothing was sent; when they save a good one, it is saved and the header shows it
     page.fill("#display-name", "  Zoë Pédale  ")
     page.click(".name button[type=submit]")
@@ -97,7 +97,7 @@ def test_the_racer_sets_a_name_checked_in_the_page_and_it_shows_on_their_racer_p
     signed_in_as(page, "Zoë Pédale")
     # And their racer page has it, and says it is theirs
     page.goto(f"{stack.url}/#/racers/{racer['sub']}")
-    page.wait_for_function("() => document.querySelector('h1').textContent === 'Zoë Pédale'")
+    page.wait_for_function("() => document.querySelector('h1')?.textContent === 'Zoë Pédale'")
     assert page.is_visible("p.yours") and "This is you" in page.inner_text("p.yours")
 
 
@@ -271,7 +271,7 @@ def test_an_admin_turns_on_two_step_sign_in_and_creates_a_class(stack, browser):
     page.wait_for_selector("#totp-message.error")
     page.fill("#totp-code", "000000" if totp(secret, stack.clock.now()) != "000000" else "111111")
     page.click(".two-step button[type=submit]")
-    page.wait_for_function("() => document.querySelector('#totp-message').textContent.includes('does not match')")
+    page.wait_for_function("() => document.querySelector('#totp-message')?.textContent.includes('does not match')")
     page.fill("#totp-code", totp(secret, stack.clock.now()))
     page.click(".two-step button[type=submit]")
     page.wait_for_selector(".two-step .status.on")
@@ -311,12 +311,12 @@ def test_an_admin_turns_on_two_step_sign_in_and_creates_a_class(stack, browser):
     page.click(".new-class button[type=submit]")
     # Then its page shows it
     page.wait_for_function("hash => location.hash === hash", arg=f"#/classes/{class_id}")
-    page.wait_for_function("() => document.querySelector('h1').textContent === 'Sprint intervals'")
+    page.wait_for_function("() => document.querySelector('h1')?.textContent === 'Sprint intervals'")
     # And an id already taken is refused in the page (PUT would replace that class)
     page.goto(f"{stack.url}/#/")
     page.click(".new-class-box summary")
     page.fill("#class-name", "Another")
     page.fill("#class-id", class_id)
     page.click(".new-class button[type=submit]")
-    page.wait_for_function("() => document.querySelector('#class-id-message').textContent.includes('taken')")
+    page.wait_for_function("() => document.querySelector('#class-id-message')?.textContent.includes('taken')")
     page.context.close()
