@@ -241,7 +241,7 @@ class EventApi:
                                       select_subprotocol=self._select_subprotocol,
                                       process_request=self._check_handshake, compression=None,
                                       ping_interval=None, max_size=MAX_PUBLISH_BYTES)
-        self.realtime_port = self._ws_server.sockets[0].getsockname()[1]
+        self.realtime_port = next(iter(self._ws_server.sockets)).getsockname()[1]
 
     # --- the WebSocket handshake ----------------------------------------------------------------
 
