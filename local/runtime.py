@@ -11,11 +11,15 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
 
 from . import handlers
 from .clock import WallClock
 from .dynamodb_local import rss_bytes
+
+T = TypeVar("T")
 
 # Enough to overlap DynamoDB round trips on 2 cores; each holds Powertools and boto3 (~60 MB).
 WORKERS = int(os.environ.get("ALLEYCAT_LOCAL_WORKERS", "4"))
@@ -64,6 +68,11 @@ class Runtime:
 
     def invoke(self, function: str, event: dict) -> dict:
         return self._pool.submit(handlers.invoke, function, event).result()
+
+    def call(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in a worker (a module-level function, its arguments picklable): the layer's
+        code on the stack's clock, one call per worker at a time, as the handlers run (the MQTT broker's ingest)."""
+        return self._pool.submit(function, *args).result()
 
     def rss_bytes(self) -> int:
         """Resident memory of the worker processes."""

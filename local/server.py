@@ -54,6 +54,7 @@ from .eventapi import EventApi
 from .events import http_event, match, request_body
 from .lambda_api import LambdaApi
 from .managed_login import UserPoolServer
+from .mqtt import MqttBroker
 from .runtime import Runtime
 from .scheduler import SchedulerApi
 from .static import static_file
@@ -256,6 +257,10 @@ class LocalStack:
         self.scheduler: SchedulerApi | None = None
         self._async_environment: dict[str, str] = {}
         self._http: ApiServer | None = None
+        # Telemetry over MQTT (contract v1.3): a broker on a port of its own (ALLEYCAT_MQTT_PORT, default any
+        # free one); ALLEYCAT_MQTT=0 leaves it out (no ingest in GET /config.json).
+        self.mqtt_enabled = os.environ.get("ALLEYCAT_MQTT", "1") != "0"
+        self.mqtt: MqttBroker | None = None
 
     @property
     def url(self) -> str:
@@ -287,6 +292,8 @@ class LocalStack:
         assert self.users is not None  # _start_user_pool ran first
         pool = self.users.pool
         authorizer = JwtAuthorizer(lambda: pool.issuer, (pool.client_id,), self.clock.now)  # finds the keys by the issuer
+        if self.mqtt_enabled:  # the broker checks tokens with the API's own authorizer, counts in the API's workers
+            self.mqtt = self._start_mqtt(authorizer)
         handler = type("BoundApiHandler", (ApiHandler,), {"users": pool, "authorizer": authorizer, "runtime": self.runtime,
                                                           "clock": self.clock, "site_config": self.site_config})
         self._http = ApiServer((self.host, self.port), handler)
@@ -295,6 +302,21 @@ class LocalStack:
         self.users.allow_app(f"{self.url}/", *([f"http://localhost:{self.port}/"] if self.host == "127.0.0.1" else []))
         threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
         return self
+
+    def _start_mqtt(self, authorizer: JwtAuthorizer) -> MqttBroker:
+        """Bikes' telemetry over MQTT 3.1.1 on a WebSocket (local.mqtt), counted by alleycat.edge.mqtt."""
+        from alleycat.edge import mqtt
+
+        from .mqtt import Gate
+
+        runtime = self.runtime
+        assert runtime is not None  # started first: the broker hands it every message
+
+        def ingest(topic: str, payload: bytes, arrival: float) -> object:
+            return runtime.call(mqtt.ingest, topic, payload, arrival)
+
+        port = int(os.environ.get("ALLEYCAT_MQTT_PORT", "0"))
+        return MqttBroker(Gate(authorizer, self.clock, ingest), host=self.host, port=port).start()
 
     def _start_async_functions(self) -> None:
         """The functions invoked asynchronously, as in AWS. Races finish by themselves (``alleycat.flows.ending``):
@@ -347,7 +369,8 @@ class LocalStack:
     @property
     def site_config(self) -> dict:
         """``/config.json``: in AWS the site's deployment writes the same shape (stacks/site.py)."""
-        return {"events": self.events.config if self.events else None, "auth": self.users.config if self.users else None}
+        return {"events": self.events.config if self.events else None, "auth": self.users.config if self.users else None,
+                **({"ingest": self.mqtt.config} if self.mqtt else {})}
 
     def memory(self) -> str:
         """The stack's resident memory: its Python processes (server, function workers) and DynamoDB Local's JVM."""
@@ -361,6 +384,8 @@ class LocalStack:
         if self._http:
             self._http.shutdown()
             self._http.server_close()
+        if self.mqtt:
+            self.mqtt.stop()
         if self.stream:
             self.stream.stop()
         for api in (self.scheduler, self.functions_api, self.users):
@@ -419,6 +444,9 @@ def main() -> None:
     with open(os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as file:
         json.dump(dict(zip(("accessKeyId", "secretAccessKey"), stack.credentials, strict=True)), file)
     print(f"  its AWS credentials (the stand-ins accept no others): {saved}", flush=True)
+    if stack.mqtt:
+        print(f"  telemetry over MQTT: {stack.mqtt.url} (user name {stack.mqtt.config['username']!r}, "
+              f"password an access token; topic {stack.mqtt.config['topic']})", flush=True)
     if stack.events:
         print(f"  live boards (AppSync Events stand-in): publish {stack.events.http_url}, "
               f"subscribe {stack.events.realtime_url}", flush=True)
