@@ -97,10 +97,11 @@ def test_the_connection_ends_when_the_token_expires_within_iots_bounds(authorize
     (access(scope="openid email"), "the token does not have the API's scopes"),
     (access(scope=None), "the token does not have the API's scopes"),
 ])
-def test_a_token_the_apis_authorizer_would_refuse_is_not_authorized(authorizer, keys, claims, why):
+def test_a_token_the_apis_authorizer_would_refuse_is_not_authorized(authorizer, pool, keys, claims, why):
     verdict = authorizer.authorize(event(keys["access"].sign(claims)))
     assert (verdict.authenticated, verdict.why) == (False, why)
     assert verdict.response()["policyDocuments"] == []
+    assert pool.fetched == []  # refused before its signature: no key fetched for it
 
 
 def test_an_id_token_is_not_an_access_token(authorizer, keys):

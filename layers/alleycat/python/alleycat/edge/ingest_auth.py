@@ -33,6 +33,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from alleycat import settings
+
 # IoT's bounds on disconnectAfterInSeconds and refreshAfterInSeconds ("Defining your Lambda function").
 MIN_SECONDS, MAX_SECONDS = 300, 86_400
 RACER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the contract's id: no *, ?, $, {, /, + or #
@@ -46,11 +48,6 @@ _SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
 
 class Refused(ValueError):
     """A connection that is not authorized: why, for the log (never for the client)."""
-
-
-# The deployed authorizer's environment (its stack sets them; alleycat.settings.NEEDS checks they are set).
-ISSUER, CLIENT_ID_VARIABLE, SCOPES = "INGEST_ISSUER", "INGEST_CLIENT_ID", "INGEST_SCOPES"
-USERNAME, TOPIC_ARN, CLIENT_ARN = "INGEST_USERNAME", "INGEST_TOPIC_ARN", "INGEST_CLIENT_ARN"
 
 
 @dataclass(frozen=True)
@@ -68,9 +65,11 @@ class Config:
 
     @classmethod
     def from_environment(cls) -> Config:
+        """As the stack sets it (``alleycat.settings.NEEDS`` fails a deployed function's cold start without it)."""
         environ = os.environ
-        return cls(environ[ISSUER], environ[CLIENT_ID_VARIABLE], tuple(environ.get(SCOPES, "").split()),
-                   environ[USERNAME], environ[TOPIC_ARN], environ[CLIENT_ARN])
+        return cls(environ.get(settings.INGEST_ISSUER, ""), environ.get(settings.INGEST_CLIENT_ID, ""),
+                   tuple(environ.get(settings.INGEST_SCOPES, "").split()), environ.get(settings.INGEST_USERNAME, ""),
+                   environ.get(settings.INGEST_TOPIC_ARN, ""), environ.get(settings.INGEST_CLIENT_ARN, ""))
 
 
 @dataclass(frozen=True)
@@ -183,12 +182,12 @@ class IngestAuthorizer:
             raise Refused("the token is not a JWT")
         if header.get("alg") != "RS256":
             raise Refused("the token's algorithm is not RS256")
+        self._check(claims)  # before the signature: a token refused anyway costs no key fetch and no pow
         key = self._key(header.get("kid"))
         if key is None:
             raise Refused("the token's kid is not a key of the user pool")
         if not rs256_valid(*key, f"{parts[0]}.{parts[1]}".encode(), signature):
             raise Refused("the token's signature is not valid")
-        self._check(claims)
         return claims
 
     def _check(self, claims: dict) -> None:
