@@ -23,6 +23,7 @@ from __future__ import annotations
 from aws_cdk import Aws, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_iot as iot
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import custom_resources as cr
 from constructs import Construct
@@ -31,7 +32,7 @@ from alleycat import settings
 from alleycat.edge import ingest_auth
 from alleycat.edge import mqtt as edge
 
-from . import acknowledge
+from . import acknowledge, acknowledge_lint
 from .functions import Functions
 from .settings import API_SCOPES, AUTHORIZER, AUTHORIZER_CONCURRENCY, memory_mb
 
@@ -39,6 +40,7 @@ ACTIVE = "ACTIVE"
 AUTHORIZER_QUERY = "x-amz-customauthorizer-name"
 CUSTOM_RESOURCE_HANDLER = "AWS679f53fac002430cb0da5b7982bd2287"  # CDK's AwsCustomResource function (one per stack)
 HANDLER_LOG_RETENTION = logs.RetentionDays.ONE_MONTH
+LOOKUP_MEMORY_MB = 128  # Lambda's default, said: one SDK call at deploy
 # A warm call takes milliseconds; a new instance's first also fetches the pool's JWKS (ingest_auth: 3 s at most).
 TIMEOUT = Duration.seconds(5)
 
@@ -61,8 +63,12 @@ class IngestAuth(Construct):
         self.function.node.default_child.reserved_concurrent_executions = AUTHORIZER_CONCURRENCY
         self.authorizer = iot.CfnAuthorizer(self, "Authorizer", authorizer_function_arn=self.function.function_arn,
                                             signing_disabled=True, status=ACTIVE)
-        self.function.add_permission("IotInvokes", principal=iam.ServicePrincipal("iot.amazonaws.com"),
-                                     source_arn=self.authorizer.attr_arn, source_account=Aws.ACCOUNT_ID)
+        invokes = Construct(self, "IotInvokes")  # IoT Core, through this authorizer only, in this account
+        lambda_.CfnPermission(invokes, "Resource", action="lambda:InvokeFunction", function_name=self.function.function_arn,
+                              principal="iot.amazonaws.com", source_arn=self.authorizer.attr_arn,
+                              source_account=Aws.ACCOUNT_ID)
+        acknowledge_lint(invokes, "ES1007", "IoT Core invokes its custom authorizer synchronously and waits for the "
+                                            "policy it answers: no asynchronous invocation, so no destination.")
         self.endpoint = self._endpoint(removal_policy)
 
     def _endpoint(self, removal_policy: RemovalPolicy) -> str:
@@ -74,6 +80,7 @@ class IngestAuth(Construct):
                                      removal_policy=removal_policy)
         lookup = cr.AwsCustomResource(
             self, "Endpoint", on_create=call, on_update=call, install_latest_aws_sdk=False, log_group=handler_logs,
+            memory_size=LOOKUP_MEMORY_MB,
             policy=cr.AwsCustomResourcePolicy.from_statements([iam.PolicyStatement(
                 actions=["iot:DescribeEndpoint"], resources=["*"])]))
         acknowledge(lookup, "AwsSolutions-IAM5[Resource::*]",

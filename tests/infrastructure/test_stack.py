@@ -310,7 +310,7 @@ def test_outputs(template_json):
     # Given the stack / Then clients can find the API, the user pool and the table
     assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "SignInUrl", "TableName",
                                              "StreamFailureQueueUrl", "FinishFailureQueueUrl", "SiteUrl", "AlarmTopicArn",
-                                             "BoardEventsHttpUrl", "BoardEventsRealtimeUrl"}
+                                             "BoardEventsHttpUrl", "BoardEventsRealtimeUrl", "IngestUrl"}
 
 
 # --- the frontend site ------------------------------------------------------------------------

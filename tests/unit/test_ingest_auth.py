@@ -159,10 +159,17 @@ def test_the_user_name_is_ingest_username_with_or_without_the_authorizers_query(
         assert authorizer.authorize(event(token, username=other)).why == "the user name is not ingest.username"
 
 
-@pytest.mark.parametrize("client", [None, "", "*", "bike-?", "${iot:ClientId}", "a\x00b", "c" * 129])
+@pytest.mark.parametrize("client", ["*", "bike-?", "${iot:ClientId}", "a\x00b", "c" * 129, 7])
 def test_a_client_id_with_a_wildcard_or_a_policy_variable_is_not_authorized(authorizer, keys, client):
     assert authorizer.authorize(event(keys["access"].sign(access()), client=client)).why == \
-        "no client id, or one with a wildcard or a policy variable"
+        "a client id with a wildcard or a policy variable"
+
+
+@pytest.mark.parametrize("client", [None, ""])
+def test_a_connection_without_a_client_id_may_connect_as_whatever_iot_names_it(authorizer, keys, client):
+    # MQTT 3.1.1's empty client id (paho's default): the server names the connection, so it can drop no other
+    [policy] = authorizer.authorize(event(keys["access"].sign(access()), client=client)).policies
+    assert policy["Statement"][0] == {"Effect": "Allow", "Action": "iot:Connect", "Resource": f"{PREFIX}client/*"}
 
 
 def test_the_pools_keys_are_fetched_once_and_again_only_for_an_unknown_kid_now_and_then(authorizer, pool, keys):

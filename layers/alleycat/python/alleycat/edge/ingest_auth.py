@@ -160,8 +160,10 @@ class IngestAuthorizer:
             username, password, client = mqtt.get("username"), mqtt.get("password"), mqtt.get("clientId")
             if not isinstance(username, str) or username.split("?", 1)[0] != self.config.username:
                 raise Refused("the user name is not ingest.username")
-            if not isinstance(client, str) or not CLIENT_ID.fullmatch(client):
-                raise Refused("no client id, or one with a wildcard or a policy variable")
+            if client is None or client == "":
+                client = "*"  # IoT names the connection itself (MQTT 3.1.1's empty client id): it can drop no other
+            elif not isinstance(client, str) or not CLIENT_ID.fullmatch(client):
+                raise Refused("a client id with a wildcard or a policy variable")
             claims = self.verify(_password(password))
         except Refused as refused:
             return Verdict(False, why=str(refused))
