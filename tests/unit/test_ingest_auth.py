@@ -14,7 +14,7 @@ from local.auth import SigningKey, b64url, unb64url
 ISSUER = "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_pool"
 CLIENT = "app-client"
 PREFIX = "arn:aws:iot:eu-west-1:123456789012:"
-TOPIC = ingest_auth.publish_topic("races/{raceId}/racers/{racerId}/telemetry", "alleycat_ingest")
+TOPIC = "$aws/rules/alleycat_ingest/races/{raceId}/racers/{racerId}/telemetry"  # the telemetry rule's Basic Ingest
 CONFIG = Config(ISSUER, CLIENT, ("aws.cognito.signin.user.admin",), "alleycat",
                 ingest_auth.topic_arn(PREFIX, TOPIC), ingest_auth.client_arn(PREFIX))
 NOW = 1_000_000
@@ -119,7 +119,7 @@ def test_a_tampered_token_is_not_authorized(authorizer, keys):
     raw[-1] ^= 1
     flipped = f"{header}.{payload}.{b64url(bytes(raw))}"
     other_racer = f"{header}.{b64url(json.dumps(access(sub='someone-else')).encode())}.{signature}"
-    foreign = SigningKey().sign(access())  # a key the pool never published, under the pool's kid
+    foreign = keys["id"].sign(access())  # another of the pool's keys, under the access key's kid
     foreign = f"{header}.{payload}.{foreign.split('.')[2]}"
     for forged in (flipped, other_racer, foreign):
         assert authorizer.authorize(event(forged)).why == "the token's signature is not valid"

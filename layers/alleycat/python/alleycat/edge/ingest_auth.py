@@ -88,12 +88,6 @@ class Verdict:
                 "policyDocuments": [json.dumps(policy, separators=(",", ":")) for policy in self.policies]}
 
 
-def publish_topic(topic: str, rule_name: str | None = None) -> str:
-    """What a client publishes to: ``topic`` under IoT Basic Ingest's ``$aws/rules/<rule>/`` when a topic rule
-    takes it (in AWS), else as it is (the local broker)."""
-    return f"$aws/rules/{rule_name}/{topic}" if rule_name else topic
-
-
 def topic_arn(arn_prefix: str, topic: str) -> str:
     """The policy's topic ARN for a publish topic (``...races/{raceId}/racers/{racerId}/telemetry``): any race
     (``*``), the racer left for the token's sub. ``arn_prefix``: ``arn:<partition>:iot:<region>:<account>:``."""
