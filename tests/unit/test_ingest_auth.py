@@ -224,3 +224,43 @@ def test_the_local_broker_matches_the_policy_as_iot_does(authorizer, keys):
     assert allows([policy], "iot:Publish", own.replace("/R1/", "/R1/x/"))
     deny = {"Statement": {"Effect": "Deny", "Action": ["iot:*"], "Resource": f"{PREFIX}topic/$aws/rules/alleycat_ingest/races/R?/*"}}
     assert not allows([policy, deny], "iot:Publish", own) and allows([policy, deny], "iot:Publish", own.replace("/R1/", "/R12/"))
+
+
+def test_the_local_broker_connects_and_takes_publishes_as_the_policy_says_until_iot_would_disconnect(keys, pool):
+    import asyncio
+    from types import SimpleNamespace
+
+    from amqtt.contexts import Action
+
+    from local import mqtt as broker
+
+    class Clock:
+        at = float(NOW)
+
+        def now(self):
+            return self.at
+
+    clock = Clock()
+    authorizer = broker.authorizer(ISSUER, CLIENT, clock)
+    authorizer.fetch = pool
+    context = SimpleNamespace(config=broker.GateConfig(broker.Gate(authorizer, clock, lambda *_: None)))
+    auth, topics = broker.TokenAuth(context), broker.OwnTopics(context)
+    own = broker.edge.TOPIC.replace("{raceId}", "R1").replace("{racerId}", SUB)
+
+    def session(password, client_id="amqtt/abc"):
+        return SimpleNamespace(username="alleycat", password=password, client_id=client_id)
+
+    def publishes(to, connected):
+        return asyncio.run(topics.topic_filtering(session=connected, topic=to, action=Action.PUBLISH))
+
+    bike = session(keys["access"].sign(access(exp=NOW + 400)))
+    assert asyncio.run(auth.authenticate(session=bike)) is True
+    assert publishes(own, bike) and not publishes(own.replace(SUB, "someone-else"), bike)
+    assert not asyncio.run(topics.topic_filtering(session=bike, topic=own, action=Action.SUBSCRIBE))
+    clock.at = NOW + 399
+    assert publishes(own, bike)
+    clock.at = NOW + 400  # the token's end: IoT Core would have closed the connection
+    assert not publishes(own, bike)
+    clock.at = NOW
+    assert asyncio.run(auth.authenticate(session=session(keys["id"].sign(access(token_use="id"))))) is False
+    assert asyncio.run(auth.authenticate(session=session(keys["access"].sign(access()), client_id="bike*"))) is False
