@@ -11,6 +11,7 @@ sends it, due a second after the telemetry record). Used by the
 integration tests and by `sam local invoke -e`.
 """
 
+import base64
 import json
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from alleycat.edge.routes import ROUTES, SAMPLE_IDS, by_function
 from alleycat.rules.samples import Sample
 from alleycat.storage import entities as e
 from local.events import http_event
-from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import AUTHORIZER, BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 
 HERE = Path(__file__).resolve().parent
 
@@ -86,6 +87,7 @@ def texts() -> dict[str, str]:
     files[f"{FINISHER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"
     files[f"{BOARD_PUBLISHER}.json"] = json.dumps({"raceId": RACE_ID, "at": 1763805602000}, indent=2) + "\n"
     files[f"{TOKEN_GROUPS}.json"] = json.dumps(token_event(), indent=2) + "\n"
+    files[f"{AUTHORIZER}.json"] = json.dumps(authorizer_event(), indent=2) + "\n"
     return files
 
 
@@ -103,6 +105,26 @@ def token_event() -> dict:
                         "groupConfiguration": {"groupsToOverride": [], "iamRolesToOverride": [], "preferredRole": None},
                         "scopes": ["openid", "email", "profile", "aws.cognito.signin.user.admin"]},
             "response": {"claimsAndScopeOverrideDetails": None}}
+
+
+def authorizer_event() -> dict:
+    """IoT Core's custom authorizer event for a bike's MQTT connection over WebSocket: ``ingest.username`` naming
+    the authorizer, the racer's access token as the password (base64, as IoT hands it), mqtt.js's client id.
+    The token is an example pool's, expired, its signature made up: refused, with no call (no JWKS fetched)."""
+    def part(value: dict) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value, separators=(",", ":")).encode()).decode().rstrip("=")
+
+    claims = {"sub": CLAIMS["sub"], "iss": CLAIMS["iss"], "client_id": CLAIMS["aud"], "token_use": "access",
+              "scope": "openid email profile aws.cognito.signin.user.admin", "auth_time": 1763805000, "iat": 1763805000,
+              "exp": 1763808600, "username": CLAIMS["sub"]}
+    token = f"{part({'kid': 'example-key-id', 'alg': 'RS256'})}.{part(claims)}.c2lnbmF0dXJlLW1hZGUtdXA"
+    return {"token": "", "signatureVerified": False, "protocols": ["tls", "http", "mqtt"],
+            "protocolData": {"tls": {"serverName": "a1b2c3d4e5f6g7-ats.iot.eu-west-1.amazonaws.com"},
+                             "http": {"headers": {"host": "a1b2c3d4e5f6g7-ats.iot.eu-west-1.amazonaws.com"}, "queryString": ""},
+                             "mqtt": {"username": "alleycat?x-amz-customauthorizer-name=IngestAuthAuthorizer-EXAMPLE",
+                                      "password": base64.b64encode(token.encode()).decode(),
+                                      "clientId": "mqttjs_5f0f6a1c"}},
+            "connectionMetadata": {"id": "6f6b2a3c-1d1e-4c47-9e1f-0a1b2c3d4e5f"}}
 
 
 if __name__ == "__main__":

@@ -4,12 +4,16 @@
 A real broker (amqtt, asyncio) on a port of its own, in a thread of its own, with three plugins that
 share one ``Gate``:
 
-- ``TokenAuth``: the user name is ``alleycat.edge.mqtt.USERNAME``, the password the racer's access token,
-  verified by the very ``JwtAuthorizer`` the local API checks bearer tokens with (the user pool's issuer,
-  its app client, ``API_SCOPES``); anything else gets CONNACK "not authorized" (return code 5).
-- ``OwnTopics``: a racer publishes to their own telemetry topic only (``alleycat.edge.mqtt.may_publish``),
-  while their token lasts; nobody subscribes (nothing is delivered to clients). A refused publish is
-  dropped by the broker (QoS 1: still acknowledged, as MQTT 3.1.1 has no way to refuse one).
+- ``TokenAuth``: hands the authorizer IoT Core's custom authorizer runs in AWS
+  (``alleycat.edge.ingest_auth``) the event IoT would send it (user name, password base64, client id): the
+  user name is ``alleycat.edge.mqtt.USERNAME``, the password the racer's access token (the user pool's
+  issuer, its app client, ``API_SCOPES``). Not authenticated, or a policy that does not allow
+  ``iot:Connect`` for the client id: CONNACK "not authorized" (return code 5).
+- ``OwnTopics``: a publish goes through only where the connection's policy documents allow ``iot:Publish``
+  on the topic's ARN, matched as IoT matches it (``allows``: ``*`` and ``?``, a Deny first), and only until
+  ``disconnectAfterInSeconds`` (when IoT would close the connection); nobody subscribes (nothing is delivered
+  to clients). A refused publish is dropped by the broker (QoS 1: still acknowledged, as MQTT 3.1.1 has no
+  way to refuse one).
 - ``Ingest``: each publish let through is handed, with the stack's clock at its arrival, to
   ``alleycat.edge.mqtt.ingest`` in the API's worker processes (``Runtime.call``: the stack's clock is
   theirs too), which counts it as ``POST /races/{raceId}/telemetry`` does. The broker never waits for it.
@@ -18,10 +22,14 @@ share one ``Gate``:
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import logging
+import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from amqtt.broker import Broker
@@ -29,21 +37,55 @@ from amqtt.contexts import Action
 from amqtt.plugins.base import BaseAuthPlugin, BasePlugin, BaseTopicPlugin
 from amqtt.session import Session
 
+from alleycat.edge import ingest_auth
 from alleycat.edge import mqtt as edge
 from stacks.settings import API_SCOPES
 
-from .auth import JwtAuthorizer
+from .restjson import ACCOUNT
 
 PATH = "/mqtt"  # the WebSocket's path in GET /config.json's ingest.url (the broker takes any)
-_RACER = "_alleycat_racer"  # the session attribute holding (sub, token expiry)
+ARN_PREFIX = f"arn:aws:iot:us-east-1:{ACCOUNT}:"  # the local stack's IoT ARNs
+_GRANT = "_alleycat_grant"  # the session attribute holding (policy documents, when IoT would disconnect)
 log = logging.getLogger("alleycat.local.mqtt")
+
+
+def authorizer(issuer: str, client_id: str, clock: Any) -> ingest_auth.IngestAuthorizer:
+    """The custom authorizer's code, configured as the stack configures it in AWS (no topic rule locally)."""
+    return ingest_auth.IngestAuthorizer(ingest_auth.Config(
+        issuer, client_id, API_SCOPES, edge.USERNAME, ingest_auth.topic_arn(ARN_PREFIX, edge.TOPIC),
+        ingest_auth.client_arn(ARN_PREFIX)), now=clock.now)
+
+
+def allows(policies: Iterable[dict], action: str, resource: str) -> bool:
+    """Whether IoT policy documents allow ``action`` on ``resource``: an explicit Deny wins, else an Allow;
+    ``Action`` and ``Resource`` a string or a list, ``*`` any characters (``/`` too) and ``?`` one."""
+    effects = {statement.get("Effect") for policy in policies for statement in _statements(policy)
+               if _any_matches(statement.get("Action"), action, case=False)
+               and _any_matches(statement.get("Resource"), resource, case=True)}
+    return "Allow" in effects and "Deny" not in effects
+
+
+def _statements(policy: dict) -> list[dict]:
+    statements = policy.get("Statement", [])
+    return statements if isinstance(statements, list) else [statements]
+
+
+def _any_matches(patterns: object, value: str, *, case: bool) -> bool:
+    listed = patterns if isinstance(patterns, list) else [patterns]
+    return any(isinstance(pattern, str) and _pattern(pattern, case).fullmatch(value) for pattern in listed)
+
+
+@cache
+def _pattern(pattern: str, case: bool) -> re.Pattern[str]:
+    body = "".join(".*" if part == "*" else "." if part == "?" else re.escape(part) for part in re.split(r"([*?])", pattern))
+    return re.compile(body, re.DOTALL if case else re.DOTALL | re.IGNORECASE)
 
 
 @dataclass
 class Gate:
-    """What the plugins share: the tokens' authorizer, the stack's clock and where messages go."""
+    """What the plugins share: the custom authorizer's code, the stack's clock and where messages go."""
 
-    authorizer: JwtAuthorizer
+    authorizer: ingest_auth.IngestAuthorizer
     clock: Any  # local.clock: now()
     ingest: Callable[[str, bytes, float], object]  # (topic, payload, arrival), in a worker: blocking
 
@@ -60,13 +102,15 @@ class TokenAuth(BaseAuthPlugin):
 
     async def authenticate(self, *, session: Session) -> bool:
         gate: Gate = self.config.gate
-        if session.username != edge.USERNAME or not session.password:
+        password = session.password.encode() if isinstance(session.password, str) else bytes(session.password or b"")
+        event = {"protocols": ["mqtt"], "signatureVerified": False, "protocolData": {"mqtt": {
+            "username": session.username, "password": base64.b64encode(password).decode(), "clientId": session.client_id}}}
+        verdict = await asyncio.to_thread(gate.authorizer.authorize, event)
+        policies = [json.loads(document) for document in verdict.response()["policyDocuments"]]
+        if not verdict.authenticated or not allows(policies, "iot:Connect", f"{ARN_PREFIX}client/{session.client_id}"):
+            log.info("MQTT connect refused: %s", verdict.why or "the policy does not allow iot:Connect")
             return False
-        claims, why = await asyncio.to_thread(gate.authorizer.verify, str(session.password), API_SCOPES)
-        if claims is None:
-            log.info("MQTT connect refused: %s", why)
-            return False
-        setattr(session, _RACER, (claims["sub"], float(claims["exp"])))
+        setattr(session, _GRANT, (policies, gate.clock.now() + verdict.disconnect_after))
         return True
 
 
@@ -75,11 +119,11 @@ class OwnTopics(BaseTopicPlugin):
 
     async def topic_filtering(self, *, session: Session | None = None, topic: str | None = None,
                               action: Action | None = None) -> bool:
-        racer = getattr(session, _RACER, None)
-        if action != Action.PUBLISH or racer is None or not topic:
+        grant = getattr(session, _GRANT, None)
+        if action != Action.PUBLISH or grant is None or not topic:
             return False
-        sub, expires = racer
-        return self.config.gate.clock.now() < expires and edge.may_publish(sub, topic)
+        policies, disconnect_at = grant
+        return self.config.gate.clock.now() < disconnect_at and allows(policies, "iot:Publish", f"{ARN_PREFIX}topic/{topic}")
 
 
 class Ingest(BasePlugin):

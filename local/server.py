@@ -292,8 +292,8 @@ class LocalStack:
         assert self.users is not None  # _start_user_pool ran first
         pool = self.users.pool
         authorizer = JwtAuthorizer(lambda: pool.issuer, (pool.client_id,), self.clock.now)  # finds the keys by the issuer
-        if self.mqtt_enabled:  # the broker checks tokens with the API's own authorizer, counts in the API's workers
-            self.mqtt = self._start_mqtt(authorizer)
+        if self.mqtt_enabled:  # the broker checks tokens with IoT's custom authorizer's code, counts in the API's workers
+            self.mqtt = self._start_mqtt(pool.issuer, pool.client_id)
         handler = type("BoundApiHandler", (ApiHandler,), {"users": pool, "authorizer": authorizer, "runtime": self.runtime,
                                                           "clock": self.clock, "site_config": self.site_config})
         self._http = ApiServer((self.host, self.port), handler)
@@ -303,11 +303,12 @@ class LocalStack:
         threading.Thread(target=self._http.serve_forever, name="api", daemon=True).start()
         return self
 
-    def _start_mqtt(self, authorizer: JwtAuthorizer) -> MqttBroker:
-        """Bikes' telemetry over MQTT 3.1.1 on a WebSocket (local.mqtt), counted by alleycat.edge.mqtt."""
+    def _start_mqtt(self, issuer: str, client_id: str) -> MqttBroker:
+        """Bikes' telemetry over MQTT 3.1.1 on a WebSocket (local.mqtt), authorized by the code of IoT Core's
+        custom authorizer (alleycat.edge.ingest_auth), counted by alleycat.edge.mqtt."""
         from alleycat.edge import mqtt
 
-        from .mqtt import Gate
+        from .mqtt import Gate, authorizer
 
         runtime = self.runtime
         assert runtime is not None  # started first: the broker hands it every message
@@ -316,7 +317,7 @@ class LocalStack:
             return runtime.call(mqtt.ingest, topic, payload, arrival)
 
         port = int(os.environ.get("ALLEYCAT_MQTT_PORT", "0"))
-        return MqttBroker(Gate(authorizer, self.clock, ingest), host=self.host, port=port).start()
+        return MqttBroker(Gate(authorizer(issuer, client_id, self.clock), self.clock, ingest), host=self.host, port=port).start()
 
     def _start_async_functions(self) -> None:
         """The functions invoked asynchronously, as in AWS. Races finish by themselves (``alleycat.flows.ending``):

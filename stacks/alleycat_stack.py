@@ -6,16 +6,24 @@ from __future__ import annotations
 from aws_cdk import CfnOutput, RemovalPolicy, Stack
 from constructs import Construct
 
+from alleycat.edge import mqtt
+
 from .api import Api
 from .board_events import BoardEvents
 from .functions import Functions
+from .ingest_auth import IngestAuth
 from .monitoring import Monitoring
 from .race_finishes import RaceFinishes
-from .settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
+from .settings import AUTHORIZER, BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
 from .site import Site
 from .stream import StreamProcessor
 from .table import AlleycatTable
 from .users import Users
+
+# What a racer publishes to: the telemetry topic rule's Basic Ingest topic. Until the rule is in this stack
+# (stacks/ingest.py, issue 53's telemetry log), a name it will be given; then its own ``topic``.
+TELEMETRY_RULE = "alleycat_telemetry"
+TELEMETRY_TOPIC = f"$aws/rules/{TELEMETRY_RULE}/{mqtt.TOPIC}"
 
 
 class AlleycatStack(Stack):
@@ -36,13 +44,18 @@ class AlleycatStack(Stack):
         users = Users(self, "Users", functions=functions, throwaway=throwaway)
         api = Api(self, "Api", functions=functions.by_name, users=users, removal_policy=removal)
         boards = BoardEvents(self, "Boards", stream=stream.function, functions=functions, removal_policy=removal)
+        ingest = IngestAuth(self, "IngestAuth", functions=functions, issuer=users.user_pool.user_pool_provider_url,
+                            client_id=users.client.user_pool_client_id, topic=TELEMETRY_TOPIC, removal_policy=removal)
         site = Site(self, "Site", api_domain=api.domain_name, removal_policy=removal,
-                    config={**boards.site_config, "auth": users.site_config},
-                    connect=(f"wss://{boards.api.realtime_dns}", users.domain_url, users.api_url.rstrip("/")))
+                    config={**boards.site_config, "auth": users.site_config,
+                            "ingest": {"url": ingest.url, "username": ingest.username, "topic": TELEMETRY_TOPIC}},
+                    connect=(f"wss://{boards.api.realtime_dns}", users.domain_url, users.api_url.rstrip("/"),
+                             f"wss://{ingest.endpoint}"))
         users.serve(site.url)
         monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes,
                                 functions={**functions.by_name, STREAM_PROCESSOR: stream.function, FINISHER: finishes.function,
-                                           TOKEN_GROUPS: users.trigger, BOARD_PUBLISHER: boards.publisher})
+                                           TOKEN_GROUPS: users.trigger, BOARD_PUBLISHER: boards.publisher,
+                                           AUTHORIZER: ingest.function})
 
         CfnOutput(self, "ApiUrl", value=api.url,
                   description="The HTTP API's own endpoint, for bikes and scripts (no CloudFront request fee)")
@@ -60,5 +73,7 @@ class AlleycatStack(Stack):
                   description="AppSync Events: where the stream processor publishes race boards (IAM)")
         CfnOutput(self, "BoardEventsRealtimeUrl", value=boards.realtime_url,
                   description="AppSync Events: where browsers subscribe to /races/<raceId> (API key)")
+        CfnOutput(self, "IngestUrl", value=ingest.url,
+                  description="Telemetry over MQTT: IoT Core's data endpoint (user name and topic: GET /config.json's ingest)")
         CfnOutput(self, "AlarmTopicArn", value=monitoring.topic.topic_arn,
                   description="Every alarm notifies this topic (-c alarmEmail=... subscribes an address)")

@@ -31,7 +31,8 @@ STREAM_PROCESSOR = "stream_processor"  # on the table's stream
 FINISHER = "finish_due_race"  # finishes a race at its end, invoked by the race's one-time schedule (``ending``)
 TOKEN_GROUPS = "token_groups"  # the user pool's pre-token-generation trigger
 BOARD_PUBLISHER = "publish_board"  # sends a race's board when its next message is due (``alleycat.flows.pushing``)
-NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, BOARD_PUBLISHER)
+AUTHORIZER = "authorize_ingest"  # IoT Core's custom authorizer: who may send telemetry over MQTT (stacks/ingest_auth.py)
+NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, BOARD_PUBLISHER, AUTHORIZER)
 FUNCTIONS = (*(route.function for route in ROUTES), *NOT_ROUTES)
 
 # The stream processor's table actions (the finisher's are a route's: routes.FINISH_ACTIONS).
@@ -49,6 +50,14 @@ PUSH_MESSAGES_PER_SECOND = 1
 STREAM_BATCH_SIZE = 1000
 STREAM_BATCHING_WINDOW_SECONDS = 1
 STREAM_RETRIES = 5
+
+# The MQTT authorizer's reserved concurrency. Anyone can make it run (token signing is off), so this caps what
+# a flood of connects costs and keeps it from the account's other functions (1,000 concurrent by default;
+# Lambda keeps 100 unreserved). A warm call is ~2.5 ms of CPU at 256 MB (make bench-authorizer, extrapolated),
+# so 100 instances answer thousands of connects a second, past IoT Core's 500 connects a second per account
+# (its default quota), and a mass start's first second of cold instances (~0.3 s each) still about 300
+# (docs/security.md, "Telemetry over MQTT").
+AUTHORIZER_CONCURRENCY = 100
 
 # Memory of each function. Telemetry is sized
 # from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs

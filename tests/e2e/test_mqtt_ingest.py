@@ -146,10 +146,11 @@ def test_another_racers_topic_and_a_malformed_body_count_nothing(client, ingest)
                     {"samples": [sample(s) for s in range(61)]}, {"samples": [{**sample(0), "racerId": other}]}, b"\xff"):
             publish(bike, topic(ingest, race_id, racer), bad)
         publish(bike, topic(ingest, race_id, racer), {"samples": [sample(3)]})
+        # Then only the good one counted (seen before disconnecting: amqtt drops a message it acknowledged
+        # but had not yet handed on when its client goes), nothing for the other racer, the connection went on
+        assert until(lambda: history(client, race_id, racer), [3]) == [3]
     finally:
         closed(bike)
-    # Then only the good one counted: nothing for the other racer, the connection went on
-    assert until(lambda: history(client, race_id, racer), [3]) == [3]
     assert history(client, race_id, other) == []
     assert until(lambda: board(client, race_id).get(racer, (None, None))[1], 3) == 3
     assert board(client, race_id)[other][1] is None

@@ -29,7 +29,7 @@ from stacks import LAYER_DIR, python313
 from stacks.app import STACK_NAME
 from stacks.functions import ENDPOINT_VARIABLE, logical_id
 from stacks.layers import REQUIREMENTS, pinned_packages
-from stacks.settings import BOARD_PUBLISHER, FINISHER, FUNCTIONS, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import AUTHORIZER, BOARD_PUBLISHER, FINISHER, FUNCTIONS, STREAM_PROCESSOR, TOKEN_GROUPS
 
 from . import lambda_runtime
 
@@ -288,7 +288,7 @@ NEVER = ("aws_xray_sdk", "aws_lambda_powertools.event_handler", "aws_lambda_powe
 DEFERRED = ("fastjsonschema", "alleycat.storage.tokens", "concurrent.futures")
 
 
-@pytest.mark.parametrize("function", [name for name in ORDER if name != TOKEN_GROUPS])
+@pytest.mark.parametrize("function", [name for name in ORDER if name not in (TOKEN_GROUPS, AUTHORIZER)])
 def test_a_handler_imports_neither_the_xray_sdk_nor_what_it_defers(invocations, function):
     # Given the modules the fresh interpreter held once the function's handler module was imported
     modules = set(invocations[function]["cold_start"])
@@ -304,6 +304,25 @@ def test_the_token_trigger_loads_neither_powertools_nor_boto3_for_a_racer(invoca
     modules = set(invocations[TOKEN_GROUPS]["cold_start"])
     assert not [m for m in modules if m.startswith(("aws_lambda_powertools", "boto3", "botocore", "aws_xray_sdk"))]
     assert "alleycat.edge.contract" in modules
+
+
+def test_the_mqtt_authorizer_loads_the_standard_library_alone(invocations):
+    # Given anyone can make it run, and a mass start's connects wait for its new instances / Then its cold
+    # start is the standard library and the layer's authorizer: no Powertools, no boto3, no cryptography
+    modules = set(invocations[AUTHORIZER]["cold_start"])
+    assert not [m for m in modules if m.startswith(("aws_lambda_powertools", "boto3", "botocore", "aws_xray_sdk",
+                                                    "cryptography", "urllib.request", "asyncio"))]
+    assert {"alleycat.edge.ingest_auth", "alleycat.settings"} <= modules
+    assert sorted(m for m in modules if m.startswith("alleycat")) == ["alleycat", "alleycat.edge", "alleycat.edge.ingest_auth",
+                                                                      "alleycat.settings"]
+
+
+def test_the_mqtt_authorizer_refuses_its_samples_token_of_another_pool_with_no_policy(invocations):
+    # Given IoT Core's event for a connection whose token is an example pool's / Then it is not authenticated,
+    # is granted nothing, and its answer is IoT's response shape
+    assert invocations[AUTHORIZER]["response"] == {"isAuthenticated": False, "principalId": "unauthenticated",
+                                                   "disconnectAfterInSeconds": 300, "refreshAfterInSeconds": 300,
+                                                   "policyDocuments": []}
 
 
 def test_packages_come_from_the_layers_and_the_runtime(provider, runtime_packages, invocations):

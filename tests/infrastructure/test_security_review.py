@@ -153,21 +153,23 @@ def rendered(value) -> str:
     raise AssertionError(f"cannot render {value}")
 
 
-def test_site_csp_allows_only_the_site_the_live_boards_socket_and_sign_in(resources):
+def test_site_csp_allows_only_the_site_the_live_boards_socket_sign_in_and_the_mqtt_endpoint(resources):
     # Given the CSP / Then nothing inline or foreign runs, and it connects only to its own origin (the
     # API too), the Event API's real-time endpoint over wss, managed login's domain (the token
-    # endpoint) and the user pool API (a user's own TOTP set-up), over https
+    # endpoint) and the user pool API (a user's own TOTP set-up), over https, and IoT Core's data
+    # endpoint over wss (telemetry over MQTT)
     [policy] = of_type(resources, "AWS::CloudFront::ResponseHeadersPolicy").values()
     csp = policy["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]["ContentSecurityPolicy"]
     [event_api] = of_type(resources, "AWS::AppSync::Api")
     [domain] = of_type(resources, "AWS::Cognito::UserPoolDomain")
+    [endpoint] = of_type(resources, "Custom::AWS")
     text = rendered(csp["ContentSecurityPolicy"])
     assert "default-src 'none'" in text and "script-src 'self';" in text and "frame-ancestors 'none'" in text
     assert "unsafe-inline" not in text and "unsafe-eval" not in text and "*" not in text
     [connect] = [part.strip() for part in text.split(";") if part.strip().startswith("connect-src")]
     assert connect.split() == ["connect-src", "'self'", f"wss://<{event_api}.Dns.Realtime>",
                                f"https://<{domain}>.auth.<AWS::Region>.amazoncognito.com",
-                               "https://cognito-idp.<AWS::Region>.<AWS::URLSuffix>"]
+                               "https://cognito-idp.<AWS::Region>.<AWS::URLSuffix>", f"wss://<{endpoint}.endpointAddress>"]
 
 
 # --- API Gateway's account setting ---------------------------------------------------------------

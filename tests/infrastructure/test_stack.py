@@ -18,6 +18,7 @@ from stacks import LINT_REASONS, headers
 from stacks.api import ADMIN_WRITES, RACERS, TELEMETRY_SAMPLING, throttle
 from stacks.app import is_throwaway
 from stacks.functions import API_TIMEOUT_SECONDS, PASS_THROUGH_TRACING, logical_id
+from stacks.ingest_auth import CUSTOM_RESOURCE_HANDLER
 from stacks.settings import LOG_SAMPLE_RATE, NOT_ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, memory_mb
 from stacks.site import DIST_DIR as DIST
 from stacks.site import UNCACHED_ERRORS
@@ -116,8 +117,9 @@ def test_throwaway_context_relaxes_table_protection():
 def test_one_function_per_route_plus_the_stream_processor_the_finisher_and_the_token_trigger(resources):
     # Given the routes / When listing Lambda functions / Then each route has exactly one, named after it
     expected = {logical_id(route.function) for route in ROUTES} | {logical_id(name) for name in NOT_ROUTES}
-    # (besides the handler CDK adds for the site's BucketDeployment)
-    ours = {key for key in of_type(resources, FUNCTION) if not key.startswith("CustomCDKBucketDeployment")}
+    # (besides the handlers CDK adds for the site's BucketDeployment and the IoT endpoint's AwsCustomResource)
+    ours = {key for key in of_type(resources, FUNCTION)
+            if not key.startswith(("CustomCDKBucketDeployment", CUSTOM_RESOURCE_HANDLER))}
     assert ours == expected
 
 
@@ -308,7 +310,7 @@ def test_outputs(template_json):
     # Given the stack / Then clients can find the API, the user pool and the table
     assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "SignInUrl", "TableName",
                                              "StreamFailureQueueUrl", "FinishFailureQueueUrl", "SiteUrl", "AlarmTopicArn",
-                                             "BoardEventsHttpUrl", "BoardEventsRealtimeUrl"}
+                                             "BoardEventsHttpUrl", "BoardEventsRealtimeUrl", "IngestUrl"}
 
 
 # --- the frontend site ------------------------------------------------------------------------

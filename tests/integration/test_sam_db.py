@@ -8,7 +8,7 @@ from alleycat.storage import dynamo
 from alleycat.storage import entities as e
 from local import handlers, sam_db, server
 from local.dynamodb_local import free_port
-from stacks.settings import BOARD_PUBLISHER, FINISHER, NOT_ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import AUTHORIZER, BOARD_PUBLISHER, FINISHER, NOT_ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
 
 
 def test_it_serves_the_table_and_the_sample_race_the_events_name_and_says_what_to_run(monkeypatch, capsys):
@@ -52,6 +52,7 @@ def test_it_serves_the_table_and_the_sample_race_the_events_name_and_says_what_t
     assert answers[STREAM_PROCESSOR] == {"batchItemFailures": []}
     assert answers[FINISHER]["outcome"] == "finished" and answers[BOARD_PUBLISHER]["sent"] is False
     assert answers[TOKEN_GROUPS]["response"] == {"claimsAndScopeOverrideDetails": None}
+    assert answers[AUTHORIZER]["isAuthenticated"] is False and answers[AUTHORIZER]["policyDocuments"] == []
     said = capsys.readouterr().out
     assert sam_db.RACE_ID in said and "sam local invoke -t cdk.out/Alleycat.template.json" in said
     assert sam_db.COMMANDS in said and said.count("$SAM ") == len(sam_db.ORDER)

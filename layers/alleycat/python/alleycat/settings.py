@@ -27,6 +27,10 @@ BOARD_PUBLISHER_ARN = "BOARD_PUBLISHER_ARN"  # the stream processor's: the board
 EVENT_API_URL = "EVENT_API_URL"  # where boards are published (AppSync Events' HTTP endpoint)
 PUSH_MESSAGES_PER_SECOND = "PUSH_MESSAGES_PER_SECOND"
 DYNAMODB_READ_TIMEOUT_SECONDS = "DYNAMODB_READ_TIMEOUT_SECONDS"  # the local stack's; never deployed
+# The MQTT authorizer's (alleycat.edge.ingest_auth): the user pool's issuer and app client, the API's scopes
+# (space-separated), ingest.username, and the ARNs its policy allows (with {racerId} and {clientId}).
+INGEST_ISSUER, INGEST_CLIENT_ID, INGEST_SCOPES = "INGEST_ISSUER", "INGEST_CLIENT_ID", "INGEST_SCOPES"
+INGEST_USERNAME, INGEST_TOPIC_ARN, INGEST_CLIENT_ARN = "INGEST_USERNAME", "INGEST_TOPIC_ARN", "INGEST_CLIENT_ARN"
 METRICS_DISABLED = "POWERTOOLS_METRICS_DISABLED"
 FUNCTION = "ALLEYCAT_FUNCTION"  # which of functions/<name> this is (the stack sets it)
 IN_LAMBDA = "AWS_LAMBDA_FUNCTION_NAME"
@@ -34,13 +38,15 @@ UNDER_SAM_LOCAL = "AWS_SAM_LOCAL"  # `sam local invoke`: the template's referenc
 
 DEFAULT_PUSH_MESSAGES_PER_SECOND = 1.0  # stacks/settings.py sets the deployed rate (docs/performance.md, "Push")
 
-# What each deployed function needs besides TABLE_NAME (every function but the token trigger needs it);
+# What each deployed function needs besides TABLE_NAME (every function but the token trigger and the MQTT
+# authorizer needs it);
 # a route's function needs PAGE_TOKEN_KEY too when the route is paged (``alleycat.edge.routes``).
 NEEDS: dict[str, tuple[str, ...]] = {
     "stream_processor": (TABLE_NAME, FINISHER_ARN, BOARD_PUBLISHER_ARN, EVENT_API_URL),
     "finish_due_race": (TABLE_NAME, FINISH_SCHEDULE_GROUP, FINISH_SCHEDULE_ROLE_ARN, FINISH_DEAD_LETTER_ARN),
     "publish_board": (TABLE_NAME, EVENT_API_URL),
     "token_groups": (),
+    "authorize_ingest": (INGEST_ISSUER, INGEST_CLIENT_ID, INGEST_SCOPES, INGEST_USERNAME, INGEST_TOPIC_ARN, INGEST_CLIENT_ARN),
 }
 
 
