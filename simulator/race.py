@@ -41,7 +41,9 @@ BIKE = "bike"  # the equipment the simulated racers join on: bikes posting over 
 MAX_SAMPLES_PER_REQUEST = 1000
 SETUP_WORKERS = 8
 BIKE_WORKERS = 128  # bikes post at once, as real ones do; more than this queue for a thread
-PUBACK_SECONDS = 1.0  # a tick's message not acknowledged by then goes over HTTP as well (harmless: first value wins)
+# A message that could not be sent (no connection) goes over HTTP at once; one in flight is given this long for its
+# PUBACK (a busy broker is waited for, not doubled), then goes over HTTP as well (harmless: the first value wins).
+PUBACK_SECONDS = 30.0
 WATCH_SECONDS = 0.25
 CLOCK_CHECK_SECONDS = 0.25  # how often a wait for a moment reads the clock again (a clock a test moves may jump)
 
@@ -326,9 +328,8 @@ class Simulator:
             if self.audience:
                 self.audience.accepted(batch, response)
 
-        if self.mqtt:
-            unconfirmed = self._publish(samples, race_id)
-            list(self._bike_pool.map(lambda s: post(self.bikes[s["racerId"]], [s]), unconfirmed))
+        if self.mqtt:  # the tick goes on; the acknowledgements are awaited (and the fallback sent) by the bikes' pool
+            self._bike_pool.submit(self._acknowledged, self._publish(samples, race_id), post)
             return
         if not self.settings.bikes:
             for batch in chunks(samples):
@@ -336,14 +337,16 @@ class Simulator:
             return
         list(self._bike_pool.map(lambda s: post(self.bikes[s["racerId"]], [s]), samples))
 
-    def _publish(self, samples: list[dict], race_id: str) -> list[dict]:
-        """Each racer's sample over its own connection, QoS 1: the samples no PUBACK acknowledged in time."""
-        sent = time.monotonic()
-        deadline = sent + PUBACK_SECONDS
-        messages = [(sample, self.mqtt[sample["racerId"]].publish(race_id, [sample])) for sample in samples]
+    def _publish(self, samples: list[dict], race_id: str) -> tuple[float, list]:
+        """Each racer's sample over its own connection, QoS 1: (when, [(sample, its message)])."""
+        return time.monotonic(), [(sample, self.mqtt[sample["racerId"]].publish(race_id, [sample])) for sample in samples]
+
+    def _acknowledged(self, published: tuple[float, list], post) -> None:
+        """Waits for a tick's PUBACKs; a sample without one within PUBACK_SECONDS is posted over HTTP too."""
+        sent, messages = published
         confirmed, unconfirmed = [], []
         for sample, info in messages:
-            if MqttBike.confirmed(info, deadline - time.monotonic()):
+            if MqttBike.confirmed(info, sent + PUBACK_SECONDS - time.monotonic()):
                 confirmed.append(sample)
                 self.totals.answers.append(time.monotonic() - sent)
             else:
@@ -353,7 +356,8 @@ class Simulator:
             self.watch.received(confirmed)
         if self.audience:
             self.audience.received(confirmed)
-        return unconfirmed
+        for sample in unconfirmed:
+            post(self.bikes[sample["racerId"]], [sample])
 
     def _each_racer(self, call) -> None:
         def unless_stopped(profile: RacerProfile) -> None:
