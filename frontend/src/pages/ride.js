@@ -59,7 +59,10 @@ import { rideGhost } from "./rideGhost.js";
 import { strapPanel } from "./rideStrap.js";
 import { trainerPanel } from "./rideTrainer.js";
 
-const RETRY_MS = 2000; // a batch that failed is tried again after this (or with the next second, if sooner)
+const RETRY_MS = 2000;
+// Over MQTT a batch goes over HTTP instead when none has for this long: its answer says what nothing over MQTT
+// can, that another device holds the ride now (its samples rejected: the page stops and offers to take it back).
+const CHECK_MS = 30_000; // a batch that failed is tried again after this (or with the next second, if sooner)
 // A page not woken for longer than this was not running (frozen, a computer asleep): the seconds it
 // missed are not sent. The heartbeat wakes a riding page 4 times a second, hidden or not.
 const AWAKE_MS = 10_000;
@@ -146,6 +149,7 @@ export function ridePanel(raceId) {
   let metric = null; // the class's ("output" or "power"), as the race page read it
   let noPowerRejected = false; // the API's last answer rejected seconds with `no power`
   let ingest; // the MQTT transport (ingest.js) where /config.json has one, null where not; undefined: not read yet
+  let checked = null; // when (this page's clock) a batch last went over HTTP
   const powerClass = () => metric === POWER;
 
   const clock = h("p", { class: "ride-clock", role: "status" });
@@ -548,12 +552,14 @@ export function ridePanel(raceId) {
           // fails, the answer's declare() below tries again): never as a trainer's.
           if (onScreen && declared !== VIRTUAL) await declare();
           const mqtt = await transport();
-          if (mqtt && await mqtt.publish(batch.samples, device)) {
+          checked ??= Date.now();
+          if (mqtt && Date.now() - checked < CHECK_MS && await mqtt.publish(batch.samples, device)) {
             if (rider !== "here") break;
             outbox.delivered(batch);
             problem = null;
             continue;
           }
+          checked = Date.now();
           const answer = await api.sendSamples(raceId, batch.samples, batch.key, device);
           if (rider !== "here") break; // another tab took the ride meanwhile: it sends this batch again, under its key
           outbox.answered(batch, answer);
