@@ -14,6 +14,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const PUBACK_TIMEOUT_MS = 10_000;
 export const DOWN_MS = 30_000;
 const KEEPALIVE_S = 60;
+const SUPERSEDED = new Error("a newer token connects instead");
 
 // [{topic, payload}] of a racer's samples: the racer is the topic's, so no sample names it.
 export function messages(ingest, raceId, racerId, samples, device) {
@@ -45,8 +46,8 @@ export class MqttIngest {
     let client;
     try {
       client = await this.connected(password);
-    } catch {
-      this.downUntil = this.now() + DOWN_MS;
+    } catch (error) {
+      if (error !== SUPERSEDED) this.downUntil = this.now() + DOWN_MS;
       return false;
     }
     try {
@@ -91,7 +92,7 @@ export class MqttIngest {
       const client = await promise;
       if (this.connecting !== attempt || this.stopped) {
         client.end(true);
-        throw new Error("superseded");
+        throw SUPERSEDED;
       }
       this.client = client;
       this.password = password;
