@@ -1,5 +1,6 @@
 // Bundles the frontend into frontend/dist: assets/app-<hash>.js (with uPlot), assets/app-<hash>.css,
-// the ride's worker assets/heartbeat-<hash>.js and the FIT export's module assets/fit-<hash>.js,
+// the ride's worker assets/heartbeat-<hash>.js, the FIT export's module assets/fit-<hash>.js and the ride's
+// MQTT client assets/mqtt-<hash>.js,
 // named by their content, and index.html, made from frontend/index.html with those names in place of
 // its app.js and app.css. The assets may then be kept a year; only the page is asked for again
 // (stacks/headers.py: the Cache-Control of each, in AWS and on make local).
@@ -20,6 +21,7 @@ const assets = join(dist, "assets");
 const ENTRY = "src/main.js"; // as esbuild's metafile names it: relative to absWorkingDir (here)
 const WORKER = "src/heartbeat.worker.js"; // the ride's heartbeat (frontend/src/heartbeat.js)
 const FIT_EXPORT = "src/fitExport.js"; // a ride as a FIT file (Garmin's SDK), imported on a click only
+const MQTT_LINK = "src/mqttLink.js"; // mqtt.js, imported as a ride first sends over MQTT (ingest.js)
 const ICON = "favicon.svg";
 
 // The entry's script and the stylesheet esbuild gathered from its imports (its cssBundle), as the
@@ -60,6 +62,9 @@ async function main() {
   // without it. The app names it as FIT_EXPORT and leaves that import() to the browser (external).
   const fit = await build({ ...options, format: "esm", entryPoints: { fit: join(here, FIT_EXPORT) } });
   const fitModule = builtScript(fit.metafile.outputs, FIT_EXPORT);
+  // The ride's MQTT client (mqtt.js's browser build), likewise: only a ride that sends over MQTT loads it.
+  const link = await build({ ...options, format: "esm", entryPoints: { mqtt: join(here, MQTT_LINK) } });
+  const mqttModule = builtScript(link.metafile.outputs, MQTT_LINK);
   const { metafile } = await build({
     ...options,
     entryPoints: { app: join(here, ENTRY) },
@@ -67,6 +72,7 @@ async function main() {
     define: {
       HEARTBEAT_WORKER: JSON.stringify("/" + relative(dist, join(here, workerScript))),
       FIT_EXPORT: JSON.stringify("/" + relative(dist, join(here, fitModule))),
+      MQTT_LINK: JSON.stringify("/" + relative(dist, join(here, mqttModule))),
     },
   });
 

@@ -28,6 +28,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -47,6 +48,9 @@ PATH = "/mqtt"  # the WebSocket's path in GET /config.json's ingest.url (the bro
 ARN_PREFIX = f"arn:aws:iot:us-east-1:{ACCOUNT}:"  # the local stack's IoT ARNs
 _GRANT = "_alleycat_grant"  # the session attribute holding (policy documents, when IoT would disconnect)
 log = logging.getLogger("alleycat.local.mqtt")
+# Messages handed to the API's workers at once: as many as the HTTP server's threads would post (one a request). The
+# event loop's default executor has 6 threads, which capped 100 bikes at what 6 calls in a row get through.
+INGEST_THREADS = 128
 
 
 def authorizer(issuer: str, client_id: str, clock: Any) -> ingest_auth.IngestAuthorizer:
@@ -133,9 +137,20 @@ class Ingest(BasePlugin):
         gate: Gate = self.config.gate
         arrival = gate.clock.now()
         try:
-            await asyncio.to_thread(gate.ingest, message.topic, bytes(message.data or b""), arrival)
+            await asyncio.get_running_loop().run_in_executor(
+                _ingest_pool(), gate.ingest, message.topic, bytes(message.data or b""), arrival)
         except Exception as error:  # noqa: BLE001 - a message's failure never stops the broker
             log.warning("MQTT message from %s on %s not ingested: %r", client_id, message.topic, error)
+
+
+_POOL: list[ThreadPoolExecutor] = []
+
+
+def _ingest_pool() -> ThreadPoolExecutor:
+    """The threads that hand messages to the API's workers (made with the first message, kept for the process)."""
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max_workers=INGEST_THREADS, thread_name_prefix="mqtt-ingest"))
+    return _POOL[0]
 
 
 class MqttBroker:

@@ -29,6 +29,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--bikes", action="store_true",
                         help="every racer posts its own sample each second with its own token, as bikes do "
                              "(tokens from the local stack's /local/token)")
+    parser.add_argument("--http", action="store_true",
+                        help="post over HTTP even where /config.json names an MQTT broker (ingest): by default each racer "
+                             "then publishes its own sample over MQTT with its own token (contract v1.3)")
     parser.add_argument("--watch", action="store_true",
                         help="poll the race leaderboard and report how far it lags accepted telemetry")
     parser.add_argument("--push-viewers", type=int, default=0,
@@ -54,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(racers=args.racers, speed=args.speed, races=args.races,
                         duration=args.duration, class_id=args.class_id, metric=args.metric, racer_prefix=args.racer_prefix,
                         bikes=args.bikes, watch=args.watch, push_viewers=args.push_viewers, pollers=args.pollers,
-                        announce=args.announce)
+                        announce=args.announce, transport="http" if args.http else "auto")
     simulator = Simulator(client, settings)
     try:
         simulator.run()

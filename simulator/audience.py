@@ -62,9 +62,14 @@ class Audience:
         """The samples of a telemetry request its answer accepted, stamped now."""
         if response.get("accepted", 0) == 0:
             return
-        now = time.monotonic()
         rejected = {(r["racerId"], r["second"]) for r in response.get("rejected", [])}
-        self._inbox.put([(s["racerId"], s["second"], now) for s in batch if (s["racerId"], s["second"]) not in rejected])
+        self.received([s for s in batch if (s["racerId"], s["second"]) not in rejected])
+
+    def received(self, samples: list[dict]) -> None:
+        """Samples the service took (over MQTT: acknowledged), stamped now."""
+        if samples:
+            now = time.monotonic()
+            self._inbox.put([(s["racerId"], s["second"], now) for s in samples])
 
     def close(self, grace_seconds: float = 3.0) -> dict:
         """Waits ``grace_seconds`` for the last samples to show, then stops the viewers."""

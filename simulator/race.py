@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from .client import ApiClient, ApiError
+from .mqtt import MqttBike
 from .profiles import RacerProfile
 from .progress import ProgressBar
 
@@ -40,6 +41,9 @@ BIKE = "bike"  # the equipment the simulated racers join on: bikes posting over 
 MAX_SAMPLES_PER_REQUEST = 1000
 SETUP_WORKERS = 8
 BIKE_WORKERS = 128  # bikes post at once, as real ones do; more than this queue for a thread
+# A message that could not be sent (no connection) goes over HTTP at once; one in flight is given this long for its
+# PUBACK (a busy broker is waited for, not doubled), then goes over HTTP as well (harmless: the first value wins).
+PUBACK_SECONDS = 30.0
 WATCH_SECONDS = 0.25
 CLOCK_CHECK_SECONDS = 0.25  # how often a wait for a moment reads the clock again (a clock a test moves may jump)
 
@@ -69,6 +73,9 @@ class Settings:
     racer_prefix: str = "rider"
     cognito_ids: bool = False  # racer ids shaped as Cognito subs (36 characters, random-looking), not <prefix>-0001
     bikes: bool = False  # every racer posts its own sample each second with its own token
+    # "auto": each racer publishes its own sample over MQTT with its own token when GET /config.json names a broker
+    # (``ingest``; contract v1.3), else over HTTP; "http": over HTTP whatever config.json says; "mqtt": a broker or nothing.
+    transport: str = "auto"
     watch: bool = False  # poll the race leaderboard and measure how far it lags accepted telemetry
     push_viewers: int = 0  # viewers subscribed to the race's board over the Event API (simulator.audience)
     pollers: int = 0  # viewers polling the race leaderboard every second, as the page did before push
@@ -82,6 +89,7 @@ class Settings:
 @dataclass
 class Totals:
     sent: int = 0
+    published: int = 0  # sent over MQTT and acknowledged (PUBACK: received; what counted is on the board)
     accepted: int = 0
     duplicates: int = 0
     rejected: int = 0
@@ -98,6 +106,10 @@ class Totals:
         self.duplicates += response["duplicates"]
         self.rejected += len(response["rejected"])
 
+    def add_published(self, samples: int) -> None:
+        self.sent += samples
+        self.published += samples
+
     def summary(self) -> str:
         lag = ""
         if self.lags:
@@ -106,7 +118,8 @@ class Totals:
             lag = f", leaderboard lag p50 {p50:.2f} s p95 {p95:.2f} s max {ordered[-1]:.2f} s"
         for figures in self.audiences:
             lag += audience_summary(figures)
-        return (f"races finished {self.races_finished}, samples sent {self.sent}, "
+        mqtt = f" (published over MQTT {self.published}: counted on the board)" if self.published else ""
+        return (f"races finished {self.races_finished}, samples sent {self.sent}{mqtt}, "
                 f"accepted {self.accepted}, duplicates {self.duplicates}, rejected {self.rejected}, "
                 f"late ticks {self.late_ticks}, elapsed {time.monotonic() - self.started:.1f} s{lag}")
 
@@ -148,6 +161,7 @@ class Simulator:
         self.totals = Totals()
         self.profiles = [RacerProfile.for_racer(racer_id) for racer_id in racer_ids(settings)]
         self.bikes: dict[str, ApiClient] = {}  # racerId -> a client holding that racer's own token
+        self.mqtt: dict[str, MqttBike] = {}  # racerId -> that racer's connection to the broker (riding over MQTT)
         self.watch: LeaderboardWatch | None = None
         self.audience: Audience | None = None
         self.current_race: str | None = None
@@ -155,11 +169,15 @@ class Simulator:
         self._announced: Announcement | None = None  # the next race, made while this one is ridden
 
     def run(self) -> Totals:
-        self.set_up()
-        number = 0
-        while not self.stop.is_set() and (self.settings.races is None or number < self.settings.races):
-            number += 1
-            self.race(number, last=self.settings.races is not None and number >= self.settings.races)
+        try:
+            self.set_up()
+            number = 0
+            while not self.stop.is_set() and (self.settings.races is None or number < self.settings.races):
+                number += 1
+                self.race(number, last=self.settings.races is not None and number >= self.settings.races)
+        finally:
+            for bike in self.mqtt.values():
+                bike.close()
         return self.totals
 
     def set_up(self) -> None:
@@ -167,8 +185,22 @@ class Simulator:
                          {"name": self.settings.class_name, "metric": self.settings.metric,
                           "description": "Simulated racers, one race after another"})
         self._each_racer(lambda p: self.client.call("PUT", f"/racers/{p.racer_id}", {"name": p.name}))
-        if self.settings.bikes:
+        ingest = self.ingest()
+        if self.settings.bikes or ingest:
             self.bikes = {p.racer_id: self.client.as_racer(p.racer_id) for p in self.profiles}
+        if ingest:
+            connected: dict[str, MqttBike] = {}
+            self._each_racer(lambda p: connected.__setitem__(p.racer_id, MqttBike(ingest, self.bikes[p.racer_id].token or "")))
+            self.mqtt = connected
+
+    def ingest(self) -> dict | None:
+        """The broker the racers publish to (GET /config.json's ``ingest``), or None: over HTTP."""
+        if self.settings.transport == "http":
+            return None
+        found = (self.client.call("GET", "/config.json") or {}).get("ingest")
+        if not found and self.settings.transport == "mqtt":
+            raise RuntimeError(f"{self.client.base_url}/config.json names no MQTT broker (ingest)")
+        return found or None
 
     @property
     def announcing(self) -> bool:
@@ -276,7 +308,8 @@ class Simulator:
         return True
 
     def _send(self, samples: list[dict], race_id: str) -> None:
-        """One tick's samples: batches of up to 1,000 from the simulator, or one post per bike."""
+        """One tick's samples: one message per bike over MQTT, or batches of up to 1,000 from the simulator, or one
+        post per bike."""
         path = f"/races/{race_id}/telemetry"
 
         def post(client: ApiClient, batch: list[dict]) -> None:
@@ -295,11 +328,36 @@ class Simulator:
             if self.audience:
                 self.audience.accepted(batch, response)
 
+        if self.mqtt:  # the tick goes on; the acknowledgements are awaited (and the fallback sent) by the bikes' pool
+            self._bike_pool.submit(self._acknowledged, self._publish(samples, race_id), post)
+            return
         if not self.settings.bikes:
             for batch in chunks(samples):
                 post(self.client, batch)
             return
         list(self._bike_pool.map(lambda s: post(self.bikes[s["racerId"]], [s]), samples))
+
+    def _publish(self, samples: list[dict], race_id: str) -> tuple[float, list]:
+        """Each racer's sample over its own connection, QoS 1: (when, [(sample, its message)])."""
+        return time.monotonic(), [(sample, self.mqtt[sample["racerId"]].publish(race_id, [sample])) for sample in samples]
+
+    def _acknowledged(self, published: tuple[float, list], post) -> None:
+        """Waits for a tick's PUBACKs; a sample without one within PUBACK_SECONDS is posted over HTTP too."""
+        sent, messages = published
+        confirmed, unconfirmed = [], []
+        for sample, info in messages:
+            if MqttBike.confirmed(info, sent + PUBACK_SECONDS - time.monotonic()):
+                confirmed.append(sample)
+                self.totals.answers.append(time.monotonic() - sent)
+            else:
+                unconfirmed.append(sample)
+        self.totals.add_published(len(confirmed))
+        if self.watch:
+            self.watch.received(confirmed)
+        if self.audience:
+            self.audience.received(confirmed)
+        for sample in unconfirmed:
+            post(self.bikes[sample["racerId"]], [sample])
 
     def _each_racer(self, call) -> None:
         def unless_stopped(profile: RacerProfile) -> None:
@@ -352,13 +410,15 @@ class LeaderboardWatch:
     def accepted(self, batch: list[dict], response: dict) -> None:
         if response["accepted"] == 0:
             return
-        now = time.monotonic()
         rejected = {(r["racerId"], r["second"]) for r in response["rejected"]}
+        self.received([sample for sample in batch if (sample["racerId"], sample["second"]) not in rejected])
+
+    def received(self, samples: list[dict]) -> None:
+        """Samples the service took (accepted over HTTP; over MQTT, acknowledged), timed from now."""
+        now = time.monotonic()
         with self._lock:
-            for sample in batch:
+            for sample in samples:
                 racer, second = sample["racerId"], sample["second"]
-                if (racer, second) in rejected:
-                    continue
                 if second <= self._shown.get(racer, -1):
                     self.totals.lags.append(0.0)
                 else:

@@ -63,10 +63,12 @@ def origin(url: str) -> str:
 
 def connect_origins(config: dict) -> tuple[str, ...]:
     """The other origins the page connects to, read from its ``/config.json``: the live boards'
-    socket (``events.realtime``) and sign-in (``auth.domain``: the OAuth 2.0 endpoints;
-    ``auth.idpUrl``: the user pool API). Each once, in that order; what the config lacks is left out."""
-    events, auth = config.get("events") or {}, config.get("auth") or {}
-    urls = (events.get("realtime"), auth.get("domain"), auth.get("idpUrl"))
+    socket (``events.realtime``), sign-in (``auth.domain``: the OAuth 2.0 endpoints;
+    ``auth.idpUrl``: the user pool API) and the MQTT broker a ride publishes to (``ingest.url``: in AWS
+    IoT Core's data endpoint, ``wss://<prefix>-ats.iot.<region>.amazonaws.com/mqtt``; locally the stack's
+    broker, ``ws://127.0.0.1:<port>/mqtt``). Each once, in that order; what the config lacks is left out."""
+    events, auth, ingest = config.get("events") or {}, config.get("auth") or {}, config.get("ingest") or {}
+    urls = (events.get("realtime"), auth.get("domain"), auth.get("idpUrl"), ingest.get("url"))
     return tuple(dict.fromkeys(origin(url) for url in urls if url))
 
 

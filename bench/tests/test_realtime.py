@@ -14,9 +14,9 @@ def test_output_is_the_contracts_formula_rounded_to_four_places():
     assert realtime.output(61, 37) == Decimal("97.92")  # 96 × 102 / 100
 
 
-def run(late=0, p95=1.0, exact=100, accepted=12_000):
+def run(late=0, p95=1.0, exact=100, accepted=12_000, published=0):
     return {"late_share": late / 120, "freshness_s": {"p95": p95}, "racers_exact": exact, "racers": 100, "seconds": 120,
-            "accepted": accepted}
+            "accepted": accepted, "published": published}
 
 
 def test_a_run_meets_the_goals_only_with_few_late_ticks_a_fresh_board_and_every_second_counted():
@@ -25,6 +25,9 @@ def test_a_run_meets_the_goals_only_with_few_late_ticks_a_fresh_board_and_every_
     assert not realtime.met(run(p95=2.01))
     assert not realtime.met(run(exact=99))
     assert not realtime.met(run(accepted=11_999))
+    # over MQTT: every second acknowledged (or, unacknowledged, accepted over HTTP) and the board exact
+    assert realtime.met(run(accepted=1, published=11_999))
+    assert not realtime.met(run(accepted=0, published=11_999))
 
 
 class Board:

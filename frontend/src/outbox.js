@@ -2,7 +2,9 @@
 // queued (at most MAX_BATCH) leave together as one batch with an Idempotency-Key of its own. A batch
 // whose request failed is sent again first, unchanged and under the same key, however long that
 // takes: the API then answers a retry that reached it twice with its first answer, and counts a
-// second it already has as a duplicate, so every second counts once. Runs in a browser and in Node
+// second it already has as a duplicate, so every second counts once. A batch may go over MQTT instead
+// (ingest.js): acknowledged, it is delivered (received, its seconds counted or not as the board says).
+// Runs in a browser and in Node
 // (tests/integration/test_ride_js.py).
 
 export const MAX_BATCH = 1000; // the contract's largest batch
@@ -18,6 +20,7 @@ export class Outbox {
     this.accepted = saved?.accepted ?? 0;
     this.duplicates = saved?.duplicates ?? 0;
     this.refused = saved?.refused ?? 0; // samples the API would not take (rejected, or a 4xx batch)
+    this.acknowledged = saved?.acknowledged ?? 0; // samples the MQTT broker acknowledged (not an answer: counted or not)
   }
 
   add(sample) {
@@ -44,6 +47,13 @@ export class Outbox {
     this.refused += answer.rejected.filter((sample) => sample.reason !== ANOTHER_DEVICE).length;
   }
 
+  // `batch` went over MQTT and the broker acknowledged it: received, not answered for (the board says what counted).
+  delivered(batch) {
+    if (batch !== this.pending) return;
+    this.pending = null;
+    this.acknowledged += batch.samples.length;
+  }
+
   // Drops what is queued, not yet sent (the ride is on another device): how many.
   drop() {
     return this.queued.splice(0).length;
@@ -62,7 +72,7 @@ export class Outbox {
   }
 
   toJSON() {
-    const { queued, pending, accepted, duplicates, refused } = this;
-    return { queued, pending, accepted, duplicates, refused };
+    const { queued, pending, accepted, duplicates, refused, acknowledged } = this;
+    return { queued, pending, accepted, duplicates, refused, acknowledged };
   }
 }

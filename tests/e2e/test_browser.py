@@ -32,7 +32,9 @@ WAIT_MS = 20_000
 def race(stack, client):
     """A race in progress: a fresh class and racers, sent telemetry by the simulator thread."""
     tag = uuid.uuid4().hex[:8]
-    settings = Settings(racers=RACERS, speed=5, races=1, duration=300, start_lead=0,
+    # Over HTTP (the viewers' pages are what is tested here; the demo's test rides over MQTT): a loaded machine's
+    # late answers stretch the race as they always did, so it is still live for the module's last test.
+    settings = Settings(racers=RACERS, speed=5, races=1, duration=300, start_lead=0, transport="http",
                         class_id=f"browser-{tag}", class_name="Browser hill", racer_prefix=f"b{tag}")
     stop = threading.Event()
     simulator, thread = start_simulator(stack, settings, stop, show_progress=False)

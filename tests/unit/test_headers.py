@@ -25,6 +25,10 @@ def test_the_csp_connects_to_the_origins_config_json_points_at():
     assert headers.connect_origins({"events": None}) == () == headers.connect_origins({"events": None, "auth": None})
     csp = headers.content_security_policy(headers.connect_origins(local))
     assert "connect-src 'self' ws://127.0.0.1:4001 http://127.0.0.1:4002;" in csp
+    # And the MQTT broker a ride publishes to (contract v1.3's ingest): IoT Core's data endpoint, the local broker
+    iot = {**CONFIG, "ingest": {"url": "wss://a1b2c3-ats.iot.eu-west-1.amazonaws.com/mqtt", "username": "u", "topic": "t"}}
+    assert headers.connect_origins(iot)[-1] == "wss://a1b2c3-ats.iot.eu-west-1.amazonaws.com"
+    assert headers.connect_origins({**local, "ingest": {"url": "ws://127.0.0.1:4003/mqtt"}})[-1] == "ws://127.0.0.1:4003"
 
 
 def test_a_relative_url_is_no_origin():

@@ -3,6 +3,7 @@
 import hashlib
 import io
 import itertools
+import json
 import math
 import threading
 
@@ -447,3 +448,83 @@ def test_each_race_is_up_next_ahead_of_its_start_and_the_next_starts_as_it_ends(
     assert max(sum(a <= at < b for at in joins) for a, b in itertools.pairwise(ticks)) <= 8
     # and it rode from its start: its second 0 had happened
     assert made[1][1] <= first_ticks["R2"] < made[1][1] + 1
+
+
+INGEST = {"url": "ws://127.0.0.1:1883/mqtt", "username": "alleycat", "topic": "races/{raceId}/racers/{racerId}/telemetry"}
+
+
+def test_an_mqtt_message_is_the_racers_own_topic_and_the_telemetry_body_without_the_racer():
+    from simulator.mqtt import message
+
+    samples = [{"racerId": "rider-0001", "second": s, "cadence": 80, "resistance": 50.5, "heartRate": 120} for s in (3, 4)]
+    to, payload = message(INGEST, "R1", samples)
+    assert to == "races/R1/racers/rider-0001/telemetry"
+    assert json.loads(payload) == {"samples": [{"second": s, "cadence": 80, "resistance": 50.5, "heartRate": 120} for s in (3, 4)]}
+    # and the contract's bounds: 1-60 samples, one racer's
+    for wrong in ([], [{**samples[0], "second": s} for s in range(61)], [samples[0], {**samples[1], "racerId": "rider-0002"}]):
+        with pytest.raises(ValueError):
+            message(INGEST, "R1", wrong)
+
+
+class ConfigClient(BikeClient):
+    """A stack whose /config.json names a broker."""
+
+    def _once(self, method, path, body, headers):
+        if path == "/config.json":
+            BikeClient.calls.append((self.token, method, path, body))
+            return {"ingest": INGEST}
+        return super()._once(method, path, body, headers)
+
+
+class FakeBike:
+    """A racer's MQTT connection that acknowledges every message but those of ``lost`` seconds."""
+
+    bikes: list = []
+    lost: set = set()
+
+    def __init__(self, ingest, token):
+        self.ingest, self.token, self.published, self.closed = ingest, token, [], False
+        FakeBike.bikes.append(self)
+
+    def publish(self, race_id, samples):
+        from simulator.mqtt import message
+
+        self.published.append(message(self.ingest, race_id, samples))
+        return samples[0]["second"] not in FakeBike.lost
+
+    @staticmethod
+    def confirmed(info, timeout):
+        return info
+
+    def close(self):
+        self.closed = True
+
+
+def test_with_a_broker_in_config_json_each_racer_publishes_its_own_second_and_an_unacknowledged_one_goes_over_http_too(
+        whole_second, monkeypatch):
+    # Given a stack whose /config.json names a broker, and a broker that acknowledges no message of second 7
+    monkeypatch.setattr(race_module, "MqttBike", FakeBike)
+    BikeClient.calls, FakeBike.bikes, FakeBike.lost = [], [], {7}
+    settings = Settings(racers=3, speed=1000, races=1, duration=60, class_id="c", start_lead=0)
+    totals = Simulator(ConfigClient(token="admin"), settings, progress=_quiet()).run()
+    # Then each racer connected with its own token and published each second to its own topic, once
+    assert sorted(bike.token for bike in FakeBike.bikes) == [f"token-of-{r}" for r in racer_ids(settings)]
+    for bike in FakeBike.bikes:
+        racer = bike.token.removeprefix("token-of-")
+        assert {to for to, _ in bike.published} == {f"races/R1/racers/{racer}/telemetry"}
+        assert [json.loads(payload)["samples"][0]["second"] for _, payload in bike.published] == list(range(60))
+        assert bike.closed
+    # and only the seconds not acknowledged went over HTTP as well, each with its racer's token
+    posts = [(token, body["samples"]) for token, _, path, body in BikeClient.calls if path.endswith("/telemetry")]
+    assert sorted((token, s[0]["racerId"], s[0]["second"]) for token, s in posts) == [
+        (f"token-of-{r}", r, 7) for r in racer_ids(settings)]
+    assert (totals.sent, totals.published, totals.accepted) == (180, 177, 3)
+
+
+def test_http_alone_when_asked_whatever_config_json_says(whole_second, monkeypatch):
+    monkeypatch.setattr(race_module, "MqttBike", FakeBike)
+    BikeClient.calls, FakeBike.bikes = [], []
+    settings = Settings(racers=2, speed=1000, races=1, duration=60, class_id="c", start_lead=0, transport="http")
+    totals = Simulator(ConfigClient(token="admin"), settings, progress=_quiet()).run()
+    assert FakeBike.bikes == [] and (totals.sent, totals.accepted, totals.published) == (120, 120, 0)
+    assert not any(path == "/config.json" for *_, path, _ in BikeClient.calls)

@@ -29,6 +29,13 @@
 // watts now and the racer's running kJ; it offers no on-screen bike (its join would be refused 409: the
 // start waits for a trainer, and a 409 the server sends anyway is shown in its words); a trainer that
 // reports no power is told its seconds do not count (`no power`), as is any second the API so rejects.
+//
+// Over MQTT (contract v1.3): where /config.json has `ingest`, each batch is published to the broker first
+// (ingest.js, its client loaded with the first batch) and goes over HTTP, under its key, when the broker
+// cannot be reached, refuses, or does not acknowledge it. A PUBACK means received, not counted, and over MQTT
+// nothing answers which seconds counted: the page then says what counted as the race board has it, through
+// the racer's `lastSecond`.
+/* global MQTT_LINK */
 import { api, ApiError, newKey } from "../api.js";
 import { deviceId } from "../device.js";
 import { reviewLabel, reviewReason } from "../fairPlay.js";
@@ -37,8 +44,10 @@ import { CADENCE, KEYS, output, raceSecond, RESISTANCE, VirtualBike } from "../b
 import { h, link } from "../dom.js";
 import { nameProblem } from "../fields.js";
 import { heartbeat } from "../heartbeat.js";
+import { MqttIngest } from "../ingest.js";
 import { ANOTHER_DEVICE, Outbox } from "../outbox.js";
 import { NO_POWER, POWER, sample, scoreText, watts } from "../power.js";
+import { siteConfig } from "../push.js";
 import { ordinal, timeLeftText } from "../rideFeel.js";
 import { BIKE, LOST, RideLog } from "../rideLog.js";
 import { serverClock } from "../serverTime.js";
@@ -50,7 +59,10 @@ import { rideGhost } from "./rideGhost.js";
 import { strapPanel } from "./rideStrap.js";
 import { trainerPanel } from "./rideTrainer.js";
 
-const RETRY_MS = 2000; // a batch that failed is tried again after this (or with the next second, if sooner)
+const RETRY_MS = 2000;
+// Over MQTT a batch goes over HTTP instead when none has for this long: its answer says what nothing over MQTT
+// can, that another device holds the ride now (its samples rejected: the page stops and offers to take it back).
+const CHECK_MS = 30_000; // a batch that failed is tried again after this (or with the next second, if sooner)
 // A page not woken for longer than this was not running (frozen, a computer asleep): the seconds it
 // missed are not sent. The heartbeat wakes a riding page 4 times a second, hidden or not.
 const AWAKE_MS = 10_000;
@@ -136,6 +148,8 @@ export function ridePanel(raceId) {
   let reasonRead = null; // the review state (and finish) being read, or read without finding it yet
   let metric = null; // the class's ("output" or "power"), as the race page read it
   let noPowerRejected = false; // the API's last answer rejected seconds with `no power`
+  let ingest; // the MQTT transport (ingest.js) where /config.json has one, null where not; undefined: not read yet
+  let checked = null; // when (this page's clock) a batch last went over HTTP
   const powerClass = () => metric === POWER;
 
   const clock = h("p", { class: "ride-clock", role: "status" });
@@ -425,6 +439,7 @@ export function ridePanel(raceId) {
     stopBeat = null;
     wakeLock?.release().catch(() => {});
     wakeLock = null;
+    ingest?.drop(); // the broker's connection too (made again by the next batch)
   }
 
   // The screen stays on while riding (Screen Wake Lock API). The browser releases the lock when the
@@ -515,6 +530,17 @@ export function ridePanel(raceId) {
     }
   }
 
+  // The MQTT transport, where /config.json names a broker (read once).
+  async function transport() {
+    if (ingest === undefined) {
+      const { ingest: found } = await siteConfig();
+      ingest = found?.url && found?.topic && !stopped ? new MqttIngest(found, raceId, racerId,
+        { load: () => import(MQTT_LINK), token: () => auth.accessToken() }) : null;
+      show();
+    }
+    return ingest;
+  }
+
   async function flush() {
     if (sending) return;
     sending = true;
@@ -525,6 +551,15 @@ export function ridePanel(raceId) {
           // Seconds of the on-screen bike go out only once the ride is declared virtual (if that join
           // fails, the answer's declare() below tries again): never as a trainer's.
           if (onScreen && declared !== VIRTUAL) await declare();
+          const mqtt = await transport();
+          checked ??= Date.now();
+          if (mqtt && Date.now() - checked < CHECK_MS && await mqtt.publish(batch.samples, device)) {
+            if (rider !== "here") break;
+            outbox.delivered(batch);
+            problem = null;
+            continue;
+          }
+          checked = Date.now();
           const answer = await api.sendSamples(raceId, batch.samples, batch.key, device);
           if (rider !== "here") break; // another tab took the ride meanwhile: it sends this batch again, under its key
           outbox.answered(batch, answer);
@@ -608,9 +643,14 @@ export function ridePanel(raceId) {
     counted.hidden = !(trainer.connected && declared === VIRTUAL);
     counted.textContent = counted.hidden ? "" : "This ride counts as virtual in this race (it started or rode on the on-screen "
       + "bike): your trainer's seconds are ranked here, not on the class board.";
-    sent.textContent = `${outbox.accepted} s counted` + (outbox.waiting ? ` · ${outbox.waiting} s waiting to send` : "")
+    // Over MQTT what counted is the board's (the racer's lastSecond); over HTTP, the API's answers.
+    const through = ownRow?.lastSecond ?? null;
+    const seconds = ingest ? (through ?? -1) + 1 : outbox.accepted;
+    sent.textContent = (!ingest ? `${seconds} s counted` : through === null ? "Nothing counted yet"
+      : `Counted through second ${seconds}`) + (outbox.waiting ? ` · ${outbox.waiting} s waiting to send` : "")
       + (outbox.refused ? ` · ${outbox.refused} not counted` : "");
-    sent.dataset.counted = String(outbox.accepted);
+    sent.dataset.counted = String(seconds);
+    sent.dataset.transport = ingest ? "mqtt" : "http";
     sent.dataset.waiting = String(outbox.waiting);
     sent.dataset.queued = String(lastQueued + 1); // seconds queued so far (the tests wait on it)
     if (problem) {
@@ -658,6 +698,7 @@ export function ridePanel(raceId) {
   function endRide() {
     over = true;
     quiet();
+    ingest?.stop(); // what is still queued goes over HTTP: its answer says whether the finish came first
     mark(false);
     if (!joined) setup.replaceChildren(h("p", { class: "muted" }, "This race is over: its board is below."));
     elsewhere.hidden = true;
@@ -718,6 +759,7 @@ export function ridePanel(raceId) {
     stop() {
       save(); // the bike as it is set, for a return
       stopped = over = true;
+      ingest?.stop();
       quiet();
       clearTimeout(retry);
       releaseLock?.();

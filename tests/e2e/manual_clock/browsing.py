@@ -37,9 +37,10 @@ def chromium():
         browser.close()
 
 
-def new_page(browser, stack, width=1000, height=900):
-    """A page of a context of its own whose clock starts at the stack's time and flows from there."""
-    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-GB")
+def new_page(browser, stack, width=1000, height=900, **options):
+    """A page of a context of its own whose clock starts at the stack's time and flows from there (``options``:
+    the context's, ``mqtt=True`` a ride over MQTT: conftest.ModuleBrowser)."""
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-GB", **options)
     context.clock.install(time=stack.clock.now())
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
