@@ -4,13 +4,15 @@ authorizer a stand-in that knows two tokens): a batch is split into messages of 
 own topic, each acknowledged; a refreshed token connects again with it; a refused token or a broker that cannot be
 reached answers false at once (the page then sends over HTTP) and is not tried again for a while."""
 
+import base64
 import json
 import socket
 import time
 
 import pytest
 
-from local.mqtt import Gate, MqttBroker
+from alleycat.edge import ingest_auth
+from local.mqtt import Gate, MqttBroker, authorizer
 
 from .nodejs import ROOT, over
 
@@ -18,13 +20,22 @@ TOKENS = {"token-1": {"sub": "amy", "exp": 4_000_000_000}, "token-2": {"sub": "a
 
 
 class Authorizer:
+    """The custom authorizer's answer for the two tokens it knows (``alleycat.edge.ingest_auth``'s policy for the
+    racer and this connection), refused for any other: the broker matches the policy as it does on ``make local``."""
+
     def __init__(self):
         self.seen = []
+        self.config = authorizer("https://pool.example", "site", Clock).config
 
-    def verify(self, token, scopes=()):
+    def authorize(self, event):
+        mqtt = event["protocolData"]["mqtt"]
+        token = base64.b64decode(mqtt["password"]).decode()
         self.seen.append(token)
         claims = TOKENS.get(token)
-        return (claims, None) if claims else (None, "not a token this pool issued")
+        if claims is None:
+            return ingest_auth.Verdict(False, why="not a token this pool issued")
+        return ingest_auth.Verdict(True, ingest_auth.principal(claims["sub"]),
+                                   (ingest_auth.policy(self.config, claims["sub"], mqtt["clientId"]),), 3600)
 
 
 class Clock:
