@@ -26,6 +26,7 @@ from typing import Any
 
 from amqtt.broker import Broker
 from amqtt.contexts import Action
+from amqtt.events import BrokerEvents
 from amqtt.plugins.base import BaseAuthPlugin, BasePlugin, BaseTopicPlugin
 from amqtt.session import Session
 
@@ -94,6 +95,24 @@ class Ingest(BasePlugin):
             log.warning("MQTT message from %s on %s not ingested: %r", client_id, message.topic, error)
 
 
+class BasicIngestBroker(Broker):
+    """amqtt, taking publishes to IoT Core's Basic Ingest topics (``$aws/rules/<rule>/...``): such a message goes
+    to the rule (the ``Ingest`` plugin) and to no subscriber, as in IoT Core. amqtt alone refuses every topic
+    that starts with ``$`` and closes the connection (it reads MQTT-4.7.2-1, about subscriptions, as about
+    publishes)."""
+
+    async def _handle_message_delivery(self, client_session: Session, handler: Any, wait_deliver: asyncio.Future[Any]) -> bool:
+        message = wait_deliver.result()
+        if message is None or not message.topic or not message.topic.startswith(edge.BASIC_INGEST.format(rule="")[:-1]):
+            return await super()._handle_message_delivery(client_session, handler, wait_deliver)
+        if await self._topic_filtering(client_session, topic=message.topic, action=Action.PUBLISH):
+            await self.plugins_manager.fire_event(BrokerEvents.MESSAGE_BROADCAST, client_id=client_session.client_id,
+                                                  message=message)
+        else:
+            log.info("%s may not publish to %s", client_session.client_id, message.topic[:200])
+        return True
+
+
 class MqttBroker:
     """``start()`` returns once the broker listens on ``host``:``port`` (0: a free one, then ``port`` is it)."""
 
@@ -127,7 +146,7 @@ class MqttBroker:
     async def _start(self) -> None:
         plugins = {f"{__name__}.{plugin.__name__}": {"gate": self.gate} for plugin in (TokenAuth, OwnTopics, Ingest)}
         config = {"listeners": {"default": {"type": "ws", "bind": f"{self.host}:{self.port}"}}, "plugins": plugins}
-        self._broker = Broker(config, loop=asyncio.get_running_loop())
+        self._broker = BasicIngestBroker(config, loop=asyncio.get_running_loop())
         await self._broker.start()
         server = self._broker._servers["default"].instance
         self.port = next(iter(server.sockets)).getsockname()[1]

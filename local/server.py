@@ -313,7 +313,8 @@ class LocalStack:
         assert runtime is not None  # started first: the broker hands it every message
 
         def ingest(topic: str, payload: bytes, arrival: float) -> object:
-            return runtime.call(mqtt.ingest, topic, payload, arrival)
+            data, _ = mqtt.rule_record(topic, payload, arrival)  # what the topic rule would put into the log
+            return runtime.call(mqtt.ingest, *mqtt.decode(data))
 
         port = int(os.environ.get("ALLEYCAT_MQTT_PORT", "0"))
         return MqttBroker(Gate(authorizer, self.clock, ingest), host=self.host, port=port).start()

@@ -10,7 +10,18 @@ imports ``aws_cdk``. What the functions read at runtime is in the layer: the rou
 
 from __future__ import annotations
 
-from alleycat.edge.routes import BATCH_GET, BATCH_WRITE, CONDITION_CHECK, DELETE, GET, PUT, QUERY, ROUTES, UPDATE
+from alleycat.edge.routes import (
+    BATCH_GET,
+    BATCH_WRITE,
+    CONDITION_CHECK,
+    DELETE,
+    GET,
+    PUT,
+    QUERY,
+    ROUTES,
+    UPDATE,
+    by_function,
+)
 
 # The scopes a "user" route's JWT authorizer requires, one of which a token must carry: the user pool
 # client's access tokens carry it (managed login grants the client's scopes; an SDK sign-in only this
@@ -31,11 +42,14 @@ STREAM_PROCESSOR = "stream_processor"  # on the table's stream
 FINISHER = "finish_due_race"  # finishes a race at its end, invoked by the race's one-time schedule (``ending``)
 TOKEN_GROUPS = "token_groups"  # the user pool's pre-token-generation trigger
 BOARD_PUBLISHER = "publish_board"  # sends a race's board when its next message is due (``alleycat.flows.pushing``)
-NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, BOARD_PUBLISHER)
+INGEST_CONSUMER = "ingest_telemetry"  # the telemetry log's consumer: bikes' MQTT messages, counted (stacks/ingest.py)
+NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, BOARD_PUBLISHER, INGEST_CONSUMER)
 FUNCTIONS = (*(route.function for route in ROUTES), *NOT_ROUTES)
 
 # The stream processor's table actions (the finisher's are a route's: routes.FINISH_ACTIONS).
 STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WRITE, CONDITION_CHECK)
+# The log consumer's: what counting a racer's own batch does (the telemetry route's).
+INGEST_CONSUMER_ACTIONS = by_function("post_telemetry").actions
 # The board publisher's: the race's push gate (UpdateItem), then its board (one Query).
 BOARD_PUBLISHER_ACTIONS = (UPDATE, QUERY)
 # Pushed boards: at most this many messages a race a second, whatever the stream's shard count
@@ -49,6 +63,19 @@ PUSH_MESSAGES_PER_SECOND = 1
 STREAM_BATCH_SIZE = 1000
 STREAM_BATCHING_WINDOW_SECONDS = 1
 STREAM_RETRIES = 5
+# The telemetry log (stacks/ingest.py; locally local/kinesis.py): its provisioned shards, and its consumer's
+# event source mapping, read by the stack and the local mapping alike. No batching window: a record waits
+# for nothing but the shard's next read (a second at most in AWS), since the table's stream already
+# coalesces the board writes a second (the window above); a batch is what a shard took since its last read,
+# up to INGEST_BATCH_SIZE messages, about a second of work for the consumer (~10 ms a message: a read and a
+# conditional write). Each shard is read by INGEST_PARALLELIZATION batches at once, each partition key's
+# records in order (Lambda's ParallelizationFactor). A record that fails is retried from there, the batch
+# halved on a function error (not counted as a retry), and after INGEST_RETRIES goes to the failure queue.
+INGEST_SHARDS = 2
+INGEST_BATCH_SIZE = 100
+INGEST_BATCHING_WINDOW_SECONDS = 0
+INGEST_PARALLELIZATION = 4
+INGEST_RETRIES = 5
 
 # Memory of each function. Telemetry is sized
 # from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs

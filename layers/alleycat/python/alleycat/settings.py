@@ -41,6 +41,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "finish_due_race": (TABLE_NAME, FINISH_SCHEDULE_GROUP, FINISH_SCHEDULE_ROLE_ARN, FINISH_DEAD_LETTER_ARN),
     "publish_board": (TABLE_NAME, EVENT_API_URL),
     "token_groups": (),
+    "ingest_telemetry": (TABLE_NAME,),
 }
 
 
