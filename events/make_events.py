@@ -8,7 +8,7 @@ holds once the sample race is finished (`post_telemetry.json`'s samples in racer
 race finished by the finisher), and one for the finisher
 (what a race's finish schedule sends it), and one for the board publisher (what the stream processor
 sends it, due a second after the telemetry record), and one for the telemetry log's consumer (the Kinesis
-record the topic rule puts for racer-1's message with seconds 1, also sent over HTTP, and 2). Used by the
+record the topic rule puts for racer-1's message of the seconds also sent over HTTP). Used by the
 integration tests and by `sam local invoke -e`.
 """
 
@@ -58,11 +58,12 @@ def stream_event() -> dict:
 
 
 def log_event() -> dict:
-    """What the telemetry log holds after racer-1 published seconds 1 and 2 an hour into the sample race (second
-    1 also came over HTTP: the first value wins) to its Basic Ingest topic."""
+    """What the telemetry log holds after racer-1 published, an hour into the sample race, to its Basic Ingest
+    topic the seconds it also sent over HTTP (``post_telemetry.json``), the cadence read a little differently:
+    the first value wins, so the record counts nothing new and what the stream processor's sample scores stands."""
     topic = mqtt.TOPIC.format(raceId=RACE_ID, racerId=SAMPLE_IDS["racerId"])
-    [first] = [sample for sample in TELEMETRY.sample.body["samples"] if sample["second"] == 1]
-    body = {"samples": [{k: v for k, v in first.items() if k != "racerId"}, {"second": 2, "cadence": 86, "resistance": 48}]}
+    body = {"samples": [{**{k: v for k, v in sample.items() if k != "racerId"}, "cadence": 90}
+                        for sample in TELEMETRY.sample.body["samples"]]}
     arrival = REQUEST_TIMES["post_telemetry"][1] / 1000
     data, key = mqtt.rule_record(topic, json.dumps(body).encode(), arrival)
     sequence = "49657000000000000000000000000000000000000000000000000002"

@@ -38,8 +38,8 @@ def run_order() -> list[str]:
     finds it finished), the stream processor right after that finish, with the records the table's stream
     holds by then (the telemetry's chunk and the race's finish, events/make_events.py: it scores the ride and
     settles the race), the board publisher after it, and then the reads of what the stream wrote
-    (``AFTER_THE_STREAM``); the telemetry log's consumer right after the telemetry route (racer-1's second 1
-    again, over MQTT, and second 2); the token trigger last (it reads no table). In that order every function answers
+    (``AFTER_THE_STREAM``); the telemetry log's consumer right after the telemetry route (racer-1's seconds
+    again, over MQTT: the first value wins); the token trigger last (it reads no table). In that order every function answers
     2xx (tests/integration/test_sam_db.py runs it)."""
     order = [route.function for route in ROUTES if route.function not in AFTER_THE_STREAM]
     finish = order.index("finish_race")

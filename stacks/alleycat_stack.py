@@ -9,9 +9,10 @@ from constructs import Construct
 from .api import Api
 from .board_events import BoardEvents
 from .functions import Functions
+from .ingest import IngestLog
 from .monitoring import Monitoring
 from .race_finishes import RaceFinishes
-from .settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
+from .settings import BOARD_PUBLISHER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TOKEN_GROUPS
 from .site import Site
 from .stream import StreamProcessor
 from .table import AlleycatTable
@@ -33,6 +34,7 @@ class AlleycatStack(Stack):
         stream = StreamProcessor(self, "Stream", table=table, functions=functions, removal_policy=removal)
         finishes = RaceFinishes(self, "Finishes", functions=functions, removal_policy=removal)
         finishes.allow_starting(stream.function)
+        ingest = IngestLog(self, "Ingest", functions=functions, removal_policy=removal)
         users = Users(self, "Users", functions=functions, throwaway=throwaway)
         api = Api(self, "Api", functions=functions.by_name, users=users, removal_policy=removal)
         boards = BoardEvents(self, "Boards", stream=stream.function, functions=functions, removal_policy=removal)
@@ -40,9 +42,10 @@ class AlleycatStack(Stack):
                     config={**boards.site_config, "auth": users.site_config},
                     connect=(f"wss://{boards.api.realtime_dns}", users.domain_url, users.api_url.rstrip("/")))
         users.serve(site.url)
-        monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes,
+        monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes, alarms=ingest.alarms,
                                 functions={**functions.by_name, STREAM_PROCESSOR: stream.function, FINISHER: finishes.function,
-                                           TOKEN_GROUPS: users.trigger, BOARD_PUBLISHER: boards.publisher})
+                                           TOKEN_GROUPS: users.trigger, BOARD_PUBLISHER: boards.publisher,
+                                           INGEST_CONSUMER: ingest.function})
 
         CfnOutput(self, "ApiUrl", value=api.url,
                   description="The HTTP API's own endpoint, for bikes and scripts (no CloudFront request fee)")
@@ -52,6 +55,10 @@ class AlleycatStack(Stack):
                   description="Managed login: where the site sends people to sign up and sign in")
         CfnOutput(self, "TableName", value=table.table_name)
         CfnOutput(self, "StreamFailureQueueUrl", value=stream.failures.queue_url)
+        CfnOutput(self, "IngestTopic", value=ingest.topic,
+                  description="Where bikes publish their telemetry over MQTT (IoT Core's Basic Ingest topic of the telemetry rule)")
+        CfnOutput(self, "IngestFailureQueueUrl", value=ingest.failures.queue_url,
+                  description="Telemetry messages the rule could not put into the log, or the consumer gave up on")
         CfnOutput(self, "FinishFailureQueueUrl", value=finishes.failures.queue_url,
                   description="Races whose finish at their end failed for good (finish them with POST /races/{raceId}/finish)")
         CfnOutput(self, "SiteUrl", value=site.url,
