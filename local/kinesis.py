@@ -41,7 +41,8 @@ from stacks.settings import (
 )
 
 from . import handlers
-from .dynamodb_local import START_TIMEOUT_SECONDS, EngineUnavailable, _die_with_parent, free_port
+from .dynamodb_local import START_TIMEOUT_SECONDS, EngineUnavailable, _die_with_parent, end, free_port
+from .streams import Threads
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "node_modules" / "kinesalite"
@@ -118,13 +119,7 @@ class EmbeddedKinesis:
 
     def stop(self) -> None:
         process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        end(process)
 
 
 def lambda_record(shard_id: str, sequence: str, partition_key: str, data: bytes, arrival: float,
@@ -158,7 +153,7 @@ def sequence(record: dict) -> int:
     return int(record["kinesis"]["sequenceNumber"])
 
 
-class KinesisMapping:
+class KinesisMapping(Threads):
     """The event source mapping: ``client``'s stream ``stream_name`` to ``invoke(event) -> response`` (the
     consumer in the stack's workers). ``start()`` reads and delivers in threads of its own; ``poll_once()``
     drives it by hand (a test's)."""
@@ -184,18 +179,6 @@ class KinesisMapping:
         self._threads = [threading.Thread(target=self._read_all, name="kinesis", daemon=True)] + [
             threading.Thread(target=self._deliver_all, args=(lane,), name=f"kinesis-{lane.shard_id[-3:]}-{lane.number}",
                              daemon=True) for lane in self.lanes.values()]
-
-    def start(self) -> KinesisMapping:
-        for thread in self._threads:
-            thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        with self._changed:
-            self._changed.notify_all()
-        for thread in self._threads:
-            thread.join(timeout=10)
 
     def poll_once(self) -> bool:
         """One read of every shard, then each lane's due batch delivered in this thread, retries without waiting;
@@ -229,15 +212,6 @@ class KinesisMapping:
                 lane.pending.append((lambda_record(shard, raw["SequenceNumber"], raw["PartitionKey"], raw["Data"],
                                                    raw["ApproximateArrivalTimestamp"].timestamp(), self.stream_arn), now))
             self._changed.notify_all()
-
-    def _read_all(self) -> None:
-        while not self._stop.is_set():
-            try:
-                if not self.read_once():
-                    self._stop.wait(self.poll_seconds)
-            except Exception as error:  # noqa: BLE001 - keep the local stack alive; say what happened
-                sys.stderr.write(f"telemetry log reader restarting after: {error!r}\n")
-                self._stop.wait(1)
 
     def _deliver_all(self, lane: Lane) -> None:
         while not self._stop.is_set():

@@ -64,17 +64,18 @@ STREAM_BATCH_SIZE = 1000
 STREAM_BATCHING_WINDOW_SECONDS = 1
 STREAM_RETRIES = 5
 # The telemetry log (stacks/ingest.py; locally local/kinesis.py): its provisioned shards, and its consumer's
-# event source mapping, read by the stack and the local mapping alike. No batching window: a record waits
-# for nothing but the shard's next read (a second at most in AWS), since the table's stream already
-# coalesces the board writes a second (the window above); a batch is what a shard took since its last read,
-# up to INGEST_BATCH_SIZE messages, about a second of work for the consumer (~10 ms a message: a read and a
-# conditional write). Each shard is read by INGEST_PARALLELIZATION batches at once, each partition key's
-# records in order (Lambda's ParallelizationFactor). A record that fails is retried from there, the batch
-# halved on a function error (not counted as a retry), and after INGEST_RETRIES goes to the failure queue.
+# event source mapping, read by the stack and the local mapping alike (docs/capacity.md, "The telemetry log").
+# No batching window: a record waits for nothing but its shard's next read (about a second in AWS), since the
+# table's stream already coalesces board writes a second (STREAM_BATCHING_WINDOW_SECONDS); a batch is what a
+# lane took since its last read, up to INGEST_BATCH_SIZE messages, about a second of the consumer's work (a
+# read and a conditional write a message, one after the other). A shard takes 1,000 records a second; one
+# lane keeps up with ~60, so each shard is read by the most batches at once Lambda allows, each partition
+# key's records in order (ParallelizationFactor). A record that fails is retried from there, the batch halved
+# on a function error (not counted as a retry), and after INGEST_RETRIES it goes to the failure queue.
 INGEST_SHARDS = 2
 INGEST_BATCH_SIZE = 100
 INGEST_BATCHING_WINDOW_SECONDS = 0
-INGEST_PARALLELIZATION = 4
+INGEST_PARALLELIZATION = 10
 INGEST_RETRIES = 5
 
 # Memory of each function. Telemetry is sized
@@ -87,7 +88,10 @@ MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128,  # t
              # limit, cold: 512 MB's CPU for that (a guess until measured in AWS); racers' pass straight through.
              TOKEN_GROUPS: 512,
              # A 1,000-racer replay is ~150 ms of one vCPU (make bench-replay): 256 MB's share would take ~1 s a miss
-             "get_race_replay": 1024}
+             "get_race_replay": 1024,
+             # ~4 ms of CPU a message (make bench-ingest-log) besides its two round trips: at 1,024 MB (0.58 vCPU)
+             # ~17 ms a message, so a lane keeps up with ~60 a second (256 MB's share: ~27)
+             INGEST_CONSUMER: 1024}
 
 
 def memory_mb(function: str) -> int:
