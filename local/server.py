@@ -323,11 +323,13 @@ class LocalStack:
         self.kinesis = EmbeddedKinesis().start()
         self.kinesis.create_stream()
         log = self.kinesis.client()
-        self.log = KinesisMapping(log, invoke=lambda event: runtime.invoke(INGEST_CONSUMER, event)).start()
+        mapping = self.log = KinesisMapping(log, invoke=lambda event: runtime.invoke(INGEST_CONSUMER, event)).start()
 
         def ingest(topic: str, payload: bytes, arrival: float) -> object:
             data, key = mqtt.rule_record(topic, payload, arrival)
-            return log.put_record(StreamName=STREAM_NAME, Data=data, PartitionKey=key)
+            put = log.put_record(StreamName=STREAM_NAME, Data=data, PartitionKey=key)
+            mapping.poke()
+            return put
 
         port = int(os.environ.get("ALLEYCAT_MQTT_PORT", "0"))
         return MqttBroker(Gate(authorizer, self.clock, ingest), host=self.host, port=port).start()

@@ -277,11 +277,15 @@ class Threads:
     def _after_read_error(self) -> None:
         """What reading again after an error needs (new iterators)."""
 
+    def _idle(self) -> None:
+        """Between reads that found nothing more."""
+        self._stop.wait(self.poll_seconds)
+
     def _read_all(self) -> None:
         while not self._stop.is_set():
             try:
                 if not self.read_once():
-                    self._stop.wait(self.poll_seconds)
+                    self._idle()
             except Exception as error:  # noqa: BLE001 - keep the local stack alive; say what happened
                 sys.stderr.write(f"{type(self).__name__} reading again after: {error!r}\n")
                 self._after_read_error()
