@@ -151,7 +151,7 @@ $(MUTATION_STAMP): requirements.txt requirements-dev.txt tools/mutation-requirem
 mutation: $(MUTATION_STAMP)
 	$(MUTATION_VENV)/bin/python tools/mutation.py
 
-.PHONY: bench bench-authorizer bench-push bench-realtime bench-replay bench-replay-frames bench-scale
+.PHONY: bench bench-authorizer bench-ingest-log bench-push bench-realtime bench-replay bench-replay-frames bench-scale
 bench: $(STAMP_PY) $(STAMP_NPM) java  # figures in docs/performance.md and .json; never part of make test
 	$(PY) -m bench
 	$(PY) -m bench.replay_store
@@ -161,6 +161,8 @@ bench-scale: $(STAMP_PY) $(STAMP_NPM) java  # the walls at scale alone (about 2 
 
 bench-authorizer: $(STAMP_PY)  # the MQTT authorizer's import and RS256 costs, pure Python against cryptography (seconds): docs/security.md
 	$(PY) -m bench.authorizer
+bench-ingest-log: $(STAMP_PY) java  # the telemetry log's record and consumer (under a minute): docs/capacity.md
+	$(PY) -m bench.ingest_log
 
 bench-replay: $(STAMP_PY) java  # a 1,000-racer replay as stored and served (under a minute): docs/capacity.md
 	$(PY) -m bench.replay_store

@@ -7,7 +7,8 @@ Cognito claims on the protected routes), and one for the stream processor: the r
 holds once the sample race is finished (`post_telemetry.json`'s samples in racer-1's first chunk, then the
 race finished by the finisher), and one for the finisher
 (what a race's finish schedule sends it), and one for the board publisher (what the stream processor
-sends it, due a second after the telemetry record). Used by the
+sends it, due a second after the telemetry record), and one for the telemetry log's consumer (the Kinesis
+record the topic rule puts for racer-1's message of the seconds also sent over HTTP). Used by the
 integration tests and by `sam local invoke -e`.
 """
 
@@ -15,11 +16,13 @@ import base64
 import json
 from pathlib import Path
 
+from alleycat.edge import mqtt
 from alleycat.edge.routes import ROUTES, SAMPLE_IDS, by_function
 from alleycat.rules.samples import Sample
 from alleycat.storage import entities as e
 from local.events import http_event
-from stacks.settings import AUTHORIZER, BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
+from local.kinesis import lambda_record
+from stacks.settings import AUTHORIZER, BOARD_PUBLISHER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TOKEN_GROUPS
 
 HERE = Path(__file__).resolve().parent
 
@@ -35,6 +38,7 @@ HOST = "abc123.execute-api.eu-west-1.amazonaws.com"
 # that start (up to 3,600 s) has happened by the server's clock (Domain, contract v1.2).
 REQUEST_TIME = ("22/Nov/2025:10:00:00 +0000", 1763805600000)
 REQUEST_TIMES = {"post_telemetry": ("22/Nov/2026:11:00:00 +0000", 1795345200000)}
+LOG_ARN = "arn:aws:kinesis:eu-west-1:123456789012:stream/Alleycat-IngestTelemetryLog"
 STREAM_ARN = ("arn:aws:dynamodb:eu-west-1:123456789012:table/Alleycat-DataTable/stream/"
               "2026-11-22T09:00:00.000")
 
@@ -52,6 +56,21 @@ def stream_event() -> dict:
     old_race = e.Race(**race).to_item()
     new_race = e.Race(**race, status=e.FINISHED, finishRequests=1).to_item()
     return {"Records": [record(1, new_chunk, old_chunk, 180), record(2, new_race, old_race, 260)]}
+
+
+def log_event() -> dict:
+    """What the telemetry log holds after racer-1 published, an hour into the sample race, to its Basic Ingest
+    topic the seconds it also sent over HTTP (``post_telemetry.json``), the cadence read a little differently:
+    the first value wins, so the record counts nothing new and what the stream processor's sample scores stands."""
+    topic = mqtt.TOPIC.format(raceId=RACE_ID, racerId=SAMPLE_IDS["racerId"])
+    body = {"samples": [{**{k: v for k, v in sample.items() if k != "racerId"}, "cadence": 90}
+                        for sample in TELEMETRY.sample.body["samples"]]}
+    arrival = REQUEST_TIMES["post_telemetry"][1] / 1000
+    data, key = mqtt.rule_record(topic, json.dumps(body).encode(), arrival)
+    sequence = "49657000000000000000000000000000000000000000000000000002"
+    return {"Records": [{**lambda_record("shardId-000000000000", sequence, key, data, arrival + 0.021, LOG_ARN),
+                         "awsRegion": "eu-west-1",
+                         "invokeIdentityArn": "arn:aws:iam::123456789012:role/Alleycat-IngestTelemetryRole"}]}
 
 
 def record(number: int, new: dict, old: dict, size: int) -> dict:
@@ -86,6 +105,7 @@ def texts() -> dict[str, str]:
     files[f"{STREAM_PROCESSOR}.json"] = json.dumps(stream_event(), indent=2, default=str) + "\n"
     files[f"{FINISHER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"
     files[f"{BOARD_PUBLISHER}.json"] = json.dumps({"raceId": RACE_ID, "at": 1763805602000}, indent=2) + "\n"
+    files[f"{INGEST_CONSUMER}.json"] = json.dumps(log_event(), indent=2) + "\n"
     files[f"{TOKEN_GROUPS}.json"] = json.dumps(token_event(), indent=2) + "\n"
     files[f"{AUTHORIZER}.json"] = json.dumps(authorizer_event(), indent=2) + "\n"
     return files

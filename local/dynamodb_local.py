@@ -91,6 +91,17 @@ def _die_with_parent() -> None:
         pass
 
 
+def end(process: subprocess.Popen | None) -> None:
+    """Terminates an engine's process (killed if it has not ended within 10 s)."""
+    if process is not None and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 class EmbeddedDynamoDB:
     """DynamoDB Local on a loopback port; ``create_table`` makes the Alleycat table."""
 
@@ -161,12 +172,6 @@ class EmbeddedDynamoDB:
 
     def stop(self) -> None:
         process, self.process = self.process, None
-        if process is not None and process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        end(process)
         if self.db_path:
             shutil.rmtree(self.db_path, ignore_errors=True)

@@ -35,6 +35,7 @@ from typing import Any
 
 from amqtt.broker import Broker
 from amqtt.contexts import Action
+from amqtt.events import BrokerEvents
 from amqtt.plugins.base import BaseAuthPlugin, BasePlugin, BaseTopicPlugin
 from amqtt.session import Session
 
@@ -151,6 +152,22 @@ def _ingest_pool() -> ThreadPoolExecutor:
     if not _POOL:
         _POOL.append(ThreadPoolExecutor(max_workers=INGEST_THREADS, thread_name_prefix="mqtt-ingest"))
     return _POOL[0]
+class BasicIngestBroker(Broker):
+    """amqtt, taking publishes to IoT Core's Basic Ingest topics (``$aws/rules/<rule>/...``): such a message goes
+    to the rule (the ``Ingest`` plugin) and to no subscriber, as in IoT Core. amqtt alone refuses every topic
+    that starts with ``$`` and closes the connection (it reads MQTT-4.7.2-1, about subscriptions, as about
+    publishes)."""
+
+    async def _handle_message_delivery(self, client_session: Session, handler: Any, wait_deliver: asyncio.Future[Any]) -> bool:
+        message = wait_deliver.result()
+        if message is None or not message.topic or not message.topic.startswith(edge.BASIC_INGEST.format(rule="")[:-1]):
+            return await super()._handle_message_delivery(client_session, handler, wait_deliver)
+        if await self._topic_filtering(client_session, topic=message.topic, action=Action.PUBLISH):
+            await self.plugins_manager.fire_event(BrokerEvents.MESSAGE_BROADCAST, client_id=client_session.client_id,
+                                                  message=message)
+        else:
+            log.info("%s may not publish to %s", client_session.client_id, message.topic[:200])
+        return True
 
 
 class MqttBroker:
@@ -186,7 +203,7 @@ class MqttBroker:
     async def _start(self) -> None:
         plugins = {f"{__name__}.{plugin.__name__}": {"gate": self.gate} for plugin in (TokenAuth, OwnTopics, Ingest)}
         config = {"listeners": {"default": {"type": "ws", "bind": f"{self.host}:{self.port}"}}, "plugins": plugins}
-        self._broker = Broker(config, loop=asyncio.get_running_loop())
+        self._broker = BasicIngestBroker(config, loop=asyncio.get_running_loop())
         await self._broker.start()
         server = self._broker._servers["default"].instance
         self.port = next(iter(server.sockets)).getsockname()[1]

@@ -41,6 +41,7 @@ from stacks.settings import (
     API_SCOPES,
     BOARD_PUBLISHER,
     FINISHER,
+    INGEST_CONSUMER,
     PUSH_MESSAGES_PER_SECOND,
     STREAM_PROCESSOR,
     TOKEN_GROUPS,
@@ -52,6 +53,7 @@ from .clock import WallClock
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .eventapi import EventApi
 from .events import http_event, match, request_body
+from .kinesis import EmbeddedKinesis, KinesisMapping
 from .lambda_api import LambdaApi
 from .managed_login import UserPoolServer
 from .mqtt import MqttBroker
@@ -261,6 +263,10 @@ class LocalStack:
         # free one); ALLEYCAT_MQTT=0 leaves it out (no ingest in GET /config.json).
         self.mqtt_enabled = os.environ.get("ALLEYCAT_MQTT", "1") != "0"
         self.mqtt: MqttBroker | None = None
+        # Its telemetry log, as the topic rule fills the Kinesis stream in AWS: kinesalite, and the consumer's
+        # event source mapping into the API's workers (local.kinesis).
+        self.kinesis: EmbeddedKinesis | None = None
+        self.log: KinesisMapping | None = None
 
     @property
     def url(self) -> str:
@@ -287,6 +293,7 @@ class LocalStack:
         self.stream = StreamPoller(tail, shards=self.stream_shards,
                                    invoke=lambda event: self.stream_runtime.invoke(STREAM_PROCESSOR, event)).start()
         # After configure_environment: the workers inherit it.
+        # (The log's consumer runs there too, imported at its first batch: most stacks the tests start never see one.)
         self.runtime = Runtime(clock=self.clock, functions=(*(route.function for route in ROUTES), TOKEN_GROUPS),
                                name=WORKER_NAMES["api"])
         assert self.users is not None  # _start_user_pool ran first
@@ -305,16 +312,25 @@ class LocalStack:
 
     def _start_mqtt(self, issuer: str, client_id: str) -> MqttBroker:
         """Bikes' telemetry over MQTT 3.1.1 on a WebSocket (local.mqtt), authorized by the code of IoT Core's
-        custom authorizer (alleycat.edge.ingest_auth), counted by alleycat.edge.mqtt."""
+        custom authorizer (alleycat.edge.ingest_auth): each message put into the telemetry log as the topic rule
+        puts it (alleycat.edge.mqtt), read by the consumer's mapping into the API's workers."""
         from alleycat.edge import mqtt
 
+        from .kinesis import STREAM_NAME
         from .mqtt import Gate, authorizer
 
         runtime = self.runtime
-        assert runtime is not None  # started first: the broker hands it every message
+        assert runtime is not None  # started first: the mapping invokes the consumer there
+        self.kinesis = EmbeddedKinesis().start()
+        self.kinesis.create_stream()
+        log = self.kinesis.client()
+        mapping = self.log = KinesisMapping(log, invoke=lambda event: runtime.invoke(INGEST_CONSUMER, event)).start()
 
         def ingest(topic: str, payload: bytes, arrival: float) -> object:
-            return runtime.call(mqtt.ingest, topic, payload, arrival)
+            data, key = mqtt.rule_record(topic, payload, arrival)
+            put = log.put_record(StreamName=STREAM_NAME, Data=data, PartitionKey=key)
+            mapping.poke()
+            return put
 
         port = int(os.environ.get("ALLEYCAT_MQTT_PORT", "0"))
         return MqttBroker(Gate(authorizer(issuer, client_id, self.clock), self.clock, ingest), host=self.host, port=port).start()
@@ -378,8 +394,10 @@ class LocalStack:
         python = rss_bytes() + sum(runtime.rss_bytes() for runtime in (self.runtime, self.stream_runtime, self.async_runtime,
                                                                         self.publisher_runtime) if runtime)
         engine = self.dynamodb.rss_bytes()
-        return (f"stack memory {(python + engine) / 2**20:,.0f} MB "
-                f"(Python {python / 2**20:,.0f} MB + DynamoDB Local {engine / 2**20:,.0f} MB)")
+        log = rss_bytes(self.kinesis.process.pid) if self.kinesis and self.kinesis.process else 0
+        return (f"stack memory {(python + engine + log) / 2**20:,.0f} MB "
+                f"(Python {python / 2**20:,.0f} MB + DynamoDB Local {engine / 2**20:,.0f} MB"
+                f"{f' + kinesalite {log / 2**20:,.0f} MB' if log else ''})")
 
     def stop(self) -> None:
         if self._http:
@@ -387,6 +405,10 @@ class LocalStack:
             self._http.server_close()
         if self.mqtt:
             self.mqtt.stop()
+        if self.log:
+            self.log.stop()
+        if self.kinesis:
+            self.kinesis.stop()
         if self.stream:
             self.stream.stop()
         for api in (self.scheduler, self.functions_api, self.users):

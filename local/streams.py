@@ -26,6 +26,7 @@ import threading
 import time
 import zlib
 from collections import deque
+from typing import Self
 from urllib.parse import urlsplit
 
 from alleycat.storage.schema import PARTITION_KEY, STREAM_PROCESSOR_TYPES
@@ -249,7 +250,49 @@ class VirtualShard:
         self.attempts = 0
 
 
-class StreamPoller:
+class Threads:
+    """A mapping's threads: ``start()`` starts them, ``stop()`` wakes and ends them (``_stop``, ``_changed``)."""
+
+    _threads: list[threading.Thread]
+    _stop: threading.Event
+    _changed: threading.Condition
+    poll_seconds: float
+
+    def start(self) -> Self:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._changed:
+            self._changed.notify_all()
+        for thread in self._threads:
+            thread.join(timeout=10)
+
+    def read_once(self) -> bool:
+        """Reads what is new into the mapping; True when a read filled its page (read again at once)."""
+        raise NotImplementedError
+
+    def _after_read_error(self) -> None:
+        """What reading again after an error needs (new iterators)."""
+
+    def _idle(self) -> None:
+        """Between reads that found nothing more."""
+        self._stop.wait(self.poll_seconds)
+
+    def _read_all(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if not self.read_once():
+                    self._idle()
+            except Exception as error:  # noqa: BLE001 - keep the local stack alive; say what happened
+                sys.stderr.write(f"{type(self).__name__} reading again after: {error!r}\n")
+                self._after_read_error()
+                self._stop.wait(1)
+
+
+class StreamPoller(Threads):
     """The event source mapping: ``tail``'s records to the stream function, read by a thread of its
     own and delivered by one thread per virtual shard (``shards``)."""
 
@@ -269,18 +312,6 @@ class StreamPoller:
             threading.Thread(target=self._deliver_all, args=(shard,), name=f"stream-{shard.number}", daemon=True)
             for shard in self.virtual_shards]
 
-    def start(self) -> StreamPoller:
-        for thread in self._threads:
-            thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        with self._changed:
-            self._changed.notify_all()
-        for thread in self._threads:
-            thread.join(timeout=10)
-
     def poll_once(self) -> bool:
         """One read, then every virtual shard's due batch delivered in this thread (a poller driven
         by hand, not started); True when a batch was handed to the function."""
@@ -293,16 +324,9 @@ class StreamPoller:
                 delivered = True
         return delivered
 
-    def _read_all(self) -> None:
-        while not self._stop.is_set():
-            try:
-                if not self.read_once():
-                    self._stop.wait(self.poll_seconds)
-            except Exception as error:  # noqa: BLE001 - keep the local stack alive; say what happened
-                sys.stderr.write(f"stream poller restarting after: {error!r}\n")
-                for reader in self.tail.shards.values():
-                    reader.reset()
-                self._stop.wait(1)
+    def _after_read_error(self) -> None:
+        for reader in self.tail.shards.values():
+            reader.reset()
 
     def read_once(self) -> bool:
         """Reads every readable shard once into the virtual shards; True when a read filled its page."""

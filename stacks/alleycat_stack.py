@@ -6,15 +6,14 @@ from __future__ import annotations
 from aws_cdk import CfnOutput, RemovalPolicy, Stack
 from constructs import Construct
 
-from alleycat.edge import mqtt
-
 from .api import Api
 from .board_events import BoardEvents
 from .functions import Functions
+from .ingest import IngestLog
 from .ingest_auth import IngestAuth
 from .monitoring import Monitoring
 from .race_finishes import RaceFinishes
-from .settings import AUTHORIZER, BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
+from .settings import AUTHORIZER, BOARD_PUBLISHER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TOKEN_GROUPS
 from .site import Site
 from .stream import StreamProcessor
 from .table import AlleycatTable
@@ -22,8 +21,6 @@ from .users import Users
 
 # What a racer publishes to: the telemetry topic rule's Basic Ingest topic. Until the rule is in this stack
 # (stacks/ingest.py, issue 53's telemetry log), a name it will be given; then its own ``topic``.
-TELEMETRY_RULE = "alleycat_telemetry"
-TELEMETRY_TOPIC = f"$aws/rules/{TELEMETRY_RULE}/{mqtt.TOPIC}"
 
 
 class AlleycatStack(Stack):
@@ -41,21 +38,22 @@ class AlleycatStack(Stack):
         stream = StreamProcessor(self, "Stream", table=table, functions=functions, removal_policy=removal)
         finishes = RaceFinishes(self, "Finishes", functions=functions, removal_policy=removal)
         finishes.allow_starting(stream.function)
+        ingest = IngestLog(self, "Ingest", functions=functions, removal_policy=removal)
         users = Users(self, "Users", functions=functions, throwaway=throwaway)
         api = Api(self, "Api", functions=functions.by_name, users=users, removal_policy=removal)
         boards = BoardEvents(self, "Boards", stream=stream.function, functions=functions, removal_policy=removal)
-        ingest = IngestAuth(self, "IngestAuth", functions=functions, issuer=users.user_pool.user_pool_provider_url,
-                            client_id=users.client.user_pool_client_id, topic=TELEMETRY_TOPIC, removal_policy=removal)
+        ingest_auth = IngestAuth(self, "IngestAuth", functions=functions, issuer=users.user_pool.user_pool_provider_url,
+                                 client_id=users.client.user_pool_client_id, topic=ingest.topic, removal_policy=removal)
         site = Site(self, "Site", api_domain=api.domain_name, removal_policy=removal,
                     config={**boards.site_config, "auth": users.site_config,
-                            "ingest": {"url": ingest.url, "username": ingest.username, "topic": TELEMETRY_TOPIC}},
+                            "ingest": {"url": ingest_auth.url, "username": ingest_auth.username, "topic": ingest.topic}},
                     connect=(f"wss://{boards.api.realtime_dns}", users.domain_url, users.api_url.rstrip("/"),
-                             f"wss://{ingest.endpoint}"))
+                             f"wss://{ingest_auth.endpoint}"))
         users.serve(site.url)
-        monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes,
+        monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes, alarms=ingest.alarms,
                                 functions={**functions.by_name, STREAM_PROCESSOR: stream.function, FINISHER: finishes.function,
                                            TOKEN_GROUPS: users.trigger, BOARD_PUBLISHER: boards.publisher,
-                                           AUTHORIZER: ingest.function})
+                                           AUTHORIZER: ingest_auth.function, INGEST_CONSUMER: ingest.function})
 
         CfnOutput(self, "ApiUrl", value=api.url,
                   description="The HTTP API's own endpoint, for bikes and scripts (no CloudFront request fee)")
@@ -65,6 +63,10 @@ class AlleycatStack(Stack):
                   description="Managed login: where the site sends people to sign up and sign in")
         CfnOutput(self, "TableName", value=table.table_name)
         CfnOutput(self, "StreamFailureQueueUrl", value=stream.failures.queue_url)
+        CfnOutput(self, "IngestTopic", value=ingest.topic,
+                  description="Where bikes publish their telemetry over MQTT (IoT Core's Basic Ingest topic of the telemetry rule)")
+        CfnOutput(self, "IngestFailureQueueUrl", value=ingest.failures.queue_url,
+                  description="Telemetry messages the rule could not put into the log, or the consumer gave up on")
         CfnOutput(self, "FinishFailureQueueUrl", value=finishes.failures.queue_url,
                   description="Races whose finish at their end failed for good (finish them with POST /races/{raceId}/finish)")
         CfnOutput(self, "SiteUrl", value=site.url,
@@ -73,7 +75,7 @@ class AlleycatStack(Stack):
                   description="AppSync Events: where the stream processor publishes race boards (IAM)")
         CfnOutput(self, "BoardEventsRealtimeUrl", value=boards.realtime_url,
                   description="AppSync Events: where browsers subscribe to /races/<raceId> (API key)")
-        CfnOutput(self, "IngestUrl", value=ingest.url,
+        CfnOutput(self, "IngestUrl", value=ingest_auth.url,
                   description="Telemetry over MQTT: IoT Core's data endpoint (user name and topic: GET /config.json's ingest)")
         CfnOutput(self, "AlarmTopicArn", value=monitoring.topic.topic_arn,
                   description="Every alarm notifies this topic (-c alarmEmail=... subscribes an address)")

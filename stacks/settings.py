@@ -10,7 +10,18 @@ imports ``aws_cdk``. What the functions read at runtime is in the layer: the rou
 
 from __future__ import annotations
 
-from alleycat.edge.routes import BATCH_GET, BATCH_WRITE, CONDITION_CHECK, DELETE, GET, PUT, QUERY, ROUTES, UPDATE
+from alleycat.edge.routes import (
+    BATCH_GET,
+    BATCH_WRITE,
+    CONDITION_CHECK,
+    DELETE,
+    GET,
+    PUT,
+    QUERY,
+    ROUTES,
+    UPDATE,
+    by_function,
+)
 
 # The scopes a "user" route's JWT authorizer requires, one of which a token must carry: the user pool
 # client's access tokens carry it (managed login grants the client's scopes; an SDK sign-in only this
@@ -32,11 +43,14 @@ FINISHER = "finish_due_race"  # finishes a race at its end, invoked by the race'
 TOKEN_GROUPS = "token_groups"  # the user pool's pre-token-generation trigger
 BOARD_PUBLISHER = "publish_board"  # sends a race's board when its next message is due (``alleycat.flows.pushing``)
 AUTHORIZER = "authorize_ingest"  # IoT Core's custom authorizer: who may send telemetry over MQTT (stacks/ingest_auth.py)
-NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, BOARD_PUBLISHER, AUTHORIZER)
+INGEST_CONSUMER = "ingest_telemetry"  # the telemetry log's consumer: bikes' MQTT messages, counted (stacks/ingest.py)
+NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, BOARD_PUBLISHER, AUTHORIZER, INGEST_CONSUMER)
 FUNCTIONS = (*(route.function for route in ROUTES), *NOT_ROUTES)
 
 # The stream processor's table actions (the finisher's are a route's: routes.FINISH_ACTIONS).
 STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WRITE, CONDITION_CHECK)
+# The log consumer's: what counting a racer's own batch does (the telemetry route's).
+INGEST_CONSUMER_ACTIONS = by_function("post_telemetry").actions
 # The board publisher's: the race's push gate (UpdateItem), then its board (one Query).
 BOARD_PUBLISHER_ACTIONS = (UPDATE, QUERY)
 # Pushed boards: at most this many messages a race a second, whatever the stream's shard count
@@ -50,6 +64,20 @@ PUSH_MESSAGES_PER_SECOND = 1
 STREAM_BATCH_SIZE = 1000
 STREAM_BATCHING_WINDOW_SECONDS = 1
 STREAM_RETRIES = 5
+# The telemetry log (stacks/ingest.py; locally local/kinesis.py): its provisioned shards, and its consumer's
+# event source mapping, read by the stack and the local mapping alike (docs/capacity.md, "The telemetry log").
+# No batching window: a record waits for nothing but its shard's next read (about a second in AWS), since the
+# table's stream already coalesces board writes a second (STREAM_BATCHING_WINDOW_SECONDS); a batch is what a
+# lane took since its last read, up to INGEST_BATCH_SIZE messages, about a second of the consumer's work (a
+# read and a conditional write a message, one after the other). A shard takes 1,000 records a second; one
+# lane keeps up with ~60, so each shard is read by the most batches at once Lambda allows, each partition
+# key's records in order (ParallelizationFactor). A record that fails is retried from there, the batch halved
+# on a function error (not counted as a retry), and after INGEST_RETRIES it goes to the failure queue.
+INGEST_SHARDS = 2
+INGEST_BATCH_SIZE = 100
+INGEST_BATCHING_WINDOW_SECONDS = 0
+INGEST_PARALLELIZATION = 10
+INGEST_RETRIES = 5
 
 # The MQTT authorizer's reserved concurrency. Anyone can make it run (token signing is off), so this caps what
 # a flood of connects costs and keeps it from the account's other functions (1,000 concurrent by default;
@@ -69,7 +97,10 @@ MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128,  # t
              # limit, cold: 512 MB's CPU for that (a guess until measured in AWS); racers' pass straight through.
              TOKEN_GROUPS: 512,
              # A 1,000-racer replay is ~150 ms of one vCPU (make bench-replay): 256 MB's share would take ~1 s a miss
-             "get_race_replay": 1024}
+             "get_race_replay": 1024,
+             # ~4 ms of CPU a message (make bench-ingest-log) besides its two round trips: at 1,024 MB (0.58 vCPU)
+             # ~17 ms a message, so a lane keeps up with ~60 a second (256 MB's share: ~27)
+             INGEST_CONSUMER: 1024}
 
 
 def memory_mb(function: str) -> int:

@@ -92,7 +92,7 @@ def until(read, expected, timeout=10):
 
 def test_config_json_names_the_broker(ingest, stack):
     assert ingest == {"url": f"ws://127.0.0.1:{stack.mqtt.port}/mqtt", "username": "alleycat",
-                      "topic": "races/{raceId}/racers/{racerId}/telemetry"}
+                      "topic": "$aws/rules/alleycat_telemetry/races/{raceId}/racers/{racerId}/telemetry"}
 
 
 def test_seconds_over_mqtt_and_http_count_once_each(client, ingest):

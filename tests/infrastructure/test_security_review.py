@@ -16,7 +16,7 @@ from stacks.app import STACK_NAME
 from stacks.functions import logical_id
 from stacks.layers import pinned_packages
 from stacks.monitoring import EMAIL_CONTEXT, alarm_topic
-from stacks.settings import BOARD_PUBLISHER, FUNCTIONS, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR
+from stacks.settings import BOARD_PUBLISHER, FUNCTIONS, INGEST_CONSUMER, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR
 
 from .conftest import of_type
 
@@ -43,12 +43,14 @@ def test_every_alarm_notifies_the_alarm_topic_when_raised_and_cleared(resources)
         assert alarm["OKActions"] == [{"Ref": topic(resources)}]
 
 
-def test_stream_iterator_age_alarm_watches_the_stream_processor(resources):
-    # Given the alarms / Then one fires when the stream processor falls half a minute behind
-    [alarm] = [a for a in alarms(resources) if a.get("MetricName") == "IteratorAge"]
-    assert alarm["Dimensions"] == [{"Name": "FunctionName", "Value": {"Ref": logical_id(STREAM_PROCESSOR)}}]
-    assert alarm["Statistic"] == "Maximum" and alarm["Threshold"] == 30_000
-    assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
+def test_iterator_age_alarms_watch_the_stream_processor_and_the_telemetry_logs_consumer(resources):
+    # Given the alarms / Then one fires when either stream's function falls half a minute behind
+    ages = [a for a in alarms(resources) if a.get("MetricName") == "IteratorAge"]
+    assert sorted(a["Dimensions"][0]["Value"]["Ref"] for a in ages) == sorted(
+        logical_id(name) for name in (STREAM_PROCESSOR, INGEST_CONSUMER))
+    for alarm in ages:
+        assert alarm["Statistic"] == "Maximum" and alarm["Threshold"] == 30_000
+        assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
 
 
 def test_each_function_has_an_errors_and_a_throttles_alarm(resources):

@@ -159,8 +159,8 @@ def test_every_function_has_its_own_role(resources):
 
 def test_stream_processor_mapping_retries_bisects_and_keeps_failures(resources, template):
     # Given the stream processor / Then its mapping reports partial failures and has a dead end
-    mapping = next(iter(of_type(resources, "AWS::Lambda::EventSourceMapping").values()))["Properties"]
-    assert mapping["FunctionName"] == {"Ref": logical_id(STREAM_PROCESSOR)}
+    [mapping] = [mapping["Properties"] for mapping in of_type(resources, "AWS::Lambda::EventSourceMapping").values()
+                 if mapping["Properties"]["FunctionName"] == {"Ref": logical_id(STREAM_PROCESSOR)}]
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     assert mapping["BisectBatchOnFunctionError"] is True
     pattern = mapping["FilterCriteria"]["Filters"][0]["Pattern"]
@@ -310,7 +310,8 @@ def test_outputs(template_json):
     # Given the stack / Then clients can find the API, the user pool and the table
     assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "SignInUrl", "TableName",
                                              "StreamFailureQueueUrl", "FinishFailureQueueUrl", "SiteUrl", "AlarmTopicArn",
-                                             "BoardEventsHttpUrl", "BoardEventsRealtimeUrl", "IngestUrl"}
+                                             "BoardEventsHttpUrl", "BoardEventsRealtimeUrl", "IngestUrl", "IngestTopic",
+                                             "IngestFailureQueueUrl"}
 
 
 # --- the frontend site ------------------------------------------------------------------------

@@ -8,11 +8,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from alleycat.clock import epoch
+from alleycat.edge import mqtt
 from alleycat.rules import scores
 from alleycat.storage import entities as e
 from alleycat.storage import racers
+from local import handlers
+from local.kinesis import lambda_record
 
 from .conftest import ADMIN, racer_claims
+from .faults import throttled
 
 RACERS = ("r1", "r2", "r3")
 
@@ -276,3 +281,62 @@ def test_after_finish_every_gate_copy_refuses_telemetry(api, race_with_racers):
     # Then each gets 409
     assert answers == {409}
     assert len({e.RaceGate.copy_for(racer_id) for racer_id in RACERS}) > 1
+
+
+# --- the telemetry log's consumer (functions/ingest_telemetry): Kinesis records as the topic rule puts them,
+# counted on the rules engine's clock, dropped when they count nothing, failed (and retried by Lambda) on a throttle
+
+START = epoch("2026-11-22T10:00:00Z")
+
+
+def mqtt_topic(race_id, racer_id="racer-1"):
+    return mqtt.TOPIC.format(raceId=race_id, racerId=racer_id)
+
+
+def log_records(*messages):
+    """(topic, body, arrival) -> Lambda's Kinesis records, sequence numbers 1, 2, ..."""
+    made = []
+    for number, (published, body, arrival) in enumerate(messages, 1):
+        payload = body if isinstance(body, bytes) else json.dumps(body).encode()
+        data, key = mqtt.rule_record(published, payload, arrival)
+        made.append(lambda_record("shardId-000000000000", f"4959{number:056d}", key, data, arrival + 0.05))
+    return made
+
+
+def consume(batch):
+    return handlers.invoke("ingest_telemetry", {"Records": batch})["batchItemFailures"]
+
+
+def logged_seconds(race_id):
+    return sorted(second for chunk in racers.chunks_of(race_id, "racer-1") for second in chunk.samples)
+
+
+def message(*seconds):
+    return {"samples": [{"second": second, "cadence": 80, "resistance": 50} for second in seconds]}
+
+
+def test_records_count_on_their_arrival_and_what_counts_nothing_is_dropped_not_failed(api, race):
+    race_id = race["raceId"]
+    assert api("join_race", {"raceId": race_id, "racerId": "racer-1"}, claims=racer_claims("racer-1"))[0] == 200
+    batch = log_records((mqtt_topic(race_id), message(0, 1), START + 2), (mqtt_topic(race_id), b"\xffnot json", START + 2),
+                    (mqtt_topic(race_id), message(9), START + 3),       # second 9 had not happened at +3 s
+                    (mqtt_topic("nope"), message(2), START + 3), (mqtt_topic(race_id, "racer-2"), message(2), START + 3))
+    batch.append({**batch[0], "kinesis": {**batch[0]["kinesis"], "data": "bm90IGEgcmVjb3Jk"}})  # not the rule's
+    assert consume(batch) == []
+    assert logged_seconds(race_id) == [0, 1]
+    # Read again an hour later (a retried batch): judged as when it arrived, counted once.
+    assert consume(batch) == []
+    assert logged_seconds(race_id) == [0, 1]
+
+
+def test_a_throttled_record_fails_and_counts_once_retried(api, race, faults):
+    race_id = race["raceId"]
+    assert api("join_race", {"raceId": race_id, "racerId": "racer-1"}, claims=racer_claims("racer-1"))[0] == 200
+    batch = log_records((mqtt_topic(race_id), message(0), START + 1), (mqtt_topic(race_id), message(30), START + 40))
+    faults.fail("UpdateItem", throttled("UpdateItem"), when=lambda request: request["Key"]["SK"]["S"].endswith("#001"))
+    failures = consume(batch)
+    assert failures == [{"itemIdentifier": batch[1]["kinesis"]["sequenceNumber"]}]
+    assert logged_seconds(race_id) == [0]
+    faults.clear()
+    assert consume(batch[1:]) == []
+    assert logged_seconds(race_id) == [0, 30]

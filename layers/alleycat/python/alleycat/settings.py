@@ -47,6 +47,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "publish_board": (TABLE_NAME, EVENT_API_URL),
     "token_groups": (),
     "authorize_ingest": (INGEST_ISSUER, INGEST_CLIENT_ID, INGEST_SCOPES, INGEST_USERNAME, INGEST_TOPIC_ARN, INGEST_CLIENT_ARN),
+    "ingest_telemetry": (TABLE_NAME,),
 }
 
 
