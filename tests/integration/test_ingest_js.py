@@ -12,6 +12,7 @@ import time
 import pytest
 
 from alleycat.edge import ingest_auth
+from alleycat.edge.mqtt import TOPIC
 from local.mqtt import Gate, MqttBroker, authorizer
 
 from .nodejs import ROOT, over
@@ -94,7 +95,7 @@ def test_the_ride_publishes_over_mqtt_and_says_when_it_could_not(broker, tmp_pat
     # (each message is handed to the flow from a thread of its own: in any order)
     bodies = sorted(((topic, json.loads(payload)) for topic, payload in broker.received),
                     key=lambda message: message[1]["samples"][0]["second"])
-    assert [topic for topic, _ in bodies] == ["races/R1/racers/amy/telemetry"] * 3
+    assert [topic for topic, _ in bodies] == [TOPIC.format(raceId="R1", racerId="amy")] * 3
     assert [len(body["samples"]) for _, body in bodies] == [60, 10, 1]
     assert [body.get("device") for _, body in bodies] == ["dev-1", "dev-1", None]
     assert [s["second"] for _, body in bodies for s in body["samples"]] == list(range(71))
