@@ -7,13 +7,20 @@ from alleycat.flows import ending, pushing
 from alleycat.observability import logger
 from alleycat.storage import catalog, parallel, races
 from alleycat.storage import entities as e
-from alleycat.stream import decisions, renames, scoring, settlement
+from alleycat.stream import decisions, joins, renames, scoring, settlement
 from alleycat.stream.plan import Plan
 
 
 def react(plan: Plan, publisher: pushing.Publisher | None, later: pushing.Later | None = None) -> list[str]:
     scored = scoring.score(plan.chunks, plan.first_seen)
     failed = scored.failed
+    for race_id, joined in plan.joined.items():
+        try:
+            for racer_id in joins.roster(race_id, joined):  # joined before the finish, seen after it
+                scored.late[race_id].setdefault(racer_id, joined[racer_id])
+        except Exception:  # noqa: BLE001 - retried from its first record
+            logger.exception("rostering joins failed")
+            failed.append(min(joined.values(), key=int))
     final_boards_changed = []
     for race_id, decided in plan.decided.items():
         try:
