@@ -151,7 +151,7 @@ def join(race: e.RaceGate | e.Race, racer: e.Racer, equipment: str = BIKE, devic
          now: float | None = None) -> e.Entry:
     """Adds the racer to the race: their entry and first chunk, in their own partition, while the race's gate
     copy (the racer's, one of ``GATE_COPIES``) says it is open; one transaction that writes nothing of the
-    race's own partition, so a mass start's joins meet nowhere. The stream adds the racer to the race's
+    race's own partition and no item another join writes. The stream adds the racer to the race's
     count and board (``stream.joins``): a batch of joins is one write there.
 
     Idempotent: when the entry exists already the transaction is cancelled and the existing
