@@ -44,7 +44,8 @@ PAGES = {
 @dataclass(frozen=True)
 class Request:
     """A request's units in one partition: ``source`` post (a rider's second), stream (an invocation of the
-    processor), join (a racer joining) or view (an origin fetch of the board); ``item`` the written item's SK."""
+    processor), join (a racer joining), roster (the processor's work on joins: their roster and count) or view
+    (an origin fetch of the board); ``item`` the written item's SK."""
     source: str
     operation: str
     partition: str
@@ -64,6 +65,15 @@ class Board:
     joined: float  # a racer's standing as the join writes it
     race_other: int  # the rest of the board's Query: the race item
     per_write: int = 100  # races.STANDINGS_PER_WRITE: racers of a shard one update sets
+    rostered: float = 0.0  # a racer's row on the race's rosters, which the board's Query reads until the settlement
+
+
+@dataclass(frozen=True)
+class Roster:
+    """A roster item's size in bytes (``entities.RaceRoster``, sized): empty, and each racer's row on it."""
+    base: int = 0
+    per_racer: float = 0.0
+    per_write: int = 98  # stream.joins.ROSTER_PER_WRITE: racers one transaction rosters
 
 
 @dataclass(frozen=True)
@@ -81,6 +91,8 @@ class Recording:
     stream_ms_per_record: float  # the processor's time per record (its CPU at its memory)
     stream_ms_per_invocation: float  # and per invocation (round trips)
     copies: tuple[tuple[str, int], ...] = ()  # a race-scoped family's copies as the code makes them (GATE_COPIES)
+    roster: Roster = Roster()
+    roster_invocations: int = 0  # stream invocations that rostered the recorded joins (source "roster")
 
     @cached_property
     def families(self) -> dict[str, str]:
@@ -210,8 +222,8 @@ def board_writes(board: Board, riders: int, racers_per_invocation: float) -> flo
 
 
 def board_read_rcu(board: Board, riders: int) -> float:
-    """A board read (the race and its shards, one eventually consistent Query)."""
-    size = board.race_other + board.shards * board.shard_base + riders * board.racing
+    """A board read (the race, its shards and its rosters, one eventually consistent Query)."""
+    size = board.race_other + board.shards * board.shard_base + riders * (board.racing + board.rostered)
     return 0.5 * math.ceil(size / READ_KB)
 
 
@@ -239,6 +251,21 @@ class Load:
         return max(rows, key=lambda row: row[1], default=("", 0.0))
 
 
+@dataclass
+class _Tally:
+    """A second's units: per partition of each family, and on the table and the index in all."""
+    partitions: dict = field(default_factory=dict)  # family -> {"wcu", "rcu", "kind": table|index}
+    totals: dict = field(default_factory=lambda: dict.fromkeys(("table wcu", "table rcu", "index wcu", "index rcu"), 0.0))
+
+    def add(self, name: str, wcu: float, rcu: float, everywhere: float) -> None:
+        """``wcu``/``rcu`` a second on one partition of ``name``; ``everywhere``: on all of them together."""
+        kind = "index" if name.startswith("index ") else "table"
+        row = self.partitions.setdefault(name, {"wcu": 0.0, "rcu": 0.0, "kind": kind})
+        row["wcu"], row["rcu"] = row["wcu"] + wcu, row["rcu"] + rcu
+        self.totals[f"{kind} wcu"] += wcu * everywhere
+        self.totals[f"{kind} rcu"] += rcu * everywhere
+
+
 def evaluate(recording: Recording, quotas: Quotas, sc: Scenario) -> Load:
     """A racing second of ``sc``: every partition's units, the table's, the routes' requests, Lambda's concurrency.
     S (stream shards, one per table partition) is the scenario's or the fewest the table's throughput needs:
@@ -262,16 +289,8 @@ def _second(recording: Recording, quotas: Quotas, sc: Scenario, shards: int) -> 
     per_rider, per_invocation = recording.per_rider, recording.per_invocation
     per_shard = invocations_per_shard(quotas, sc, shards)
     race_invocations = shards * per_shard  # every shard carries every race's records (racers >> shards)
-    partitions: dict = {}
-    totals = {"table wcu": 0.0, "table rcu": 0.0, "index wcu": 0.0, "index rcu": 0.0}
-
-    def add(name: str, wcu: float, rcu: float, everywhere: float) -> None:
-        """``wcu``/``rcu`` a second on one partition of ``name``; ``everywhere``: on all of them together."""
-        kind = "index" if name.startswith("index ") else "table"
-        row = partitions.setdefault(name, {"wcu": 0.0, "rcu": 0.0, "kind": kind})
-        row["wcu"], row["rcu"] = row["wcu"] + wcu, row["rcu"] + rcu
-        totals[f"{kind} wcu"] += wcu * everywhere
-        totals[f"{kind} rcu"] += rcu * everywhere
+    tally = _Tally()
+    partitions, totals, add = tally.partitions, tally.totals, tally.add
 
     for rates, per_race in ((per_rider, R * hz), (per_invocation, race_invocations)):
         for name in rates.wcu.keys() | rates.rcu.keys():
@@ -371,37 +390,96 @@ def races_of(size: int) -> Callable[[int], Scenario]:
 
 # --- joins ---------------------------------------------------------------------------------------
 
-def join_race_partition_wcu(recording: Recording) -> float:
-    """WCU a join's transaction writes on the race item (not its board shard), as recorded."""
-    return sum(r.wcu for r in recording.requests if r.source == "join" and not r.index
-               and recording.families[r.partition] == "RACE#<race>" and not r.item.startswith(BOARD_PREFIX)) \
-        / max(recording.joins, 1)
+ROSTER_PREFIX = "JOINED#"
+JOIN_HEADROOM = 0.8  # the share of a partition's limit a join phase may take: the rest for everything else on it
+
+
+def roster_item_wcu(recording: Recording, joins: float) -> float:
+    """WCU of the roster items one stream invocation carrying ``joins`` of a race's joins writes: one item per
+    ``per_write`` racers, each a transactional put of its size (twice its units)."""
+    if joins <= 0:
+        return 0.0
+    roster = recording.roster
+    writes = math.ceil(joins / roster.per_write)
+    return writes * 2 * math.ceil((roster.base + joins / writes * roster.per_racer) / KB)
+
+
+def _is_roster_item(r: Request) -> bool:
+    return r.item.startswith(ROSTER_PREFIX)
+
+
+def join_second(recording: Recording, quotas: Quotas, rate: float, races: float = 1, shards: int | None = None) -> Load:
+    """A second of a mass start: ``rate`` joins a second in each of ``races`` races. A join's own requests (its
+    read, its transaction: the racer's entry and first chunk, the check of a gate copy) scale per join, by partition
+    family as posts do; the stream's roster work per join (the entry read and marked) too; its per-invocation work
+    (the roster item, the race's count, the race read, the card) per stream invocation, S a second per race (each
+    shard's batch carries some of every race's joins), the roster item sized for the joins it carries."""
+    per_join = _rates(recording, {"join"}, recording.joins, lambda r: True)
+    roster_joins = _rates(recording, {"roster"}, recording.joins,
+                          lambda r: r.index or scope(recording.families[r.partition]) == "racer")
+    roster_calls = _rates(recording, {"roster"}, max(recording.roster_invocations, 1),
+                          lambda r: not r.index and scope(recording.families[r.partition]) != "racer"
+                          and not _is_roster_item(r))
+    shards = shards or max(1, math.ceil(quotas.new_table_wcu / PARTITION_WCU))
+    for _ in range(100):
+        invocations = min(float(shards), rate)  # a race's invocations a second (one per shard carrying its joins)
+        tally = _Tally()
+        partitions, totals, add = tally.partitions, tally.totals, tally.add
+
+        for rates, per_race in ((per_join, rate), (roster_joins, rate), (roster_calls, invocations)):
+            for name in rates.wcu.keys() | rates.rcu.keys():
+                wcu, rcu, where = rates.wcu[name], rates.rcu[name], scope(name.removeprefix("index "))
+                copies = max(1, len(rates.copies[name]), dict(recording.copies).get(name, 0))
+                if where == "racer":  # a racer joins once: their own partitions take one join's units
+                    add(name, wcu, rcu, rate * races)
+                elif where == "race":
+                    add(name, wcu * per_race / copies, rcu * per_race / copies, races * copies)
+                else:
+                    add(name, wcu * per_race * races, rcu * per_race * races, 1)
+        add("RACE#<race>", invocations * roster_item_wcu(recording, rate / invocations), 0.0, races)
+        needed = max(shards, math.ceil(totals["table wcu"] / PARTITION_WCU), math.ceil(totals["table rcu"] / PARTITION_RCU))
+        if needed == shards:
+            break
+        shards = needed
+    requests = {"join_race": rate * races}
+    concurrency = rate * races * recording.join_ms / 1000 + shards
+    return Load(shards, partitions, totals["table wcu"], totals["table rcu"], totals["index wcu"], requests, concurrency,
+                0.0, (totals["table wcu"] + totals["index wcu"]) / max(rate * races, 1e-9))
+
+
+def _join_fits(load: Load) -> bool:
+    return all(row["wcu"] <= PARTITION_WCU * JOIN_HEADROOM and row["rcu"] <= PARTITION_RCU * JOIN_HEADROOM
+               for row in load.partitions.values())
 
 
 def join_phase(recording: Recording, quotas: Quotas, riders: int, races: int = 1) -> dict:
-    """``riders`` joining each of ``races`` races as fast as the walls let them: the race partition (the race item
-    and the racer's board shard in a transaction, twice each item's units, the shard growing with every join),
-    the join route's throttle (all races), the index partitions the joins share (the race's, the class's)."""
-    board = recording.board
-    race_item = join_race_partition_wcu(recording)
-    per_join = [race_item + 2 * math.ceil((board.shard_base + (n / board.shards + 1) * board.joined) / KB)
-                for n in range(riders)]
-    partition_s = sum(per_join) / PARTITION_WCU
-    index = _rates(recording, {"join"}, recording.joins, lambda r: r.index)
-    hottest_index = max(((n, w * (races if scope(n.removeprefix("index ")) == "shared" else 1))
-                         for n, w in index.wcu.items() if scope(n.removeprefix("index ")) != "racer"),
-                        key=lambda row: row[1], default=("", 0.0))
-    route_s = riders * races / quotas.join_route_rps
-    index_s = riders * hottest_index[1] / PARTITION_WCU
-    seconds = max(partition_s, route_s, index_s)
-    return {"riders": riders, "races": races, "seconds": seconds,
-            "by": "race partition" if seconds == partition_s else "join route throttle" if seconds == route_s
-            else f"index partition {hottest_index[0]}",
-            "race_partition_seconds": partition_s, "route_seconds": route_s, "index_seconds": index_s,
-            "race_partition_wcu_first_join": per_join[0] if per_join else 0, "race_partition_wcu_last_join":
-            per_join[-1] if per_join else 0, "joins_per_second_first": PARTITION_WCU / per_join[0] if per_join else 0,
-            "joins_per_second_last": PARTITION_WCU / per_join[-1] if per_join else 0,
-            "hottest_index_partition": hottest_index[0], "index_wcu_per_join": hottest_index[1] / max(races, 1)}
+    """``riders`` joining each of ``races`` races as fast as the walls let them: the join route's throttle (all races
+    share it) or the first partition to reach ``JOIN_HEADROOM`` of its limit, whichever comes first. The figures
+    of that second: each partition's units, S, Lambda's concurrency."""
+    top = quotas.join_route_rps / races
+    lo, hi = 0.0, top
+    if _join_fits(join_second(recording, quotas, top, races)):
+        lo = top
+    else:
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if _join_fits(join_second(recording, quotas, mid, races)) else (lo, mid)
+    rate = lo
+    load = join_second(recording, quotas, rate, races)
+    share = lambda row: max(row["wcu"] / PARTITION_WCU, row["rcu"] / PARTITION_RCU)
+    binding = max(load.partitions, key=lambda name: share(load.partitions[name]))
+    name_w, wcu = max(((n, r["wcu"]) for n, r in load.partitions.items()), key=lambda row: row[1])
+    name_r, rcu = max(((n, r["rcu"]) for n, r in load.partitions.items()), key=lambda row: row[1])
+    return {"riders": riders, "races": races, "joins_per_second": round(rate, 1),
+            "seconds": round(riders / rate, 1) if rate else None,
+            "by": "join route throttle" if rate == top else f"partition {binding} at {JOIN_HEADROOM:.0%} of its limit",
+            "route_seconds": round(riders * races / quotas.join_route_rps, 1), "stream_shards": load.shards,
+            "hottest_partition_wcu": round(wcu, 1), "hottest_partition_wcu_is": name_w,
+            "hottest_partition_rcu": round(rcu, 1), "hottest_partition_rcu_is": name_r,
+            "race_partition_wcu": round(load.partitions["RACE#<race>"]["wcu"], 1),
+            "table_wcu": round(load.table_wcu), "index_wcu": round(load.index_wcu),
+            "lambda_concurrency": round(load.concurrency), "api_requests_per_second": round(rate * races),
+            "partitions": {n: {"wcu": round(r["wcu"], 2), "rcu": round(r["rcu"], 2)} for n, r in sorted(load.partitions.items())}}
 
 
 # --- from the bench's ledger ---------------------------------------------------------------------
@@ -468,6 +546,7 @@ def record(racers: int = RECORD_RACERS, seconds: int = RECORD_SECONDS, stream_cp
     from alleycat.rules.board import Standing
     from alleycat.storage import dynamo, races, sizing
     from alleycat.storage import entities as e
+    from alleycat.stream import joins
 
     from . import env, raceday
     from .ledger import Ledger
@@ -488,8 +567,13 @@ def record(racers: int = RECORD_RACERS, seconds: int = RECORD_SECONDS, stream_cp
     one = e.RaceBoard(race_id, 0)
     one.standings[raceday.racer_id(0)] = Standing.joined(raceday.racer_id(0), "Racer 0").item()
     joined = sizing.item_size(one.to_item()) - base
+    batch = "4" * 21  # a stream record's sequence number: 21 digits or more
+    empty = sizing.item_size(e.RaceRoster(race_id, batch).to_item())
+    rows = {raceday.racer_id(n): [f"Racer {n}", "bike"] for n in range(racers)}
+    roster = Roster(empty, (sizing.item_size(e.RaceRoster(race_id, batch, rows).to_item()) - empty) / racers,
+                    joins.ROSTER_PER_WRITE)
     board = Board(e.BOARD_SHARDS, base, racing, joined, sum(sizing.item_size(i) for i in stored if i not in boards),
-                  races.STANDINGS_PER_WRITE)
+                  races.STANDINGS_PER_WRITE, roster.per_racer)
 
     memory, rtt = env.stack()["memory_mb"], ASSUMED["dynamodb_round_trip_ms"]["value"]
     stretch = lambda function: max(1.0, 1769 / memory[function])  # one vCPU at 1,769 MB
@@ -499,6 +583,7 @@ def record(racers: int = RECORD_RACERS, seconds: int = RECORD_SECONDS, stream_cp
     requests = [*(q for run in posts for q in requests_of("post", run["calls"], run["label"])),
                 *(q for run in streams for q in requests_of("stream", run["calls"], run["label"])),
                 *(q for run in measured["join"] for q in requests_of("join", run["calls"])),
+                *(q for run in measured["roster"] for q in requests_of("roster", run["calls"])),
                 *requests_of("view", [c for c in result["calls"] if c.label == "viewer"])]
     return Recording(tuple(requests), race_id, frozenset(raceday.racer_id(n) for n in range(racers)), len(posts),
                      len(streams), len(measured["join"]), 1, board,
@@ -506,21 +591,25 @@ def record(racers: int = RECORD_RACERS, seconds: int = RECORD_SECONDS, stream_cp
                      join_ms=mean(measured["join"], "cpu_ms") * stretch("join_race") + mean(measured["join"], "waves") * rtt,
                      stream_ms_per_record=(stream_cpu_ms_per_record or sum(r["cpu_ms"] for r in streams)
                                            / sum(r["records"] for r in streams)) * stretch("stream_processor"),
-                     stream_ms_per_invocation=mean(streams, "waves") * rtt, copies=(("GATE#<race>#<n>", e.GATE_COPIES),))
+                     stream_ms_per_invocation=mean(streams, "waves") * rtt, copies=(("GATE#<race>#<n>", e.GATE_COPIES),),
+                     roster=roster, roster_invocations=sum(1 for run in measured["roster"] if any(
+                         (w.item or "").startswith(ROSTER_PREFIX) for call in run["calls"] for w in call.writes)))
 
 
 def checks(rec: Recording) -> dict:
-    """The model against the recording it was fed: board writes, the board read, the race item's join writes."""
+    """The model against the recording it was fed: board writes, the board read, the joins' roster writes; and what
+    a join writes on the race's partition (nothing)."""
     board_recorded = sum(r.wcu for r in rec.requests if r.source == "stream" and r.item.startswith(BOARD_PREFIX))
     racers = len(rec.racer_ids)
     view = sum(r.rcu for r in rec.requests if r.source == "view")
-    join_board = sum(r.wcu for r in rec.requests if r.source == "join" and r.item.startswith(BOARD_PREFIX)) / rec.joins
+    roster = sum(r.wcu for r in rec.requests if r.source == "roster" and _is_roster_item(r))
     return {"board_wcu_per_invocation": {"recorded": board_recorded / rec.invocations,
                                          "model": board_writes(rec.board, racers, racers)},
             "board_read_rcu": {"recorded": view, "model": board_read_rcu(rec.board, racers)},
-            "join_board_wcu": {"recorded": join_board, "model": sum(
-                2 * math.ceil((rec.board.shard_base + (n / rec.board.shards + 1) * rec.board.joined) / KB)
-                for n in range(racers)) / racers}}
+            "roster_wcu_per_invocation": {"recorded": roster / max(rec.roster_invocations, 1),
+                                          "model": roster_item_wcu(rec, rec.joins / max(rec.roster_invocations, 1))},
+            "join_wcu_on_race_partition": sum(r.wcu for r in rec.requests if r.source == "join"
+                                              and rec.families[r.partition] == "RACE#<race>" and not r.index)}
 
 
 def figures(rec: Recording, quotas: Quotas) -> dict:
@@ -540,6 +629,7 @@ def figures(rec: Recording, quotas: Quotas) -> dict:
         "wcu_per_racer_second_today": targets["today: one race of 1,000"]["wcu_per_racer_second"],
         "walls_races_of_1000": many, "walls_one_race": one, "scenarios": targets,
         "joins": {str(n): join_phase(rec, quotas, n) for n in (1000, 10_000)},
+        "join_seconds_10000": join_phase(rec, quotas, 10_000)["seconds"],
         "board_partition_wcu_race_of_1000_by_shards": {str(s): round(board_one(s), 1) for s in (1, 4, 8, 12, 20)},
         "wcu_per_racer_second_by_shards": {str(s): f["wcu_per_racer_second"] for s, f in by_shards.items()},
         "checks": checks(rec), "quotas": vars(quotas), "board_bytes": vars(rec.board),
@@ -561,9 +651,10 @@ def say_walls(f: dict) -> None:
             say(f"scale: {title}: {row['limit']} ({row['value']:,.0f} {row['unit']}): {fmt(row['riders'])} riders"
                 + (f" (S = {row['shards_there']})" if row["riders"] else ""))
     for n, j in f["joins"].items():
-        say(f"scale: joins: {int(n):,} in {j['seconds']:.0f} s ({j['by']}; race partition {j['race_partition_seconds']:.0f} s, "
-            f"{j['joins_per_second_first']:.0f} joins/s at first, {j['joins_per_second_last']:.0f} at the last; "
-            f"route throttle {j['route_seconds']:.0f} s)")
+        say(f"scale: joins: {int(n):,} in one race in {j['seconds']:.1f} s ({j['joins_per_second']:,.0f}/s, by the {j['by']}; "
+            f"S = {j['stream_shards']}, hottest partition {j['hottest_partition_wcu']:,.0f} WCU/s ({j['hottest_partition_wcu_is']}), "
+            f"{j['hottest_partition_rcu']:,.0f} RCU/s ({j['hottest_partition_rcu_is']}), race partition "
+            f"{j['race_partition_wcu']:,.0f} WCU/s, Lambda {j['lambda_concurrency']:,} concurrent)")
     for name, t in f["scenarios"].items():
         say(f"scale: {name}: S = {t['stream_shards']}, hottest partition {t['hottest_partition_wcu']:,.0f} WCU/s "
             f"({t['hottest_partition_wcu_is']}), {t['hottest_partition_rcu']:,.0f} RCU/s ({t['hottest_partition_rcu_is']}), "

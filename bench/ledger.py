@@ -112,9 +112,9 @@ def _write_keys(operation: str, params: dict) -> list[dict]:
         return [key(params["Item"])]
     if operation in ("UpdateItem", "DeleteItem"):
         return [params["Key"]]
-    if operation == "TransactWriteItems":
+    if operation == "TransactWriteItems":  # a ConditionCheck too: counted as a transactional write of the item as it is
         return [key(body["Item"]) if kind == "Put" else body["Key"]
-                for action in params["TransactItems"] for kind, body in action.items() if kind != "ConditionCheck"]
+                for action in params["TransactItems"] for kind, body in action.items()]
     if operation == "BatchWriteItem":
         return [key(r["PutRequest"]["Item"]) if "PutRequest" in r else r["DeleteRequest"]["Key"]
                 for requests in params["RequestItems"].values() for r in requests]

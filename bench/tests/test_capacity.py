@@ -21,13 +21,23 @@ def recording(seconds=10):
                          c.Request("stream", "BatchGetItem", f"RACER#{rider}", rcu=2, second=s)]
         requests += [c.Request("stream", "UpdateItem", f"RACE#{RACE}", wcu=1, item=f"BOARD#{RACE}#{k}", second=s)
                      for k in range(9)]
-    for _rider in RIDERS:
-        requests += [c.Request("join", "TransactWriteItems", f"RACE#{RACE}", wcu=2, item="CLASS#x"),
-                     c.Request("join", "TransactWriteItems", f"RACE#{RACE}", wcu=2, item=f"BOARD#{RACE}#1"),
-                     c.Request("join", "TransactWriteItems", "CLASS#hill", wcu=1, index=True)]
+    # a join: its entry and first chunk, the check of its gate copy, the entry's index entry in the race's index partition
+    for n, rider in enumerate(RIDERS):
+        requests += [c.Request("join", "BatchGetItem", f"GATE#{RACE}#{n}", rcu=1),
+                     c.Request("join", "TransactWriteItems", f"RACER#{rider}", wcu=4, item=f"RACE#{RACE}"),
+                     c.Request("join", "TransactWriteItems", f"GATE#{RACE}#{n}", wcu=2, item=f"GATE#{RACE}"),
+                     c.Request("join", "TransactWriteItems", f"RACE#{RACE}", wcu=1, index=True),
+                     c.Request("roster", "TransactWriteItems", f"RACER#{rider}", wcu=2, item=f"RACE#{RACE}")]
+    # the stream's one invocation on the 10 joins: their roster, the race's count, the race read, the card
+    requests += [c.Request("roster", "TransactWriteItems", f"RACE#{RACE}", wcu=2, item=f"JOINED#{RACE}#4"),
+                 c.Request("roster", "TransactWriteItems", f"RACE#{RACE}", wcu=2, item="CLASS#hill"),
+                 c.Request("roster", "TransactWriteItems", "CLASS#hill", wcu=1, index=True),
+                 c.Request("roster", "Query", f"RACE#{RACE}", rcu=1),
+                 c.Request("roster", "UpdateItem", "RACES#open", wcu=1)]
     return c.Recording(tuple(requests), RACE, frozenset(RIDERS), rider_seconds=10 * seconds, invocations=seconds,
                        joins=10, views=0, board=BOARD, post_ms=14, join_ms=30, stream_ms_per_record=0.8,
-                       stream_ms_per_invocation=10, copies=(("GATE#<race>#<n>", 10),))
+                       stream_ms_per_invocation=10, copies=(("GATE#<race>#<n>", 10),),
+                       roster=c.Roster(150, 45.0), roster_invocations=1)
 
 
 def test_ids_are_named_by_what_they_belong_to():
@@ -75,9 +85,22 @@ def test_todays_walls_first_the_telemetry_throttle_then_the_board_partition():
     assert c.walls(rec, quotas, c.races_of(1000))[0]["riders"] == 2001  # 2,000 riders in all races together
 
 
-def test_joins_slow_as_the_board_shard_in_their_transaction_grows():
-    rec, quotas = recording(), c.Quotas()
-    assert c.join_race_partition_wcu(rec) == 2
-    small, big = c.join_phase(rec, quotas, 1000), c.join_phase(rec, quotas, 10_000)
-    assert small["joins_per_second_first"] == 250 and 150 < 1000 / small["race_partition_seconds"] * 1 < 200
-    assert big["by"] == "race partition" and big["seconds"] > 200 and big["route_seconds"] == 50
+def test_a_mass_start_is_held_by_the_join_route_and_the_races_index_partition_not_by_a_hot_item():
+    rec = recording()
+    # the route lets 10,000 joins through in 10 s; the race's index partition (1 WCU a join) holds them under 80 %
+    fast = c.join_phase(rec, c.Quotas(join_route_rps=1000), 10_000)
+    assert fast["by"] == "partition index RACE#<race> at 80% of its limit"
+    assert fast["joins_per_second"] == pytest.approx(800, rel=0.01) and fast["seconds"] == pytest.approx(12.5, rel=0.01)
+    # under a slower throttle the throttle holds, every partition far from its limit: the race's item and rosters
+    # take a few units a second per stream shard, the joins' own partitions theirs
+    slow = c.join_phase(rec, c.Quotas(join_route_rps=500), 10_000)
+    assert (slow["by"], slow["seconds"]) == ("join route throttle", 20.0)
+    assert slow["partitions"]["RACE#<race>"]["wcu"] < 100 and slow["partitions"]["GATE#<race>#<n>"]["wcu"] == 100
+    assert slow["partitions"]["RACER#<racer>"] == {"wcu": 6, "rcu": 0}
+
+
+def test_a_roster_item_costs_its_size_twice_one_per_98_racers():
+    rec = recording()
+    assert c.roster_item_wcu(rec, 10) == 2 * 1  # 150 + 450 bytes: 1 KB, transactional
+    assert c.roster_item_wcu(rec, 98) == 2 * 5  # 4.5 KB
+    assert c.roster_item_wcu(rec, 99) == 2 * 2 * 3  # two items of ~50 racers

@@ -3,8 +3,8 @@
 from alleycat.edge import http, routes, views
 from alleycat.errors import Conflict, NotFound
 from alleycat.rules.fairplay import BIKE, refused_equipment
-from alleycat.storage import racers, races
-from alleycat.storage.entities import FINISHED
+from alleycat.storage import races
+from alleycat.storage.entities import FINISHED, Race, RaceGate
 
 app = http.create_app()
 SCHEMA = routes.by_function("join_race").request
@@ -16,10 +16,12 @@ def join_race(raceId: str, racerId: str):
     race_id = http.race_id(raceId)
     http.require_self_or_admin(app, racer_id)
     body = http.body(app, SCHEMA, optional=True)
-    race = races.get(race_id, consistent=True)
+    gate, racer = races.gate_and_racer(race_id, racer_id)
+    race: RaceGate | Race | None = gate
+    if gate is None or gate.startsAt is None:  # no gate, or one from before v1.2: the race item says
+        race = races.get(race_id, consistent=True)
     if race is None:
         raise NotFound(f"race {race_id} does not exist")
-    racer = racers.get(racer_id, consistent=True)
     if racer is None:
         raise NotFound(f"racer {racer_id} does not exist")
     if race.status == FINISHED:

@@ -1,6 +1,7 @@
 """Every implemented route over HTTP, with its error codes (Given / When / Then)."""
 
 import itertools
+import time
 
 import pytest
 
@@ -25,9 +26,12 @@ def test_a_racer_joins_and_appears_everywhere(client, world):
     race_id, racer_id = world["raceId"], world["racerId"]
     # When the racer joins the race with their own token
     status, joined = client.call("PUT", f"/races/{race_id}/racers/{racer_id}", token=world["racer"])
-    # Then every read route shows it
+    # Then every read route shows it: the race's count and board once the stream has seen the join
     assert status == 200 and joined == {"raceId": race_id, "racerId": racer_id, "name": "Eve",
                                         "score": 0, "lastSecond": None, "equipment": "bike"}
+    deadline = time.monotonic() + 10
+    while client.call("GET", f"/races/{race_id}")[1]["racerCount"] != 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert client.call("GET", f"/races/{race_id}")[1]["racerCount"] == 1
     board = client.call("GET", f"/races/{race_id}/leaderboard")[1]
     assert [row["racerId"] for row in board["items"]] == [racer_id]

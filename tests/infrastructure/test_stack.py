@@ -300,10 +300,16 @@ def test_telemetry_throttle_takes_twice_a_full_race_posting_every_second(resourc
     setting = stage_of(resources)["Properties"]["RouteSettings"]["POST /races/{raceId}/telemetry"]
     # Then the telemetry route accepts at least twice that, steady and at once
     assert setting["ThrottlingRateLimit"] >= 2 * RACERS and setting["ThrottlingBurstLimit"] >= 2 * RACERS
-    # And no other route may take as much: writes stay low, reads are mostly answered by CloudFront
+    # And no other route may take as much: writes stay low (but joins: a mass start's), reads are mostly answered by CloudFront
     others = [s["ThrottlingRateLimit"] for key, s in stage_of(resources)["Properties"]["RouteSettings"].items()
-              if key != "POST /races/{raceId}/telemetry"]
+              if key not in ("POST /races/{raceId}/telemetry", "PUT /races/{raceId}/racers/{racerId}")]
     assert max(others) <= setting["ThrottlingRateLimit"] // 10
+
+
+def test_join_throttle_lets_a_mass_start_join_in_under_20_seconds_and_no_faster_than_a_partition_takes(resources):
+    setting = stage_of(resources)["Properties"]["RouteSettings"]["PUT /races/{raceId}/racers/{racerId}"]
+    # 10,000 joins in under 20 s; at most 800 a second, 80 % of the 1,000 WCU/s of the index partition they share
+    assert 10_000 / 20 < setting["ThrottlingRateLimit"] <= setting["ThrottlingBurstLimit"] <= 800
 
 
 def test_outputs(template_json):

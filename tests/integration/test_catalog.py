@@ -136,7 +136,8 @@ def test_a_race_without_a_card_gets_one_from_the_stream(classes, server, table):
     server.read()
     api("put_racer", {"racerId": "a"}, body={"name": "A"}, claims=ADMIN)
     api("join_race", {"raceId": race_id, "racerId": "a"}, claims=ADMIN)
-    process(server.read())
+    process(server.read())  # the join counted on the race
+    process(server.read())  # the race's new count on its card
     assert [(i["raceId"], i["racerCount"]) for i in listed(api, "upcoming", BEFORE)["items"]] == [(race_id, 1)]
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from .conftest import ADMIN, racer_claims
+from .conftest import ADMIN, process, racer_claims
 
 
 def test_put_racer_creates_then_renames(api):
@@ -122,13 +122,21 @@ def test_a_race_that_would_already_be_over_by_the_servers_clock_is_400(api, race
     assert len(api("get_class_races", query={"limit": "100"})[1]["items"]) == 3
 
 
-def test_join_is_idempotent_and_counts_once(api, race):
+def test_join_is_idempotent_and_counts_once(api, race, server):
     rid = race["raceId"]
+    server.read()
     for _ in range(2):
         status, body = api("join_race", {"raceId": rid, "racerId": "racer-1"}, claims=racer_claims("racer-1"))
         assert (status, body) == (200, {"raceId": rid, "racerId": "racer-1", "name": "Racer One",
                                         "score": 0, "lastSecond": None, "equipment": "trainer"})
+    # a join writes nothing of the race: the stream counts it, once however often its record comes
+    assert api("get_race", {"raceId": rid})[1]["racerCount"] == 0
+    records = server.read()
+    for _ in range(2):
+        process(records)
     assert api("get_race", {"raceId": rid})[1]["racerCount"] == 1
+    board = api("get_race_leaderboard", {"raceId": rid})[1]["items"]
+    assert [(row["racerId"], row["score"], row["lastSecond"]) for row in board] == [("racer-1", 0, None)]
 
 
 def test_join_errors(api, race):
@@ -139,21 +147,33 @@ def test_join_errors(api, race):
     assert api("join_race", {"raceId": rid, "racerId": "racer-1"}, claims=racer_claims("racer-2"))[0] == 403
 
 
-def test_join_a_finished_race_is_409(api, race, table):
-    from alleycat.storage import keys
+def test_join_a_finished_race_is_409(api, race):
+    from alleycat.storage import races
     rid = race["raceId"]
-    table.update_item(TableName="alleycat-test", Key={k: {"S": v} for k, v in
-                      keys.RACE.key({"raceId": rid, "classId": "hill-climb"}).items()},
-                      UpdateExpression="SET #s = :f", ExpressionAttributeNames={"#s": "status"},
-                      ExpressionAttributeValues={":f": {"S": "finished"}})
+    assert races.finish(races.get(rid, consistent=True))  # the race and its gate copies, as a finish writes them
     assert api("join_race", {"raceId": rid, "racerId": "racer-1"}, claims=racer_claims("racer-1"))[0] == 409
 
 
-def test_race_leaderboard_lists_every_joined_racer(api, race):
+def test_a_join_that_meets_the_finish_is_409(api, race):
+    # Given a join that read the race open, and a finish that lands before its write
+    from alleycat.storage import racers as stored_racers
+    from alleycat.storage import races
+    rid = race["raceId"]
+    gate, racer = races.gate_and_racer(rid, "racer-1")
+    assert gate is not None and racer is not None and gate.status == "open"
+    assert races.finish(races.get(rid, consistent=True))
+    # Then its transaction is refused on the race's gate copy: no entry is written
+    with pytest.raises(Exception, match="finished"):
+        races.join(gate, racer)
+    assert stored_racers.get_entry(rid, "racer-1", consistent=True) is None
+
+
+def test_race_leaderboard_lists_every_joined_racer(api, race, server):
     rid = race["raceId"]
     for n in range(1, 8):
         api("put_racer", {"racerId": f"r{n}"}, body={"name": f"R{n}"}, claims=ADMIN)
         api("join_race", {"raceId": rid, "racerId": f"r{n}"}, claims=ADMIN)
+    process(server.read())  # the stream puts the batch's joins on the board
     status, body = api("get_race_leaderboard", {"raceId": rid}, query={"limit": "1000"})
     assert status == 200 and body["status"] == "open" and body["classId"] == "hill-climb"
     assert sorted(i["racerId"] for i in body["items"]) == [f"r{n}" for n in range(1, 8)]

@@ -465,6 +465,22 @@ class Pipeline(RuleBasedStateMachine):
             self.equipment[racer] = "virtual"
         assert (status, body["equipment"]) == (200, self.equipment[racer]), body
 
+    @rule()
+    def a_fourth_racer_joins(self):
+        """A racer who joins at any point (before or after others' seconds and records, or the finish) and sends
+        nothing: on the board with score 0 and counted once drained, a join after the finish refused."""
+        racer = f"m{self.programs}-late"
+        if racer in self.racers:
+            return
+        assert call("put_racer", {"racerId": racer}, body={"name": "Gil"})[0] == 200
+        status, body = call("join_race", {"raceId": self.race_id, "racerId": racer}, during_the_race=True)
+        if self.finished:
+            assert status == 409, body
+            return
+        assert status == 200, body
+        self.racers.append(racer)
+        self.names[racer], self.equipment[racer] = "Gil", "trainer"
+
     @rule(racer=RACER, decision=st.sampled_from(("clear", "disqualify")))
     def review(self, racer, decision):
         racer = self.racers[racer]
@@ -481,15 +497,21 @@ class Pipeline(RuleBasedStateMachine):
 
     # --- what every read must show -----------------------------------------------------------
 
-    def board(self) -> dict[str, dict]:
+    def board(self, every_racer: bool = True) -> dict[str, dict]:
+        """The race's board: every joined racer once drained; before, those the stream has seen join (a join
+        writes nothing of the race), each shown once and never taken off again."""
         status, body = call("get_race_leaderboard", {"raceId": self.race_id}, query={"limit": "1000"})
         assert status == 200, body
-        assert sorted(row["racerId"] for row in body["items"]) == sorted(self.racers)
+        shown = [row["racerId"] for row in body["items"]]
+        assert len(shown) == len(set(shown)) and set(shown) <= set(self.racers), shown
+        assert set(shown) >= set(self.shown_last), (shown, self.shown_last)
+        if every_racer:
+            assert sorted(shown) == sorted(self.racers)
         return {row["racerId"]: row for row in body["items"]}
 
     @invariant()
     def board_never_ahead_of_the_truth_nor_going_back(self):
-        for racer, row in self.board().items():
+        for racer, row in self.board(every_racer=False).items():
             score, last = self.truth(racer)
             assert Decimal(str(row["score"])) * 100 <= score, (racer, row, score)
             shown = -1 if row["lastSecond"] is None else row["lastSecond"]
@@ -518,6 +540,9 @@ class Pipeline(RuleBasedStateMachine):
 
     def check_drained(self) -> None:
         board = self.board()
+        # each joined racer counted once, whatever was redelivered or failed partway (an ADD never goes back:
+        # a racer counted twice on the way would still be)
+        assert call("get_race", {"raceId": self.race_id})[1]["racerCount"] == len(self.racers)
         reviews = self.reviews(board)
         exact = {racer: (json_number(self.truth(racer)[0]), self.truth(racer)[1], self.names[racer], self.equipment[racer],
                          reviews[racer]) for racer in self.racers}

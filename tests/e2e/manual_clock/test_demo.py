@@ -64,9 +64,10 @@ def test_the_demo_announces_its_next_race_ahead_and_a_newcomer_joins_it_before_t
     page.fill("#ride-name", "Newcomer")
     page.click(".ride-name button[type=submit]")
     page.wait_for_selector(".ride .riding:not([hidden])")
-    # Then they are on the race's board with the field, before its start
-    board = client.call("GET", f"/races/{race['raceId']}/leaderboard?limit=100")[1]
-    assert len(board["items"]) == RACERS + 1 and "Newcomer" in [item["name"] for item in board["items"]]
+    # Then they are on the race's board with the field, before its start (once the stream has seen the join)
+    items = until(lambda: rows if len(rows := client.call("GET", f"/races/{race['raceId']}/leaderboard?limit=100")[1]["items"])
+                  == RACERS + 1 else None, "the newcomer on the race's board")
+    assert "Newcomer" in [item["name"] for item in items]
     assert stack.clock.now() < start
     # When the start comes, the field rides
     stack.clock.advance(start + 3 - stack.clock.now())

@@ -16,7 +16,17 @@ import pytest
 from garmin_fit_sdk import Decoder, Stream
 
 from .browsing import DOCS, ROOT, claims, new_page, session, signed_up_new
-from .test_ride import at_the_start, history, joined_with_a_name, new_race, one_second, queued, start_ride, until
+from .test_ride import (
+    at_the_start,
+    board_rows,
+    history,
+    joined_with_a_name,
+    new_race,
+    one_second,
+    queued,
+    start_ride,
+    until,
+)
 
 STANDIN = ROOT / "tests" / "e2e" / "bluetooth_standin.js"
 DURATION = 60
@@ -48,8 +58,7 @@ def strap_ride(browser, stack, client):
     start_ride(page)
     joined_with_a_name(page)
     # The browser reaches trainers, but none is connected: the join names the on-screen bike
-    assert [(item["racerId"], item["equipment"]) for item in client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"]] \
-        == [(racer_id, "virtual")]
+    assert [(item["racerId"], item["equipment"]) for item in board_rows(client, race["raceId"])] == [(racer_id, "virtual")]
     for _ in range(CADENCE // 5):
         page.keyboard.press("ArrowUp")
     # When the racer pairs the strap: the browser's chooser offers heart-rate straps alone

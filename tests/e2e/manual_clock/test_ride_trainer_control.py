@@ -110,7 +110,8 @@ def test_the_trainer_is_set_to_each_resistance_the_rider_chooses_one_write_at_a_
     connected_on_the_ride_page(page, stack, race, first=False)
     # Then the page joins again as a trainer; before the race's first second can count nothing was ridden, so the
     # server takes the trainer (contract v1.3, Fair play) and the page, answered, says nothing of a virtual ride
-    eventually(lambda: client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]["equipment"] == "trainer")
+    eventually(lambda: [item["equipment"] for item in client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"]]
+               == ["trainer"])
     assert [join["equipment"] for join in joins] == ["virtual", "trainer"] and "device" not in joins[1]
     until(page, "() => document.querySelector('.ride .ride-counted').hidden")
     # Then the site asks for control first, and writes nothing more until the trainer answers

@@ -142,7 +142,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/races/{raceId}", "get_race", "public", (QUERY,),
           response=obj({**_RACE_FIELDS, "racerCount": COUNT}),
           sample=Sample(answer={"raceId": _RACE})),
-    Route("PUT", "/races/{raceId}/racers/{racerId}", "join_race", "user", (QUERY, GET, PUT, UPDATE),
+    Route("PUT", "/races/{raceId}/racers/{racerId}", "join_race", "user", (QUERY, GET, PUT, UPDATE, BATCH_GET, CONDITION_CHECK),
           request=obj({"equipment": EQUIPMENT, "device": ID}, []),
           response=obj({"raceId": RACE_ID, "racerId": ID, "name": TEXT, "score": NUMBER, "lastSecond": SECOND_OR_NULL,
                         "equipment": EQUIPMENT}),

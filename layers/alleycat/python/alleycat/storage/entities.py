@@ -181,8 +181,9 @@ class Entry(Entity):
     note: str = ""
     reviewedAt: str | None = None
     metric: str = OUTPUT  # the race's: what the stream's live check judges (``fairplay``)
+    rostered: str | None = None  # the batch of the race's roster the stream put the racer on (``races.add_roster``)
 
-    _ABSENT_UNSET: ClassVar[tuple[str, ...]] = ("device", "review", "rules", "note", "reviewedAt")
+    _ABSENT_UNSET: ClassVar[tuple[str, ...]] = ("device", "review", "rules", "note", "reviewedAt", "rostered")
 
     def to_item(self) -> dict:
         """Absent, not null, while unset: conditions test ``attribute_not_exists(device)`` and ``(review)``."""
@@ -249,6 +250,22 @@ class RaceBoard(Entity):
     @staticmethod
     def shard_of(racer_id: str) -> int:
         return zlib.crc32(racer_id.encode()) % BOARD_SHARDS
+
+
+@dataclass
+class RaceRoster(Entity):
+    """Racers who joined a race, as one stream batch saw their joins: racerId -> [name, equipment].
+
+    A join writes only the racer's own items; the stream processor turns a batch's joins into one of these
+    (and adds them to the race's ``racerCount`` in the same transaction), so the race's partition takes one
+    small write a batch, not one a join. A racer with a standing on a board shard is shown from it; the
+    roster shows the others with score 0 until they ride. The settlement writes every racer's standing,
+    then drops the race's rosters."""
+
+    KEYS = keys.RACE_ROSTER
+    raceId: str
+    batch: str  # the sequence number of the batch's first join record of the race (digits)
+    racers: dict[str, list] = field(default_factory=dict)
 
 
 @dataclass
@@ -508,7 +525,7 @@ def totals_of(stored: list) -> Totals:
 
 
 _BY_TYPE: dict[str, type[Entity]] = {
-    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, PushGate, ClassBoard, Best, Chunk, PackedChunk,
+    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, RaceRoster, PushGate, ClassBoard, Best, Chunk, PackedChunk,
                                      BestPace, ClassCard, RaceCard, Review, ReplayPart)
 }
 

@@ -120,6 +120,8 @@ CLASS_BOARD = _entity("ClassBoard", "CLASS#{classId}", "BOARD#{classId}")
 RACE = _entity("Race", "RACE#{raceId}", "CLASS#{classId}")
 RACE_GATE = _entity("RaceGate", "GATE#{raceId}#{copy:02d}", "GATE#{raceId}")
 RACE_BOARD = _entity("RaceBoard", "RACE#{raceId}", "BOARD#{raceId}#{shard:02d}")
+# Racers the stream saw join, one item a batch, after the race and before its replay: the board's Query reads them.
+RACE_ROSTER = _entity("RaceRoster", "RACE#{raceId}", "JOINED#{raceId}#{batch}")
 PUSH_GATE = _entity("PushGate", "PUSH#{raceId}", "PUSH#{raceId}")
 ENTRY = _entity("Entry", "RACER#{racerId}", "RACE#{raceId}")
 BEST = _entity("Best", "RACER#{racerId}", "BEST#{classId}")
@@ -137,5 +139,5 @@ REPLAY_PART = _entity("ReplayPart", "RACE#{raceId}", "REPLAY#{raceId}#{part:02d}
 # The reviews admins work through: one partition per review state, by when the ride was flagged or decided.
 REVIEW = _entity("Review", "REVIEWS#{state}", "REVIEW#{at}#{raceId}#{racerId}")
 
-ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_GATE, RACE_BOARD, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK,
+ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_GATE, RACE_BOARD, RACE_ROSTER, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK,
                                   BEST_PACE, CLASS_CARD, RACE_CARD, PUSH_GATE, REVIEW, REPLAY_PART)}

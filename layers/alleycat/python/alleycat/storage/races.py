@@ -17,7 +17,18 @@ from alleycat.rules.fairplay import BIKE, equipment_after, latest_second
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import to_attr
-from alleycat.storage.dynamo import Cancelled, conditional, get_all, key_from, key_of, send, table_name, values
+from alleycat.storage.dynamo import (
+    Cancelled,
+    batch,
+    conditional,
+    get_all,
+    key_from,
+    key_of,
+    query_all,
+    send,
+    table_name,
+    values,
+)
 from alleycat.storage.dynamo import get as _get
 from alleycat.storage.paging import query as _query
 
@@ -88,13 +99,31 @@ def get(race_id: str, consistent: bool = False) -> e.Race | None:
 
 
 def with_boards(race_id: str, consistent: bool = False) -> tuple[e.Race | None, list[e.RaceBoard]]:
-    """Pattern 4, top scores by race: the race's partition holds the race and its board shards (then, once it
-    is settled, its replay: ``replays``, never read here)."""
-    partition = keys.RACE.pk.build({"raceId": race_id})
-    page = _query(f"raceboard:{race_id}", None, [], partition=partition, condition="SK < :replay",
-                  limit=1 + e.BOARD_SHARDS, consistent=consistent, replay=keys.REPLAY_PART.sk.prefix())
-    race = next((i for i in page.items if isinstance(i, e.Race)), None)
-    return race, [i for i in page.items if isinstance(i, e.RaceBoard)]
+    """Pattern 4, top scores by race: the race's partition holds the race, its board shards and its rosters (then,
+    once it is settled, its replay: ``replays``, never read here). A racer the rosters name and no shard has yet
+    (joined, not yet seen riding) is on the shards returned with score 0."""
+    race, boards, rosters = board_items(race_id, consistent)
+    return race, with_rosters(race_id, boards, rosters)
+
+
+def board_items(race_id: str, consistent: bool = False
+                ) -> tuple[e.Race | None, list[e.RaceBoard], list[e.RaceRoster]]:
+    """The race, its board shards as stored and its rosters: one Query (a page more past 1 MB)."""
+    found = query_all(KeyConditionExpression="PK = :partition AND SK < :replay", ConsistentRead=consistent,
+                      ExpressionAttributeValues=values(partition=keys.RACE.pk.build({"raceId": race_id}),
+                                                       replay=keys.REPLAY_PART.sk.prefix()))
+    race = next((i for i in found if isinstance(i, e.Race)), None)
+    return (race, [i for i in found if isinstance(i, e.RaceBoard)], [i for i in found if isinstance(i, e.RaceRoster)])
+
+
+def with_rosters(race_id: str, boards: list[e.RaceBoard], rosters: list[e.RaceRoster]) -> list[e.RaceBoard]:
+    """``boards`` with each racer of ``rosters`` they lack on their shard, as joined (score 0)."""
+    by_shard = {board.shard: board for board in boards}
+    for roster in rosters:
+        for racer_id, (name, equipment) in roster.racers.items():
+            shard = by_shard.setdefault(e.RaceBoard.shard_of(racer_id), e.RaceBoard(race_id, e.RaceBoard.shard_of(racer_id)))
+            shard.standings.setdefault(racer_id, Standing.joined(racer_id, name, equipment).item())
+    return sorted(by_shard.values(), key=lambda board: board.shard)
 
 
 def gate_and_entries(race_id: str, racer_ids: list[str], chunks: Iterable[tuple[str, int]] = ()
@@ -110,33 +139,37 @@ def gate_and_entries(race_id: str, racer_ids: list[str], chunks: Iterable[tuple[
             {(item.racerId, item.chunk): item for item in found if isinstance(item, e.Chunk)})
 
 
-def join(race: e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None = None,
+def gate_and_racer(race_id: str, racer_id: str) -> tuple[e.RaceGate | None, e.Racer | None]:
+    """A join's one read, strongly consistent: the race's gate copy for the racer and the racer."""
+    found = get_all([key_from(keys.RACE_GATE, raceId=race_id, copy=e.RaceGate.copy_for(racer_id)),
+                     key_from(keys.RACER, racerId=racer_id)])
+    return (next((i for i in found if isinstance(i, e.RaceGate)), None),
+            next((i for i in found if isinstance(i, e.Racer)), None))
+
+
+def join(race: e.RaceGate | e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None = None,
          now: float | None = None) -> e.Entry:
-    """Adds the racer to the race, its count, its board and its history in one transaction.
+    """Adds the racer to the race: their entry and first chunk, in their own partition, while the race's gate
+    copy (the racer's, one of ``GATE_COPIES``) says it is open; one transaction that writes nothing of the
+    race's own partition and no item another join writes. The stream adds the racer to the race's
+    count and board (``stream.joins``): a batch of joins is one write there.
 
     Idempotent: when the entry exists already the transaction is cancelled and the existing
     entry is kept, its score untouched; only its equipment (``fairplay.equipment_after``: virtual
     stays virtual once a second can have counted at ``now``, epoch seconds; None: it can) and, with a
     ``device``, the device that holds the ride change (``rejoin``).
     """
-    entry = e.Entry(race.raceId, racer.racerId, racer.name, race.classId, race.startsAt, equipment=equipment,
+    entry = e.Entry(race.raceId, racer.racerId, racer.name, race.classId, race.startsAt or "", equipment=equipment,
                     device=device, metric=race.metric)
-    board = e.RaceBoard(race.raceId, e.RaceBoard.shard_of(racer.racerId))
     first_chunk = e.Chunk(race.raceId, racer.racerId, 0, race.classId)
+    gate = e.RaceGate(race.raceId, e.RaceGate.copy_for(racer.racerId), race.classId, race.durationSeconds)
     name = table_name()
     actions = [
         {"Put": {"TableName": name, "Item": entry.to_item(), "ConditionExpression": "attribute_not_exists(PK)"}},
         {"Put": {"TableName": name, "Item": first_chunk.to_item(), "ConditionExpression": "attribute_not_exists(PK)"}},
-        {"Update": {"TableName": name, "Key": key_of(race),
-                    "UpdateExpression": "ADD racerCount :one",
-                    "ConditionExpression": "#status = :open",
-                    "ExpressionAttributeNames": {"#status": "status"},
-                    "ExpressionAttributeValues": values(one=1, open=e.OPEN)}},
-        {"Update": {"TableName": name, "Key": key_of(board),
-                    "UpdateExpression": "SET standings.#racer = if_not_exists(standings.#racer, :standing)",
-                    "ExpressionAttributeNames": {"#racer": racer.racerId},
-                    "ExpressionAttributeValues": values(
-                        standing=Standing.joined(racer.racerId, racer.name, equipment).item())}},
+        {"ConditionCheck": {"TableName": name, "Key": key_of(gate), "ConditionExpression": "#status = :open",
+                            "ExpressionAttributeNames": {"#status": "status"},
+                            "ExpressionAttributeValues": values(open=e.OPEN)}},
     ]
     try:
         send("transact_write_items", TransactItems=actions)
@@ -148,18 +181,20 @@ def join(race: e.Race, racer: e.Racer, equipment: str = BIKE, device: str | None
 
             existing = racers.get_entry(race.raceId, racer.racerId, consistent=True)
             if existing:
-                can_have_ridden = now is None or latest_second(now, clock.epoch(race.startsAt)) >= 0
+                can_have_ridden = now is None or latest_second(now, clock.epoch(existing.startsAt)) >= 0
                 return rejoin(existing, equipment, device, can_have_ridden)
         raise Conflict("the race is finished") from cancelled
     return entry
 
 
 def rejoin(entry: e.Entry, equipment: str, device: str | None, can_have_ridden: bool = True) -> e.Entry:
-    """A racer joining a race again: the ride's equipment as ``fairplay.equipment_after`` says, on the
-    entry and the board alike, and with a ``device`` the ride moved to it; one transaction, retried
-    when another join changed the entry in between."""
+    """A racer joining a race again: the ride's equipment as ``fairplay.equipment_after`` says, and with a
+    ``device`` the ride moved to it; one transaction, retried when another join changed the entry in between.
+    Only a change of equipment writes the board: the racer's standing in place, or, when the stream has not
+    put the racer on a shard yet, the standing whole (the roster's row would show the equipment joined with)."""
     from alleycat.storage import racers
 
+    on_board = True
     for _ in range(5):
         now_on = equipment_after(entry.equipment, equipment, can_have_ridden)
         moved = device is not None and device != entry.device
@@ -168,26 +203,74 @@ def rejoin(entry: e.Entry, equipment: str, device: str | None, can_have_ridden: 
         # An entry from before v1.2 has no equipment stored: it was a bike
         held = "(equipment = :was" + (" OR attribute_not_exists(equipment))" if entry.equipment == BIKE else ")")
         expression = "SET equipment = :equipment" + (", device = :device" if moved else "")
-        board = e.RaceBoard(entry.raceId, e.RaceBoard.shard_of(entry.racerId))
+        actions = [{"Update": {"TableName": table_name(), "Key": key_of(entry), "UpdateExpression": expression,
+                               "ConditionExpression": f"attribute_exists(PK) AND {held}",
+                               "ExpressionAttributeValues": values(equipment=now_on, was=entry.equipment,
+                                                                   **({"device": device} if moved else {}))}}]
+        if now_on != entry.equipment:
+            actions.append(_standing_equipment(entry, now_on, on_board))
         try:
-            send("transact_write_items", TransactItems=[
-                {"Update": {"TableName": table_name(), "Key": key_of(entry), "UpdateExpression": expression,
-                            "ConditionExpression": f"attribute_exists(PK) AND {held}",
-                            "ExpressionAttributeValues": values(equipment=now_on, was=entry.equipment,
-                                                                **({"device": device} if moved else {}))}},
-                {"Update": {"TableName": table_name(), "Key": key_of(board),
-                            "UpdateExpression": f"SET standings.#racer[{EQUIPMENT_INDEX}] = :equipment",
-                            "ConditionExpression": "attribute_exists(standings.#racer)",
-                            "ExpressionAttributeNames": {"#racer": entry.racerId},
-                            "ExpressionAttributeValues": values(equipment=now_on)}}])
+            send("transact_write_items", TransactItems=actions)
             entry.equipment = now_on
             entry.device = device if moved else entry.device
             return entry
         except Cancelled as cancelled:
             if not cancelled.condition_failed():
                 raise
-            entry = racers.get_entry(entry.raceId, entry.racerId, consistent=True) or entry
+            if cancelled.condition_failed(1):
+                on_board = not on_board
+            if cancelled.condition_failed(0):
+                entry = racers.get_entry(entry.raceId, entry.racerId, consistent=True) or entry
     raise Conflict("the ride kept changing while it was joined again: try again")
+
+
+def _standing_equipment(entry: e.Entry, equipment: str, on_board: bool) -> dict:
+    """The board's part of a change of equipment: in place when the racer is ``on_board``, else the whole standing."""
+    board = e.RaceBoard(entry.raceId, e.RaceBoard.shard_of(entry.racerId))
+    if on_board:
+        return {"Update": {"TableName": table_name(), "Key": key_of(board),
+                           "UpdateExpression": f"SET standings.#racer[{EQUIPMENT_INDEX}] = :equipment",
+                           "ConditionExpression": "attribute_exists(standings.#racer)",
+                           "ExpressionAttributeNames": {"#racer": entry.racerId},
+                           "ExpressionAttributeValues": values(equipment=equipment)}}
+    standing = Standing(entry.racerId, entry.score, entry.lastSecond, entry.name, equipment, entry.review)
+    return {"Update": {"TableName": table_name(), "Key": key_of(board),
+                       "UpdateExpression": "SET standings.#racer = :standing",
+                       "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(standings.#racer)",
+                       "ExpressionAttributeNames": {"#racer": entry.racerId},
+                       "ExpressionAttributeValues": values(standing=standing.item())}}
+
+
+def add_roster(race_id: str, batch: str, entries: list[e.Entry]) -> list[e.Entry]:
+    """Puts the ``entries``' racers on a roster of the race and adds them to its ``racerCount``, each once
+    however often the stream delivers their joins: one transaction with a mark on each entry (``rostered``, the
+    roster's batch: a rename finds the row there), sent again without the racers already marked. Returns the
+    entries rostered now."""
+    left = list(entries)
+    while left:
+        roster = e.RaceRoster(race_id, batch, {entry.racerId: [entry.name, entry.equipment] for entry in left})
+        actions = [{"Put": {"TableName": table_name(), "Item": roster.to_item()}},
+                   {"Update": {"TableName": table_name(), "Key": key_from(keys.RACE, raceId=race_id, classId=left[0].classId),
+                               "UpdateExpression": "ADD racerCount :count", "ConditionExpression": "attribute_exists(PK)",
+                               "ExpressionAttributeValues": values(count=len(left))}}]
+        actions += [{"Update": {"TableName": table_name(), "Key": key_of(entry), "UpdateExpression": "SET rostered = :batch",
+                                "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(rostered)",
+                                "ExpressionAttributeValues": values(batch=batch)}} for entry in left]
+        try:
+            send("transact_write_items", TransactItems=actions)
+            return left
+        except Cancelled as cancelled:
+            if not cancelled.condition_failed() or cancelled.condition_failed(1):
+                raise
+            left = [entry for n, entry in enumerate(left) if not cancelled.condition_failed(n + 2)]
+    return []
+
+
+def drop_rosters(rosters: list[e.RaceRoster]) -> None:
+    """Deletes rosters the board has taken in whole (the settlement's final standings)."""
+    for start in range(0, len(rosters), 25):
+        deletes = [{"DeleteRequest": {"Key": key_of(roster)}} for roster in rosters[start:start + 25]]
+        batch("batch_write_item", {table_name(): deletes}, "UnprocessedItems")
 
 
 def finish(race: e.Race, only_if_open: bool = False) -> bool:
@@ -250,24 +333,32 @@ def set_standings(race_id: str, shard: int, standings: dict[str, Standing]) -> e
 
 def set_standing_review(race_id: str, standing: Standing) -> e.RaceBoard | None:
     """Sets ``standing``'s review in the racer's standing, in place (a live score beside it is not
-    rewound): the shard as written, or None when the racer is not on it. A standing stored before v1.2
-    (score, lastSecond, name: no place for equipment and review) is written whole, as ``standing`` says."""
+    rewound): the shard as written, or None when the shard is not there. A standing stored before v1.2
+    (score, lastSecond, name: no place for equipment and review) is written whole, as ``standing`` says,
+    and so is the standing of a racer the board has only on a roster (joined, not yet seen riding)."""
     key = key_of(e.RaceBoard(race_id, e.RaceBoard.shard_of(standing.racer_id)))
-    written = conditional("update_item", Key=key, UpdateExpression=f"SET standings.#racer[{REVIEW_INDEX}] = :review",
-                          ConditionExpression="size(standings.#racer) > :index",
-                          ExpressionAttributeNames={"#racer": standing.racer_id},
-                          ExpressionAttributeValues=values(review=standing.review, index=REVIEW_INDEX),
-                          ReturnValues="ALL_NEW")
-    if written is None:
-        written = conditional("update_item", Key=key, UpdateExpression="SET standings.#racer = :standing",
-                              ConditionExpression="attribute_exists(standings.#racer)",
-                              ExpressionAttributeNames={"#racer": standing.racer_id},
-                              ExpressionAttributeValues=values(standing=standing.item()), ReturnValues="ALL_NEW")
-    return e.item_as(e.RaceBoard, written["Attributes"]) if written else None
+    names = {"#racer": standing.racer_id}
+    for _ in range(2):  # a standing written by the stream between the in-place try and the whole one: in place again
+        written = conditional("update_item", Key=key, UpdateExpression=f"SET standings.#racer[{REVIEW_INDEX}] = :review",
+                              ConditionExpression="size(standings.#racer) > :index", ExpressionAttributeNames=names,
+                              ExpressionAttributeValues=values(review=standing.review, index=REVIEW_INDEX),
+                              ReturnValues="ALL_NEW")
+        for held in ("attribute_exists(standings.#racer)", "attribute_exists(PK) AND attribute_not_exists(standings.#racer)"):
+            written = written or conditional("update_item", Key=key, UpdateExpression="SET standings.#racer = :standing",
+                                             ConditionExpression=held, ExpressionAttributeNames=names,
+                                             ExpressionAttributeValues=values(standing=standing.item()), ReturnValues="ALL_NEW")
+        if written:
+            return e.item_as(e.RaceBoard, written["Attributes"])
+    return None
 
 
-def set_standing_name(race_id: str, racer_id: str, name: str) -> None:
-    """Sets the name in a racer's standing (in place) if the racer is on the race's board."""
+def set_standing_name(race_id: str, racer_id: str, name: str, rostered: str | None = None) -> None:
+    """Sets the name in a racer's standing (in place) if the racer is on the race's board, and in their row of the
+    roster ``rostered`` names."""
+    if rostered:
+        conditional("update_item", Key=key_of(e.RaceRoster(race_id, rostered)), UpdateExpression="SET racers.#racer[0] = :name",
+                    ConditionExpression="attribute_exists(racers.#racer)",
+                    ExpressionAttributeNames={"#racer": racer_id}, ExpressionAttributeValues=values(name=name))
     conditional("update_item", Key=key_of(e.RaceBoard(race_id, e.RaceBoard.shard_of(racer_id))),
                 UpdateExpression=f"SET standings.#racer[{NAME_INDEX}] = :name",
                 ConditionExpression="attribute_exists(standings.#racer)",

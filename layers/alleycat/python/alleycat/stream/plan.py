@@ -22,6 +22,7 @@ class Plan:
     renamed_classes: dict = field(default_factory=dict)  # classId -> sequence number
     renamed_racers: dict = field(default_factory=dict)  # racerId -> sequence number
     decided: dict = field(default_factory=dict)         # raceId -> {racerId: sequence number}: a review decided
+    joined: dict = field(default_factory=dict)          # raceId -> {racerId: sequence number}: a racer joined
 
     @classmethod
     def of(cls, records: list[dict]) -> tuple[Plan, list[str]]:
@@ -45,6 +46,8 @@ class Plan:
         old = e.from_item(old_image) if old_image else None
         if isinstance(new, e.Race) and isinstance(old, e.Race) and e.RaceCard.of(new) != e.RaceCard.of(old):
             self.carded.setdefault(new.raceId, sequence)
+        if isinstance(new, e.Chunk) and old is None and new.chunk == 0 and record.get("eventName") == "INSERT":
+            self.joined.setdefault(new.raceId, {}).setdefault(new.racerId, sequence)  # a join writes chunk 0
         if isinstance(new, e.Chunk) and new.samples:
             key = (new.raceId, new.racerId)
             self.chunks.setdefault(key, set()).add(new.chunk)

@@ -7,13 +7,24 @@ from alleycat.flows import ending, pushing
 from alleycat.observability import logger
 from alleycat.storage import catalog, parallel, races
 from alleycat.storage import entities as e
-from alleycat.stream import decisions, renames, scoring, settlement
+from alleycat.stream import decisions, joins, renames, scoring, settlement
 from alleycat.stream.plan import Plan
 
 
 def react(plan: Plan, publisher: pushing.Publisher | None, later: pushing.Later | None = None) -> list[str]:
+    late_joins: dict[str, list[str]] = {}  # joins rostered first: the board never shows a batch's seconds without its joins
+    failed_joins: list[str] = []
+    for race_id, joined in plan.joined.items():
+        try:
+            late_joins[race_id] = joins.roster(race_id, joined)  # joined before the finish, seen after it
+        except Exception:  # noqa: BLE001 - retried from its first record
+            logger.exception("rostering joins failed")
+            failed_joins.append(min(joined.values(), key=int))
     scored = scoring.score(plan.chunks, plan.first_seen)
-    failed = scored.failed
+    failed = scored.failed + failed_joins
+    for race_id, racer_ids in late_joins.items():
+        for racer_id in racer_ids:
+            scored.late[race_id].setdefault(racer_id, plan.joined[race_id][racer_id])
     final_boards_changed = []
     for race_id, decided in plan.decided.items():
         try:

@@ -31,7 +31,7 @@ def rename_racer(racer_id: str) -> None:
         return
     for entry in racers.entries_of(racer_id):
         racers.set_name(entry, racer.name)
-        races.set_standing_name(entry.raceId, racer_id, racer.name)
+        races.set_standing_name(entry.raceId, racer_id, racer.name, entry.rostered)
     for best in racers.bests_of(racer_id):
         racers.set_name(best, racer.name)
         classes.set_standing_name(best.classId, racer_id, racer.name)

@@ -29,9 +29,10 @@ def settle(race_id: str) -> None:
     compaction, and once more after the race is marked settled, when a review that changed since is
     applied as a decision on a settled race is (``decisions``); a decision that arrives later finds the
     race settled and applies itself."""
-    race, boards = races.with_boards(race_id, consistent=True)
+    race, shards, rosters = races.board_items(race_id, consistent=True)
     if race is None or race.status != e.FINISHED:
         return
+    boards = races.with_rosters(race_id, shards, rosters)
     roster = [racer_id for shard in boards for racer_id in shard.standings]
     ridden = racers.get_entries(race_id, roster)
     rides = parallel.map_all(lambda entry: compact(race, entry, check_ride), ridden)
@@ -40,6 +41,7 @@ def settle(race_id: str) -> None:
     publish_ranks(race, entries)
     replays.write(e.ReplayPart.split(race.raceId, replay.step_of(race.durationSeconds), {
         entry.racerId: replay.cumulative_tenths(ride.samples, race.durationSeconds, race.metric) for entry, ride in zip(ridden, rides, strict=True)}))
+    races.drop_rosters(rosters)  # every racer they name has a final standing now
     races.mark_settled(race)
     used = {entry.racerId: entry.review for entry in entries}
     changed = [entry.racerId for entry in racers.get_entries(race_id, roster) if entry.review != used.get(entry.racerId)]
@@ -68,7 +70,7 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
     moved are re-ranked.
     Before the race is settled the whole settlement runs again (it may be the one in flight).
     """
-    race, boards = races.with_boards(race_id, consistent=True)
+    race, boards, _ = races.board_items(race_id, consistent=True)
     if race is None or race.status != e.FINISHED:
         return
     if not race.settled:
@@ -77,7 +79,8 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
     read = racers.get_entries(race_id, racer_ids)
     unreviewed = {entry.racerId for entry in read if entry.review is None}
     rides = {entry.racerId: compact(race, entry, check_ride) for entry in read}
-    changed = [entry for entry in read if rides[entry.racerId].changed]
+    # a racer the settlement did not rank joined before the finish and was rostered after it
+    changed = [entry for entry in read if rides[entry.racerId].changed or entry.raceStatus != e.FINISHED]
     flagged = [entry.racerId for entry in read if entry.racerId in unreviewed and entry.review]
     if flagged:  # late seconds that break a rule: off the class board until an admin clears the ride
         decisions.apply(race_id, flagged)
