@@ -16,7 +16,7 @@ from playwright.sync_api import Error as PlaywrightError
 from alleycat.clock import iso
 
 from .browsing import DOCS, claims, new_page, session, signed_up_new
-from .test_ride import at_the_start, history, joined, one_second, ride, until
+from .test_ride import at_the_start, board_rows, history, joined, one_second, ride, until
 
 
 @pytest.fixture(scope="module")
@@ -185,6 +185,7 @@ def test_a_ride_started_in_a_browser_closed_before_the_start_rides_on_from_anoth
     laptop = rider_page(browser, stack, racer)
     ride_page(laptop, stack, race)
     joined(laptop)
+    board_rows(client, race["raceId"])  # the stream has put the join on the board, as a racer walking to their phone finds it
     laptop.context.close()
     # When they open the ride on their phone (another browser: a device id of its own) and ride on from there
     phone = rider_page(browser, stack, racer, device=False)
