@@ -6,8 +6,8 @@ One per route, its record's sample (``alleycat.edge.routes``: query and body, th
 Cognito claims on the protected routes), and one for the stream processor: the records the table's stream
 holds once the sample race is finished (`post_telemetry.json`'s samples in racer-1's first chunk, then the
 race finished by the finisher), and one for the finisher
-(what a race's finish schedule sends it), and one for the board publisher (what the stream processor
-sends it, due a second after the telemetry record). Used by the
+(what a race's finish schedule sends it), and one for the ticker (what the stream processor sends it
+when the race is created). Used by the
 integration tests and by `sam local invoke -e`.
 """
 
@@ -18,7 +18,7 @@ from alleycat.edge.routes import ROUTES, SAMPLE_IDS, by_function
 from alleycat.rules.samples import Sample
 from alleycat.storage import entities as e
 from local.events import http_event
-from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import FINISHER, STREAM_PROCESSOR, TICKER, TOKEN_GROUPS
 
 HERE = Path(__file__).resolve().parent
 
@@ -84,7 +84,7 @@ def texts() -> dict[str, str]:
         files[f"{route.function}.json"] = json.dumps(event, indent=2) + "\n"
     files[f"{STREAM_PROCESSOR}.json"] = json.dumps(stream_event(), indent=2, default=str) + "\n"
     files[f"{FINISHER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"
-    files[f"{BOARD_PUBLISHER}.json"] = json.dumps({"raceId": RACE_ID, "at": 1763805602000}, indent=2) + "\n"
+    files[f"{TICKER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"
     files[f"{TOKEN_GROUPS}.json"] = json.dumps(token_event(), indent=2) + "\n"
     return files
 

@@ -11,6 +11,14 @@ second``; its freshness is the time from the telemetry answer that accepted it (
 the bikes' process; both sides read ``time.monotonic()``, one clock for every process on Linux) to
 the first message or poll that showed it (0 when it was shown before the answer arrived). Every
 viewer counts: 100 viewers of 100 racers for 120 s are 1.2 million measured samples.
+
+Where the time goes: a **probe** reads the board every ``probe_seconds`` (0: none) through the API, as a
+poller does; the first read that shows a sample is when it was on the board (up to ``probe_seconds`` late).
+So a pushed viewer's freshness splits into **upstream** (accepted → on the board: the telemetry write, the
+stream's batching window, the board write) and **the push** (on the board → the viewer: the wait for the
+race's next tick, the read, the publish, the delivery). With the race's start (``starts_at``, epoch
+seconds) it also says when in its race second each sample reached the board (the ticker's phase is
+chosen from it: ``alleycat.rules.ticking.PHASE``) and each message reached viewer 0.
 """
 
 from __future__ import annotations
@@ -36,15 +44,16 @@ def percentiles(values: list[float]) -> dict:
         return {"n": 0}
     ordered = sorted(values)
     pick = lambda q: ordered[min(len(ordered) - 1, int(len(ordered) * q))]
-    return {"n": len(ordered), "p50": pick(0.50), "p95": pick(0.95), "p99": pick(0.99), "max": ordered[-1],
+    return {"n": len(ordered), "p5": pick(0.05), "p50": pick(0.50), "p95": pick(0.95), "p99": pick(0.99), "max": ordered[-1],
             "mean": sum(ordered) / len(ordered)}
 
 
 class Audience:
     """``start()`` returns once every push viewer is subscribed; ``close()`` returns the figures."""
 
-    def __init__(self, base_url: str, race_id: str, push: int = 100, pollers: int = 5, poll_seconds: float = 1.0):
-        self.args = (base_url.rstrip("/"), race_id, push, pollers, poll_seconds)
+    def __init__(self, base_url: str, race_id: str, push: int = 100, pollers: int = 5, poll_seconds: float = 1.0,
+                 probe_seconds: float = 0.0, starts_at: float | None = None):
+        self.args = (base_url.rstrip("/"), race_id, push, pollers, poll_seconds, probe_seconds, starts_at)
         context = multiprocessing.get_context("spawn")
         self._inbox, self._outbox = context.Queue(), context.Queue()
         self._ready, self._stop = context.Event(), context.Event()
@@ -96,7 +105,7 @@ class Board:
                 self._shown[(racer, second)].append(now)
 
 
-def _run(base_url, race_id, push, pollers, poll_seconds, inbox, outbox, ready, stop) -> None:
+def _run(base_url, race_id, push, pollers, poll_seconds, probe_seconds, starts_at, inbox, outbox, ready, stop) -> None:
     accepted: dict[tuple[str, int], float] = {}
 
     def drain() -> None:  # the bikes' accepted samples, as they come
@@ -112,16 +121,19 @@ def _run(base_url, race_id, push, pollers, poll_seconds, inbox, outbox, ready, s
 
     drainer = threading.Thread(target=drain, daemon=True)
     drainer.start()
-    result = asyncio.run(_watch(base_url, race_id, push, pollers, poll_seconds, ready, stop))
+    result = asyncio.run(_watch(base_url, race_id, push, pollers, poll_seconds, probe_seconds, ready, stop))
     drainer.join(timeout=5)
-    outbox.put(_figures(result, accepted, push, pollers))
+    # the race's start on the monotonic clock both processes read
+    start = None if starts_at is None else starts_at - (time.time() - time.monotonic())
+    outbox.put(_figures(result, accepted, push, pollers, start))
 
 
-async def _watch(base_url, race_id, push, pollers, poll_seconds, ready, stop) -> dict:
+async def _watch(base_url, race_id, push, pollers, poll_seconds, probe_seconds, ready, stop) -> dict:
     with urllib.request.urlopen(f"{base_url}/config.json", timeout=30) as response:
         events = json.loads(response.read()).get("events")
     push_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
     poll_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
+    probe_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
     messages: list[tuple[float, int, int]] = []  # (time, event bytes, rows) as viewer 0 got them
     subscribed = asyncio.Event()
     counter = {"subscribed": 0, "messages": 0, "errors": 0}
@@ -135,13 +147,15 @@ async def _watch(base_url, race_id, push, pollers, poll_seconds, ready, stop) ->
         await asyncio.wait_for(subscribed.wait(), READY_SECONDS)
     for _ in range(pollers):
         tasks.append(asyncio.create_task(_poller(base_url, race_id, Board(poll_shown), poll_seconds, counter)))
+    if probe_seconds:
+        tasks.append(asyncio.create_task(_poller(base_url, race_id, Board(probe_shown), probe_seconds, counter)))
     ready.set()
     while not stop.is_set():
         await asyncio.sleep(0.1)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return {"push": push_shown, "poll": poll_shown, "messages": messages, "counter": counter}
+    return {"push": push_shown, "poll": poll_shown, "probe": probe_shown, "messages": messages, "counter": counter}
 
 
 async def _subscriber(events, race_id, board: Board, record: bool, messages, counter, push, subscribed) -> None:
@@ -208,9 +222,20 @@ def _lags(shown: dict, accepted: dict, viewers: int) -> tuple[list[float], int]:
     return lags, missing
 
 
-def _figures(result: dict, accepted: dict, push: int, pollers: int) -> dict:
+def _split(pushed: dict, probed: dict, accepted: dict, start: float | None) -> dict:
+    """Pushed freshness split at the probe's first sight of each sample on the board: upstream (accepted → on
+    the board), the push (on the board → each viewer), and when in its race second a sample reached the board."""
+    on_board = {key: times[0] for key, times in probed.items() if times and key in accepted}
+    upstream = [max(0.0, when - accepted[key]) for key, when in on_board.items()]
+    pushed_after = [max(0.0, t - when) for key, when in on_board.items() for t in pushed.get(key, [])]
+    phases = [] if start is None else [when - (start + key[1]) for key, when in on_board.items()]
+    return {"upstream": percentiles(upstream), "push": percentiles(pushed_after), "board_after_second_start": percentiles(phases)}
+
+
+def _figures(result: dict, accepted: dict, push: int, pollers: int, start: float | None = None) -> dict:
     push_lags, push_missing = _lags(result["push"], accepted, push)
     poll_lags, poll_missing = _lags(result["poll"], accepted, pollers)
+    arrivals = [] if start is None else [(t - start) % 1 for t, _, _ in result["messages"]]
     messages = result["messages"]
     sizes = [size for _, size, _ in messages]
     span = messages[-1][0] - messages[0][0] if len(messages) > 1 else 0
@@ -220,5 +245,6 @@ def _figures(result: dict, accepted: dict, push: int, pollers: int) -> dict:
         "poll": {**percentiles(poll_lags), "never_shown": poll_missing},
         "messages": len(messages), "messages_per_second": (len(messages) - 1) / span if span else 0.0,
         "bytes_per_message": percentiles(sizes), "rows_per_message": percentiles([rows for _, _, rows in messages]),
-        "errors": result["counter"]["errors"],
+        "errors": result["counter"]["errors"], "split": _split(result["push"], result["probe"], accepted, start),
+        "message_phase": percentiles(arrivals),  # when in a race second viewer 0 got each message
     }

@@ -11,7 +11,7 @@ from .board_events import BoardEvents
 from .functions import Functions
 from .monitoring import Monitoring
 from .race_finishes import RaceFinishes
-from .settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR, TOKEN_GROUPS
+from .settings import FINISHER, STREAM_PROCESSOR, TICKER, TOKEN_GROUPS
 from .site import Site
 from .stream import StreamProcessor
 from .table import AlleycatTable
@@ -35,14 +35,15 @@ class AlleycatStack(Stack):
         finishes.allow_starting(stream.function)
         users = Users(self, "Users", functions=functions, throwaway=throwaway)
         api = Api(self, "Api", functions=functions.by_name, users=users, removal_policy=removal)
-        boards = BoardEvents(self, "Boards", stream=stream.function, functions=functions, removal_policy=removal)
+        boards = BoardEvents(self, "Boards", stream=stream.function, functions=functions, schedules=finishes.group,
+                             removal_policy=removal)
         site = Site(self, "Site", api_domain=api.domain_name, removal_policy=removal,
                     config={**boards.site_config, "auth": users.site_config},
                     connect=(f"wss://{boards.api.realtime_dns}", users.domain_url, users.api_url.rstrip("/")))
         users.serve(site.url)
-        monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes,
+        monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes, boards=boards,
                                 functions={**functions.by_name, STREAM_PROCESSOR: stream.function, FINISHER: finishes.function,
-                                           TOKEN_GROUPS: users.trigger, BOARD_PUBLISHER: boards.publisher})
+                                           TOKEN_GROUPS: users.trigger, TICKER: boards.ticker})
 
         CfnOutput(self, "ApiUrl", value=api.url,
                   description="The HTTP API's own endpoint, for bikes and scripts (no CloudFront request fee)")
@@ -57,7 +58,7 @@ class AlleycatStack(Stack):
         CfnOutput(self, "SiteUrl", value=site.url,
                   description="The frontend and, on the same origin, the API with cached public reads (CloudFront)")
         CfnOutput(self, "BoardEventsHttpUrl", value=boards.http_url,
-                  description="AppSync Events: where the stream processor publishes race boards (IAM)")
+                  description="AppSync Events: where races' tickers publish race boards (IAM)")
         CfnOutput(self, "BoardEventsRealtimeUrl", value=boards.realtime_url,
                   description="AppSync Events: where browsers subscribe to /races/<raceId> (API key)")
         CfnOutput(self, "AlarmTopicArn", value=monitoring.topic.topic_arn,
