@@ -104,6 +104,8 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
                                            for part in ("upstream", "push", "board_after_second_start") for q in ("p50", "p95")},
         "message_phase_p50_s": audience["message_phase"].get("p50", 0.0),
         "message_phase_spread_s": audience["message_phase"].get("p95", 0.0) - audience["message_phase"].get("p5", 0.0),
+        "read_to_viewer_p50_s": audience["read_to_viewer"].get("p50", 0.0), "read_to_viewer_p95_s": audience["read_to_viewer"].get("p95", 0.0),
+        "modelled_p95_s_by_phase": audience["split"]["phases"],
     }
 
 

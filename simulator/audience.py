@@ -134,7 +134,7 @@ async def _watch(base_url, race_id, push, pollers, poll_seconds, probe_seconds, 
     push_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
     poll_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
     probe_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
-    messages: list[tuple[float, int, int]] = []  # (time, event bytes, rows) as viewer 0 got them
+    messages: list[tuple[float, int, int, int]] = []  # (time, event bytes, rows, the message's "at") as viewer 0 got them
     subscribed = asyncio.Event()
     counter = {"subscribed": 0, "messages": 0, "errors": 0}
     tasks = []
@@ -186,7 +186,7 @@ async def _subscriber(events, race_id, board: Board, record: bool, messages, cou
                 for row in event.get("rows", []):
                     board.show(row[1], row[3], now)
                 if record:
-                    messages.append((now, len(message["event"].encode()), len(event.get("rows", []))))
+                    messages.append((now, len(message["event"].encode()), len(event.get("rows", [])), event.get("at") or 0))
                     counter["messages"] += 1
             elif kind in ("subscribe_error", "connection_error", "error"):
                 counter["errors"] += 1
@@ -229,22 +229,39 @@ def _split(pushed: dict, probed: dict, accepted: dict, start: float | None) -> d
     upstream = [max(0.0, when - accepted[key]) for key, when in on_board.items()]
     pushed_after = [max(0.0, t - when) for key, when in on_board.items() for t in pushed.get(key, [])]
     phases = [] if start is None else [when - (start + key[1]) for key, when in on_board.items()]
-    return {"upstream": percentiles(upstream), "push": percentiles(pushed_after), "board_after_second_start": percentiles(phases)}
+    return {"upstream": percentiles(upstream), "push": percentiles(pushed_after), "board_after_second_start": percentiles(phases),
+            "phases": _phases(on_board, accepted, start)}
+
+
+def _phases(on_board: dict, accepted: dict, start: float | None) -> dict:
+    """For each phase (tenths of a second into a race second), the p95 a viewer would see if every sample went out
+    at the first tick at that phase after the probe saw it on the board, the publish and delivery left out."""
+    if start is None or not on_board:
+        return {}
+    modelled = {}
+    for tenth in range(10):
+        phase = tenth / 10
+        modelled[f"{phase:.1f}"] = percentiles([when - accepted[key] + (phase - (when - start)) % 1
+                                                for key, when in on_board.items()]).get("p95", 0.0)
+    return modelled
 
 
 def _figures(result: dict, accepted: dict, push: int, pollers: int, start: float | None = None) -> dict:
     push_lags, push_missing = _lags(result["push"], accepted, push)
     poll_lags, poll_missing = _lags(result["poll"], accepted, pollers)
-    arrivals = [] if start is None else [(t - start) % 1 for t, _, _ in result["messages"]]
+    arrivals = [] if start is None else [(t - start) % 1 for t, _, _, _ in result["messages"]]
+    offset = time.time() - time.monotonic()  # the messages' "at" (epoch ms, the ticker's read) on the monotonic clock
+    delivered = [t - (at / 1000 - offset) for t, _, _, at in result["messages"] if at]
     messages = result["messages"]
-    sizes = [size for _, size, _ in messages]
+    sizes = [size for _, size, _, _ in messages]
     span = messages[-1][0] - messages[0][0] if len(messages) > 1 else 0
     return {
         "viewers": push, "pollers": pollers, "samples_accepted": len(accepted),
         "push": {**percentiles(push_lags), "never_shown": push_missing},
         "poll": {**percentiles(poll_lags), "never_shown": poll_missing},
         "messages": len(messages), "messages_per_second": (len(messages) - 1) / span if span else 0.0,
-        "bytes_per_message": percentiles(sizes), "rows_per_message": percentiles([rows for _, _, rows in messages]),
+        "bytes_per_message": percentiles(sizes), "rows_per_message": percentiles([rows for _, _, rows, _ in messages]),
         "errors": result["counter"]["errors"], "split": _split(result["push"], result["probe"], accepted, start),
         "message_phase": percentiles(arrivals),  # when in a race second viewer 0 got each message
+        "read_to_viewer": percentiles(delivered),  # from the ticker's board read (the message's "at") to viewer 0
     }

@@ -8,7 +8,7 @@ from alleycat.storage import dynamo
 from alleycat.storage import entities as e
 from local import handlers, sam_db, server
 from local.dynamodb_local import free_port
-from stacks.settings import BOARD_PUBLISHER, FINISHER, NOT_ROUTES, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import FINISHER, NOT_ROUTES, STREAM_PROCESSOR, TICKER, TOKEN_GROUPS
 
 
 def test_it_serves_the_table_and_the_sample_race_the_events_name_and_says_what_to_run(monkeypatch, capsys):
@@ -50,7 +50,7 @@ def test_it_serves_the_table_and_the_sample_race_the_events_name_and_says_what_t
     assert {name: status for name, status in statuses.items() if not 200 <= status < 300} == {}
     assert json.loads(answers["get_race_replay"]["body"])["racers"][0]["racerId"] == "racer-1"
     assert answers[STREAM_PROCESSOR] == {"batchItemFailures": []}
-    assert answers[FINISHER]["outcome"] == "finished" and answers[BOARD_PUBLISHER]["sent"] is False
+    assert answers[FINISHER]["outcome"] == "finished" and answers[TICKER]["outcome"] == "left"
     assert answers[TOKEN_GROUPS]["response"] == {"claimsAndScopeOverrideDetails": None}
     said = capsys.readouterr().out
     assert sam_db.RACE_ID in said and "sam local invoke -t cdk.out/Alleycat.template.json" in said
