@@ -17,12 +17,12 @@ def react(plan: Plan, publisher: pushing.Publisher | None) -> list[str]:
     final_boards_changed = []
     for race_id, decided in plan.decided.items():
         try:
-            applied = decisions.apply(race_id, sorted(decided))
+            settled = decisions.apply(race_id, sorted(decided))
         except Exception:  # noqa: BLE001 - retried from its first record
             logger.exception("review decision failed")
             failed.append(min(decided.values(), key=int))
             continue
-        if applied.settled:  # an open race's board goes with its next tick (flows.ticking)
+        if settled:
             final_boards_changed.append(race_id)
     for race_id in final_boards_changed:  # as after its settlement: viewers read the final board again
         pushing.push_settled(publisher, race_id)
