@@ -139,7 +139,7 @@ def on_a_stack(seconds: int, races: int) -> list[dict]:
     """``races`` races of ``seconds``, one after another, on one `make local` (its own process, as `make local` runs)."""
     from simulator.client import ApiClient
 
-    stack, url = local_stack()
+    stack, url, _ = local_stack()
     try:
         client = ApiClient(url)
         client.token = client.local_admin_token()

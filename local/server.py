@@ -447,6 +447,7 @@ def main() -> None:
     with open(os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as file:
         json.dump(dict(zip(("accessKeyId", "secretAccessKey"), stack.credentials, strict=True)), file)
     print(f"  its AWS credentials (the stand-ins accept no others): {saved}", flush=True)
+    print(f"  DynamoDB Local: {stack.dynamodb.url} table {TABLE_NAME}", flush=True)
     if stack.mqtt:
         print(f"  telemetry over MQTT: {stack.mqtt.url} (user name {stack.mqtt.config['username']!r}, "
               f"password an access token; topic {stack.mqtt.config['topic']})", flush=True)

@@ -12,13 +12,15 @@ the bikes' process; both sides read ``time.monotonic()``, one clock for every pr
 the first message or poll that showed it (0 when it was shown before the answer arrived). Every
 viewer counts: 100 viewers of 100 racers for 120 s are 1.2 million measured samples.
 
-Where the time goes: a **probe** reads the board every ``probe_seconds`` (0: none) through the API, as a
-poller does; the first read that shows a sample is when it was on the board (up to ``probe_seconds`` late).
+Where the time goes: a **probe** reads the board every ``probe_seconds`` (0: none), from the table itself when
+``probe_table`` names it (else through the API, as a poller does: then behind the API's workers); the first
+read that shows a sample is when it was on the board (up to ``probe_seconds`` late).
 So a pushed viewer's freshness splits into **upstream** (accepted → on the board: the telemetry write, the
 stream's batching window, the board write) and **the push** (on the board → the viewer: the wait for the
 race's next tick, the read, the publish, the delivery). With the race's start (``starts_at``, epoch
-seconds) it also says when in its race second each sample reached the board (the ticker's phase is
-chosen from it: ``alleycat.rules.ticking.PHASE``) and each message reached viewer 0.
+seconds) it also says when in a race second each message reached viewer 0, and, for each phase a ticker
+could have, the p95 its viewers would have seen (the ticker's phase is chosen from it:
+``alleycat.rules.ticking.PHASE``).
 """
 
 from __future__ import annotations
@@ -52,8 +54,8 @@ class Audience:
     """``start()`` returns once every push viewer is subscribed; ``close()`` returns the figures."""
 
     def __init__(self, base_url: str, race_id: str, push: int = 100, pollers: int = 5, poll_seconds: float = 1.0,
-                 probe_seconds: float = 0.0, starts_at: float | None = None):
-        self.args = (base_url.rstrip("/"), race_id, push, pollers, poll_seconds, probe_seconds, starts_at)
+                 probe_seconds: float = 0.0, starts_at: float | None = None, probe_table: str | None = None):
+        self.args = (base_url.rstrip("/"), race_id, push, pollers, poll_seconds, probe_seconds, probe_table, starts_at)
         context = multiprocessing.get_context("spawn")
         self._inbox, self._outbox = context.Queue(), context.Queue()
         self._ready, self._stop = context.Event(), context.Event()
@@ -105,7 +107,7 @@ class Board:
                 self._shown[(racer, second)].append(now)
 
 
-def _run(base_url, race_id, push, pollers, poll_seconds, probe_seconds, starts_at, inbox, outbox, ready, stop) -> None:
+def _run(base_url, race_id, push, pollers, poll_seconds, probe_seconds, probe_table, starts_at, inbox, outbox, ready, stop) -> None:
     accepted: dict[tuple[str, int], float] = {}
 
     def drain() -> None:  # the bikes' accepted samples, as they come
@@ -121,14 +123,14 @@ def _run(base_url, race_id, push, pollers, poll_seconds, probe_seconds, starts_a
 
     drainer = threading.Thread(target=drain, daemon=True)
     drainer.start()
-    result = asyncio.run(_watch(base_url, race_id, push, pollers, poll_seconds, probe_seconds, ready, stop))
+    result = asyncio.run(_watch(base_url, race_id, push, pollers, poll_seconds, probe_seconds, probe_table, ready, stop))
     drainer.join(timeout=5)
     # the race's start on the monotonic clock both processes read
     start = None if starts_at is None else starts_at - (time.time() - time.monotonic())
     outbox.put(_figures(result, accepted, push, pollers, start))
 
 
-async def _watch(base_url, race_id, push, pollers, poll_seconds, probe_seconds, ready, stop) -> dict:
+async def _watch(base_url, race_id, push, pollers, poll_seconds, probe_seconds, probe_table, ready, stop) -> dict:
     with urllib.request.urlopen(f"{base_url}/config.json", timeout=30) as response:
         events = json.loads(response.read()).get("events")
     push_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
@@ -148,7 +150,8 @@ async def _watch(base_url, race_id, push, pollers, poll_seconds, probe_seconds, 
     for _ in range(pollers):
         tasks.append(asyncio.create_task(_poller(base_url, race_id, Board(poll_shown), poll_seconds, counter)))
     if probe_seconds:
-        tasks.append(asyncio.create_task(_poller(base_url, race_id, Board(probe_shown), probe_seconds, counter)))
+        read = _table_reader(race_id, probe_table) if probe_table else None
+        tasks.append(asyncio.create_task(_poller(base_url, race_id, Board(probe_shown), probe_seconds, counter, read)))
     ready.set()
     while not stop.is_set():
         await asyncio.sleep(0.1)
@@ -192,12 +195,32 @@ async def _subscriber(events, race_id, board: Board, record: bool, messages, cou
                 counter["errors"] += 1
 
 
-async def _poller(base_url, race_id, board: Board, poll_seconds: float, counter) -> None:
-    url = f"{base_url}/races/{race_id}/leaderboard?limit=1000"
+def _table_reader(race_id: str, probe_table: str):
+    """The race's board shards read straight from the table (``"<endpoint> <table>"``), strongly consistent, as
+    rows like the route's: the probe then waits behind no API worker."""
+    import boto3
+
+    endpoint, table = probe_table.split()
+    dynamodb = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="probe",
+                            aws_secret_access_key="probe")
 
     def read() -> list[dict]:
+        items = dynamodb.query(TableName=table, ConsistentRead=True, KeyConditionExpression="PK = :pk AND begins_with(SK, :board)",
+                               ExpressionAttributeValues={":pk": {"S": f"RACE#{race_id}"}, ":board": {"S": f"BOARD#{race_id}#"}})["Items"]
+        return [{"racerId": racer_id, "lastSecond": int(standing["L"][1]["N"]) if "N" in standing["L"][1] else None}
+                for item in items for racer_id, standing in item.get("standings", {}).get("M", {}).items()]
+
+    return read
+
+
+async def _poller(base_url, race_id, board: Board, poll_seconds: float, counter, read=None) -> None:
+    url = f"{base_url}/races/{race_id}/leaderboard?limit=1000"
+
+    def over_http() -> list[dict]:
         with urllib.request.urlopen(url, timeout=30) as response:
             return json.loads(response.read())["items"]
+
+    read = read or over_http
 
     await asyncio.sleep(random.uniform(0, poll_seconds))
     while True:
@@ -207,8 +230,9 @@ async def _poller(base_url, race_id, board: Board, poll_seconds: float, counter)
             now = time.monotonic()
             for row in rows:
                 board.show(row["racerId"], row["lastSecond"], now)
-        except OSError:
+        except Exception as error:  # noqa: BLE001 - counted (a refused read, a timeout), the poller reads on
             counter["errors"] += 1
+            counter.setdefault("first_error", repr(error))
         await asyncio.sleep(max(0.0, poll_seconds - (time.monotonic() - started)))
 
 
@@ -224,13 +248,11 @@ def _lags(shown: dict, accepted: dict, viewers: int) -> tuple[list[float], int]:
 
 def _split(pushed: dict, probed: dict, accepted: dict, start: float | None) -> dict:
     """Pushed freshness split at the probe's first sight of each sample on the board: upstream (accepted → on
-    the board), the push (on the board → each viewer), and when in its race second a sample reached the board."""
+    the board) and the push (on the board → each viewer)."""
     on_board = {key: times[0] for key, times in probed.items() if times and key in accepted}
     upstream = [max(0.0, when - accepted[key]) for key, when in on_board.items()]
     pushed_after = [max(0.0, t - when) for key, when in on_board.items() for t in pushed.get(key, [])]
-    phases = [] if start is None else [when - (start + key[1]) for key, when in on_board.items()]
-    return {"upstream": percentiles(upstream), "push": percentiles(pushed_after), "board_after_second_start": percentiles(phases),
-            "phases": _phases(on_board, accepted, start)}
+    return {"upstream": percentiles(upstream), "push": percentiles(pushed_after), "phases": _phases(on_board, accepted, start)}
 
 
 def _phases(on_board: dict, accepted: dict, start: float | None) -> dict:
@@ -261,7 +283,7 @@ def _figures(result: dict, accepted: dict, push: int, pollers: int, start: float
         "poll": {**percentiles(poll_lags), "never_shown": poll_missing},
         "messages": len(messages), "messages_per_second": (len(messages) - 1) / span if span else 0.0,
         "bytes_per_message": percentiles(sizes), "rows_per_message": percentiles([rows for _, _, rows, _ in messages]),
-        "errors": result["counter"]["errors"], "split": _split(result["push"], result["probe"], accepted, start),
+        "errors": result["counter"]["errors"], "first_error": result["counter"].get("first_error"), "split": _split(result["push"], result["probe"], accepted, start),
         "message_phase": percentiles(arrivals),  # when in a race second viewer 0 got each message
         "read_to_viewer": percentiles(delivered),  # from the ticker's board read (the message's "at") to viewer 0
     }

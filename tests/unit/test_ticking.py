@@ -265,3 +265,8 @@ def test_a_publish_that_fails_is_logged_and_the_next_second_goes(monkeypatch):
     assert world.tick() == "finished"
     assert failed == ["board push failed"]
     assert [t for t, _ in world.publisher.boards()] == [rules.tick_at(START, k) for k in (0, 2, 3)]
+
+
+def test_a_race_long_past_its_end_and_never_settled_is_given_up_without_a_message(monkeypatch):
+    world = World(monkeypatch, duration=60, now=START + 60 + rules.SETTLE_WAIT + 3600)
+    assert world.tick() == "gave up" and world.publisher.sent == []

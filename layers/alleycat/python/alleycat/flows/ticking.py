@@ -75,21 +75,19 @@ def tick(race_id: str, publisher: pushing.Publisher | None, ticker_arn: str, own
         race, boards = races.with_boards(race_id, consistent=True)
         if race is None:
             return "left"
-        if race.status != e.OPEN:
-            if race.settled:
-                if tickers.claim(race_id, FINAL, owner):
-                    pushing.push_settled(publisher, race_id)
-                return "finished"
-            if ticking.waited_too_long(race.durationSeconds, second):
-                return "gave up"
+        if race.settled:
+            if tickers.claim(race_id, FINAL, owner):
+                pushing.push_settled(publisher, race_id)
+            return "finished"
+        if ticking.waited_too_long(race.durationSeconds, second):
+            return "gave up"
+        if race.status != e.OPEN:  # finished, its ranks to come
             continue
         rows = {racer_id: row for board in boards for racer_id, row in board.standings.items()}
         changed = set(rows) if sent is None else {racer_id for racer_id, row in rows.items() if sent.get(racer_id) != row}
         sent = rows
         if second < race.durationSeconds or changed:
             pushing.push_board(publisher, race_id, boards, changed, race.status)
-        elif ticking.waited_too_long(race.durationSeconds, second):
-            return "gave up"
 
 
 def _schedule(race: e.Race, minute: float, ticker_arn: str) -> None:
