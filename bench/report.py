@@ -99,6 +99,8 @@ def _values(f: dict) -> dict:
         "push_table": [{**row, "verdict": ", ".join(row["missed"]) or "none"}
                        for row in p.get("table", [])],
         "ticker_run_seconds": ticking.RUN_SECONDS,
+        "phase_spread": (max(p.get("modelled_p95_s_by_phase", {0: 0}).values())
+                         - min(p.get("modelled_p95_s_by_phase", {0: 0}).values())),
         "phases_text": ", ".join(f"{phase} → {p95:.2f}" for phase, p95 in p.get("modelled_p95_s_by_phase", {}).items()),
         **_realtime(f.get("realtime")),
     }
