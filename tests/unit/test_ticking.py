@@ -39,6 +39,13 @@ def test_a_late_wake_sends_the_latest_tick_while_it_is_within_late_else_the_next
     assert rules.next_second(START, rules.tick_at(START, 5) + LATE + 0.01, 2) == 6
     # Never a second already sent, however early
     assert rules.next_second(START, rules.tick_at(START, 5) - 0.5, 5) == 6
+    # Exactly LATE after its time a tick still goes
+    assert rules.next_second(START, rules.tick_at(START, 5) + LATE, 2) == 5
+
+
+def test_a_ticker_gives_up_waiting_for_the_settlement_at_settle_wait_after_the_end():
+    assert not rules.waited_too_long(60, 60 + rules.SETTLE_WAIT - 1)
+    assert rules.waited_too_long(60, 60 + rules.SETTLE_WAIT)
 
 
 def test_an_invocation_ticks_for_its_run_and_asks_for_the_next_a_few_ticks_before_its_last():
@@ -56,6 +63,10 @@ def test_a_far_start_is_scheduled_in_the_minute_that_lands_before_it():
     assert minute + finishing.PRECISION > START - rules.MARGIN - 60
     # Near the start (the minute under LEAD ahead): no schedule, the ticker waits itself
     assert rules.minute_to_schedule(START, START - 100) is None
+    # A minute exactly LEAD ahead is still scheduled
+    exactly = rules.minute_to_schedule(START, START - 3600)
+    assert exactly is not None and rules.minute_to_schedule(START, exactly - finishing.LEAD) == exactly
+    assert rules.minute_to_schedule(START, exactly - finishing.LEAD + 1) is None
     assert rules.minute_to_schedule(None, START) is None
 
 
