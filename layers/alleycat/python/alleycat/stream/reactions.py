@@ -26,9 +26,11 @@ def react(plan: Plan, publisher: pushing.Publisher | None) -> list[str]:
             final_boards_changed.append(race_id)
     for race_id in final_boards_changed:  # as after its settlement: viewers read the final board again
         pushing.push_settled(publisher, race_id)
-    for race_id, sequence in plan.finished.items():  # its ticker tells viewers once it is settled
+    for race_id, sequence in plan.finished.items():  # its ticker tells viewers too, at its next tick
         if _failed(settlement.settle, race_id):
             failed.append(sequence)
+        else:
+            pushing.push_settled(publisher, race_id)
     for race_id, late in scored.late.items():
         if race_id not in plan.finished and _failed(settlement.amend, race_id, sorted(late)):
             failed.append(min(late.values(), key=int))
