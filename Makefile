@@ -167,7 +167,7 @@ bench-ingest-log: $(STAMP_PY) java  # the telemetry log's record and consumer (u
 bench-replay: $(STAMP_PY) java  # a 1,000-racer replay as stored and served (under a minute): docs/capacity.md
 	$(PY) -m bench.replay_store
 
-bench-push: $(STAMP_PY) $(STAMP_NPM) java  # the push stage alone (about 15 minutes): 1, 2 and 4 messages a second, 100 and 50 bikes
+bench-push: $(STAMP_PY) $(STAMP_NPM) java  # the push stage alone (about 7 minutes): races' tickers, 100 and 50 bikes
 	BENCH_ONLY=push $(PY) -m bench
 
 bench-realtime: $(STAMP_PY) $(STAMP_NPM) $(FRONTEND) java  # real time on make local alone (about 23 minutes): 100 bikes, 3 fresh stacks, 3 races on one

@@ -9,11 +9,13 @@ import json
 import math
 from pathlib import Path
 
+from alleycat.rules import ticking
+
 DATA = json.loads(Path(__file__).with_name("prices.json").read_text())
 PRICES, SCENARIO, ASSUMED = DATA["prices"], DATA["scenario"], DATA["assumed"]
 FULL_VCPU_MB, B = 1769, "race_day.bikes"  # Lambda developer guide, "memory and computing power"
-TELEMETRY, JOIN, BOARD, STREAM, FINISHER, PUBLISHER = "post_telemetry", "join_race", "get_race_leaderboard", \
-    "stream_processor", "finish_due_race", "publish_board"
+TELEMETRY, JOIN, BOARD, STREAM, FINISHER, TICKER = "post_telemetry", "join_race", "get_race_leaderboard", \
+    "stream_processor", "finish_due_race", "tick_race"
 ENVELOPE = len(json.dumps({"type": "data", "id": "00000000-0000-0000-0000-000000000000", "event": ""}))
 
 
@@ -46,13 +48,14 @@ QUANTITIES = {
     "shards": lambda b: b.a("stream_shards"),
     "stream_invocations": lambda b: b.shards * b.s("seconds"),  # one a second a shard (the batching window)
     "per_racer": lambda b: b.s("racers") / b.of(STREAM, "records_per_invocation"),  # a smaller replay scaled up
-    # board messages of the race as measured with the stream read as S shards (the race's push gate paces them)
+    # board messages of the race as measured: its ticker's, one a race second
     "publishes": lambda b: b.s("seconds") * b.m("push.messages_per_second"),
-    # the push gate's writes: each stream invocation that wrote the race's board, and each delayed publish
-    "gate_writes": lambda b: (b.stream_invocations * b.a("gate_writes_per_invocation") + b.publishes
-                              if b.lever("push") else 0),
-    # the board publisher: at most one invocation a message, each reading the board once (strongly consistent)
-    "delayed_publishes": lambda b: b.publishes if b.lever("push") else 0,
+    # the ticker's ticks: the race's seconds and those after its end until it is settled; each claims its
+    # second (one write, an item under 1 KB) and reads the race and its board (one strongly consistent Query)
+    "ticks": lambda b: b.s("seconds") + b.a("ticks_after_end") if b.lever("push") else 0,
+    # its invocations: the one the race's creation starts (which schedules the next), then one per RUN_SECONDS
+    "ticker_invocations": lambda b: (1 + math.ceil((b.a("ticker_wait_before_start_s") + b.s("seconds") + b.a("ticks_after_end"))
+                                                   / ticking.RUN_SECONDS)) if b.lever("push") else 0,
     "api_requests": lambda b: b.api_posts + b.s("racers") + b.origin,
     "origin_shield": lambda b: b.a("regional_edge_caches") * b.origin,
     "polled_gb": lambda b: b.polls * (b.page_bytes + b.a("viewer_header_bytes")) / 1e9,
@@ -66,7 +69,7 @@ QUANTITIES = {
     "first_paints": lambda b: b.s("first_paints") * b.s("viewers"),
     "first_paint_gb": lambda b: b.first_paints * b.page_bytes / 1e9,
     "iot_minutes": lambda b: b.s("racers") * (b.s("seconds") / 60 + 1),
-    "lambda_requests": lambda b: (b.posts + b.s("racers") + b.origin + b.stream_invocations + b.delayed_publishes
+    "lambda_requests": lambda b: (b.posts + b.s("racers") + b.origin + b.stream_invocations + b.ticker_invocations
                                   + 2),  # + the finisher's two
     "schedules": lambda b: b.s("schedules"),
     # a request of two samples writes its chunk once (a chunk stays under 1 KB); board writes grow with S
@@ -74,12 +77,10 @@ QUANTITIES = {
                       - (b.s("racers") * b.s("seconds") - b.posts) + b.m("race_day.join_wcu_total")
                       + (b.shards - 1) * b.of(STREAM, "board_wcu_per_invocation") * b.s("seconds")
                       + b.m("race_day.finish.wcu") + b.m("race_day.finish.index_wcu") + b.a("catalog_card_wru")
-                      + b.gate_writes),
-    # pushed, a stream invocation publishes the board as its shards' writes returned it (every shard is
-    # written each invocation at this size, a few hundred racers each); the board publisher reads it
-    # strongly consistent (twice an eventually consistent read's units)
+                      + b.ticks),
+    # pushed, the ticker reads the board a tick, strongly consistent (twice an eventually consistent read's units)
     "rru": lambda b: (b.posts * b.of(TELEMETRY, "rcu") + b.s("seconds") * b.of(STREAM, "rcu") * b.per_racer
-                      + (2 * b.delayed_publishes * b.of(BOARD, "rcu") if b.lever("push") else b.origin * b.of(BOARD, "rcu"))
+                      + (2 * b.ticks * b.of(BOARD, "rcu") if b.lever("push") else b.origin * b.of(BOARD, "rcu"))
                       + b.s("racers") * b.of(JOIN, "rcu") + b.m("race_day.finish.rcu")),
     "log_gb": lambda b: (b.posts * b.logged(TELEMETRY) + b.s("racers") * b.logged(JOIN)
                          + b.stream_invocations * b.logged(STREAM) + (b.origin and b.origin * b.logged(BOARD))
@@ -151,10 +152,9 @@ class Bill:
             TELEMETRY: invocations(TELEMETRY, self.posts, self.a("jwt_verify_cpu_ms") if self.lever("function_url") else 0),
             JOIN: invocations(JOIN, self.s("racers")), BOARD: self.origin and invocations(BOARD, self.origin),
             STREAM: self.gbs(STREAM, self.stream_invocations, stream_ms),
-            # the board publisher sends every board message: it waits for its time (at most the interval
-            # between two) and publishes
-            PUBLISHER: self.gbs(PUBLISHER, self.delayed_publishes, 1000 / self.m("push.messages_per_second_setting")
-                                + self.a("publish_ms")) if self.lever("push") else 0,
+            # the ticker runs from before the start to the settlement, sleeping between its ticks (billed all the same)
+            TICKER: self.gbs(TICKER, 1, 1000 * (self.a("ticker_wait_before_start_s") + self.s("seconds")
+                                                + self.a("ticks_after_end"))) if self.lever("push") else 0,
             FINISHER: self.gbs(FINISHER, 1, self.a("finisher_wait_s") * 1000)}
         return sum(self.per_function.values())
 

@@ -30,7 +30,7 @@ RUNS = 1 if QUICK else 3
 LONG_RACES, LONG_SECONDS = (2, 60) if QUICK else (3, 300)
 LATE_TICKS_GOAL, FRESHNESS_P95_GOAL = 0.05, 2.0  # issue 44: at most 5 % of ticks late, the board fresh within 2 s at p95
 ROLES = {"java": "DynamoDB Local", WORKER_NAMES["api"]: "API functions", WORKER_NAMES["stream"]: "stream function",
-         WORKER_NAMES["publisher"]: "board publisher", WORKER_NAMES["finisher"]: "finisher"}
+         WORKER_NAMES["ticker"]: "races' tickers", WORKER_NAMES["finisher"]: "finisher"}
 SERVER = "server (HTTP, authorizer, stream poller, stand-ins)"
 BIKES = "bikes and viewers (the simulator)"
 
@@ -142,7 +142,7 @@ def on_a_stack(seconds: int, races: int) -> list[dict]:
     """``races`` races of ``seconds``, one after another, on one `make local` (its own process, as `make local` runs)."""
     from simulator.client import ApiClient
 
-    stack, url = local_stack()
+    stack, url, _ = local_stack()
     try:
         client = ApiClient(url)
         client.token = client.local_admin_token()

@@ -11,6 +11,8 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from alleycat.rules import ticking
+
 from .env import ROOT
 from .pricing import DATA
 
@@ -96,7 +98,10 @@ def _values(f: dict) -> dict:
         "late": p["late_ticks"] > p["race_seconds"] / 10, "lighter": [p["lighter"]] if p.get("lighter") else [],
         "push_table": [{**row, "verdict": ", ".join(row["missed"]) or "none"}
                        for row in p.get("table", [])],
-        "push_verdict": _push_verdict(p),
+        "ticker_run_seconds": ticking.RUN_SECONDS,
+        "phase_spread": (max(p.get("modelled_p95_s_by_phase", {0: 0}).values())
+                         - min(p.get("modelled_p95_s_by_phase", {0: 0}).values())),
+        "phases_text": ", ".join(f"{phase} → {p95:.2f}" for phase, p95 in p.get("modelled_p95_s_by_phase", {}).items()),
         **_realtime(f.get("realtime")),
     }
 
@@ -118,15 +123,6 @@ def _realtime(rt: dict | None) -> dict:
                 "long": " / ".join(f"**{run['cpu_ms_per_bike_second_total']:.2f}**" for run in long)})
     return {"rt_first": runs[0], "rt_rows": rows, "rt_cpu": cpu,
             "rt_verdict": "met in every run" if rt["met"] else "not met in every run (the rows say where)"}
-
-
-def _push_verdict(p: dict) -> str:
-    if p.get("cheapest_meeting") is not None:
-        return (f"**The cheapest setting that meets every goal at both loads: {p['cheapest_meeting']:g} message(s) a second"
-                + (" — the default.**" if p["cheapest_meeting"] == p["messages_per_second_setting"]
-                   else f"; the default is {p['messages_per_second_setting']:g}.**"))
-    return ("**No setting met every goal at both loads in these runs**: the default stays the cheapest, "
-            f"{min((r['messages_per_second_setting'] for r in p.get('table', [])), default=1):g} a second.")
 
 
 def markdown(f: dict) -> str:

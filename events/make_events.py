@@ -6,9 +6,9 @@ One per route, its record's sample (``alleycat.edge.routes``: query and body, th
 Cognito claims on the protected routes), and one for the stream processor: the records the table's stream
 holds once the sample race is finished (`post_telemetry.json`'s samples in racer-1's first chunk, then the
 race finished by the finisher), and one for the finisher
-(what a race's finish schedule sends it), and one for the board publisher (what the stream processor
-sends it, due a second after the telemetry record), and one for the telemetry log's consumer (the Kinesis
-record the topic rule puts for racer-1's message of the seconds also sent over HTTP). Used by the
+(what a race's finish schedule sends it), one for the ticker (what the stream processor sends it
+when the race is created), and one for the telemetry log's consumer (the Kinesis record the topic rule
+puts for racer-1's message of the seconds also sent over HTTP). Used by the
 integration tests and by `sam local invoke -e`.
 """
 
@@ -22,7 +22,7 @@ from alleycat.rules.samples import Sample
 from alleycat.storage import entities as e
 from local.events import http_event
 from local.kinesis import lambda_record
-from stacks.settings import AUTHORIZER, BOARD_PUBLISHER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import AUTHORIZER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TICKER, TOKEN_GROUPS
 
 HERE = Path(__file__).resolve().parent
 
@@ -104,7 +104,7 @@ def texts() -> dict[str, str]:
         files[f"{route.function}.json"] = json.dumps(event, indent=2) + "\n"
     files[f"{STREAM_PROCESSOR}.json"] = json.dumps(stream_event(), indent=2, default=str) + "\n"
     files[f"{FINISHER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"
-    files[f"{BOARD_PUBLISHER}.json"] = json.dumps({"raceId": RACE_ID, "at": 1763805602000}, indent=2) + "\n"
+    files[f"{TICKER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"
     files[f"{INGEST_CONSUMER}.json"] = json.dumps(log_event(), indent=2) + "\n"
     files[f"{TOKEN_GROUPS}.json"] = json.dumps(token_event(), indent=2) + "\n"
     files[f"{AUTHORIZER}.json"] = json.dumps(authorizer_event(), indent=2) + "\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import secrets
+import threading
 import uuid
 from functools import cache
 from pathlib import Path
@@ -51,3 +52,8 @@ def invoke(function: str, event: dict) -> dict:
     # log buffer is kept per trace id).
     os.environ["_X_AMZN_TRACE_ID"] = f"Root=1-{secrets.token_hex(4)}-{secrets.token_hex(12)};Parent={secrets.token_hex(8)};Sampled=0"
     return handler(function)(event, LambdaContext(function))
+
+
+def start(function: str, event: dict) -> None:
+    """``invoke`` on a thread of its own (daemon: it ends with the worker)."""
+    threading.Thread(target=invoke, args=(function, event), name=f"{function}-{event.get('raceId', '')}", daemon=True).start()

@@ -69,6 +69,12 @@ class Runtime:
     def invoke(self, function: str, event: dict) -> dict:
         return self._pool.submit(handlers.invoke, function, event).result()
 
+    def start(self, function: str, event: dict) -> dict:
+        """``function`` invoked on a thread of a worker, returning at once (an asynchronous invocation that
+        mostly sleeps: a race's ticker)."""
+        self._pool.submit(handlers.start, function, event).result()
+        return {}
+
     def call(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in a worker (a module-level function, its arguments picklable): the layer's
         code on the stack's clock, one call per worker at a time, as the handlers run (the MQTT broker's ingest)."""

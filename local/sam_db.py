@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from alleycat.edge.routes import ROUTES, SAMPLE_IDS
 from alleycat.storage import entities as e
 from stacks import logical_id
-from stacks.settings import AUTHORIZER, BOARD_PUBLISHER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TOKEN_GROUPS
+from stacks.settings import AUTHORIZER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TICKER, TOKEN_GROUPS
 
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
 
@@ -37,14 +37,13 @@ def run_order() -> list[str]:
     before an admin's finish (the sample race is long past its end: the finisher finishes it, the route then
     finds it finished), the stream processor right after that finish, with the records the table's stream
     holds by then (the telemetry's chunk and the race's finish, events/make_events.py: it scores the ride and
-    settles the race), the board publisher after it, and then the reads of what the stream wrote
+    settles the race), the ticker after it, and then the reads of what the stream wrote
     (``AFTER_THE_STREAM``); the telemetry log's consumer right after the telemetry route (racer-1's seconds
-    again, over MQTT: the first value wins); the token trigger and the MQTT authorizer last (they read no table). In that
-    order every function answers
-    2xx (tests/integration/test_sam_db.py runs it)."""
+    again, over MQTT: the first value wins); the token trigger and the MQTT authorizer last (they read no table).
+    In that order every function answers 2xx (tests/integration/test_sam_db.py runs it)."""
     order = [route.function for route in ROUTES if route.function not in AFTER_THE_STREAM]
     finish = order.index("finish_race")
-    order[finish:finish + 1] = [FINISHER, "finish_race", STREAM_PROCESSOR, BOARD_PUBLISHER, *AFTER_THE_STREAM]
+    order[finish:finish + 1] = [FINISHER, "finish_race", STREAM_PROCESSOR, TICKER, *AFTER_THE_STREAM]
     telemetry = order.index("post_telemetry")
     order.insert(telemetry + 1, INGEST_CONSUMER)
     return [*order, TOKEN_GROUPS, AUTHORIZER]

@@ -27,23 +27,23 @@ from urllib.parse import urlsplit
 from alleycat import settings
 from alleycat.edge.routes import ROUTES
 from alleycat.settings import (
-    BOARD_PUBLISHER_ARN,
     EVENT_API_URL,
     FINISH_DEAD_LETTER_ARN,
     FINISH_SCHEDULE_GROUP,
     FINISH_SCHEDULE_ROLE_ARN,
     FINISHER_ARN,
+    TICKER_ARN,
+    TICKER_DEAD_LETTER_ARN,
+    TICKER_SCHEDULE_ROLE_ARN,
 )
-from alleycat.settings import PUSH_MESSAGES_PER_SECOND as PUSH_RATE_VARIABLE
 from alleycat.storage import dynamo
 from stacks import headers
 from stacks.settings import (
     API_SCOPES,
-    BOARD_PUBLISHER,
     FINISHER,
     INGEST_CONSUMER,
-    PUSH_MESSAGES_PER_SECOND,
     STREAM_PROCESSOR,
+    TICKER,
     TOKEN_GROUPS,
 )
 
@@ -65,13 +65,13 @@ from .userpool import UserPool
 
 TABLE_NAME = "alleycat-local"
 FINISH_GROUP = "alleycat-race-finishes"
+TICK_ROLE = "alleycat-race-ticks"
 FINISHER_WORKERS = 8  # started as needed: races ending within the same ~2 minutes, each finisher waiting for its end
-PUBLISHER_WORKERS = 2  # started as needed: each waits under a second for its race's next message
 MAX_REQUEST_BYTES = 10 * 1024 * 1024
 # The worker processes' names (``ps``, ``top``, /proc/<pid>/comm; 15 bytes at most): what each runs, for whoever
 # measures the stack
 WORKER_NAMES = {"api": "alleycat-api", "stream": "alleycat-stream", "finisher": "alleycat-finish",
-                "publisher": "alleycat-push"}
+                "ticker": "alleycat-tick"}
 USER_POOL_ENDPOINT = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"  # boto3's cognito-idp client: the stand-in
 
 
@@ -239,7 +239,7 @@ class LocalStack:
         self.credentials = credentials or new_credentials()
         # The time of requests, schedules and functions: the wall clock, or one the tests move.
         self.clock = clock or WallClock()
-        # The stand-in Event API the stream processor publishes to; ALLEYCAT_PUSH=0 leaves it out
+        # The stand-in Event API races' tickers publish to; ALLEYCAT_PUSH=0 leaves it out
         # (no EVENT_API_URL: publishing off, the frontend polls).
         self.push = push_boards and os.environ.get("ALLEYCAT_PUSH", "1") != "0"
         self.events: EventApi | None = None
@@ -254,7 +254,7 @@ class LocalStack:
         self.runtime: Runtime | None = None
         self.stream_runtime: Runtime | None = None
         self.async_runtime: Runtime | None = None
-        self.publisher_runtime: Runtime | None = None
+        self.ticker_runtime: Runtime | None = None
         self.functions_api: LambdaApi | None = None
         self.scheduler: SchedulerApi | None = None
         self._async_environment: dict[str, str] = {}
@@ -339,18 +339,22 @@ class LocalStack:
         """The functions invoked asynchronously, as in AWS. Races finish by themselves (``alleycat.flows.ending``):
         stand-ins for EventBridge Scheduler and Lambda's Invoke, on the stack's clock, run the finisher
         in worker processes of its own (it waits for a race's end, up to ``finishing.LONGEST_WAIT``
-        seconds). With push on, the board publisher (``alleycat.flows.pushing``) has workers of its own."""
+        seconds). With push on, races' tickers (``alleycat.flows.ticking``) run in a worker process of their own,
+        each invocation on a thread of it: a ticker sleeps most of each second, and a process per live race
+        would hold a laptop's memory."""
         access_key, secret_key = os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"]
         region = os.environ["AWS_DEFAULT_REGION"]
         self.async_runtime = Runtime(workers=FINISHER_WORKERS, clock=self.clock, prestart=False, functions=(FINISHER,),
                                      name=WORKER_NAMES["finisher"])
 
         def run(function: str, event: dict) -> dict:
-            runtime = self.publisher_runtime if function == BOARD_PUBLISHER else self.async_runtime
-            assert runtime is not None  # the publisher's is started with push on, the only time it is asked for
-            return runtime.invoke(function, event)
+            if function == TICKER:
+                assert self.ticker_runtime is not None  # started with push on, the only time a ticker is asked for
+                return self.ticker_runtime.start(function, event)
+            assert self.async_runtime is not None
+            return self.async_runtime.invoke(function, event)
 
-        self.functions_api = LambdaApi(run, {FINISHER, *([BOARD_PUBLISHER] if self.push else [])}, host=self.host,
+        self.functions_api = LambdaApi(run, {FINISHER, *([TICKER] if self.push else [])}, host=self.host,
                                        access_key=access_key, secret_key=secret_key, region=region).start()
         self.scheduler = SchedulerApi(self.clock, self.functions_api.invoke_async, host=self.host,
                                       groups=(FINISH_GROUP,), access_key=access_key, secret_key=secret_key,
@@ -361,15 +365,13 @@ class LocalStack:
             FINISH_SCHEDULE_GROUP: FINISH_GROUP, FINISHER_ARN: self.functions_api.arn(FINISHER),
             FINISH_SCHEDULE_ROLE_ARN: f"arn:aws:iam::{account}:role/{FINISH_GROUP}",
             FINISH_DEAD_LETTER_ARN: f"arn:aws:sqs:{region}:{account}:{FINISH_GROUP}",
-            **({BOARD_PUBLISHER_ARN: self.functions_api.arn(BOARD_PUBLISHER)} if self.push else {}),
-            # the stack's rate, unless the environment names another (the bench measures several)
-            **({} if os.environ.get(PUSH_RATE_VARIABLE) else
-               {PUSH_RATE_VARIABLE: str(PUSH_MESSAGES_PER_SECOND)})}
+            **({TICKER_ARN: self.functions_api.arn(TICKER), TICKER_SCHEDULE_ROLE_ARN: f"arn:aws:iam::{account}:role/{TICK_ROLE}",
+                TICKER_DEAD_LETTER_ARN: f"arn:aws:sqs:{region}:{account}:{TICK_ROLE}"} if self.push else {})}
         os.environ.update(self._async_environment)
         settings.reset()
-        if self.push:  # after the environment: its workers start with it (the first with the first message)
-            self.publisher_runtime = Runtime(workers=PUBLISHER_WORKERS, clock=self.clock, prestart=False,
-                                             functions=(BOARD_PUBLISHER,), name=WORKER_NAMES["publisher"])
+        if self.push:  # after the environment: its worker starts with it (with the first race)
+            self.ticker_runtime = Runtime(workers=1, clock=self.clock, prestart=False, functions=(TICKER,),
+                                          name=WORKER_NAMES["ticker"])
 
     def _start_user_pool(self) -> None:
         """Sign-up and sign-in as in AWS (stacks/users.py): the pool's tokens pass through the same
@@ -392,7 +394,7 @@ class LocalStack:
     def memory(self) -> str:
         """The stack's resident memory: its Python processes (server, function workers) and DynamoDB Local's JVM."""
         python = rss_bytes() + sum(runtime.rss_bytes() for runtime in (self.runtime, self.stream_runtime, self.async_runtime,
-                                                                        self.publisher_runtime) if runtime)
+                                                                        self.ticker_runtime) if runtime)
         engine = self.dynamodb.rss_bytes()
         log = rss_bytes(self.kinesis.process.pid) if self.kinesis and self.kinesis.process else 0
         return (f"stack memory {(python + engine + log) / 2**20:,.0f} MB "
@@ -419,11 +421,12 @@ class LocalStack:
         for name, value in self._async_environment.items():
             if os.environ.get(name) == value:
                 del os.environ[name]
-        for runtime in (self.runtime, self.stream_runtime, self.publisher_runtime):
+        for runtime in (self.runtime, self.stream_runtime):
             if runtime:
                 runtime.stop()
-        if self.async_runtime:
-            self.async_runtime.stop(wait=False)
+        for runtime in (self.async_runtime, self.ticker_runtime):  # finishers and tickers wait for races' ends
+            if runtime:
+                runtime.stop(wait=False)
         if self.events:
             self.events.stop()
             if os.environ.get(EVENT_API_URL) == self.events.http_url:
@@ -467,6 +470,7 @@ def main() -> None:
     with open(os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as file:
         json.dump(dict(zip(("accessKeyId", "secretAccessKey"), stack.credentials, strict=True)), file)
     print(f"  its AWS credentials (the stand-ins accept no others): {saved}", flush=True)
+    print(f"  DynamoDB Local: {stack.dynamodb.url} table {TABLE_NAME}", flush=True)
     if stack.mqtt:
         print(f"  telemetry over MQTT: {stack.mqtt.url} (user name {stack.mqtt.config['username']!r}, "
               f"password an access token; topic {stack.mqtt.config['topic']})", flush=True)

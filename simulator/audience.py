@@ -11,6 +11,16 @@ second``; its freshness is the time from the telemetry answer that accepted it (
 the bikes' process; both sides read ``time.monotonic()``, one clock for every process on Linux) to
 the first message or poll that showed it (0 when it was shown before the answer arrived). Every
 viewer counts: 100 viewers of 100 racers for 120 s are 1.2 million measured samples.
+
+Where the time goes: a **probe** reads the board every ``probe_seconds`` (0: none), from the table itself when
+``probe_table`` names it (else through the API, as a poller does: then behind the API's workers); the first
+read that shows a sample is when it was on the board (up to ``probe_seconds`` late).
+So a pushed viewer's freshness splits into **upstream** (accepted → on the board: the telemetry write, the
+stream's batching window, the board write) and **the push** (on the board → the viewer: the wait for the
+race's next tick, the read, the publish, the delivery). With the race's start (``starts_at``, epoch
+seconds) it also says when in a race second each message reached viewer 0, and, for each phase a ticker
+could have, the p95 its viewers would have seen (the ticker's phase is chosen from it:
+``alleycat.rules.ticking.PHASE``).
 """
 
 from __future__ import annotations
@@ -36,15 +46,16 @@ def percentiles(values: list[float]) -> dict:
         return {"n": 0}
     ordered = sorted(values)
     pick = lambda q: ordered[min(len(ordered) - 1, int(len(ordered) * q))]
-    return {"n": len(ordered), "p50": pick(0.50), "p95": pick(0.95), "p99": pick(0.99), "max": ordered[-1],
+    return {"n": len(ordered), "p5": pick(0.05), "p50": pick(0.50), "p95": pick(0.95), "p99": pick(0.99), "max": ordered[-1],
             "mean": sum(ordered) / len(ordered)}
 
 
 class Audience:
     """``start()`` returns once every push viewer is subscribed; ``close()`` returns the figures."""
 
-    def __init__(self, base_url: str, race_id: str, push: int = 100, pollers: int = 5, poll_seconds: float = 1.0):
-        self.args = (base_url.rstrip("/"), race_id, push, pollers, poll_seconds)
+    def __init__(self, base_url: str, race_id: str, push: int = 100, pollers: int = 5, poll_seconds: float = 1.0,
+                 probe_seconds: float = 0.0, starts_at: float | None = None, probe_table: str | None = None):
+        self.args = (base_url.rstrip("/"), race_id, push, pollers, poll_seconds, probe_seconds, probe_table, starts_at)
         context = multiprocessing.get_context("spawn")
         self._inbox, self._outbox = context.Queue(), context.Queue()
         self._ready, self._stop = context.Event(), context.Event()
@@ -101,7 +112,7 @@ class Board:
                 self._shown[(racer, second)].append(now)
 
 
-def _run(base_url, race_id, push, pollers, poll_seconds, inbox, outbox, ready, stop) -> None:
+def _run(base_url, race_id, push, pollers, poll_seconds, probe_seconds, probe_table, starts_at, inbox, outbox, ready, stop) -> None:
     accepted: dict[tuple[str, int], float] = {}
 
     def drain() -> None:  # the bikes' accepted samples, as they come
@@ -117,17 +128,20 @@ def _run(base_url, race_id, push, pollers, poll_seconds, inbox, outbox, ready, s
 
     drainer = threading.Thread(target=drain, daemon=True)
     drainer.start()
-    result = asyncio.run(_watch(base_url, race_id, push, pollers, poll_seconds, ready, stop))
+    result = asyncio.run(_watch(base_url, race_id, push, pollers, poll_seconds, probe_seconds, probe_table, ready, stop))
     drainer.join(timeout=5)
-    outbox.put(_figures(result, accepted, push, pollers))
+    # the race's start on the monotonic clock both processes read
+    start = None if starts_at is None else starts_at - (time.time() - time.monotonic())
+    outbox.put(_figures(result, accepted, push, pollers, start))
 
 
-async def _watch(base_url, race_id, push, pollers, poll_seconds, ready, stop) -> dict:
+async def _watch(base_url, race_id, push, pollers, poll_seconds, probe_seconds, probe_table, ready, stop) -> dict:
     with urllib.request.urlopen(f"{base_url}/config.json", timeout=30) as response:
         events = json.loads(response.read()).get("events")
     push_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
     poll_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
-    messages: list[tuple[float, int, int]] = []  # (time, event bytes, rows) as viewer 0 got them
+    probe_shown: defaultdict[tuple[str, int], list[float]] = defaultdict(list)
+    messages: list[tuple[float, int, int, int]] = []  # (time, event bytes, rows, the message's "at") as viewer 0 got them
     subscribed = asyncio.Event()
     counter = {"subscribed": 0, "messages": 0, "errors": 0}
     tasks = []
@@ -140,13 +154,16 @@ async def _watch(base_url, race_id, push, pollers, poll_seconds, ready, stop) ->
         await asyncio.wait_for(subscribed.wait(), READY_SECONDS)
     for _ in range(pollers):
         tasks.append(asyncio.create_task(_poller(base_url, race_id, Board(poll_shown), poll_seconds, counter)))
+    if probe_seconds:
+        read = _table_reader(race_id, probe_table) if probe_table else None
+        tasks.append(asyncio.create_task(_poller(base_url, race_id, Board(probe_shown), probe_seconds, counter, read)))
     ready.set()
     while not stop.is_set():
         await asyncio.sleep(0.1)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return {"push": push_shown, "poll": poll_shown, "messages": messages, "counter": counter}
+    return {"push": push_shown, "poll": poll_shown, "probe": probe_shown, "messages": messages, "counter": counter}
 
 
 async def _subscriber(events, race_id, board: Board, record: bool, messages, counter, push, subscribed) -> None:
@@ -177,18 +194,38 @@ async def _subscriber(events, race_id, board: Board, record: bool, messages, cou
                 for row in event.get("rows", []):
                     board.show(row[1], row[3], now)
                 if record:
-                    messages.append((now, len(message["event"].encode()), len(event.get("rows", []))))
+                    messages.append((now, len(message["event"].encode()), len(event.get("rows", [])), event.get("at") or 0))
                     counter["messages"] += 1
             elif kind in ("subscribe_error", "connection_error", "error"):
                 counter["errors"] += 1
 
 
-async def _poller(base_url, race_id, board: Board, poll_seconds: float, counter) -> None:
-    url = f"{base_url}/races/{race_id}/leaderboard?limit=1000"
+def _table_reader(race_id: str, probe_table: str):
+    """The race's board shards read straight from the table (``"<endpoint> <table>"``), strongly consistent, as
+    rows like the route's: the probe then waits behind no API worker."""
+    import boto3
+
+    endpoint, table = probe_table.split()
+    dynamodb = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="probe",
+                            aws_secret_access_key="probe")
 
     def read() -> list[dict]:
+        items = dynamodb.query(TableName=table, ConsistentRead=True, KeyConditionExpression="PK = :pk AND begins_with(SK, :board)",
+                               ExpressionAttributeValues={":pk": {"S": f"RACE#{race_id}"}, ":board": {"S": f"BOARD#{race_id}#"}})["Items"]
+        return [{"racerId": racer_id, "lastSecond": int(standing["L"][1]["N"]) if "N" in standing["L"][1] else None}
+                for item in items for racer_id, standing in item.get("standings", {}).get("M", {}).items()]
+
+    return read
+
+
+async def _poller(base_url, race_id, board: Board, poll_seconds: float, counter, read=None) -> None:
+    url = f"{base_url}/races/{race_id}/leaderboard?limit=1000"
+
+    def over_http() -> list[dict]:
         with urllib.request.urlopen(url, timeout=30) as response:
             return json.loads(response.read())["items"]
+
+    read = read or over_http
 
     await asyncio.sleep(random.uniform(0, poll_seconds))
     while True:
@@ -198,8 +235,9 @@ async def _poller(base_url, race_id, board: Board, poll_seconds: float, counter)
             now = time.monotonic()
             for row in rows:
                 board.show(row["racerId"], row["lastSecond"], now)
-        except OSError:
+        except Exception as error:  # noqa: BLE001 - counted (a refused read, a timeout), the poller reads on
             counter["errors"] += 1
+            counter.setdefault("first_error", repr(error))
         await asyncio.sleep(max(0.0, poll_seconds - (time.monotonic() - started)))
 
 
@@ -213,17 +251,44 @@ def _lags(shown: dict, accepted: dict, viewers: int) -> tuple[list[float], int]:
     return lags, missing
 
 
-def _figures(result: dict, accepted: dict, push: int, pollers: int) -> dict:
+def _split(pushed: dict, probed: dict, accepted: dict, start: float | None) -> dict:
+    """Pushed freshness split at the probe's first sight of each sample on the board: upstream (accepted → on
+    the board) and the push (on the board → each viewer)."""
+    on_board = {key: times[0] for key, times in probed.items() if times and key in accepted}
+    upstream = [max(0.0, when - accepted[key]) for key, when in on_board.items()]
+    pushed_after = [max(0.0, t - when) for key, when in on_board.items() for t in pushed.get(key, [])]
+    return {"upstream": percentiles(upstream), "push": percentiles(pushed_after), "phases": _phases(on_board, accepted, start)}
+
+
+def _phases(on_board: dict, accepted: dict, start: float | None) -> dict:
+    """For each phase (tenths of a second into a race second), the p95 a viewer would see if every sample went out
+    at the first tick at that phase after the probe saw it on the board, the publish and delivery left out."""
+    if start is None or not on_board:
+        return {}
+    modelled = {}
+    for tenth in range(10):
+        phase = tenth / 10
+        modelled[f"{phase:.1f}"] = percentiles([when - accepted[key] + (phase - (when - start)) % 1
+                                                for key, when in on_board.items()]).get("p95", 0.0)
+    return modelled
+
+
+def _figures(result: dict, accepted: dict, push: int, pollers: int, start: float | None = None) -> dict:
     push_lags, push_missing = _lags(result["push"], accepted, push)
     poll_lags, poll_missing = _lags(result["poll"], accepted, pollers)
+    arrivals = [] if start is None else [(t - start) % 1 for t, _, _, _ in result["messages"]]
+    offset = time.time() - time.monotonic()  # the messages' "at" (epoch ms, the ticker's read) on the monotonic clock
+    delivered = [t - (at / 1000 - offset) for t, _, _, at in result["messages"] if at]
     messages = result["messages"]
-    sizes = [size for _, size, _ in messages]
+    sizes = [size for _, size, _, _ in messages]
     span = messages[-1][0] - messages[0][0] if len(messages) > 1 else 0
     return {
         "viewers": push, "pollers": pollers, "samples_accepted": len(accepted),
         "push": {**percentiles(push_lags), "never_shown": push_missing},
         "poll": {**percentiles(poll_lags), "never_shown": poll_missing},
         "messages": len(messages), "messages_per_second": (len(messages) - 1) / span if span else 0.0,
-        "bytes_per_message": percentiles(sizes), "rows_per_message": percentiles([rows for _, _, rows in messages]),
-        "errors": result["counter"]["errors"],
+        "bytes_per_message": percentiles(sizes), "rows_per_message": percentiles([rows for _, _, rows, _ in messages]),
+        "errors": result["counter"]["errors"], "first_error": result["counter"].get("first_error"), "split": _split(result["push"], result["probe"], accepted, start),
+        "message_phase": percentiles(arrivals),  # when in a race second viewer 0 got each message
+        "read_to_viewer": percentiles(delivered),  # from the ticker's board read (the message's "at") to viewer 0
     }

@@ -79,6 +79,8 @@ class Settings:
     watch: bool = False  # poll the race leaderboard and measure how far it lags accepted telemetry
     push_viewers: int = 0  # viewers subscribed to the race's board over the Event API (simulator.audience)
     pollers: int = 0  # viewers polling the race leaderboard every second, as the page did before push
+    probe: float = 0.0  # seconds between reads of a probe of the board (simulator.audience: where freshness goes)
+    probe_table: str | None = None  # "<DynamoDB endpoint> <table>": the probe reads the board there, not over the API
     start_lead: int | None = None  # seconds between creating a race and its first tick (default: time to join)
     # At speed 1: seconds each race is up next (upcoming, its racers joined) before its start, so people can join
     # it; the first is created that long ahead, each next one that long before the race ridden ends, to start
@@ -244,7 +246,8 @@ class Simulator:
         if settings.push_viewers or settings.pollers:
             from .audience import Audience
 
-            self.audience = Audience(self.client.base_url, race_id, settings.push_viewers, settings.pollers).start()
+            self.audience = Audience(self.client.base_url, race_id, settings.push_viewers, settings.pollers,
+                                     probe_seconds=settings.probe, probe_table=settings.probe_table, starts_at=starts).start()
         self._bike_pool = ThreadPoolExecutor(max_workers=min(BIKE_WORKERS, len(self.profiles)), thread_name_prefix="bike")
         try:
             clock = time.monotonic()

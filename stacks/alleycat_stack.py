@@ -13,7 +13,7 @@ from .ingest import IngestLog
 from .ingest_auth import IngestAuth
 from .monitoring import Monitoring
 from .race_finishes import RaceFinishes
-from .settings import AUTHORIZER, BOARD_PUBLISHER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TOKEN_GROUPS
+from .settings import AUTHORIZER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TICKER, TOKEN_GROUPS
 from .site import Site
 from .stream import StreamProcessor
 from .table import AlleycatTable
@@ -41,7 +41,8 @@ class AlleycatStack(Stack):
         ingest = IngestLog(self, "Ingest", functions=functions, removal_policy=removal)
         users = Users(self, "Users", functions=functions, throwaway=throwaway)
         api = Api(self, "Api", functions=functions.by_name, users=users, removal_policy=removal)
-        boards = BoardEvents(self, "Boards", stream=stream.function, functions=functions, removal_policy=removal)
+        boards = BoardEvents(self, "Boards", stream=stream.function, functions=functions, schedules=finishes.group,
+                             removal_policy=removal)
         ingest_auth = IngestAuth(self, "IngestAuth", functions=functions, issuer=users.user_pool.user_pool_provider_url,
                                  client_id=users.client.user_pool_client_id, topic=ingest.topic, removal_policy=removal)
         site = Site(self, "Site", api_domain=api.domain_name, removal_policy=removal,
@@ -50,9 +51,9 @@ class AlleycatStack(Stack):
                     connect=(f"wss://{boards.api.realtime_dns}", users.domain_url, users.api_url.rstrip("/"),
                              f"wss://{ingest_auth.endpoint}"))
         users.serve(site.url)
-        monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes, alarms=ingest.alarms,
+        monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes, boards=boards, alarms=ingest.alarms,
                                 functions={**functions.by_name, STREAM_PROCESSOR: stream.function, FINISHER: finishes.function,
-                                           TOKEN_GROUPS: users.trigger, BOARD_PUBLISHER: boards.publisher,
+                                           TOKEN_GROUPS: users.trigger, TICKER: boards.ticker,
                                            AUTHORIZER: ingest_auth.function, INGEST_CONSUMER: ingest.function})
 
         CfnOutput(self, "ApiUrl", value=api.url,
@@ -72,7 +73,7 @@ class AlleycatStack(Stack):
         CfnOutput(self, "SiteUrl", value=site.url,
                   description="The frontend and, on the same origin, the API with cached public reads (CloudFront)")
         CfnOutput(self, "BoardEventsHttpUrl", value=boards.http_url,
-                  description="AppSync Events: where the stream processor publishes race boards (IAM)")
+                  description="AppSync Events: where races' tickers publish race boards (IAM)")
         CfnOutput(self, "BoardEventsRealtimeUrl", value=boards.realtime_url,
                   description="AppSync Events: where browsers subscribe to /races/<raceId> (API key)")
         CfnOutput(self, "IngestUrl", value=ingest_auth.url,

@@ -1,15 +1,14 @@
 """Live race boards pushed to browsers: an AppSync Events API with one channel namespace, ``races``.
 
-The stream processor publishes each race's board changes on ``/races/<raceId>`` (``alleycat.edge.push``,
-``alleycat.aws.events``) over the API's HTTP endpoint, signed with its own role (IAM), at most ``PUSH_MESSAGES_PER_SECOND``
-a race: a change while the race's next message is not due is sent by the board publisher, a function
-the stream processor invokes asynchronously (``alleycat.flows.pushing``, timed by ``alleycat.rules.push_gate``). Browsers subscribe over the
-real-time WebSocket endpoint with an API key.
+Each race's ticker publishes its board on ``/races/<raceId>`` once a race second (``alleycat.flows.ticking``,
+timed by ``alleycat.rules.ticking``; the message is ``alleycat.edge.push``'s) over the API's HTTP endpoint, signed
+with its own role (IAM). The stream processor starts a race's ticker when the race is created and tells
+viewers of a settled race's review decisions. Browsers subscribe over the real-time WebSocket endpoint
+with an API key.
 
 **Who may do what.** Connecting and subscribing take the API key, and only the API key; publishing
 takes IAM, and only IAM (the API's defaults and the namespace's modes say the same), and the only
-roles granted ``appsync:EventPublish`` are the stream processor's and the board publisher's, on this
-namespace alone. A browser
+roles granted ``appsync:EventPublish`` are the stream processor's and the ticker's, on this namespace alone. A browser
 holding the key can read race boards, which are public anyway (``GET /races/{raceId}/leaderboard``
 is a public route), and cannot publish: its key is not an auth mode publishing accepts.
 
@@ -35,15 +34,26 @@ from aws_cdk import Duration, Expiration, RemovalPolicy, Stack
 from aws_cdk import aws_appsync as appsync
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_destinations as destinations
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_scheduler as scheduler
 from constructs import Construct
 
 from alleycat.edge.push import NAMESPACE
-from alleycat.settings import BOARD_PUBLISHER_ARN, EVENT_API_URL
-from alleycat.settings import PUSH_MESSAGES_PER_SECOND as PUSH_RATE_VARIABLE
+from alleycat.flows import ticking
+from alleycat.rules import ticking as rules_ticking
+from alleycat.settings import (
+    EVENT_API_URL,
+    FINISH_SCHEDULE_GROUP,
+    TICKER_ARN,
+    TICKER_DEAD_LETTER_ARN,
+    TICKER_SCHEDULE_ROLE_ARN,
+)
 
+from . import acknowledge
+from .failures import failure_queue, first_message_alarm
 from .functions import Functions
-from .settings import BOARD_PUBLISHER, BOARD_PUBLISHER_ACTIONS, PUSH_MESSAGES_PER_SECOND, memory_mb
+from .settings import TICKER, TICKER_ACTIONS, memory_mb
 
 API_KEY = appsync.AppSyncAuthorizationType.API_KEY
 IAM = appsync.AppSyncAuthorizationType.IAM
@@ -52,6 +62,7 @@ KEY_LIFETIME_DAYS = 364  # AppSync allows 1 to 365 days from the deploy
 # it. At most the key's lifetime: the next deploy of a stack whose key AppSync deleted (60 days after
 # it expired) is in a later period.
 KEY_GENERATION_DAYS = KEY_LIFETIME_DAYS
+TICK_SCHEDULE_PREFIX = ticking.schedule_name("")
 
 
 def key_expiry(now: float | None = None) -> Expiration:
@@ -68,18 +79,9 @@ def key_name(now: float | None = None) -> str:
 
 class BoardEvents(Construct):
     def __init__(self, scope: Construct, id: str, *, stream: lambda_.Function, functions: Functions,
-                 removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
+                 schedules: scheduler.ScheduleGroup, removal_policy: RemovalPolicy = RemovalPolicy.RETAIN) -> None:
         super().__init__(scope, id)
-        # Waits until the race's next message is due (under a second), then one write, one Query, one publish.
-        self.publisher = functions.add(BOARD_PUBLISHER, "Sends a race's board when its next message is due",
-                                       BOARD_PUBLISHER_ACTIONS, timeout=Duration.seconds(10),
-                                       memory_size=memory_mb(BOARD_PUBLISHER))
-        # A message a minute late is worth nothing, nor is a retry: the race's next writer asks again
-        # (push_gate.STALE_MS) when one never came.
-        self.publisher.configure_async_invoke(max_event_age=Duration.seconds(60), retry_attempts=0)
-        stream.add_to_role_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"],
-                                                      resources=[self.publisher.function_arn]))
-        stream.add_environment(BOARD_PUBLISHER_ARN, self.publisher.function_arn)
+        self.ticker = self._ticker(stream, functions, schedules, removal_policy)
         # Errors only (a refused publish or subscription), into a log group of the stack's own,
         # written by a role that may write there and nowhere else (not AWS's managed policy).
         logs_role = iam.Role(self, "LogsRole", assumed_by=iam.ServicePrincipal("appsync.amazonaws.com"),
@@ -109,10 +111,49 @@ class BoardEvents(Construct):
             "Races", channel_namespace_name=NAMESPACE,
             authorization_config=appsync.NamespaceAuthConfig(publish_auth_mode_types=[IAM],
                                                              subscribe_auth_mode_types=[API_KEY]))
-        for publisher in (stream, self.publisher):
+        for publisher in (stream, self.ticker):
             self.namespace.grant_publish(publisher)
             publisher.add_environment(EVENT_API_URL, self.http_url)
-            publisher.add_environment(PUSH_RATE_VARIABLE, str(PUSH_MESSAGES_PER_SECOND))
+
+    def _ticker(self, stream: lambda_.Function, functions: Functions, schedules: scheduler.ScheduleGroup,
+                removal_policy: RemovalPolicy) -> lambda_.Function:
+        """A race's ticker: started by the stream processor for each race created, by its one-time schedule
+        (in the finishes' group, named tick-<raceId>) when the start is far, and by itself, handing over."""
+        stack = Stack.of(self)
+        ticker = functions.add(TICKER, "Pushes a race's board once a race second", TICKER_ACTIONS,
+                               timeout=Duration.seconds(rules_ticking.RUN_SECONDS + 30), memory_size=memory_mb(TICKER))
+        self.failures = failure_queue(self, "TickerFailures", removal_policy=removal_policy,
+                                      holds="races' tick schedules and the ticker's asynchronous invocations")
+        self.alarms = [first_message_alarm(self, "TickerFailuresAlarm", self.failures,
+                                           "A race's ticker failed for good: its viewers' boards are not pushed (they poll on reconnecting)")]
+        # A ticker that failed resumes from the race's current second (missed ticks are skipped), so Lambda's
+        # retries are worth it; one older than a few minutes is not.
+        ticker.configure_async_invoke(on_failure=destinations.SqsDestination(self.failures),
+                                      max_event_age=Duration.minutes(5), retry_attempts=2)
+        stream.add_to_role_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[ticker.function_arn]))
+        stream.add_environment(TICKER_ARN, ticker.function_arn)
+        # Its own hand-over: a policy of its own, not the role's default one, which the function depends on.
+        iam.Policy(self, "HandOver", roles=[ticker.role], statements=[iam.PolicyStatement(
+            actions=["lambda:InvokeFunction"], resources=[ticker.function_arn])])
+        role = iam.Role(self, "TickScheduleRole", description="Races' tick schedules: invoke the ticker",
+                        assumed_by=iam.ServicePrincipal("scheduler.amazonaws.com", conditions={
+                            "StringEquals": {"aws:SourceAccount": stack.account},
+                            "ArnEquals": {"aws:SourceArn": schedules.schedule_group_arn}}))
+        role.add_to_policy(iam.PolicyStatement(actions=["lambda:InvokeFunction"], resources=[ticker.function_arn]))
+        role.add_to_policy(iam.PolicyStatement(actions=["sqs:SendMessage"], resources=[self.failures.queue_arn]))
+        schedules_arn = stack.format_arn(service="scheduler", resource="schedule",
+                                         resource_name=f"{schedules.schedule_group_name}/{TICK_SCHEDULE_PREFIX}*")
+        ticker.add_to_role_policy(iam.PolicyStatement(actions=["scheduler:CreateSchedule"], resources=[schedules_arn]))
+        ticker.add_to_role_policy(iam.PolicyStatement(
+            actions=["iam:PassRole"], resources=[role.role_arn],
+            conditions={"StringEquals": {"iam:PassedToService": "scheduler.amazonaws.com"}}))
+        for name, value in ((FINISH_SCHEDULE_GROUP, schedules.schedule_group_name), (TICKER_SCHEDULE_ROLE_ARN, role.role_arn),
+                            (TICKER_DEAD_LETTER_ARN, self.failures.queue_arn)):
+            ticker.add_environment(name, value)
+        acknowledge(ticker.role, "AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:"
+                                 f"<AWS::AccountId>:schedule/{schedules.schedule_group_name}/{TICK_SCHEDULE_PREFIX}*]",
+                    f"One schedule per race, named {TICK_SCHEDULE_PREFIX}<raceId>: only schedules of this group with that prefix.")
+        return ticker
 
     @property
     def http_url(self) -> str:

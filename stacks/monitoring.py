@@ -20,6 +20,7 @@ from alleycat.edge.routes import ROUTES, Route
 
 from . import pascal
 from .api import Api
+from .board_events import BoardEvents
 from .race_finishes import RaceFinishes
 from .stream import StreamProcessor
 
@@ -63,13 +64,13 @@ def alarm_topic(scope: Construct) -> sns.Topic:
 
 class Monitoring(Construct):
     def __init__(self, scope: Construct, id: str, *, functions: dict[str, lambda_.Function],
-                 api: Api, stream: StreamProcessor, finishes: RaceFinishes, routes: tuple[Route, ...] = ROUTES,
+                 api: Api, stream: StreamProcessor, finishes: RaceFinishes, boards: BoardEvents, routes: tuple[Route, ...] = ROUTES,
                  alarms: list[cloudwatch.Alarm] | None = None) -> None:
         super().__init__(scope, id)
         self.topic = alarm_topic(self)
 
         self._api, self._routes, self._functions = api, routes, functions
-        self.alarms = [*stream.alarms, *finishes.alarms, *(alarms or ()), at_least_one(
+        self.alarms = [*stream.alarms, *finishes.alarms, *boards.alarms, *(alarms or ()), at_least_one(
             self, "Api5xxAlarm", api.stage.metric_server_error(period=ALARM_PERIOD, statistic="Sum"),
             "The API answered 5xx (a bug, a timeout or a throttled function)")]
         for name, function in functions.items():

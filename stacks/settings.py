@@ -41,23 +41,18 @@ TEMPORARY_PASSWORD_DAYS = 3  # an operator's AdminCreateUser password, unused, e
 STREAM_PROCESSOR = "stream_processor"  # on the table's stream
 FINISHER = "finish_due_race"  # finishes a race at its end, invoked by the race's one-time schedule (``ending``)
 TOKEN_GROUPS = "token_groups"  # the user pool's pre-token-generation trigger
-BOARD_PUBLISHER = "publish_board"  # sends a race's board when its next message is due (``alleycat.flows.pushing``)
+TICKER = "tick_race"  # pushes a race's board once a race second (``alleycat.flows.ticking``)
 AUTHORIZER = "authorize_ingest"  # IoT Core's custom authorizer: who may send telemetry over MQTT (stacks/ingest_auth.py)
 INGEST_CONSUMER = "ingest_telemetry"  # the telemetry log's consumer: bikes' MQTT messages, counted (stacks/ingest.py)
-NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, BOARD_PUBLISHER, AUTHORIZER, INGEST_CONSUMER)
+NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, TICKER, AUTHORIZER, INGEST_CONSUMER)
 FUNCTIONS = (*(route.function for route in ROUTES), *NOT_ROUTES)
 
 # The stream processor's table actions (the finisher's are a route's: routes.FINISH_ACTIONS).
 STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WRITE, CONDITION_CHECK)
 # The log consumer's: what counting a racer's own batch does (the telemetry route's).
 INGEST_CONSUMER_ACTIONS = by_function("post_telemetry").actions
-# The board publisher's: the race's push gate (UpdateItem), then its board (one Query).
-BOARD_PUBLISHER_ACTIONS = (UPDATE, QUERY)
-# Pushed boards: at most this many messages a race a second, whatever the stream's shard count
-# (AppSync bills each message once per viewer). 1 is the cheapest measured and about as fresh as
-# polling every second on `make local`; 2 and 4 are fresher and dearer than polling
-# (docs/performance.md, section 6: the table of 1, 2 and 4 decides).
-PUSH_MESSAGES_PER_SECOND = 1
+# The ticker's: the race (GetItem), then a race second's claim (UpdateItem) and its board (one Query).
+TICKER_ACTIONS = (GET, UPDATE, QUERY)
 # Its event source mapping, read by the stack and by the local stream poller alike. One
 # invocation a second per shard at most: board writes are coalesced per invocation, so the
 # window bounds the writes a race's partition sees (docs/capacity.md).
@@ -92,7 +87,7 @@ AUTHORIZER_CONCURRENCY = 100
 # ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
 DEFAULT_MEMORY_MB = 256
 MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128,  # the finisher mostly waits
-             BOARD_PUBLISHER: 128,  # waits up to a second, then one write, one Query and one publish
+             TICKER: 128,  # sleeps most of each second; then one write, one Query and one publish
              # An admin's sign-in builds a boto3 client and calls AdminGetUser within Cognito's 5-second
              # limit, cold: 512 MB's CPU for that (a guess until measured in AWS); racers' pass straight through.
              TOKEN_GROUPS: 512,

@@ -12,7 +12,7 @@ from bench import pricing, push, report
 from bench.env import ROOT
 
 FIGURES = json.loads((ROOT / "docs" / "performance.json").read_text())
-MEASURED = {"messages_per_second": 1.0, "bytes_per_message": 3000, "messages_per_second_setting": 1.0}
+MEASURED = {"messages_per_second": 1.0, "bytes_per_message": 3000}
 
 
 def test_every_input_of_every_priced_line_is_measured_scenario_or_assumed_and_shown():
@@ -51,7 +51,7 @@ def line(cost: dict, kind: str, key: str = "quantity") -> float:
 
 
 def test_push_is_priced_per_operation_and_connection_minute_in_the_races_bill():
-    # The race's 300 messages (one a second, as measured, whatever the S stream shards: its push gate paces
+    # The race's 300 messages (one a second, as measured, whatever the S stream shards: its ticker sends
     # them) reach each of 1,000 viewers, one operation each, plus a connect and a subscribe per viewer and
     # a keep-alive a minute over 6 minutes
     cost = pushed(MEASURED)
@@ -62,11 +62,14 @@ def test_push_is_priced_per_operation_and_connection_minute_in_the_races_bill():
     assert (line(cost, "CloudFront requests"), line(pricing.race_cost(FIGURES), "CloudFront requests")) == (2_000, 300_000)
     twice = pushed({**MEASURED, "bytes_per_message": 6000})  # over the 5 KB metering step
     assert line(twice, "AppSync Events op", "usd") == pytest.approx(2 * line(cost, "AppSync Events op", "usd"), rel=0.02)
-    # The push gate's writes (each stream invocation's, each message's) and the board publisher's invocations
-    shards, polled = pricing.ASSUMED["stream_shards"]["value"], pricing.race_cost(FIGURES)
-    gate = shards * 300 * pricing.ASSUMED["gate_writes_per_invocation"]["value"] + 300
-    assert line(cost, "DynamoDB write") - line(polled, "DynamoDB write") == pytest.approx(gate)
-    assert line(cost, "Lambda requests") - line(polled, "Lambda requests") == 300 - polled_origin_fetches(polled)
+    # The ticker's claims (one a tick: the race's 300 seconds and those until it is settled), its board reads
+    # (one strongly consistent Query a tick) and its invocations (the first, which schedules, then one per run)
+    polled, ticks = pricing.race_cost(FIGURES), 300 + pricing.ASSUMED["ticks_after_end"]["value"]
+    assert line(cost, "DynamoDB write") - line(polled, "DynamoDB write") == pytest.approx(ticks)
+    assert line(cost, "Lambda requests") - line(polled, "Lambda requests") == 2 - polled_origin_fetches(polled)
+    # and its GB-seconds: 128 MB from the wait before the start to the settlement, sleeping between ticks
+    wait = pricing.ASSUMED["ticker_wait_before_start_s"]["value"]
+    assert cost["per_function_gb_seconds"][pricing.TICKER] == pytest.approx((wait + ticks) * 128 / 1024)
 
 
 def polled_origin_fetches(cost: dict) -> float:

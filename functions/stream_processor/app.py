@@ -6,7 +6,6 @@ the first record behind it, so Lambda retries from there (``ReportBatchItemFailu
 """
 
 from alleycat.aws import events
-from alleycat.flows.pushing import invoke_publisher
 from alleycat.observability import count, end_invocation, logger, metrics
 from alleycat.stream.plan import Plan
 from alleycat.stream.reactions import react
@@ -31,7 +30,7 @@ def handler(event, context):
     if accepted:
         count("SamplesAccepted", accepted)
     plan, unreadable = Plan.of(event["Records"])
-    failed = react(plan, events.publisher(), invoke_publisher())
+    failed = react(plan, events.publisher())
     if failed:
         count("StreamWorkFailed", len(failed))
     end_invocation("batch", failed=bool(unreadable or failed), error=bool(unreadable or failed),

@@ -25,9 +25,9 @@ def test_every_function_says_which_it_is_and_has_what_it_needs(resources, functi
     assert settings.read(environment).deployed  # MissingSetting otherwise, naming what it lacks
 
 
-def test_the_stream_processor_finishes_races_and_pushes_boards_where_deployed(resources):
+def test_the_stream_processor_finishes_races_and_starts_their_tickers_where_deployed(resources):
     found = settings.read(deployed_environment(resources, "stream_processor"))
-    assert (found.finishes_races, found.asks_for_pushes, found.publishes_boards) == (True, True, True)
+    assert (found.finishes_races, found.ticks_races, found.publishes_boards) == (True, True, True)
 
 
 def test_the_needs_name_only_functions_the_stack_deploys():

@@ -1,11 +1,11 @@
 """Races finish by themselves: the finisher, its schedules' role and who may make schedules, in the template."""
 
 from alleycat.edge.routes import FINISH_ACTIONS
-from alleycat.flows import ending
+from alleycat.flows import ending, ticking
 from alleycat.rules import finishing
 from alleycat.settings import FINISH_DEAD_LETTER_ARN, FINISH_SCHEDULE_GROUP, FINISH_SCHEDULE_ROLE_ARN, FINISHER_ARN
 from stacks.functions import logical_id
-from stacks.settings import BOARD_PUBLISHER, FINISHER, STREAM_PROCESSOR
+from stacks.settings import FINISHER, STREAM_PROCESSOR, TICKER
 
 from .conftest import of_type
 from .test_stack import as_list, role_of, statements
@@ -13,9 +13,11 @@ from .test_stack import as_list, role_of, statements
 SCHEDULER = "scheduler.amazonaws.com"
 
 
-def schedule_role(resources) -> tuple[str, dict]:
+def schedule_role(resources, invokes: str = "the finisher") -> tuple[str, dict]:
+    """The role schedules invoke ``invokes`` with (the finisher; the ticker: test_race_tickers.py)."""
     [(name, role)] = [(name, role) for name, role in of_type(resources, "AWS::IAM::Role").items()
-                      if role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": SCHEDULER}]
+                      if role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": SCHEDULER}
+                      and role["Properties"]["Description"].endswith(f"invoke {invokes}")]
     return name, role["Properties"]
 
 
@@ -38,8 +40,9 @@ def test_the_schedules_role_can_only_invoke_the_finisher_or_give_up_into_its_que
                                   "ArnEquals": {"aws:SourceArn": {"Fn::GetAtt": [group, "Arn"]}}}
 
 
-def test_only_the_finisher_makes_schedules_and_passes_the_role(resources):
-    role_name, _ = schedule_role(resources)
+def test_only_the_finisher_and_the_ticker_make_schedules_each_its_own_and_passes_its_role(resources):
+    own = {role_of(resources, FINISHER): (schedule_role(resources)[0], ending.schedule_name("")),
+           role_of(resources, TICKER): (schedule_role(resources, "the ticker")[0], ticking.schedule_name(""))}
     makers, passers = set(), set()
     for name in of_type(resources, "AWS::IAM::Role"):
         for statement in statements(resources, name):
@@ -48,19 +51,19 @@ def test_only_the_finisher_makes_schedules_and_passes_the_role(resources):
                 makers.add(name)
                 assert actions == ["scheduler:CreateSchedule"]
                 assert ":schedule/" in str(statement["Resource"])
-                assert str(statement["Resource"]).endswith(f"/{ending.schedule_name('')}*']]}}")
+                assert str(statement["Resource"]).endswith(f"/{own[name][1]}*']]}}")
             if "iam:PassRole" in actions:
                 passers.add(name)
-                assert statement["Resource"] == {"Fn::GetAtt": [role_name, "Arn"]}
+                assert statement["Resource"] == {"Fn::GetAtt": [own[name][0], "Arn"]}
                 assert statement["Condition"] == {"StringEquals": {"iam:PassedToService": SCHEDULER}}
-    assert makers == passers == {role_of(resources, FINISHER)}
+    assert makers == passers == set(own)
 
 
-def test_the_stream_processor_may_only_start_the_finisher_and_the_board_publisher(resources):
+def test_the_stream_processor_may_only_start_the_finisher_and_the_ticker(resources):
     invokes = [statement for statement in statements(resources, role_of(resources, STREAM_PROCESSOR))
                if any(action.startswith("lambda:") for action in as_list(statement["Action"]))]
     assert invokes == [{"Action": "lambda:InvokeFunction", "Effect": "Allow",
-                        "Resource": [{"Fn::GetAtt": [logical_id(name), "Arn"]} for name in (FINISHER, BOARD_PUBLISHER)]}]
+                        "Resource": [{"Fn::GetAtt": [logical_id(name), "Arn"]} for name in (FINISHER, TICKER)]}]
     environment = resources[logical_id(STREAM_PROCESSOR)]["Properties"]["Environment"]["Variables"]
     assert environment[FINISHER_ARN] == {"Fn::GetAtt": [logical_id(FINISHER), "Arn"]}
 

@@ -31,11 +31,11 @@ from stacks.functions import ENDPOINT_VARIABLE, logical_id
 from stacks.layers import REQUIREMENTS, pinned_packages
 from stacks.settings import (
     AUTHORIZER,
-    BOARD_PUBLISHER,
     FINISHER,
     FUNCTIONS,
     INGEST_CONSUMER,
     STREAM_PROCESSOR,
+    TICKER,
     TOKEN_GROUPS,
 )
 
@@ -241,10 +241,10 @@ def test_the_finisher_finishes_the_sample_race_its_end_long_past(invocations):
     assert invocations[FINISHER]["response"] == {"raceId": RACE_ID, "outcome": "finished"}
 
 
-def test_the_board_publisher_finds_no_message_asked_for_and_sends_none(invocations):
-    # Given what the stream processor sends it, for a race whose push gate asked for none (sam's stream
-    # processor has no Event API) / Then it returns at once, having sent nothing
-    assert invocations[BOARD_PUBLISHER]["response"] == {"raceId": RACE_ID, "sent": False}
+def test_the_ticker_with_no_event_api_leaves_at_once(invocations):
+    # Given what the stream processor sends it for a race just created (sam's functions have no Event API)
+    # Then it returns at once, having ticked nothing
+    assert invocations[TICKER]["response"] == {"raceId": RACE_ID, "outcome": "left"}
 
 
 def test_the_token_trigger_leaves_a_racers_token_as_cognito_made_it(invocations):

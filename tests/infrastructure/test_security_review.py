@@ -9,14 +9,12 @@ import json
 from aws_cdk import App, Stack, assertions
 
 from alleycat.edge.routes import ROUTES
-from alleycat.settings import BOARD_PUBLISHER_ARN
-from alleycat.settings import PUSH_MESSAGES_PER_SECOND as PUSH_RATE_VARIABLE
 from stacks import headers
 from stacks.app import STACK_NAME
 from stacks.functions import logical_id
 from stacks.layers import pinned_packages
 from stacks.monitoring import EMAIL_CONTEXT, alarm_topic
-from stacks.settings import BOARD_PUBLISHER, FUNCTIONS, INGEST_CONSUMER, PUSH_MESSAGES_PER_SECOND, STREAM_PROCESSOR
+from stacks.settings import FUNCTIONS, INGEST_CONSUMER, STREAM_PROCESSOR, TICKER
 
 from .conftest import of_type
 
@@ -259,11 +257,11 @@ def appsync_statements(resources: dict) -> list[tuple[str, dict]]:
                    (statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]))]
 
 
-def test_only_the_stream_processor_and_the_board_publisher_may_publish_and_only_on_the_races_namespace(resources):
+def test_only_the_stream_processor_and_the_ticker_may_publish_and_only_on_the_races_namespace(resources):
     # Given every IAM statement about AppSync in the stack
     found = appsync_statements(resources)
-    # Then there are two: the stream processor's and the board publisher's roles may EventPublish, nothing else
-    functions = {name: resources[logical_id(name)]["Properties"] for name in (STREAM_PROCESSOR, BOARD_PUBLISHER)}
+    # Then there are two: the stream processor's and the ticker's roles may EventPublish, nothing else
+    functions = {name: resources[logical_id(name)]["Properties"] for name in (STREAM_PROCESSOR, TICKER)}
     assert sorted(role for role, _ in found) == sorted(f["Role"]["Fn::GetAtt"][0] for f in functions.values())
     api, _ = event_api(resources)
     for _, statement in found:
@@ -273,27 +271,9 @@ def test_only_the_stream_processor_and_the_board_publisher_may_publish_and_only_
         assert {"Fn::GetAtt": [api, "ApiId"]} in parts and parts[-1] == "/channelNamespace/races"
         assert "*" not in json.dumps(statement["Resource"])
     for function in functions.values():
-        # And each is told where to publish (the API's HTTP domain) and at what rate
+        # And each is told where to publish (the API's HTTP domain)
         variables = function["Environment"]["Variables"]
         assert variables["EVENT_API_URL"] == {"Fn::Join": ["", ["https://", {"Fn::GetAtt": [api, "Dns.Http"]}, "/event"]]}
-        assert variables[PUSH_RATE_VARIABLE] == str(PUSH_MESSAGES_PER_SECOND)
-
-
-def test_only_the_stream_processor_may_invoke_the_board_publisher_which_is_tried_once(resources):
-    # Given every IAM statement allowing lambda:InvokeFunction on the board publisher
-    publisher = logical_id(BOARD_PUBLISHER)
-    invokers = [policy["Properties"]["Roles"][0]["Ref"] for policy in of_type(resources, "AWS::IAM::Policy").values()
-                for statement in policy["Properties"]["PolicyDocument"]["Statement"]
-                if "lambda:InvokeFunction" in str(statement["Action"])
-                and {"Fn::GetAtt": [publisher, "Arn"]} in as_list(statement["Resource"])]
-    # Then it is the stream processor's role alone, told which function to invoke
-    stream = resources[logical_id(STREAM_PROCESSOR)]["Properties"]
-    assert invokers == [stream["Role"]["Fn::GetAtt"][0]]
-    assert stream["Environment"]["Variables"][BOARD_PUBLISHER_ARN] == {"Fn::GetAtt": [publisher, "Arn"]}
-    # And the publisher is tried once and dropped within a minute: a late message is worth nothing
-    [config] = [c["Properties"] for c in of_type(resources, "AWS::Lambda::EventInvokeConfig").values()
-                if c["Properties"]["FunctionName"] == {"Ref": publisher}]
-    assert (config["MaximumRetryAttempts"], config["MaximumEventAgeInSeconds"]) == (0, 60)
 
 
 def as_list(value) -> list:

@@ -10,11 +10,11 @@ from local import handlers, sam_db, server
 from local.dynamodb_local import free_port
 from stacks.settings import (
     AUTHORIZER,
-    BOARD_PUBLISHER,
     FINISHER,
     INGEST_CONSUMER,
     NOT_ROUTES,
     STREAM_PROCESSOR,
+    TICKER,
     TOKEN_GROUPS,
 )
 
@@ -59,7 +59,7 @@ def test_it_serves_the_table_and_the_sample_race_the_events_name_and_says_what_t
     assert json.loads(answers["get_race_replay"]["body"])["racers"][0]["racerId"] == "racer-1"
     assert answers[STREAM_PROCESSOR] == {"batchItemFailures": []}
     assert answers[INGEST_CONSUMER] == {"batchItemFailures": []}
-    assert answers[FINISHER]["outcome"] == "finished" and answers[BOARD_PUBLISHER]["sent"] is False
+    assert answers[FINISHER]["outcome"] == "finished" and answers[TICKER]["outcome"] == "left"
     assert answers[TOKEN_GROUPS]["response"] == {"claimsAndScopeOverrideDetails": None}
     assert answers[AUTHORIZER]["isAuthenticated"] is False and answers[AUTHORIZER]["policyDocuments"] == []
     said = capsys.readouterr().out

@@ -1,8 +1,6 @@
 """The stream handler fed with real records read from DynamoDB Local's stream."""
 
-import asyncio
 import copy
-import json
 
 import pytest
 
@@ -10,7 +8,6 @@ from alleycat import settings
 from alleycat.rules.samples import Sample
 from alleycat.settings import EVENT_API_URL
 from alleycat.storage import classes, racers, races
-from alleycat.storage import entities as e
 
 from .conftest import ADMIN, Api, process
 
@@ -394,69 +391,15 @@ def test_accepted_samples_are_counted_from_the_batch_once():
 # --- the board pushed to viewers (alleycat.edge.push) ---------------------------------------------------
 
 
-@pytest.fixture
-def event_api(monkeypatch):
-    """The local stand-in Event API as EVENT_API_URL, checking SigV4 with the functions' credentials,
-    and a subscriber on the races namespace (``received()``: the messages so far)."""
-    import os
-
-    from alleycat.edge import push
-    from local.eventapi import EventApi
-    from tests.e2e.test_event_api import DocClient
-
-    api = EventApi(access_key=os.environ["AWS_ACCESS_KEY_ID"], secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
-                   region=os.environ["AWS_DEFAULT_REGION"]).start()
-    monkeypatch.setenv(EVENT_API_URL, api.http_url)
-    settings.reset()
-    loop = asyncio.new_event_loop()
-    client = DocClient(api)
-    loop.run_until_complete(client.connect())
-    assert loop.run_until_complete(client.subscribe("all", "/races/*"))["type"] == "subscribe_success"
-
-    def received(wait=1.0):
-        messages = []
-        while True:
-            try:
-                messages.append(push.decoded(json.loads(loop.run_until_complete(asyncio.wait_for(client.receive(), wait))["event"])))
-            except TimeoutError:
-                return messages
-            wait = 0.2
-
-    api.received = received
-    yield api
-    loop.run_until_complete(client.close())
-    loop.close()
-    api.stop()
+def test_the_processor_pushes_no_board_the_races_ticker_does(server, race):
+    # When a batch of telemetry records is handled / Then nothing went out from the stream (flows.ticking
+    # pushes boards)
+    recorder = Recorder()
+    react(server.read(), recorder)
+    assert recorder.sent == []
 
 
-def test_the_processor_pushes_one_message_per_race_with_its_board(server, race, event_api):
-    api, race_id = race
-    # When a batch of telemetry records is handled
-    assert process(server.read()) == {"batchItemFailures": []}
-    # Then one message went out on the race's channel, with the board as stored
-    [message] = event_api.received()
-    assert (message["raceId"], message["status"], message["racers"], message["more"]) == (race_id, "open", 3, 0)
-    assert message["rows"] == [[1, "a", 70 * 143.75, 69, "trainer", None, "A"], [2, "c", 70 * 126.5, 69, "trainer", None, "C"],
-                               [3, "b", 70 * 109.25, 69, "trainer", None, "B"]]
-    assert event_api.stats["publish_requests"] == 1
-    # When the race is finished / Then viewers are told, to read the final board
-    api("finish_race", {"raceId": race_id}, claims=ADMIN)
-    assert process(server.read()) == {"batchItemFailures": []}
-    assert [m["status"] for m in event_api.received()] == ["finished"]
-
-
-def test_a_publish_that_fails_never_fails_the_batch(server, race, monkeypatch):
-    api, race_id = race
-
-    # Given an Event API endpoint that does not answer
-    monkeypatch.setenv(EVENT_API_URL, "http://127.0.0.1:9/event")
-    settings.reset()
-    # When the batch is handled / Then every record succeeds and the board is written
-    assert process(server.read()) == {"batchItemFailures": []}
-    assert board(api, race_id) == EXPECTED
-
-
-def test_without_the_endpoint_nothing_is_published_nor_read(server, race, monkeypatch):
+def test_the_stream_reads_no_board_for_viewers(server, race, monkeypatch):
     api, race_id = race
     from alleycat.storage import races
 
@@ -481,7 +424,7 @@ class Recorder:
         self.sent += [(channel, push.decoded(event)) for event in events]
 
 
-def react(records, publisher, later=None):
+def react(records, publisher):
     """The stream's work for ``records``, done in this process, while counting its DynamoDB requests."""
     from alleycat.stream.plan import Plan
     from alleycat.stream.reactions import react as react_to
@@ -491,17 +434,10 @@ def react(records, publisher, later=None):
     plan, unreadable = Plan.of(records)
     requests = Writes(operations=None)
     try:
-        assert unreadable == [] and react_to(plan, publisher, later) == []
+        assert unreadable == [] and react_to(plan, publisher) == []
     finally:
         requests.close()
     return requests.calls
-
-
-def board_reads(requests, race_id) -> int:
-    """Queries of the race and its board shards (its partition up to its replay)."""
-    return sum(1 for operation, params in requests if operation == "Query"
-               and params["KeyConditionExpression"] == "PK = :partition AND SK < :replay"
-               and params["ExpressionAttributeValues"][":partition"] == {"S": f"RACE#{race_id}"})
 
 
 def http_rows(api, race_id) -> list[list]:
@@ -509,110 +445,14 @@ def http_rows(api, race_id) -> list[list]:
             for row in api("get_race_leaderboard", {"raceId": race_id}, query={"limit": "1000"})[1]["items"]]
 
 
-def test_a_race_with_every_shard_written_is_pushed_as_written_without_reading_its_board(server):
-    from alleycat.storage.entities import BOARD_SHARDS, RaceBoard
-
-    # Given a race with a racer on every board shard, each sending samples
-    api = Api()
-    api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
-    race_id = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 120}, claims=ADMIN)[1]["raceId"]
-    by_shard = {}
-    for n in range(400):
-        by_shard.setdefault(RaceBoard.shard_of(f"r{n}"), f"r{n}")
-    assert len(by_shard) == BOARD_SHARDS
-    for racer_id in by_shard.values():
-        api("put_racer", {"racerId": racer_id}, body={"name": racer_id.upper()}, claims=ADMIN)
-        api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=ADMIN)
-    process(server.read())
-    samples = [{"racerId": racer_id, "second": s, "cadence": 40 + shard, "resistance": 50}
-               for shard, racer_id in by_shard.items() for s in range(3)]
-    api("post_telemetry", {"raceId": race_id}, body={"samples": samples}, claims=ADMIN)
-    # When the batch is handled with a publisher the test holds
-    recorder = Recorder()
-    requests = react(server.read(), recorder)
-    # Then one message went to the race's channel: the whole board as the leaderboard route reads it
-    [(channel, message)] = recorder.sent
-    assert channel == f"/races/{race_id}"
-    assert message["rows"][:10] == http_rows(api, race_id)[:10]
-    assert (message["racers"], message["status"], message["more"]) == (BOARD_SHARDS, "open", 0)
-    # and the board was built from the shards as written: the race's partition was not read back
-    assert board_reads(requests, race_id) == 0
-    assert sum(1 for operation, _ in requests if operation == "UpdateItem") >= BOARD_SHARDS
-
-
-def test_a_small_race_is_pushed_after_one_read_of_its_board(server, race):
-    api, race_id = race
-    recorder = Recorder()
-    requests = react(server.read(), recorder)
-    [(_, message)] = recorder.sent
-    assert message["rows"] == http_rows(api, race_id)
-    assert board_reads(requests, race_id) == 1  # for the shards this batch did not write
-
-
-def test_a_settled_race_is_pushed_as_finished(server, race):
+def test_a_settlement_is_pushed_by_the_stream_at_once(server, race):
+    # (the race's ticker sends it again at its next tick: a race clock a test holds still may not reach it)
     api, race_id = race
     process(server.read())
     api("finish_race", {"raceId": race_id}, claims=ADMIN)
     recorder = Recorder()
     react(server.read(), recorder)
-    assert [(channel, message["status"]) for channel, message in recorder.sent] == [(f"/races/{race_id}", "finished")]
-
-
-def test_a_board_read_with_its_race_carries_the_races_status(server, race):
-    # Given a race finished before its last telemetry records were handled
-    api, race_id = race
-    api("finish_race", {"raceId": race_id}, claims=ADMIN)
-    recorder = Recorder()
-    # When those records and the finish's are handled together
-    react(server.read(), recorder)
-    # Then the board read for the push says finished (viewers read the final board), as the settlement's message does
-    assert [message["status"] for _, message in recorder.sent] == ["finished", "finished"]
-
-
-def test_with_a_board_publisher_the_batch_asks_it_for_the_message_and_it_sends_the_board(server, race, monkeypatch):
-    from alleycat.flows import pushing
-
-    api, race_id = race
-    recorder, asked = Recorder(), []
-
-    def later(race_id, at):
-        asked.append((race_id, at))
-
-    # The race's batch asks the board publisher for a message, and sends nothing itself
-    requests = react(server.read(), recorder, later)
-    [(asked_race, at)] = asked
-    assert asked_race == race_id and recorder.sent == [] and board_reads(requests, race_id) == 0
-    # A batch right after it asks for nothing: the message asked for will carry it
-    api("post_telemetry", {"raceId": race_id}, body={"samples": [{"racerId": "b", "second": 70, "cadence": 99,
-                                                                   "resistance": 50}]}, claims=ADMIN)
-    react(server.read(), recorder, later)
-    assert len(asked) == 1
-    # When the board publisher runs at that time (its wait recorded, not waited)
-    waits = []
-    monkeypatch.setattr(pushing, "sleep_until", waits.append)
-    monkeypatch.setattr(pushing, "now_ms", lambda: at)
-    assert pushing.push_later(recorder, race_id, at) is True
-    # Then it sent the board as the route reads it: every racer, b at its new second
-    [(channel, message)] = recorder.sent
-    assert waits == [at] and channel == f"/races/{race_id}"
-    assert message["rows"] == http_rows(api, race_id) and [row[1:4:2] for row in message["rows"]][-1] == ["b", 70]
-    # and Lambda delivering the invocation twice sends nothing more
-    assert pushing.push_later(recorder, race_id, at) is False and len(recorder.sent) == 1
-
-
-def test_the_board_publisher_sends_nothing_once_the_race_is_finished(server, race, monkeypatch):
-    # The page takes a finished status to mean the final board: only the settlement's message may say so
-    from alleycat.flows import pushing
-
-    api, race_id = race
-    asked = []
-    react(server.read(), Recorder(), lambda race_id, at: asked.append(at))
-    [at] = asked
-    api("finish_race", {"raceId": race_id}, claims=ADMIN)  # finished, its settlement not run yet
-    monkeypatch.setattr(pushing, "sleep_until", lambda at: None)
-    monkeypatch.setattr(pushing, "now_ms", lambda: at + 1000)
-    recorder = Recorder()
-    assert pushing.push_later(recorder, race_id, at) is False and recorder.sent == []
+    assert [message["status"] for _, message in recorder.sent] == ["finished"] and races.get(race_id).settled
 
 
 @pytest.mark.parametrize("finished", [False, True], ids=["open", "settled"])
@@ -627,16 +467,55 @@ def test_a_review_decision_is_pushed_and_no_push_fails(server, race, monkeypatch
         process(server.read())
     failures = []
     monkeypatch.setattr(pushing, "_failed", lambda message, race_id, error: failures.append((message, repr(error))))
-    # When an admin disqualifies a ride and the stream handles the decision, with a board publisher to ask
+    # When an admin disqualifies a ride and the stream handles the decision
     assert api("review_ride", {"raceId": race_id, "racerId": "a"}, body={"decision": "disqualify"}, claims=ADMIN)[0] == 200
-    recorder, asked = Recorder(), []
-    react(server.read(), recorder, lambda race_id, at: asked.append(race_id))
-    # Then no push failed, and viewers hear of it: an open race's next board message is asked for (the
-    # decision's shard noted on the race's gate); a settled race's viewers are told to read its final board
+    recorder = Recorder()
+    react(server.read(), recorder)
+    # Then no push failed; a settled race's viewers are told to read its final board (an open race's board
+    # goes with its ticker's next message)
     assert failures == []
-    if finished:
-        assert (asked, [(channel, message["status"]) for channel, message in recorder.sent]) == (
-            [], [(f"/races/{race_id}", "finished")])
-    else:
-        assert (asked, recorder.sent) == ([race_id], [])
-        assert pushing.take(race_id, now=pushing.now_ms() + 10_000) == {e.RaceBoard.shard_of("a")}
+    assert [(channel, message["status"]) for channel, message in recorder.sent] == (
+        [(f"/races/{race_id}", "finished")] if finished else [])
+
+
+# --- the race's ticker (alleycat.flows.ticking) on DynamoDB Local, on a clock the test moves ---------------
+
+
+def test_the_ticker_pushes_the_board_a_race_second_then_the_settled_race_once(server, race, monkeypatch):
+    from alleycat import clock
+    from alleycat.flows import ticking
+    from alleycat.rules import ticking as rules
+
+    api, race_id = race
+    process(server.read())
+    rows = http_rows(api, race_id)
+    start = clock.race_start("2026-11-22T10:00:00Z")
+    now = [rules.tick_at(start, 117) - 0.25]
+
+    def sleep(seconds):  # the test's clock; at second 122 the race is finished and settled (the finisher, the stream)
+        now[0] += seconds
+        if rules.due(start, now[0]) == 122 and not races.get(race_id).settled:
+            api("finish_race", {"raceId": race_id}, claims=ADMIN)
+            process(server.read())
+
+    monkeypatch.setattr(clock, "now", lambda: now[0])
+    monkeypatch.setattr(clock, "sleep", sleep)
+    recorder = Recorder()
+    # When the race's ticker runs from its second 117
+    assert ticking.tick(race_id, recorder, "arn:aws:lambda:us-east-1:123456789012:function:tick", "me") == "finished"
+    # Then its last three seconds went, the first with every row as the route reads them, and, nothing
+    # changing after the end, nothing until the settled race's message, the last one
+    assert [(channel, message["status"]) for channel, message in recorder.sent] == (
+        [(f"/races/{race_id}", "open")] * 3 + [(f"/races/{race_id}", "finished")])
+    assert recorder.sent[0][1]["rows"] == rows and recorder.sent[1][1]["rows"] == rows  # the top rows: all three
+    # and a ticker started again for the race (a redelivered invocation) finds its seconds claimed
+    assert ticking.tick(race_id, recorder, "arn:aws:lambda:us-east-1:123456789012:function:tick", "again") == "duplicate"
+    assert len(recorder.sent) == 4
+
+
+def test_a_race_seconds_claim_is_one_tickers_and_a_retry_of_its_own_claim_is_still_its(server):
+    from alleycat.storage import tickers
+
+    assert tickers.claim("R1", 3, "a") and tickers.claim("R1", 3, "a")  # a retried write of the same claim
+    assert not tickers.claim("R1", 3, "b") and not tickers.claim("R1", 2, "a")  # taken; gone by
+    assert tickers.claim("R1", 4, "b") and not tickers.claim("R1", 4, "a")

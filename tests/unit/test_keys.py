@@ -84,8 +84,8 @@ def test_an_entity_is_its_two_templates():
     assert entity.key({"a": "x", "b": 7}) == {"PK": "THING#x", "SK": "PART#07"}
 
 
-def test_the_push_gate_is_a_declared_entity():
-    assert keys.ENTITIES["PushGate"].key({"raceId": "R1"}) == {"PK": "PUSH#R1", "SK": "PUSH#R1"}
+def test_the_race_ticker_is_a_declared_entity_out_of_the_race_partition():
+    assert keys.ENTITIES["RaceTicker"].key({"raceId": "R1"}) == {"PK": "TICK#R1", "SK": "TICK#R1"}
 
 
 @pytest.mark.parametrize("empty", ["", None])

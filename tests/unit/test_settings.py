@@ -11,13 +11,13 @@ from alleycat import settings
 LAMBDA = {"AWS_LAMBDA_FUNCTION_NAME": "Alleycat-StreamProcessorFunction-1A2B3C", "AWS_REGION": "eu-west-1"}
 STREAM_PROCESSOR = {**LAMBDA, "ALLEYCAT_FUNCTION": "stream_processor", "TABLE_NAME": "alleycat",
                     "FINISHER_ARN": "arn:aws:lambda:eu-west-1:123456789012:function:finisher",
-                    "BOARD_PUBLISHER_ARN": "arn:aws:lambda:eu-west-1:123456789012:function:publisher",
+                    "TICKER_ARN": "arn:aws:lambda:eu-west-1:123456789012:function:ticker",
                     "EVENT_API_URL": "https://example.appsync-api.eu-west-1.amazonaws.com/event"}
 
 
 def test_outside_lambda_an_empty_environment_turns_every_feature_off():
     found = settings.read({})
-    assert (found.finishes_races, found.asks_for_pushes, found.publishes_boards) == (False, False, False)
+    assert (found.finishes_races, found.ticks_races, found.publishes_boards) == (False, False, False)
     assert found.deployed is False and found.table_name is None
 
 
@@ -29,11 +29,11 @@ def test_a_variable_set_empty_is_unset():
 def test_a_deployed_stream_processor_with_its_environment_has_finishing_and_pushing_on():
     found = settings.read(STREAM_PROCESSOR)
     assert found.deployed and found.function == "stream_processor"
-    assert (found.finishes_races, found.asks_for_pushes, found.publishes_boards) == (True, True, True)
+    assert (found.finishes_races, found.ticks_races, found.publishes_boards) == (True, True, True)
     assert found.finisher_arn == STREAM_PROCESSOR["FINISHER_ARN"] and found.region == "eu-west-1"
 
 
-@pytest.mark.parametrize("variable", ["FINISHER_ARN", "BOARD_PUBLISHER_ARN", "EVENT_API_URL", "TABLE_NAME"])
+@pytest.mark.parametrize("variable", ["FINISHER_ARN", "TICKER_ARN", "EVENT_API_URL", "TABLE_NAME"])
 def test_a_deployed_stream_processor_lacking_a_variable_fails_naming_it(variable):
     environment = {name: value for name, value in STREAM_PROCESSOR.items() if name != variable}
     with pytest.raises(settings.MissingSetting, match=variable) as raised:
@@ -84,12 +84,11 @@ def test_under_sam_local_the_templates_empty_references_are_not_an_error():
 
 
 def test_numbers_and_switches_are_read_as_such():
-    found = settings.read({"PUSH_MESSAGES_PER_SECOND": "4", "DYNAMODB_READ_TIMEOUT_SECONDS": "30",
-                           "POWERTOOLS_METRICS_DISABLED": "TRUE"})
-    assert (found.push_messages_per_second, found.dynamodb_read_timeout_seconds, found.metrics_enabled) == (4.0, 30.0, False)
+    found = settings.read({"DYNAMODB_READ_TIMEOUT_SECONDS": "30", "POWERTOOLS_METRICS_DISABLED": "TRUE"})
+    assert (found.dynamodb_read_timeout_seconds, found.metrics_enabled) == (30.0, False)
     unset = settings.read({})
-    # unset: a board message a second at most (docs/push.md), the gateway's own read timeout, metrics on
-    assert (unset.push_messages_per_second, unset.dynamodb_read_timeout_seconds, unset.metrics_enabled) == (1.0, None, True)
+    # unset: the gateway's own read timeout, metrics on
+    assert (unset.dynamodb_read_timeout_seconds, unset.metrics_enabled) == (None, True)
 
 
 def test_the_region_is_lambdas_then_the_sdks_default():

@@ -121,6 +121,17 @@ def board_rows(client, race_id, count=1):
         assert time.monotonic() < deadline, f"not within {WAIT_SECONDS} s: {count} racers on the board ({rows})"
         time.sleep(0.1)
     return rows
+def pushed(page, stack, predicate, arg=None):
+    """Until the page's ``predicate`` holds on what the race's ticker pushed (``alleycat.rules.ticking``: a message
+    a race second, at its phase): the stack's clock alone moves on a tenth at a time, at most 3 s, so that the
+    tick after the stream's write comes (the page's timers stand still with its clock: it rides nothing more)."""
+    deadline, moved = time.monotonic() + WAIT_SECONDS, 0
+    while not page.evaluate(predicate, arg):
+        assert time.monotonic() < deadline, f"not within {WAIT_SECONDS} s: {predicate} ({arg}) {page.inner_text('.ride')!r}"
+        if moved < 3 * STEPS:
+            stack.clock.advance(1 / STEPS)
+            moved += 1
+        time.sleep(0.05)
 
 
 def one_second(page, stack, counted_at_least=None, parts=STEPS):
@@ -204,7 +215,7 @@ def test_a_new_racer_joins_a_live_race_and_rides_it_with_the_keyboard(stack, cli
         (s, c, r) for s, (c, r) in enumerate(expected)]
     total = sum(output(c, r) for c, r in expected)
     # and their row on the board (pushed) is the sum of those seconds' outputs, ranked, on their second
-    until(page, "id => document.querySelector(`.board tr[data-racer='${id}'] td:nth-child(5)`)?.textContent === '19'", racer_id)
+    pushed(page, stack, "id => document.querySelector(`.board tr[data-racer='${id}'] td:nth-child(5)`)?.textContent === '19'", racer_id)
     assert board_score(page, racer_id) == pytest.approx(float(total), abs=0.0501)  # shown to one place
     assert client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]["score"] == float(total)
     assert page.get_attribute("section[data-feed]", "data-feed") == "push"
@@ -462,8 +473,8 @@ def test_a_smart_trainer_rides_the_race_and_one_that_drops_out_is_reconnected_it
     assert [(s, c, r) for s, c, r, *_ in history(client, racer_id, race["raceId"])] == [(s, *sent[s]) for s in sorted(sent)]
     total = sum(output(c, r) for c, r in sent.values())
     last = str(max(sent))
-    until(page, "([id, last]) => document.querySelector(`.board tr[data-racer='${id}'] td:nth-child(5)`)?.textContent === last",
-          [racer_id, last])
+    pushed(page, stack, "([id, last]) => document.querySelector(`.board tr[data-racer='${id}'] td:nth-child(5)`)?.textContent === last",
+           [racer_id, last])
     assert board_score(page, racer_id) == pytest.approx(float(total), abs=0.0501)
     board = client.call("GET", f"/races/{race['raceId']}/leaderboard")[1]["items"][0]
     assert (board["score"], board["equipment"]) == (float(total), "trainer")

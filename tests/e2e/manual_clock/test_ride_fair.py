@@ -16,7 +16,7 @@ from playwright.sync_api import Error as PlaywrightError
 from alleycat.clock import iso
 
 from .browsing import DOCS, claims, new_page, session, signed_up_new
-from .test_ride import at_the_start, board_rows, history, joined, one_second, ride, until
+from .test_ride import at_the_start, board_rows, history, joined, one_second, pushed, ride, until
 
 
 @pytest.fixture(scope="module")
@@ -251,7 +251,7 @@ def test_a_ride_started_in_a_browser_closed_before_the_start_rides_on_from_anoth
         set_the_bike(phone, rpm)
         ride(phone, stack, 1)
     # Then the ride page says, as the ride goes pending, which rule and why
-    until(phone, "() => !document.querySelector('.ride .ride-why').hidden")
+    pushed(phone, stack, "() => !document.querySelector('.ride .ride-why').hidden")
     assert phone.inner_text(".ride .ride-why").splitlines() == [
         f"Under review: {SWING}.", "An admin will look at it: until it is cleared it does not count on the class leaderboard."]
     assert "under review" in phone.inner_text(".ride .ride-place")

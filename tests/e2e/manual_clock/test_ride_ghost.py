@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from alleycat.clock import iso
 
 from .browsing import DOCS, claims, new_page, session, signed_up_new
-from .test_ride import at_the_start, joined_with_a_name, new_race, ride, start_ride, until
+from .test_ride import at_the_start, joined_with_a_name, new_race, pushed, ride, start_ride, until
 from .test_ride_feel import fits, ordinal
 
 DURATION = 60
@@ -165,7 +165,7 @@ def test_a_racer_rides_30_s_with_the_class_records_ghost_and_reads_the_gap_the_a
     expected, ghost_score, board = expected_gap(client, race, racer_id, record)
     last_second = next(row["lastSecond"] for row in board if row["racerId"] == racer_id)
     assert last_second >= RIDDEN - 2
-    until(page, "s => document.querySelector('.ride .ghost-line').dataset.second === String(s)", last_second)
+    pushed(page, stack, "s => document.querySelector('.ride .ghost-line').dataset.second === String(s)", last_second)
     shown = ghost_line(page)
     assert shown == f"Ghost: {record['name']} (the class record) · {expected}", shown
     # and the ghost is on the field's strip, where its score sits between the last rider's and the leader's

@@ -15,7 +15,7 @@ from alleycat.clock import iso
 
 from .browsing import DOCS, ROOT, claims, new_page, session, signed_in_admin, signed_up_new
 from .test_fair_results import eventually
-from .test_ride import at_the_start, history, joined, one_second, until
+from .test_ride import at_the_start, history, joined, one_second, pushed, until
 from .test_ride_heart_rate import garmin_decoded
 
 STANDIN = ROOT / "tests" / "e2e" / "bluetooth_standin.js"
@@ -128,7 +128,7 @@ def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show
     # and the page shows the watts now and their kJ; the board scores in kJ with the average watts (score ÷ 5 s)
     assert page.inner_text(".ride .ride-now .watts-now") == f"{WATTS[-1]}\u00a0W"
     row = f".board tr[data-racer='{sub}']"
-    until(page, "([row, kj]) => document.querySelector(`${row} td:nth-child(4)`)?.textContent === kj", [row, kilojoules(total)])
+    pushed(page, stack, "([row, kj]) => document.querySelector(`${row} td:nth-child(4)`)?.textContent === kj", [row, kilojoules(total)])
     until(page, "([row, w]) => document.querySelector(`${row} td.watts`)?.textContent === w", [row, f"{round(total / 5)}\u00a0W"])
     assert page.inner_text(".ride .ride-place .score") == kilojoules(total)
     assert page.is_visible(f"{row} td.watts") and page.is_visible(".metric-note")

@@ -23,9 +23,10 @@ FINISHER_ARN = "FINISHER_ARN"  # the stream processor's: the finisher to invoke 
 FINISH_SCHEDULE_GROUP = "FINISH_SCHEDULE_GROUP"  # the finisher's: where and as whom it schedules itself
 FINISH_SCHEDULE_ROLE_ARN = "FINISH_SCHEDULE_ROLE_ARN"
 FINISH_DEAD_LETTER_ARN = "FINISH_DEAD_LETTER_ARN"
-BOARD_PUBLISHER_ARN = "BOARD_PUBLISHER_ARN"  # the stream processor's: the board publisher to invoke
+TICKER_ARN = "TICKER_ARN"  # the stream processor's: the race ticker to start for a race just created
+TICKER_SCHEDULE_ROLE_ARN = "TICKER_SCHEDULE_ROLE_ARN"  # the ticker's: as whom it schedules itself (in FINISH_SCHEDULE_GROUP)
+TICKER_DEAD_LETTER_ARN = "TICKER_DEAD_LETTER_ARN"
 EVENT_API_URL = "EVENT_API_URL"  # where boards are published (AppSync Events' HTTP endpoint)
-PUSH_MESSAGES_PER_SECOND = "PUSH_MESSAGES_PER_SECOND"
 DYNAMODB_READ_TIMEOUT_SECONDS = "DYNAMODB_READ_TIMEOUT_SECONDS"  # the local stack's; never deployed
 # The MQTT authorizer's (alleycat.edge.ingest_auth): the user pool's issuer and app client, the API's scopes
 # (space-separated), ingest.username, and the ARNs its policy allows (with {racerId} and {clientId}).
@@ -36,15 +37,13 @@ FUNCTION = "ALLEYCAT_FUNCTION"  # which of functions/<name> this is (the stack s
 IN_LAMBDA = "AWS_LAMBDA_FUNCTION_NAME"
 UNDER_SAM_LOCAL = "AWS_SAM_LOCAL"  # `sam local invoke`: the template's references to other resources are empty
 
-DEFAULT_PUSH_MESSAGES_PER_SECOND = 1.0  # stacks/settings.py sets the deployed rate (docs/performance.md, "Push")
-
 # What each deployed function needs besides TABLE_NAME (every function but the token trigger and the MQTT
 # authorizer needs it);
 # a route's function needs PAGE_TOKEN_KEY too when the route is paged (``alleycat.edge.routes``).
 NEEDS: dict[str, tuple[str, ...]] = {
-    "stream_processor": (TABLE_NAME, FINISHER_ARN, BOARD_PUBLISHER_ARN, EVENT_API_URL),
+    "stream_processor": (TABLE_NAME, FINISHER_ARN, TICKER_ARN, EVENT_API_URL),
     "finish_due_race": (TABLE_NAME, FINISH_SCHEDULE_GROUP, FINISH_SCHEDULE_ROLE_ARN, FINISH_DEAD_LETTER_ARN),
-    "publish_board": (TABLE_NAME, EVENT_API_URL),
+    "tick_race": (TABLE_NAME, EVENT_API_URL, FINISH_SCHEDULE_GROUP, TICKER_SCHEDULE_ROLE_ARN, TICKER_DEAD_LETTER_ARN),
     "token_groups": (),
     "authorize_ingest": (INGEST_ISSUER, INGEST_CLIENT_ID, INGEST_SCOPES, INGEST_USERNAME, INGEST_TOPIC_ARN, INGEST_CLIENT_ARN),
     "ingest_telemetry": (TABLE_NAME,),
@@ -63,9 +62,10 @@ class Settings:
     finish_schedule_group: str | None = None
     finish_schedule_role_arn: str | None = None
     finish_dead_letter_arn: str | None = None
-    board_publisher_arn: str | None = None
+    ticker_arn: str | None = None
+    ticker_schedule_role_arn: str | None = None
+    ticker_dead_letter_arn: str | None = None
     event_api_url: str | None = None
-    push_messages_per_second: float = DEFAULT_PUSH_MESSAGES_PER_SECOND  # a race's board messages at most
     dynamodb_read_timeout_seconds: float | None = None  # None: alleycat.storage.dynamo's default
     metrics_enabled: bool = True
     region: str = "us-east-1"
@@ -78,9 +78,9 @@ class Settings:
         return self.finisher_arn is not None
 
     @property
-    def asks_for_pushes(self) -> bool:
-        """The stream processor asks the board publisher for a race's next message."""
-        return self.board_publisher_arn is not None
+    def ticks_races(self) -> bool:
+        """Races' boards are pushed by their tickers (the stream processor starts one a race)."""
+        return self.ticker_arn is not None
 
     @property
     def publishes_boards(self) -> bool:
@@ -113,7 +113,8 @@ class Settings:
 
 _FIELDS = {TABLE_NAME: "table_name", PAGE_TOKEN_KEY: "page_token_key", FINISHER_ARN: "finisher_arn",
            FINISH_SCHEDULE_GROUP: "finish_schedule_group", FINISH_SCHEDULE_ROLE_ARN: "finish_schedule_role_arn",
-           FINISH_DEAD_LETTER_ARN: "finish_dead_letter_arn", BOARD_PUBLISHER_ARN: "board_publisher_arn",
+           FINISH_DEAD_LETTER_ARN: "finish_dead_letter_arn", TICKER_ARN: "ticker_arn",
+           TICKER_SCHEDULE_ROLE_ARN: "ticker_schedule_role_arn", TICKER_DEAD_LETTER_ARN: "ticker_dead_letter_arn",
            EVENT_API_URL: "event_api_url"}
 
 
@@ -129,8 +130,9 @@ def read(environ: Mapping[str, str]) -> Settings:
     settings = Settings(
         table_name=text(TABLE_NAME), page_token_key=text(PAGE_TOKEN_KEY), finisher_arn=text(FINISHER_ARN),
         finish_schedule_group=text(FINISH_SCHEDULE_GROUP), finish_schedule_role_arn=text(FINISH_SCHEDULE_ROLE_ARN),
-        finish_dead_letter_arn=text(FINISH_DEAD_LETTER_ARN), board_publisher_arn=text(BOARD_PUBLISHER_ARN),
-        event_api_url=text(EVENT_API_URL), push_messages_per_second=number(PUSH_MESSAGES_PER_SECOND) or DEFAULT_PUSH_MESSAGES_PER_SECOND,
+        finish_dead_letter_arn=text(FINISH_DEAD_LETTER_ARN), ticker_arn=text(TICKER_ARN),
+        ticker_schedule_role_arn=text(TICKER_SCHEDULE_ROLE_ARN), ticker_dead_letter_arn=text(TICKER_DEAD_LETTER_ARN),
+        event_api_url=text(EVENT_API_URL),
         dynamodb_read_timeout_seconds=number(DYNAMODB_READ_TIMEOUT_SECONDS),
         metrics_enabled=environ.get(METRICS_DISABLED, "false").lower() != "true",
         region=text("AWS_REGION") or text("AWS_DEFAULT_REGION") or "us-east-1",

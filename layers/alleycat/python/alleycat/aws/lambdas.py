@@ -1,4 +1,4 @@
-"""Lambda's Invoke: another function run asynchronously (the finisher, the board publisher)."""
+"""Lambda's Invoke: another function run asynchronously (the finisher, the race ticker)."""
 
 from __future__ import annotations
 

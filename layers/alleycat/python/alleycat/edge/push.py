@@ -1,9 +1,9 @@
 """Live race boards pushed to viewers: the message, as viewers read it (a pure function of the board).
 
-When a race's next message is due (``rules.push_gate``: at most a few a second, however many stream
-shards write the board) the board publisher sends, on the race's channel ``/races/<raceId>``,
-what changed (``flows.pushing``): the top rows and every racer on a board shard written since the
-last message, with their ranks, as many as fit in ``MAX_MESSAGE_BYTES``
+Once a race second (``rules.ticking``: at a fixed phase after it, however many stream shards write the
+board) the race's ticker sends, on the race's channel ``/races/<raceId>``, what changed
+(``flows.ticking``): the top rows and every racer whose row changed since its last message, with
+their ranks, as many as fit in ``MAX_MESSAGE_BYTES``
 (``more`` counts the changed racers left out, all ranked below every row sent). Viewers
 merge a message into the board they read over HTTP (a racer's row only moves forwards:
 scores and seconds never go down in an open race), and re-read the board after a

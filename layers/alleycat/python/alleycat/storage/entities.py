@@ -269,16 +269,14 @@ class RaceRoster(Entity):
 
 
 @dataclass
-class PushGate(Entity):
-    """When the race's board may next be pushed (``push_gate``), in epoch milliseconds: ``next``, the
-    earliest next message; ``armed``, when the next message was asked for (absent: none is coming);
-    ``pending``, the board shards written since the last message."""
+class RaceTicker(Entity):
+    """The race's ticker (``flows.ticking``): ``second``, the last race second whose board message was
+    claimed, and ``owner``, the invocation that claimed it; one message a race second, whoever ticks."""
 
-    KEYS = keys.PUSH_GATE
+    KEYS = keys.RACE_TICKER
     raceId: str
-    pending: set = field(default_factory=set)
-    next: int = 0
-    armed: int | None = None
+    second: int = -1
+    owner: str | None = None
 
 
 @dataclass
@@ -525,7 +523,7 @@ def totals_of(stored: list) -> Totals:
 
 
 _BY_TYPE: dict[str, type[Entity]] = {
-    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, RaceRoster, PushGate, ClassBoard, Best, Chunk, PackedChunk,
+    cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, RaceRoster, RaceTicker, ClassBoard, Best, Chunk, PackedChunk,
                                      BestPace, ClassCard, RaceCard, Review, ReplayPart)
 }
 

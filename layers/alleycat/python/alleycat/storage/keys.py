@@ -122,7 +122,7 @@ RACE_GATE = _entity("RaceGate", "GATE#{raceId}#{copy:02d}", "GATE#{raceId}")
 RACE_BOARD = _entity("RaceBoard", "RACE#{raceId}", "BOARD#{raceId}#{shard:02d}")
 # Racers the stream saw join, one item a batch, after the race and before its replay: the board's Query reads them.
 RACE_ROSTER = _entity("RaceRoster", "RACE#{raceId}", "JOINED#{raceId}#{batch}")
-PUSH_GATE = _entity("PushGate", "PUSH#{raceId}", "PUSH#{raceId}")
+RACE_TICKER = _entity("RaceTicker", "TICK#{raceId}", "TICK#{raceId}")
 ENTRY = _entity("Entry", "RACER#{racerId}", "RACE#{raceId}")
 BEST = _entity("Best", "RACER#{racerId}", "BEST#{classId}")
 BEST_PACE = _entity("BestPace", "CLASS#{classId}", "PACE#{classId}")
@@ -140,4 +140,4 @@ REPLAY_PART = _entity("ReplayPart", "RACE#{raceId}", "REPLAY#{raceId}#{part:02d}
 REVIEW = _entity("Review", "REVIEWS#{state}", "REVIEW#{at}#{raceId}#{racerId}")
 
 ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_GATE, RACE_BOARD, RACE_ROSTER, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK,
-                                  BEST_PACE, CLASS_CARD, RACE_CARD, PUSH_GATE, REVIEW, REPLAY_PART)}
+                                  BEST_PACE, CLASS_CARD, RACE_CARD, RACE_TICKER, REVIEW, REPLAY_PART)}

@@ -1,5 +1,5 @@
 """The race's partition (``RACE#raceId``): the race and its board shards; and the race's gate copies,
-in a partition of their own (its push gate: ``push_gates``).
+in a partition of their own (its ticker item: ``tickers``).
 
 Every read and write of these items, for the API and the stream alike. Pattern 4 (top scores by
 race) is one Query of the race's partition.

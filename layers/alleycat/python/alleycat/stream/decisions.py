@@ -10,8 +10,6 @@ and a redelivered or late record changes nothing more.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from alleycat.rules import board
 from alleycat.rules import settlement as rule
 from alleycat.storage import classes, parallel, racers, races
@@ -20,34 +18,24 @@ from alleycat.storage import entities as e
 ATTEMPTS = 5
 
 
-@dataclass
-class Applied:
-    """What viewers of the race are to hear of a decision: the board shards it wrote while the race is open
-    (pushed as the live board), or that a settled race's final board changed (they read it again)."""
-
-    shards: list[e.RaceBoard] = field(default_factory=list)
-    settled: bool = False
-
-
-def apply(race_id: str, racer_ids: list[str]) -> Applied:
-    """The racers' reviews as stored, applied. A race finished but not yet settled is left to its
-    settlement, which reads the reviews again once it has marked the race settled (and then tells viewers)."""
-    written: list[e.RaceBoard] = []
+def apply(race_id: str, racer_ids: list[str]) -> bool:
+    """The racers' reviews as stored, applied; True when a settled race's final board changed (its viewers read
+    it again; an open race's board goes with its ticker's next message). A race finished but not yet settled is
+    left to its settlement, which reads the reviews again once it has marked the race settled."""
     for _ in range(ATTEMPTS):
         race, boards = races.with_boards(race_id, consistent=True)
         if race is None or (race.status == e.FINISHED and not race.settled):
-            return Applied(written)
+            return False
         reviews = {entry.racerId: entry.review for entry in racers.get_entries(race_id, racer_ids)}
         stored = board.Board.from_shards(boards)
         reviewed = rule.reviewed(stored, reviews)
-        written += [shard for shard in parallel.map_all(lambda standing: races.set_standing_review(race_id, standing),
-                                                        reviewed) if shard is not None]
+        parallel.map_all(lambda standing: races.set_standing_review(race_id, standing), reviewed)
         if race.status == e.FINISHED:
             _rank(race, stored.updated(reviewed))
             for racer_id in reviews:
                 set_class_best(race.classId, racer_id)
         if {entry.racerId: entry.review for entry in racers.get_entries(race_id, racer_ids)} == reviews:
-            return Applied(settled=True) if race.status == e.FINISHED else Applied(written)
+            return race.status == e.FINISHED
     raise RuntimeError(f"reviews of race {race_id} kept changing: retried from the record")
 
 

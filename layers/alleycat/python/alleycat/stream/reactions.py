@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from alleycat.flows import ending, pushing
+from alleycat.flows import ending, pushing, ticking
 from alleycat.observability import logger
 from alleycat.storage import catalog, parallel, races
 from alleycat.storage import entities as e
@@ -11,7 +11,7 @@ from alleycat.stream import decisions, joins, renames, scoring, settlement
 from alleycat.stream.plan import Plan
 
 
-def react(plan: Plan, publisher: pushing.Publisher | None, later: pushing.Later | None = None) -> list[str]:
+def react(plan: Plan, publisher: pushing.Publisher | None) -> list[str]:
     late_joins: dict[str, list[str]] = {}  # joins rostered first: the board never shows a batch's seconds without its joins
     failed_joins: list[str] = []
     for race_id, joined in plan.joined.items():
@@ -28,20 +28,16 @@ def react(plan: Plan, publisher: pushing.Publisher | None, later: pushing.Later 
     final_boards_changed = []
     for race_id, decided in plan.decided.items():
         try:
-            applied = decisions.apply(race_id, sorted(decided))
+            settled = decisions.apply(race_id, sorted(decided))
         except Exception:  # noqa: BLE001 - retried from its first record
             logger.exception("review decision failed")
             failed.append(min(decided.values(), key=int))
             continue
-        if applied.shards:  # a race is pushed for the shards written: none, no board message (nor gate note)
-            scored.boards[race_id].extend(applied.shards)
-            scored.changed[race_id].update(decided)
-        if applied.settled:
+        if settled:
             final_boards_changed.append(race_id)
-    pushing.push_boards(publisher, scored.boards, scored.changed, later)
     for race_id in final_boards_changed:  # as after its settlement: viewers read the final board again
         pushing.push_settled(publisher, race_id)
-    for race_id, sequence in plan.finished.items():
+    for race_id, sequence in plan.finished.items():  # its ticker tells viewers too, at its next tick
         if _failed(settlement.settle, race_id):
             failed.append(sequence)
         else:
@@ -67,10 +63,12 @@ def react(plan: Plan, publisher: pushing.Publisher | None, later: pushing.Later 
 
 
 def start_race(race: e.Race) -> None:
-    """A new race takes its class's name as it is now, and its finisher is started (``ending``)."""
+    """A new race takes its class's name as it is now, and its finisher (``ending``) and ticker (``ticking``) are started."""
     renames.follow_class_name(race)
     if ending.enabled():
         ending.start(race.raceId)
+    if ticking.enabled():
+        ticking.start(race.raceId)
 
 
 def sync_card(race_id: str) -> None:
