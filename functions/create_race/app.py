@@ -3,6 +3,7 @@
 from alleycat import ids
 from alleycat.edge import http, routes, views
 from alleycat.errors import NotFound
+from alleycat.rules import fanin
 from alleycat.storage import classes, races
 from alleycat.storage.entities import Race
 
@@ -21,7 +22,8 @@ def create_race(classId: str):
     klass = classes.get(class_id, consistent=True)
     if klass is None:
         raise NotFound(f"class {class_id} does not exist")
-    race = races.create(Race(ids.new_race_id(), class_id, klass.name, starts_at, duration, metric=klass.metric),
+    race = races.create(Race(ids.new_race_id(), class_id, klass.name, starts_at, duration, metric=klass.metric,
+                             slices=fanin.SLICES),
                         request_key, classes.races_fixed_metric(klass))
     return http.respond(views.race_created(race), status=201)
 

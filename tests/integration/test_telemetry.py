@@ -340,3 +340,37 @@ def test_a_throttled_record_fails_and_counts_once_retried(api, race, faults):
     faults.clear()
     assert consume(batch[1:]) == []
     assert logged_seconds(race_id) == [0, 30]
+
+
+# --- the fan-in's second blocks (storage.blocks): built, not yet on the telemetry path (docs/fan-in.md) ----
+
+def test_a_new_races_slice_count_is_on_the_race_and_every_gate_copy(api, race):
+    from alleycat.rules import fanin
+    from alleycat.storage import dynamo
+
+    stored = dynamo.get(e.Race, True, raceId=race["raceId"], classId=race["classId"])
+    gates = [dynamo.get(e.RaceGate, True, raceId=race["raceId"], copy=copy) for copy in range(e.GATE_COPIES)]
+    assert stored.slices == fanin.SLICES
+    assert {gate.slices for gate in gates} == {fanin.SLICES}
+
+
+def test_a_second_block_counts_each_racers_first_value_once_whatever_origin_or_retry(table):
+    from alleycat.rules.samples import Sample
+    from alleycat.storage import blocks, dynamo
+
+    first, later = Sample(80, 50), Sample(Decimal("99.5"), 60, 140, 300)
+    racers = [f"racer-{n:03d}" for n in range(150)]  # past one update's racers: two updates
+    # Given the log's record 7 counts the first 100 racers' second 12 (its update's answer lost: retried)
+    counted = blocks.count("R1", 3, 12, {racer: first for racer in racers[:100]}, "rec-7")
+    assert len(counted.counted) == 100 and not counted.retried and not counted.duplicates
+    again = blocks.count("R1", 3, 12, {racer: first for racer in racers[:100]}, "rec-7")
+    # When an HTTP request then sends every racer's second 12 with other values
+    posted = blocks.count("R1", 3, 12, {racer: later for racer in racers}, "http-1")
+    # Then the retry answers what the first attempt counted, and the request counts only the 50 new ones
+    assert again.retried == counted.counted and not again.counted and again.accepted == 100
+    assert set(posted.counted) == set(racers[100:]) and set(posted.duplicates) == set(racers[:100])
+    assert posted.duplicates[racers[0]] == (first, "rec-7")
+    # And the block holds each racer's first value, with the origin that counted it
+    block = dynamo.get(e.SecondBlock, True, raceId="R1", slice=3, second=12)
+    assert block.racers[racers[0]] == (first, "rec-7") and block.racers[racers[149]] == (later, "http-1")
+    assert len(block.racers) == 150

@@ -4,6 +4,7 @@ import pytest
 
 from alleycat.edge import views
 from alleycat.rules import scores
+from alleycat.rules.fanin import Counted
 from alleycat.rules.samples import Sample, Totals
 from alleycat.storage import entities as e
 
@@ -20,6 +21,11 @@ RACE_ID = "01JD5Z6Q8X0000000000000000"
     e.Best("bob", "hill", Decimal("99.5"), RACE_ID, "Bob"),
     e.Chunk(RACE_ID, "bob", 1, "hill", Decimal("10.5"), {60: Sample(80, 50), 61: Sample(81, 51)}),
     e.PackedChunk(RACE_ID, "bob", 0, "hill", {0: Sample(80, Decimal("50.25")), 599: Sample(Decimal("0.0001"), 100)}),
+    e.Race(RACE_ID, "hill", "Hill climb", "2026-11-22T10:00:00Z", 300, slices=32),
+    e.RaceGate(RACE_ID, 3, "hill", 300, startsAt="2026-11-22T10:00:00Z", slices=16),
+    e.SecondBlock(RACE_ID, 7, 42, {"bob": Counted(Sample(Decimal("84.5"), 47, 131), "k1"),
+                                   "amy": Counted(Sample(80, 50, None, 250), "k2")}),
+    e.SliceBoard(RACE_ID, 7, {"bob": [Decimal("1.25"), 3, "Bob", "bike", None]}, {"shardId-0": "4900"}),
 ])
 def test_item_round_trips_through_the_type_discriminator(entity):
     # When an entity is stored and read back from its item

@@ -4,7 +4,7 @@ route uses (``alleycat.flows.telemetry``).
 
 A bike publishes to IoT Core's Basic Ingest topic of the telemetry rule (``TOPIC``: no messaging charge,
 no broker in the path); the rule (``RULE_SQL``) puts one Kinesis record per message (``rule_record`` is
-what it puts, the local stack's broker puts the same), partitioned by race and racer (``PARTITION_KEY``),
+what it puts, the local stack's broker puts the same), partitioned by race and the racer's group (``PARTITION_KEY``),
 and the consumer (``functions/ingest_telemetry``) hands each record's topic, payload and the rule's time
 of arrival to ``ingest``. The racer is the topic's: only a racer's own topics take their publishes
 (the custom authorizer's policy, ``alleycat.edge.ingest_auth``, which the local broker runs too). Nothing is answered: a body that does
@@ -48,16 +48,18 @@ TOPIC = basic_ingest_topic(RULE_NAME)
 # is not JSON still arrives, and is dropped here), the topic and the rules engine's time of arrival in epoch
 # milliseconds: the server's clock for "has this second happened", whenever the record is read.
 RULE_SQL = f"SELECT encode(*, 'base64') AS payload, topic() AS topic, timestamp() AS arrival FROM '{RULE_FILTER}'"
-# The record's partition key (a substitution template): one racer's messages, in order, on one shard. A key
-# of groups of a race would be the race and a group of the racer, e.g. "${topic(2)}/${substring(md5(topic(4)), 0, 1)}"
-# (16 groups a race, each a hash's first hex digit), so that one shard's consumer sees whole groups.
-PARTITION_KEY = "${topic(2)}/${topic(4)}"
+# The record's partition key (a substitution template): the race and the racer's group, the first hex digit of
+# the racer id's MD5 (``rules.fanin.group_of``: 16 groups a race), so a racer's messages stay in order on one
+# shard and one shard's consumer sees whole slices of a race (a race's slices nest in its groups). IoT SQL can
+# cut the digest but not turn hex into a number (its casts read decimal text only: "Data types", AWS IoT
+# developer guide), nor know a race's slice count: the consumer computes the slice (docs/fan-in.md).
+PARTITION_KEY = "${topic(2)}/${substring(md5(topic(4)), 0, 1)}"
 MAX_SAMPLES = 60  # a message carries 1-60 samples (the HTTP route takes up to 1,000)
 MAX_PAYLOAD_BYTES = 256 * 1024
 
 _ID = r"[A-Za-z0-9_-]{1,64}"
 _RACE_ID = r"[^/#+]{1,128}"  # opaque: the flow answers NotFound for one no race has
-_LEVEL = re.compile(r"\$\{topic\((\d)\)\}")
+_LEVEL = re.compile(r"\$\{(substring\(md5\()?topic\((\d)\)(?:\), 0, 1\))?\}")
 _TOPIC = re.compile(RULE_TOPIC.replace("{raceId}", f"({_RACE_ID})").replace("{racerId}", f"({_ID})"))
 
 
@@ -98,8 +100,15 @@ def rule_record(topic: str, payload: bytes, arrival: float) -> tuple[bytes, str]
     seen = rule_topic(topic)
     if seen is None:
         raise Dropped(f"not the rule's Basic Ingest topic: {topic[:200]!r}")
+    import hashlib  # the local broker's and the bench's: the consumer only decodes
+
     levels = seen.split("/")
-    key = _LEVEL.sub(lambda level: levels[int(level.group(1)) - 1], PARTITION_KEY)
+
+    def evaluated(found: re.Match) -> str:
+        level = levels[int(found.group(2)) - 1]
+        return hashlib.md5(level.encode()).hexdigest()[:1] if found.group(1) else level
+
+    key = _LEVEL.sub(evaluated, PARTITION_KEY)
     data = {"payload": base64.b64encode(payload).decode(), "topic": seen, "arrival": int(arrival * 1000)}
     return json.dumps(data, separators=(",", ":")).encode(), key
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import ClassVar, Self
 
+from alleycat.rules.fanin import Counted
 from alleycat.rules.samples import CHUNK_SECONDS, OUTPUT, Sample, Seconds, Totals
 from alleycat.storage import keys
 from alleycat.storage.attributes import from_item as _load
@@ -90,6 +91,7 @@ class Race(RaceFacts):
     # record the processor acts on); settled says ranks, bests and class board are final.
     finishRequests: int = 0
     settled: bool | None = None  # absent until settled
+    slices: int | None = None  # the fan-in's slice count (``rules.fanin``), fixed at creation; absent on races before it
 
 
 @dataclass
@@ -107,6 +109,7 @@ class RaceGate(Entity):
     status: str = OPEN
     startsAt: str | None = None  # absent on gates written before v1.2: their seconds are not checked
     metric: str = OUTPUT
+    slices: int | None = None  # the race's (``Race.slices``): telemetry finds a racer's slice with it
 
     @staticmethod
     def copy_for(racer_id: str) -> int:
@@ -114,8 +117,8 @@ class RaceGate(Entity):
 
     @classmethod
     def copies_of(cls, race: Race) -> list[RaceGate]:
-        return [cls(race.raceId, copy, race.classId, race.durationSeconds, race.status, race.startsAt, race.metric)
-                for copy in range(GATE_COPIES)]
+        return [cls(race.raceId, copy, race.classId, race.durationSeconds, race.status, race.startsAt, race.metric,
+                    race.slices) for copy in range(GATE_COPIES)]
 
 
 def _facts(entity: Entity) -> dict:
@@ -277,6 +280,43 @@ class RaceTicker(Entity):
     raceId: str
     second: int = -1
     owner: str | None = None
+
+
+@dataclass
+class SecondBlock(Entity):
+    """One second of one slice of a race (``rules.fanin``): the arbiter of its racers' seconds, first value wins.
+
+    Each racer who sent the second is a top-level attribute ``@<racerId>`` = the second's four values (nulls
+    for a heart rate or power not sent), then the origin that counted it (``stored_counted``); so one update
+    sets every racer it carries only where absent (``if_not_exists``) and returns what it found."""
+
+    KEYS = keys.SECOND_BLOCK
+    raceId: str
+    slice: int
+    second: int
+    racers: dict[str, Counted] = field(default_factory=dict)
+
+    def to_item(self) -> dict:
+        """Its key, its type and its racers: the race, slice and second are the key's alone."""
+        racers = {racer_attribute(racer_id): stored_counted(counted) for racer_id, counted in self.racers.items()}
+        return _dump({**self.key, TYPE: self.KEYS.entity, **racers})
+
+    @classmethod
+    def from_values(cls, values: dict) -> Self:
+        return cls(values["raceId"], int(values["slice"]), int(values["second"]), counted_in(values))
+
+
+@dataclass
+class SliceBoard(Entity):
+    """A slice's live standings, in the race's partition beside the board shards: racerId -> a
+    ``rules.board.Standing`` as stored, and ``applied``: per log shard, the last record whose counts it holds
+    (a batch retried after its board write counts nothing twice)."""
+
+    KEYS = keys.SLICE_BOARD
+    raceId: str
+    slice: int
+    standings: dict[str, list] = field(default_factory=dict)
+    applied: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -484,6 +524,26 @@ def _decimal(text: str):
 
 
 _SAMPLE = re.compile(r"^s\d+$")
+RACER_PREFIX = "@"  # a second block's attribute of a racer, ``@<racerId>``: no field's name starts so
+
+
+def racer_attribute(racer_id: str) -> str:
+    return f"{RACER_PREFIX}{racer_id}"
+
+
+def stored_counted(counted: Counted) -> list:
+    """A racer's second in a block: ``[cadence, resistance, heartRate|null, power|null, origin]``."""
+    return [*counted.sample, counted.origin]
+
+
+def counted_of(stored: list) -> Counted:
+    *sample, origin = stored
+    return Counted(Sample(*sample), origin)
+
+
+def counted_in(values: dict) -> dict[str, Counted]:
+    """The racers' seconds among a block's attributes (``racer_attribute``), whatever else it holds."""
+    return {name[len(RACER_PREFIX):]: counted_of(value) for name, value in values.items() if name.startswith(RACER_PREFIX)}
 
 
 def sample_attribute(second: int) -> str:
@@ -524,7 +584,7 @@ def totals_of(stored: list) -> Totals:
 
 _BY_TYPE: dict[str, type[Entity]] = {
     cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, RaceRoster, RaceTicker, ClassBoard, Best, Chunk, PackedChunk,
-                                     BestPace, ClassCard, RaceCard, Review, ReplayPart)
+                                     BestPace, ClassCard, RaceCard, Review, ReplayPart, SecondBlock, SliceBoard)
 }
 
 

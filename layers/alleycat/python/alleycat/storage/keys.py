@@ -123,6 +123,10 @@ RACE_BOARD = _entity("RaceBoard", "RACE#{raceId}", "BOARD#{raceId}#{shard:02d}")
 # Racers the stream saw join, one item a batch, after the race and before its replay: the board's Query reads them.
 RACE_ROSTER = _entity("RaceRoster", "RACE#{raceId}", "JOINED#{raceId}#{batch}")
 RACE_TICKER = _entity("RaceTicker", "TICK#{raceId}", "TICK#{raceId}")
+# The fan-in (docs/fan-in.md): a race slice's second blocks, a partition per slice; and the slice's board, in the
+# race's partition beside the board shards (before the rosters and the replay: the board's one Query reads it).
+SECOND_BLOCK = _entity("SecondBlock", "SLICE#{raceId}#{slice:03d}", "SECOND#{second:04d}")
+SLICE_BOARD = _entity("SliceBoard", "RACE#{raceId}", "BOARD#{raceId}#S{slice:03d}")
 ENTRY = _entity("Entry", "RACER#{racerId}", "RACE#{raceId}")
 BEST = _entity("Best", "RACER#{racerId}", "BEST#{classId}")
 BEST_PACE = _entity("BestPace", "CLASS#{classId}", "PACE#{classId}")
@@ -140,4 +144,4 @@ REPLAY_PART = _entity("ReplayPart", "RACE#{raceId}", "REPLAY#{raceId}#{part:02d}
 REVIEW = _entity("Review", "REVIEWS#{state}", "REVIEW#{at}#{raceId}#{racerId}")
 
 ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_GATE, RACE_BOARD, RACE_ROSTER, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK,
-                                  BEST_PACE, CLASS_CARD, RACE_CARD, RACE_TICKER, REVIEW, REPLAY_PART)}
+                                  BEST_PACE, CLASS_CARD, RACE_CARD, RACE_TICKER, REVIEW, REPLAY_PART, SECOND_BLOCK, SLICE_BOARD)}
