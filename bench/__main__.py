@@ -156,7 +156,8 @@ def mqtt_path(dynamo: env.Dynamo) -> dict:
         f"{mqtt['ingest_telemetry']['cpu_ms']['mean']:.0f} ms CPU; authorizer {mqtt['authorize_ingest']['cpu_ms']['mean']:.1f} ms "
         f"CPU a connection; ticker {mqtt['tick_race']['ticks']} ticks, {mqtt['tick_race']['cpu_ms_per_tick']:.1f} ms CPU a tick; "
         f"load {os.getloadavg()[0]:.1f}")
-    return {**summary, **mqtt, "load_average": os.getloadavg()[0], "quick": QUICK}
+    return {**summary, **mqtt, "load_average": os.getloadavg()[0], "quick": QUICK,
+            "measured": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
 
 
 def mqtt_stage(figures: dict) -> None:
