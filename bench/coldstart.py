@@ -104,9 +104,8 @@ def _specs(folder: Path, template: dict, runtime: Path, stream_event: dict) -> d
 
 def measure(dynamo: env.Dynamo, runs: int, functions: tuple[str, ...] = ()) -> dict:
     """Median cold starts (``vs_boto3``: CPU time against the baseline's), in rounds, the baseline first in each
-    (``functions``: only those, against the baseline's rounds)
     (a machine getting busier shifts both sides alike); ``finish_race``, which closes the race the other
-    events name, in rounds of its own; the interpreter's version."""
+    events name, in rounds of its own; the interpreter's version. ``functions``: only those, in the baseline's rounds."""
     python = subprocess.run([sys.executable, str(env.ROOT / "stacks" / "python313.py")], capture_output=True,
                             text=True, check=True).stdout.strip()  # the one synth compiles for, found as make finds it
     say(f"cold starts: cdk synth (the assets as deployed, compiled for python3.13 by {python})")
