@@ -1,6 +1,6 @@
 """`make bench`: cold start, requests per route, handler overhead, race day, its cost, live boards pushed; into
 docs/performance.md and .json. ``BENCH_QUICK=1``: every stage small (not figures to publish). ``BENCH_ONLY=coldstart``,
-``push``, ``realtime`` or ``scale``: that stage alone, the rest as docs/performance.json has it; ``BENCH_ONLY=price``: priced
+``mqtt``, ``push``, ``realtime`` or ``scale``: that stage alone, the rest as docs/performance.json has it; ``BENCH_ONLY=price``: priced
 again."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from alleycat.rules.samples import Sample, Totals
 from alleycat.storage import entities as e
 from alleycat.storage.dynamo import client
 
-from . import bikes, capacity, coldstart, env, pricing, push, raceday, realtime, report
+from . import bikes, capacity, coldstart, env, memory, pricing, push, raceday, realtime, report
 from .bikes import percentile
 from .coldstart import CLASS_ID, RACE_ID, RACER_ID
 from .env import say
@@ -31,6 +31,8 @@ COLD_RUNS, OVERHEAD_RUNS, LEADERBOARD_RUNS = (1, 10, 5) if QUICK else (9, 30, 50
 RACERS = 1000
 FULL_RACERS, FULL_SECONDS = (50, 3) if QUICK else (RACERS, 10)  # every bike posting its own samples: 10,000 posts
 LONG_RACERS, LONG_SECONDS = (10, 60) if QUICK else (100, raceday.DURATION)  # the whole race, fewer racers
+MQTT_FUNCTIONS = ("authorize_ingest", "ingest_telemetry", "tick_race")  # the MQTT path's (contract v1.3)
+MQTT_RACERS, MQTT_SECONDS = (50, 3) if QUICK else (int(os.environ.get("BENCH_MQTT_RACERS", RACERS)), FULL_SECONDS)
 ROUTE_ORDER = ("put_racer", "put_class", "create_race", "join_race", "post_telemetry", "get_race",
                "get_race_leaderboard", "get_racer_results", "get_racer_history", "get_class_races",
                "get_class_leaderboard", "finish_race")
@@ -135,15 +137,46 @@ def measure(dynamo: env.Dynamo) -> dict:
     race = {**raceday.summarise(full), "long": raceday.summarise(long),
             "late_race_extra_wcu": raceday.growth(long, FULL_SECONDS)}
     race["wcu_per_racer_second"] = race["wcu_per_racer_second_replayed"] + race["late_race_extra_wcu"]
+    race["mqtt"] = mqtt_path(dynamo)
     return {**figures, "race_day": race, "model": raceday.whole_race(long, full, RACERS),
             "interpreter_start": bikes.interpreter_start_cpu_ms()}
+
+
+def mqtt_path(dynamo: env.Dynamo) -> dict:
+    """The race over MQTT (``bench.over_mqtt``): connects, messages in the mapping's batches, the ticker."""
+    dynamo.restart()
+    with Ledger() as ledger:
+        say(f"race day over MQTT: {MQTT_RACERS:,} racers for {MQTT_SECONDS} s, each connecting through the authorizer and "
+            f"publishing its second; the log's consumer in the mapping's batches; the ticker until settled")
+        summary = raceday.summarise(raceday.replay(dynamo, ledger, "bench-mqtt", MQTT_RACERS, MQTT_SECONDS,
+                                                   bikes_post=True, over_mqtt=True))
+    mqtt = summary.pop("mqtt")
+    say(f"race day over MQTT: {summary['wcu_per_racer_second_replayed']:.3f} WCU and {summary['rcu_per_racer_second_replayed']:.2f} "
+        f"RCU a racer-second; consumer {mqtt['ingest_telemetry']['records_per_invocation']:.0f} records an invocation, "
+        f"{mqtt['ingest_telemetry']['cpu_ms']['mean']:.0f} ms CPU; authorizer {mqtt['authorize_ingest']['cpu_ms']['mean']:.1f} ms "
+        f"CPU a connection; ticker {mqtt['tick_race']['ticks']} ticks, {mqtt['tick_race']['cpu_ms_per_tick']:.1f} ms CPU a tick; "
+        f"load {os.getloadavg()[0]:.1f}")
+    return {**summary, **mqtt, "load_average": os.getloadavg()[0], "quick": QUICK,
+            "measured": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def mqtt_stage(figures: dict) -> None:
+    """``BENCH_ONLY=mqtt``: the MQTT path's functions' cold starts (and peak memory) and its race day."""
+    with env.Dynamo() as dynamo:
+        say(f"cold starts of {', '.join(MQTT_FUNCTIONS)}: {COLD_RUNS} fresh python3.13 interpreters each")
+        figures["cold_start"].update({f: c for f, c in coldstart.measure(dynamo, COLD_RUNS, MQTT_FUNCTIONS)["cold_start"].items()
+                                      if f in MQTT_FUNCTIONS})
+        figures["race_day"]["mqtt"] = mqtt_path(dynamo)
 
 
 def price(figures: dict) -> None:
     """The race's bill, the fixed costs, the levers and push beside polling, from the measured figures."""
     figures["stack"] = {k: v for k, v in env.stack().items() if k != "settings"}
-    figures["cost"] = pricing.race_cost(figures)
+    figures["cost"] = pricing.race_cost(figures)  # the path as built: bikes over MQTT, boards pushed
+    http = pricing.race_cost(figures, {"mqtt": False, "push": False})  # the path before contract v1.3, the fallback
+    figures["cost"]["http"] = {"total": http["total"], "lines": http["lines"]}
     figures["fixed_monthly"] = pricing.fixed_monthly(figures)
+    figures["memory"] = memory.sizes(figures, pricing.ASSUMED["dynamodb_round_trip_ms"]["value"])
     figures["levers"] = pricing.levers(figures, figures["cost"]["total"])
     figures["prices"], figures["assumed"] = pricing.PRICES, pricing.ASSUMED
     if "push" in figures:
@@ -153,12 +186,14 @@ def price(figures: dict) -> None:
 def main() -> None:
     warnings.filterwarnings("ignore", message="No application metrics to publish")
     started = time.perf_counter()
-    if ONLY not in (None, "coldstart", "push", "realtime", "scale", "price"):
-        sys.exit(f"BENCH_ONLY={ONLY}: one of coldstart, push, realtime, scale, price (or unset for every stage)")
+    if ONLY not in (None, "coldstart", "mqtt", "push", "realtime", "scale", "price"):
+        sys.exit(f"BENCH_ONLY={ONLY}: one of coldstart, mqtt, push, realtime, scale, price (or unset for every stage)")
     figures = json.loads((env.ROOT / "docs" / "performance.json").read_text()) if ONLY else {}  # the rest as it was
     if ONLY in (None, "coldstart"):
         with env.Dynamo() as dynamo:
             figures.update(cold_start(dynamo) if ONLY else measure(dynamo))
+    if ONLY == "mqtt":
+        mqtt_stage(figures)
     if ONLY in (None, "push"):
         figures["push"] = push.stage()
     if ONLY in (None, "realtime"):
@@ -171,7 +206,8 @@ def main() -> None:
     if not ONLY:
         figures["elapsed_seconds"], figures["quick"] = time.perf_counter() - started, QUICK
     report.write(figures, header=not ONLY)
-    say(f"a race ≈ ${figures['cost']['total']:.2f} polled, ${figures['push']['dollars_per_race']:.2f} pushed; wrote "
+    say(f"a race ≈ ${figures['cost']['total']:.2f} over MQTT and pushed (${figures['push']['polling_dollars_per_race']:.2f} "
+        f"polled; ${figures['cost']['http']['total']:.2f} over HTTP and polled); wrote "
         f"docs/performance.md and .json in {time.perf_counter() - started:.0f} s" + (f" ({ONLY} again)" if ONLY else ""))
 
 

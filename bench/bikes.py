@@ -4,6 +4,7 @@ DynamoDB requests (``ledger``) and their waves, what the handler wrote as Lambda
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import multiprocessing
@@ -77,7 +78,8 @@ def _init(url: str, table: str, settings: dict) -> None:
     _LEVEL = settings["AWS_LAMBDA_LOG_LEVEL"]
     dynamo.client.cache_clear()
     _LEDGER = Ledger().__enter__()
-    for function in ("post_telemetry", "stream_processor", "join_race", "get_race_leaderboard"):
+    for function in ("post_telemetry", "stream_processor", "join_race", "get_race_leaderboard", "ingest_telemetry",
+                     "authorize_ingest"):
         handlers.handler(function)
     # A first request warms botocore (models, endpoint rules, the connection): a race of no such id
     # answers 404 after one read. Cold starts are section 1's.
@@ -102,7 +104,8 @@ def _measure(function: str, event: dict, label=None) -> dict:
             "calls": calls, "waves": waves(calls), "log_lines": logs, "log_bytes": sum(b for _, b in logs),
             "body": response.get("body"), "failures": len(response.get("batchItemFailures", [])),
             "response_bytes": len((response.get("body") or "").encode()),
-            "metrics": sorted({metric for line in lines for metric in emf_metrics(line)}), "example_lines": lines[:4]}
+            "metrics": sorted({metric for line in lines for metric in emf_metrics(line)}), "example_lines": lines[:4],
+            "emf_lines": [line for line in lines if '"_aws"' in line]}
 
 
 # --- in the bench ---------------------------------------------------------------------------
@@ -127,6 +130,24 @@ class Runner:
             event["headers"]["idempotency-key"] = uuid.uuid4().hex
         random.Random(label).shuffle(events)
         return self.invoke_all("post_telemetry", events, label)
+
+    def publishes(self, race_id: str, samples: list[tuple], label, arrival: float, sequence: int) -> list[dict]:
+        """A second of bikes over MQTT: each sample its racer's message, as the topic rule's record on its shard,
+        to the log's consumer in the event source mapping's batches (``over_mqtt.batches``), all at once."""
+        from alleycat.edge import mqtt
+
+        from .over_mqtt import batches
+
+        records = [mqtt.rule_record(mqtt.TOPIC.format(raceId=race_id, racerId=racer), json.dumps({"samples": [
+            {"second": second, "cadence": cadence, "resistance": resistance}]}).encode(), arrival)[::-1]
+            for racer, second, cadence, resistance in samples]
+        events = [{"Records": batch} for batch in batches(records, arrival, sequence)]
+        runs = self.invoke_all("ingest_telemetry", events, label)
+        for run, event in zip(runs, events, strict=True):
+            run["records"] = len(event["Records"])
+            run["record_bytes"] = sum(len(base64.b64decode(r["kinesis"]["data"])) + len(r["kinesis"]["partitionKey"])
+                                      for r in event["Records"])
+        return runs
 
     def invoke_all(self, function: str, events: list[dict], label) -> list[dict]:
         return [f.result() for f in [self._pool.submit(_measure, function, event, label) for event in events]]

@@ -102,10 +102,10 @@ def _specs(folder: Path, template: dict, runtime: Path, stream_event: dict) -> d
     return specs
 
 
-def measure(dynamo: env.Dynamo, runs: int) -> dict:
+def measure(dynamo: env.Dynamo, runs: int, functions: tuple[str, ...] = ()) -> dict:
     """Median cold starts (``vs_boto3``: CPU time against the baseline's), in rounds, the baseline first in each
     (a machine getting busier shifts both sides alike); ``finish_race``, which closes the race the other
-    events name, in rounds of its own; the interpreter's version."""
+    events name, in rounds of its own; the interpreter's version. ``functions``: only those, in the baseline's rounds."""
     python = subprocess.run([sys.executable, str(env.ROOT / "stacks" / "python313.py")], capture_output=True,
                             text=True, check=True).stdout.strip()  # the one synth compiles for, found as make finds it
     say(f"cold starts: cdk synth (the assets as deployed, compiled for python3.13 by {python})")
@@ -116,16 +116,17 @@ def measure(dynamo: env.Dynamo, runs: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         specs = _specs(Path(tmp), template, runtime_folder(Path(tmp) / "var-runtime", python), stream_event)
         with_source = lambda names: [n for name in names for n in (name, name + SOURCE_ONLY)]
-        others = [f for f in env.functions() if f != "finish_race"]
-        for group, baseline in ((BASELINES + with_source(others), "boto3_request"),
-                                (["boto3_request"] + with_source(["finish_race"]), "finish rounds")):
+        others = [f for f in functions or env.functions() if f != "finish_race"]
+        groups = ((BASELINES + with_source(others), "boto3_request"),
+                  (["boto3_request"] + with_source(["finish_race"]), "finish rounds"))
+        for group, baseline in groups[:1] if functions else groups:
             for _ in range(runs):
                 for name in group:
                     samples.setdefault(baseline if name == "boto3_request" else name, []).append(_child(python, specs[name]))
     results = {name: _summary(taken) for name, taken in samples.items()}
-    finish_rounds = results.pop("finish rounds")
+    finish_rounds = results.pop("finish rounds", None)
     for name, figures in results.items():
-        reference = finish_rounds if name.startswith("finish_race") else results["boto3_request"]
+        reference = finish_rounds if finish_rounds and name.startswith("finish_race") else results["boto3_request"]
         figures["vs_boto3"] = figures["total_cpu_ms"] / reference["total_cpu_ms"]
         figures["vs_boto3_wall"] = figures["total_ms"] / reference["total_ms"]
     cold = {name: {**figures, **({"no_bytecode": results[name + SOURCE_ONLY]} if name + SOURCE_ONLY in results else {})}
@@ -144,4 +145,5 @@ def _summary(samples: list[dict]) -> dict:
             "import_cpu_ms": median("import_cpu_ms"), "first_request_cpu_ms": median("first_cpu_ms"),
             "total_ms": statistics.median(total), "min_ms": min(total), "max_ms": max(total),
             "total_cpu_ms": statistics.median(s["import_cpu_ms"] + s["first_cpu_ms"] for s in samples),
-            "status": sorted({str(s["status"]) for s in samples}), "runs": len(samples)}
+            "status": sorted({str(s["status"]) for s in samples}), "runs": len(samples),
+            "peak_rss_mb": statistics.median(s["peak_rss_mb"] for s in samples)}

@@ -82,9 +82,14 @@ def stack() -> dict:
     [stage] = of("AWS::ApiGatewayV2::Stage")
     [mapping] = [m for m in of("AWS::Lambda::EventSourceMapping")
                  if m["FunctionName"] == {"Ref": logical_id("stream_processor")}]
+    [log_mapping] = [m for m in of("AWS::Lambda::EventSourceMapping")
+                     if m["FunctionName"] == {"Ref": logical_id("ingest_telemetry")}]
+    [log] = of("AWS::Kinesis::Stream")
     return {"memory_mb": {f: resources[logical_id(f)]["Properties"]["MemorySize"] for f in functions()},
             "access_log_fields": json.loads(stage["AccessLogSettings"]["Format"]),
-            "stream_batch_size": mapping["BatchSize"], "routes": len(of("AWS::ApiGatewayV2::Route")),
+            "stream_batch_size": mapping["BatchSize"], "ingest_shards": log["ShardCount"],
+            "ingest_batch_size": log_mapping["BatchSize"], "ingest_parallelization": log_mapping["ParallelizationFactor"],
+            "routes": len(of("AWS::ApiGatewayV2::Route")),
             "alarms": len(of("AWS::CloudWatch::Alarm")), "dashboards": len(of("AWS::CloudWatch::Dashboard")),
             # a function's environment as far as what it writes goes: metrics on, Lambda's log controls
             "settings": {**{k: v for k, v in telemetry["Environment"]["Variables"].items() if isinstance(v, str) and v},

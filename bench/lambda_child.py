@@ -1,5 +1,6 @@
 """One cold start as Lambda's python3.13 runs it: ``python3.13 -s -S -P -B lambda_child.py <spec.json>``, the
-spec's ``path`` as ``PYTHONPATH``. Standard library only. Prints import and first-request ms, wall and CPU."""
+spec's ``path`` as ``PYTHONPATH``. Standard library only. Prints import and first-request ms, wall and CPU, and the
+process's peak resident memory (what Lambda's REPORT line calls Max Memory Used)."""
 
 import json
 import sys
@@ -49,7 +50,14 @@ def main() -> None:
     served = now()
     print(json.dumps({"import_ms": (loaded[0] - start[0]) * 1000, "first_ms": (served[0] - loaded[0]) * 1000,
                       "import_cpu_ms": (loaded[1] - start[1]) * 1000, "first_cpu_ms": (served[1] - loaded[1]) * 1000,
-                      "status": status, "python": sys.version.split()[0]}))
+                      "status": status, "python": sys.version.split()[0],
+                      "peak_rss_mb": peak_rss_mb()}))
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory since its exec (Linux's VmHWM; getrusage's keeps the parent's from before)."""
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:")) / 1024
 
 
 if __name__ == "__main__":

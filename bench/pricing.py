@@ -1,7 +1,11 @@
 """The bill of one race: each line of prices.json a quantity (``QUANTITIES``) times its price. Quantities read
 inputs ``measured`` (by their path in docs/performance.json), ``scenario`` or ``assumed`` (prices.json, with why),
 each recorded on the line. Lambda's billed duration is modelled: ``ceil(CPU ms × 1,769 / memory MB + waves ×
-round trip ms)`` an invocation (a vCPU at 1,769 MB; a wave: DynamoDB requests in flight together)."""
+round trip ms)`` an invocation (a vCPU at 1,769 MB; a wave: DynamoDB requests in flight together).
+
+The race is priced on the path as built (``BASE``): bikes publish over MQTT (contract v1.3: IoT Core, the topic
+rule, Kinesis, the log's consumer, ``race_day.mqtt``) and the race's ticker pushes its board; the levers price the
+HTTP route (the fallback, ``race_day.bikes``) and polling."""
 
 from __future__ import annotations
 
@@ -16,6 +20,9 @@ PRICES, SCENARIO, ASSUMED = DATA["prices"], DATA["scenario"], DATA["assumed"]
 FULL_VCPU_MB, B = 1769, "race_day.bikes"  # Lambda developer guide, "memory and computing power"
 TELEMETRY, JOIN, BOARD, STREAM, FINISHER, TICKER = "post_telemetry", "join_race", "get_race_leaderboard", \
     "stream_processor", "finish_due_race", "tick_race"
+CONSUMER, AUTHORIZER, MQ = "ingest_telemetry", "authorize_ingest", "race_day.mqtt"
+BASE = {"mqtt": True, "push": True}  # the race as built; a lever changes it
+NEGATED = {"polled": "push", "http": "mqtt"}  # a line "when" polled: without push; "when" http: without MQTT
 ENVELOPE = len(json.dumps({"type": "data", "id": "00000000-0000-0000-0000-000000000000", "event": ""}))
 
 
@@ -42,7 +49,7 @@ def _sampled(b, per_second: float, seconds: float) -> float:
 # Every quantity by name, read as an attribute of the Bill (``b.posts``); prices.json's lines name theirs.
 QUANTITIES = {
     "posts": lambda b: b.s("racers") * b.s("seconds") // b.s("bike_period"),
-    "api_posts": lambda b: 0 if b.lever("function_url") or b.lever("iot_basic_ingest") else b.posts,
+    "api_posts": lambda b: 0 if b.lever("function_url") or b.lever("mqtt") else b.posts,
     "polls": lambda b: b.s("viewers") * b.s("seconds") // b.s("poll_seconds"),
     "origin": lambda b: 0 if b.lever("push") else b.s("origin_fetches_per_second") * b.s("seconds"),  # board fetches
     "shards": lambda b: b.a("stream_shards"),
@@ -68,25 +75,69 @@ QUANTITIES = {
     "appsync_gb": lambda b: b.publishes * b.s("viewers") * (b.m("push.bytes_per_message") + ENVELOPE) / 1e9,
     "first_paints": lambda b: b.s("first_paints") * b.s("viewers"),
     "first_paint_gb": lambda b: b.first_paints * b.page_bytes / 1e9,
-    "iot_minutes": lambda b: b.s("racers") * (b.s("seconds") / 60 + 1),
-    "lambda_requests": lambda b: (b.posts + b.s("racers") + b.origin + b.stream_invocations + b.ticker_invocations
+    # --- the MQTT path: a connection a bike (its authorizer call), each message a rule run and a Kinesis record
+    "iot_minutes": lambda b: b.s("racers") * b.connections_per_racer * (b.s("seconds") + b.a("bikes_connected_before_start_s")) / 60,
+    "connections_per_racer": lambda b: b.a("connections_per_racer"),
+    "connects": lambda b: b.s("racers") * b.connections_per_racer,
+    "record_bytes": lambda b: b.mq(CONSUMER, "record_bytes"),
+    # the rules engine meters a rule's processed message in 5 KB steps, Kinesis a record in 25 KB PUT payload units
+    "rules": lambda b: b.posts * math.ceil(b.record_bytes / (b.a("iot_rule_metered_kb") * 1024)),
+    "rule_actions": lambda b: b.posts,  # one action a message (the Kinesis put; the error action only on a failure)
+    "put_units": lambda b: b.posts * math.ceil(b.record_bytes / (b.a("kinesis_put_unit_kb") * 1024)),
+    # a lane's billed milliseconds a record (CPU at the consumer's memory, its round trips one after the other):
+    # a shard's lanes keep up with 1,000 / that records a second each, at most the shard's 1,000 records and 1 MB
+    "record_ms": lambda b: b.duration_ms(CONSUMER, b.mq(CONSUMER, "cpu_ms") / b.mq(CONSUMER, "records_per_invocation"),
+                                         b.mq(CONSUMER, "waves") / b.mq(CONSUMER, "records_per_invocation")),
+    "riders_per_shard": lambda b: min(1000, 1_000_000 / b.record_bytes,
+                                      b.f["stack"]["ingest_parallelization"] * 1000 / b.record_ms),
+    "race_shards": lambda b: math.ceil(b.s("racers") / b.s("bike_period") / b.riders_per_shard),
+    "shard_hours": lambda b: b.race_shards * (b.s("seconds") + b.a("bikes_connected_before_start_s")) / 3600,
+    # the mapping's batches a second: the stream's lanes that hold the race's racers, each up to its batch size
+    "lanes": lambda b: min(b.f["stack"]["ingest_shards"] * b.f["stack"]["ingest_parallelization"],
+                           b.s("racers") // b.s("bike_period")),
+    "consumer_invocations": lambda b: b.s("seconds") * b.lanes * math.ceil(
+        b.s("racers") / b.s("bike_period") / b.lanes / b.f["stack"]["ingest_batch_size"]) if b.lever("mqtt") else 0,
+    "lambda_requests": lambda b: (b.api_posts + b.consumer_invocations + (b.lever("mqtt") and b.connects)
+                                  + b.s("racers") + b.origin + b.stream_invocations + b.ticker_invocations
                                   + 2),  # + the finisher's two
     "schedules": lambda b: b.s("schedules"),
     # a request of two samples writes its chunk once (a chunk stays under 1 KB); board writes grow with S
-    "wru": lambda b: (b.m("race_day.wcu_per_racer_second") * b.s("racers") * b.s("seconds")
-                      - (b.s("racers") * b.s("seconds") - b.posts) + b.m("race_day.join_wcu_total")
-                      + (b.shards - 1) * b.of(STREAM, "board_wcu_per_invocation") * b.s("seconds")
-                      + b.m("race_day.finish.wcu") + b.m("race_day.finish.index_wcu") + b.a("catalog_card_wru")
-                      + b.ticks),
+    "wru": lambda b: b.wru_mqtt if b.lever("mqtt") else (
+        b.m("race_day.wcu_per_racer_second") * b.s("racers") * b.s("seconds")
+        - (b.s("racers") * b.s("seconds") - b.posts) + b.m("race_day.join_wcu_total")
+        + (b.shards - 1) * b.of(STREAM, "board_wcu_per_invocation") * b.s("seconds")
+        + b.m("race_day.finish.wcu") + b.m("race_day.finish.index_wcu") + b.a("catalog_card_wru") + b.ticks),
+    # the MQTT replay's ledger, per racer: the consumer's and the stream's writes a second as replayed, what the whole
+    # race adds past its first seconds (the long replay: a new chunk's index entry, an entry's totals; the same rule
+    # on either transport), the S - 1 stream shards' board writes the one-shard engine does not make, the joins, the
+    # finish, the ticker's claims as measured a tick
+    "wru_mqtt": lambda b: ((b.m(f"{MQ}.wcu_per_racer_second_replayed") + b.m("race_day.late_race_extra_wcu"))
+                           * b.s("racers") * b.s("seconds") - (b.s("racers") * b.s("seconds") - b.posts)
+                           + (b.m(f"{MQ}.join_wcu_total") + b.m(f"{MQ}.finish.wcu") + b.m(f"{MQ}.finish.index_wcu")
+                              + (b.shards - 1) * b.mq(STREAM, "board_wcu_per_invocation") * b.s("seconds"))
+                           * b.s("racers") / b.m(f"{MQ}.racers")
+                           + b.a("catalog_card_wru") + b.ticks * b.tick_wcu),
+    "tick_wcu": lambda b: b.mq(TICKER, "wcu_per_tick") if b.lever("mqtt") else 1,
     # pushed, the ticker reads the board a tick, strongly consistent (twice an eventually consistent read's units)
-    "rru": lambda b: (b.posts * b.of(TELEMETRY, "rcu") + b.s("seconds") * b.of(STREAM, "rcu") * b.per_racer
-                      + (2 * b.ticks * b.of(BOARD, "rcu") if b.lever("push") else b.origin * b.of(BOARD, "rcu"))
-                      + b.s("racers") * b.of(JOIN, "rcu") + b.m("race_day.finish.rcu")),
-    "log_gb": lambda b: (b.posts * b.logged(TELEMETRY) + b.s("racers") * b.logged(JOIN)
+    "rru": lambda b: (b.m(f"{MQ}.rcu_per_racer_second_replayed") * b.s("racers") * b.s("seconds") / b.s("bike_period")
+                      + (b.ticks * b.mq(TICKER, "rcu_per_tick") if b.lever("push") else b.origin * b.of(BOARD, "rcu"))
+                      + (b.m(f"{MQ}.finish.rcu") + b.mq(JOIN, "rcu") * b.m(f"{MQ}.racers")) * b.s("racers") / b.m(f"{MQ}.racers")
+                      ) if b.lever("mqtt") else (
+        b.posts * b.of(TELEMETRY, "rcu") + b.s("seconds") * b.of(STREAM, "rcu") * b.per_racer
+        + (2 * b.ticks * b.of(BOARD, "rcu") if b.lever("push") else b.origin * b.of(BOARD, "rcu"))
+        + b.s("racers") * b.of(JOIN, "rcu") + b.m("race_day.finish.rcu")),
+    "log_gb": lambda b: (b.api_posts * b.logged(TELEMETRY) + b.s("racers") * b.logged(JOIN)
+                         + (b.lever("mqtt") and b.consumer_invocations * b.logged(CONSUMER, MQ)
+                            + b.connects * b.logged(AUTHORIZER, MQ))
+                         + b.ticker_invocations * b.a("ticker_log_bytes_per_invocation")
                          + b.stream_invocations * b.logged(STREAM) + (b.origin and b.origin * b.logged(BOARD))
                          + (b.api_posts + b.s("racers") + b.origin)
                          * (b.access_log_line + b.a("log_event_overhead_bytes"))) / 1e9,
+    # Active functions at Lambda's sampling: the stream's, the joins' (~10 s), the consumer's a second, the
+    # authorizer's over the minute bikes connect in, the board's origin fetches; post_telemetry passes through
     "traces": lambda b: (b.a("telemetry_traces") + _sampled(b, b.shards, b.s("seconds")) + _sampled(b, b.s("racers") / 10, 10)
+                         + (b.lever("mqtt") and _sampled(b, b.consumer_invocations / b.s("seconds"), b.s("seconds"))
+                            + _sampled(b, b.connects / b.a("bikes_connected_before_start_s"), b.a("bikes_connected_before_start_s")))
                          + (b.origin and _sampled(b, b.s("origin_fetches_per_second"), b.s("seconds")))),
 }
 
@@ -120,6 +171,10 @@ class Bill:
         value = self.lever(name, SCENARIO[name][0])
         return self._use(name, value, "scenario", SCENARIO[name][1].format(value))
 
+    def mq(self, function: str, key: str):
+        """A measured figure of the MQTT replay, by function (CPU ms: the mean)."""
+        return self.m(f"{MQ}.{function}.{key}" + (".mean" if key == "cpu_ms" else ""))
+
     def of(self, function: str, key: str):
         """A measured per-invocation figure of the bikes' replay (CPU ms: the mean)."""
         where = f"pages.{self.page}" if function == BOARD else function
@@ -130,12 +185,16 @@ class Bill:
         self.a("brotli_quality")  # the top-100 page as measured, compressed at that quality
         return self.of(BOARD, "brotli_bytes")
 
-    def logged(self, function: str) -> float:
-        return self.of(function, "log_bytes") + self.of(function, "log_events") * self.a("log_event_overhead_bytes")
+    def logged(self, function: str, replay: str = B) -> float:
+        figure = self.mq if replay == MQ else self.of
+        return figure(function, "log_bytes") + figure(function, "log_events") * self.a("log_event_overhead_bytes")
+
+    def duration_ms(self, function: str, cpu_ms: float, waves: float) -> float:
+        return (cpu_ms * self.a("lambda_vcpu_vs_this_core") * max(1.0, FULL_VCPU_MB / self.memory[function])
+                + waves * self.a("dynamodb_round_trip_ms"))
 
     def billed_ms(self, function: str, cpu_ms: float, waves: float) -> int:
-        return math.ceil(cpu_ms * self.a("lambda_vcpu_vs_this_core") * max(1.0, FULL_VCPU_MB / self.memory[function])
-                         + waves * self.a("dynamodb_round_trip_ms"))
+        return math.ceil(self.duration_ms(function, cpu_ms, waves))
 
     def gbs(self, function: str, count: float, ms: float) -> float:
         return count * ms / 1000 * self.memory[function] / 1024
@@ -148,8 +207,14 @@ class Bill:
                                                             self.of(function, "waves")))
 
         stream_ms = self.billed_ms(STREAM, self.of(STREAM, "cpu_ms") * self.per_racer / self.shards, self.of(STREAM, "waves"))
+        mqtt = self.lever("mqtt")
+        consumer_ms = self.consumer_invocations and math.ceil(
+            self.record_ms * self.s("racers") * self.s("seconds") / self.s("bike_period") / self.consumer_invocations)
         self.per_function = {
-            TELEMETRY: invocations(TELEMETRY, self.posts, self.a("jwt_verify_cpu_ms") if self.lever("function_url") else 0),
+            TELEMETRY: 0 if mqtt else invocations(TELEMETRY, self.posts, self.a("jwt_verify_cpu_ms") if self.lever("function_url") else 0),
+            CONSUMER: self.gbs(CONSUMER, self.consumer_invocations, consumer_ms) if mqtt else 0,
+            AUTHORIZER: self.gbs(AUTHORIZER, self.connects, self.billed_ms(AUTHORIZER, self.mq(AUTHORIZER, "cpu_ms"), 0))
+            if mqtt else 0,
             JOIN: invocations(JOIN, self.s("racers")), BOARD: self.origin and invocations(BOARD, self.origin),
             STREAM: self.gbs(STREAM, self.stream_invocations, stream_ms),
             # the ticker runs from before the start to the settlement, sleeping between its ticks (billed all the same)
@@ -161,8 +226,11 @@ class Bill:
     @property
     def init_gbs(self) -> float:
         """Cold starts: the interpreter's start, the handler's import and first request, at its memory."""
-        total, counts = 0.0, {TELEMETRY: "telemetry_cold_starts", JOIN: "join_cold_starts", STREAM: "stream_shards",
-                              BOARD: None if self.lever("push") else "leaderboard_cold_starts"}
+        mqtt = self.lever("mqtt")
+        total, counts = 0.0, {TELEMETRY: None if mqtt else "telemetry_cold_starts", JOIN: "join_cold_starts",
+                              STREAM: "stream_shards", BOARD: None if self.lever("push") else "leaderboard_cold_starts",
+                              CONSUMER: mqtt and "consumer_cold_starts", AUTHORIZER: mqtt and "authorizer_cold_starts",
+                              TICKER: self.lever("push") and "ticker_cold_starts"}
         for function, count in ((f, c) for f, c in counts.items() if c and f in self.f["cold_start"]):
             cpu = sum(self.m(path) for path in ("interpreter_start.cpu_ms", f"cold_start.{function}.import_cpu_ms",
                                                 f"cold_start.{function}.first_request_cpu_ms"))
@@ -186,11 +254,12 @@ class Bill:
 
 
 def race_cost(figures: dict, levers: dict | None = None) -> dict:
-    """The race's bill, line by line; ``levers`` changes the scenario (prices.json's lever table)."""
-    bill, levers, lines = Bill(figures, levers or {}), levers or {}, []
+    """The race's bill, line by line, on the path as built (``BASE``); ``levers`` changes it (prices.json's lever table)."""
+    levers, lines = {**BASE, **(levers or {})}, []
+    bill = Bill(figures, levers)
     for row in DATA["lines"]:
         when = row.get("when")
-        if when == "polled" and levers.get("push") or when not in (None, "polled") and not levers.get(when):
+        if when in NEGATED and levers.get(NEGATED[when]) or when not in (None, *NEGATED) and not levers.get(when):
             continue
         bill.inputs = []
         quantity = getattr(bill, row["quantity"])
@@ -203,9 +272,10 @@ def race_cost(figures: dict, levers: dict | None = None) -> dict:
 
 def fixed_monthly(figures: dict) -> dict:
     """What the stack costs a month whether or not anyone races, counted in the synthesized template."""
-    metrics, stack = figures["race_day"]["bikes"]["custom_metrics"], figures["stack"]
+    metrics = sorted({*figures["race_day"]["bikes"]["custom_metrics"], *figures["race_day"]["mqtt"]["custom_metrics"]})
+    stack = figures["stack"]
     counts = {**stack, "emf_metrics": len(metrics), "detailed_metrics": ASSUMED["detailed_metrics_per_route"]["value"]
-              * stack["routes"]}
+              * stack["routes"], "shard_hours_a_month": stack["ingest_shards"] * ASSUMED["hours_a_month"]["value"]}
     why = {"metrics": ", ".join(metrics), "detailed": ASSUMED["detailed_metrics_per_route"]["why"]}
     rows = {r["item"]: {"count": counts[r["count"]], "usd": counts[r["count"]] * PRICES[r["price"]]["usd"],
                         "price": r["price"], "from": r["from"].format(**why)} for r in DATA["fixed_monthly"]}
@@ -216,5 +286,4 @@ def levers(figures: dict, base: float) -> list[dict]:
     """The same race with one thing changed: dollars, and what it costs the user."""
     return [{"lever": row["lever"], "total": total, "delta": total - base, "user_cost": row["user_cost"],
              "source": row["source"]}
-            for row in DATA["levers"] if "push" in figures or not row["change"].get("push")
-            for total in [race_cost(figures, row["change"])["total"]]]
+            for row in DATA["levers"] for total in [race_cost(figures, row["change"])["total"]]]

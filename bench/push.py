@@ -126,19 +126,19 @@ def missed(row: dict) -> list[str]:
 
 
 def priced(figures: dict) -> dict:
-    """The race's bill pushed beside the bill polled (``figures["cost"]``), and the kinds of line that differ;
+    """The race's bill pushed beside the bill polled (both over MQTT, as built), and the kinds of line that differ;
     each measured run of the table priced the same way, and the goals it meets."""
-    pushed = race_cost(figures, {"push": True})
+    pushed, polled = race_cost(figures, {"push": True}), race_cost(figures, {"push": False})
     kinds: defaultdict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for n, lines in enumerate((figures["cost"]["lines"], pushed["lines"])):
+    for n, lines in enumerate((polled["lines"], pushed["lines"])):
         for line in lines:  # "CloudFront requests (viewers' polls)" -> "CloudFront requests"
             kinds[line["item"].split(" (")[0]][n] += line["usd"]
     table = []
     for row in figures["push"].get("table", []):
         cost = race_cost({**figures, "push": row}, {"push": True})["total"]
-        table.append({**row, "dollars_per_race": cost, "polling_dollars_per_race": figures["cost"]["total"]})
+        table.append({**row, "dollars_per_race": cost, "polling_dollars_per_race": polled["total"]})
         table[-1]["missed"] = missed(table[-1])
-    return {"dollars_per_race": pushed["total"], "polling_dollars_per_race": figures["cost"]["total"],
+    return {"dollars_per_race": pushed["total"], "polling_dollars_per_race": polled["total"],
             "differ": [{"item": item, "polled": polled, "pushed": pushed_usd} for item, (polled, pushed_usd) in kinds.items()
                        if abs(polled - pushed_usd) >= 0.0005], "pushed_lines": pushed["lines"], "table": table}
 

@@ -15,6 +15,7 @@ from local.streams import StreamTail, passes_filter
 from . import bikes, env
 from .env import say
 from .ledger import Ledger, per_partition
+from .over_mqtt import Jwks, dropped, ticker
 from .pricing import ASSUMED
 
 CLASS_ID, DURATION, PAGE_ROWS = "hill-climb", 300, 100  # PAGE_ROWS: the frontend's page (frontend/src/pages/race.js)
@@ -78,9 +79,12 @@ def deliver(stream: StreamTail, runner, ledger: Ledger, label, runs: list) -> in
     return -(-len(records) // size)
 
 
-def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds: int, bikes_post: bool) -> dict:
+def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds: int, bikes_post: bool,
+           over_mqtt: bool = False) -> dict:
     """A race on a fresh table: racers joined, ``seconds`` of telemetry, the stream delivered after each, the board
-    read, the finish. ``bikes_post``: each racer joins and posts itself, each invocation measured (``bikes``)."""
+    read, the finish. ``bikes_post``: each racer joins and posts itself, each invocation measured (``bikes``);
+    ``over_mqtt`` (with it): each racer connects and publishes instead, and the race's ticker runs to its
+    settlement, which finishes it (``bench.over_mqtt``)."""
     dynamo.create(table)
     ledger.label = "setup"
     _ok("put_class", {"classId": CLASS_ID}, body={"name": "Hill climb"})
@@ -91,8 +95,10 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
     race_id = _ok("create_race", {"classId": CLASS_ID}, body={"startsAt": STARTS_AT,
                                                                 "durationSeconds": DURATION})["raceId"]
     stream = StreamTail.of_table(dynamo.server, table)
-    runner = bikes.Runner(dynamo.server.url, table, env.stack()["settings"]) if bikes_post else InProcess()
-    measured: dict = {"join": [], "roster": [], "post": [], "stream": [], "viewer": {}}
+    jwks = Jwks() if over_mqtt else None
+    runner = bikes.Runner(dynamo.server.url, table, {**env.stack()["settings"], **(jwks.environment() if jwks else {})}) \
+        if bikes_post else InProcess()
+    measured: dict = {"join": [], "roster": [], "post": [], "stream": [], "viewer": {}, "connect": [], "tick": {}}
 
     def record(runs: list[dict], kind: str | None = None) -> list[dict]:
         assert all(run["status"] == 200 for run in runs), next(run for run in runs if run["status"] != 200)
@@ -109,11 +115,23 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
         while deliver(stream, runner, ledger, "join", measured["roster"] if bikes_post else []):
             pass  # the joins' records, then the race's count's (its card)
         say(f"race day: {racers:,} racers joined through join_race in {join_seconds:.1f} s")
-        per_second, invocations = [], []
+        if jwks:
+            ledger.label = "connect"
+            connects = runner.invoke_all("authorize_ingest", [jwks.connect_event(racer_id(n)) for n in range(racers)], "connect")
+            assert all(json.loads(run["body"] or "{}").get("isAuthenticated", True) for run in connects)
+            measured["connect"] = connects
+        per_second, invocations, arrival = [], [], env.event("post_telemetry")["requestContext"]["timeEpoch"] / 1000
         for second in range(seconds):
             tick, ledger.label = time.perf_counter(), second
-            all_accepted(record(runner.posts(race_id, [(racer_id(n), second, *sample(n, second)) for n in range(racers)],
-                                            second), "post"), racers, second)
+            chosen = [(racer_id(n), second, *sample(n, second)) for n in range(racers)]
+            if jwks:
+                assert isinstance(runner, bikes.Runner)  # bikes_post
+                runs = runner.publishes(race_id, chosen, second, arrival, second * racers)
+                ledger.calls.extend(c for run in runs for c in run["calls"])
+                assert not any(run["failures"] for run in runs) and not dropped(runs), second
+                measured["post"] += runs
+            else:
+                all_accepted(record(runner.posts(race_id, chosen, second), "post"), racers, second)
             invocations.append(deliver(stream, runner, ledger, second, measured["stream"] if bikes_post else []))
             per_second.append(time.perf_counter() - tick)
             if second % 10 == 9 or second == seconds - 1:
@@ -122,17 +140,28 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
         ledger.label = "viewer"
         [viewed] = record([runner.invoke("get_race_leaderboard", env.event(
             "get_race_leaderboard", {"raceId": race_id}, query={"limit": str(racers)}), "viewer")])
-        assert len(json.loads(viewed["body"])["items"]) == racers
-        if isinstance(runner, bikes.Runner):  # bikes_post
+        rows = json.loads(viewed["body"])["items"]
+        assert len(rows) == racers and (not jwks or {row["lastSecond"] for row in rows} == {seconds - 1}), rows[:2]
+        if isinstance(runner, bikes.Runner) and not jwks:  # bikes_post
             measured["viewer"] = _pages(runner, race_id, racers)
-        ledger.label, started = "finish", time.perf_counter()
-        _ok("finish_race", {"raceId": race_id})
-        while deliver(stream, runner, ledger, "finish", []):
-            pass
+        started = time.perf_counter()
+
+        def finish() -> None:
+            ledger.label = "finish"
+            _ok("finish_race", {"raceId": race_id})
+            while deliver(stream, runner, ledger, "finish", []):
+                pass
+
+        if jwks:
+            measured["tick"] = ticker(race_id, ledger, finish)
+        else:
+            finish()
         finish_seconds = time.perf_counter() - started
         say(f"race day: {racers:,} racers finished and settled in {finish_seconds:.1f} s")
     finally:
         runner.stop()
+        if jwks:
+            jwks.stop()
     return {"race_id": race_id, "racers": racers, "seconds": seconds, "wall_per_second": per_second,
             "stream_invocations": invocations, "join_seconds": join_seconds, "finish_seconds": finish_seconds,
             "measured": measured if bikes_post else None, "calls": ledger.take()}
@@ -197,6 +226,7 @@ def summarise(result: dict) -> dict:
                    "index_wcu": sum(c.index_units for c in finish), "rcu": sum(c.read_units for c in finish)},
         "wall_seconds_per_simulated_second": sum(result["wall_per_second"]) / len(result["wall_per_second"]),
         "stream_invocations_per_second": sum(result["stream_invocations"]) / len(result["stream_invocations"]),
+        "rcu_per_racer_second_replayed": sum(c.read_units for c in calls if c.label in steady) / len(steady) / racers,
         "wcu_per_racer_second_replayed": sum(c.write_units + c.index_units for c in calls if c.label in steady)
         / len(steady) / racers,
         "per_second_by_operation": {op: dict(row) for op, row in by_op.items()},
@@ -207,7 +237,26 @@ def summarise(result: dict) -> dict:
         "index_wcu_per_join_by_partition": {_kind(k): v / racers for k, v in index_by_kind.items()},
         "index_peak_partition_wcu_per_join": max(join_index.values()) / racers,
         "leaderboard_read_rcu": viewer.read_units, "leaderboard_read_bytes": viewer.read_bytes,
-        **({"bikes": _bikes(result["measured"], result["race_id"])} if result["measured"] else {}),
+        **({"mqtt": _mqtt(result["measured"], result["seconds"], racers)} if result["measured"] and result["measured"]["connect"]
+           else {"bikes": _bikes(result["measured"], result["race_id"])} if result["measured"] else {}),
+    }
+
+
+def _mqtt(measured: dict, seconds: int, racers: int) -> dict:
+    """What the MQTT replay measured per invocation, by function: the authorizer a connection, the log's consumer
+    a batch of the mapping, the stream processor, the ticker (``bench.over_mqtt``)."""
+    consumer, steady = measured["post"], [run for run in measured["stream"] if isinstance(run["label"], int)]
+    records = sum(run["records"] for run in consumer)
+    return {
+        "authorize_ingest": bikes.figures(measured["connect"]),
+        "ingest_telemetry": {**bikes.figures(consumer), "records_per_invocation": records / len(consumer),
+                             "invocations_per_second": len(consumer) / seconds,
+                             "record_bytes": sum(run["record_bytes"] for run in consumer) / records},
+        "stream_processor": {**bikes.figures(steady), "records_per_invocation": sum(r["records"] for r in steady) / len(steady),
+                             "board_wcu_per_invocation": sum(w.units for r in steady for c in r["calls"] for w in c.writes
+                                                             if w.partition.startswith("RACE#")) / len(steady)},
+        "join_race": bikes.figures(measured["join"]), "tick_race": measured["tick"],
+        "custom_metrics": sorted({m for r in consumer + measured["connect"] + steady for m in r["metrics"]}),
     }
 
 

@@ -86,15 +86,26 @@ AUTHORIZER_CONCURRENCY = 100
 # from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs
 # ~80 MB but ~2 s of CPU, and Lambda gives one full vCPU only at 1,769 MB (256 MB: ~14 s > timeout).
 DEFAULT_MEMORY_MB = 256
+# The MQTT path's three are chosen by bench/memory.py from `make bench`'s figures (BENCH_ONLY=mqtt; docs/performance.md,
+# section 5): the smallest size that holds the function's peak memory twice and meets its one need of CPU, which
+# Lambda gives in proportion to memory (a vCPU at 1,769 MB). Measured 2026-11-29 under a load average of ~12 on
+# 2 cores, so the CPU figures are high.
 MEMORY_MB = {"post_telemetry": 1769, STREAM_PROCESSOR: 1024, FINISHER: 128,  # the finisher mostly waits
-             TICKER: 128,  # sleeps most of each second; then one write, one Query and one publish
+             # A tick of a 1,000-racer race (its claim, the board's Query, the message) is ~66 ms of one vCPU: within
+             # 100 ms at 1,536 MB, so the board leaves at its phase (at 128 MB it took ~0.9 s, a second's message late).
+             # It sleeps the rest of each second, billed all the same: ~$0.008 a race at 1,536 MB against $0.0006.
+             TICKER: 1536,
+             # An RS256 check: ~0.2 ms of one vCPU warm, a 18 MB peak: ~3 ms at 128 MB. CPU-bound work costs the
+             # same GB-seconds at any size, so the least.
+             AUTHORIZER: 128,
              # An admin's sign-in builds a boto3 client and calls AdminGetUser within Cognito's 5-second
              # limit, cold: 512 MB's CPU for that (a guess until measured in AWS); racers' pass straight through.
              TOKEN_GROUPS: 512,
              # A 1,000-racer replay is ~150 ms of one vCPU (make bench-replay): 256 MB's share would take ~1 s a miss
              "get_race_replay": 1024,
-             # ~4 ms of CPU a message (make bench-ingest-log) besides its two round trips: at 1,024 MB (0.58 vCPU)
-             # ~17 ms a message, so a lane keeps up with ~60 a second (256 MB's share: ~27)
+             # ~4.0 ms of one vCPU a record and two round trips (~5 ms each in AWS); a lane of a 1,000-racer race takes
+             # 50 records a second (2 shards × 10 lanes): 50 × (4.0 × 1.73 + 10) ≈ 850 ms of each second at 1,024 MB, 1.2 s
+             # at 512 MB (falls behind); a 49 MB peak
              INGEST_CONSUMER: 1024}
 
 

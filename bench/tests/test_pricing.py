@@ -36,10 +36,33 @@ def test_every_input_of_every_priced_line_is_measured_scenario_or_assumed_and_sh
 def test_the_bill_is_priced_again_from_the_same_figures_and_not_without_them():
     assert math.isclose(pricing.race_cost(FIGURES)["total"], FIGURES["cost"]["total"])
     assert math.isclose(pricing.race_cost(FIGURES, {"push": True})["total"], FIGURES["push"]["dollars_per_race"])
-    missing = copy.deepcopy(FIGURES)
-    del missing["race_day"]["bikes"]["post_telemetry"]["cpu_ms"]
-    with pytest.raises(KeyError):
-        pricing.race_cost(missing)
+    assert math.isclose(pricing.race_cost(FIGURES, {"push": False})["total"], FIGURES["push"]["polling_dollars_per_race"])
+    assert math.isclose(pricing.race_cost(FIGURES, {"mqtt": False, "push": False})["total"], FIGURES["cost"]["http"]["total"])
+    for path, levers in ((("race_day", "mqtt", "ingest_telemetry", "cpu_ms"), {}),
+                         (("race_day", "bikes", "post_telemetry", "cpu_ms"), {"mqtt": False})):
+        missing = copy.deepcopy(FIGURES)
+        del pricing.resolve(missing, ".".join(path[:-1]))[path[-1]]
+        with pytest.raises(KeyError):
+            pricing.race_cost(missing, levers)
+
+
+def test_the_mqtt_bill_lists_every_part_of_the_path_and_follows_the_replays_ledger():
+    cost = pricing.race_cost(FIGURES)
+    items = [row["item"].split(" (")[0] for row in cost["lines"]]
+    for part in ("IoT Core connection-minutes", "IoT Core rules triggered", "IoT Core rule actions executed",
+                 "Kinesis shard-hours", "Kinesis PUT payload units", "AppSync Events operations", "DynamoDB write request units"):
+        assert part in items, part
+    assert "CloudFront requests" in items and line(cost, "HTTP API requests") == 1000  # first paints; joins alone
+    # a message a bike-second: a rule, an action and a PUT payload unit each
+    assert line(cost, "IoT Core rules") == line(cost, "IoT Core rule actions") == line(cost, "Kinesis PUT") == 300_000
+    assert cost["per_function_gb_seconds"]["post_telemetry"] == 0 < cost["per_function_gb_seconds"]["ingest_telemetry"]
+    # the table's units are the MQTT replay's ledger: a consumer that wrote 0.1 more a racer-second costs 30,000 more
+    heavier = copy.deepcopy(FIGURES)
+    heavier["race_day"]["mqtt"]["wcu_per_racer_second_replayed"] += 0.1
+    assert line(pricing.race_cost(heavier), "DynamoDB write") - line(cost, "DynamoDB write") == pytest.approx(30_000)
+    # and the fixed monthly cost names the stream's shards, around the clock
+    assert FIGURES["fixed_monthly"]["rows"]["Kinesis shard-hours (the telemetry log's provisioned shards, around the clock)"][
+        "count"] == FIGURES["stack"]["ingest_shards"] * 730
 
 
 def pushed(push: dict, **levers) -> dict:
@@ -59,22 +82,27 @@ def test_push_is_priced_per_operation_and_connection_minute_in_the_races_bill():
     assert line(pushed({**MEASURED, "messages_per_second": 2.0}), "AppSync Events operations") == 600 * 1001 + 8_000
     assert line(cost, "AppSync Events connection-minutes") == 6_000
     # Viewers no longer poll through CloudFront: two reads each (first paint, on subscribing)
-    assert (line(cost, "CloudFront requests"), line(pricing.race_cost(FIGURES), "CloudFront requests")) == (2_000, 300_000)
+    assert (line(cost, "CloudFront requests"), line(pricing.race_cost(FIGURES, {"push": False}), "CloudFront requests")) \
+        == (2_000, 300_000)
     twice = pushed({**MEASURED, "bytes_per_message": 6000})  # over the 5 KB metering step
     assert line(twice, "AppSync Events op", "usd") == pytest.approx(2 * line(cost, "AppSync Events op", "usd"), rel=0.02)
     # The ticker's claims (one a tick: the race's 300 seconds and those until it is settled), its board reads
     # (one strongly consistent Query a tick) and its invocations (the first, which schedules, then one per run)
-    polled, ticks = pricing.race_cost(FIGURES), 300 + pricing.ASSUMED["ticks_after_end"]["value"]
-    assert line(cost, "DynamoDB write") - line(polled, "DynamoDB write") == pytest.approx(ticks)
+    polled, ticks = pricing.race_cost(FIGURES, {"push": False}), 300 + pricing.ASSUMED["ticks_after_end"]["value"]
+    tick = FIGURES["race_day"]["mqtt"]["tick_race"]  # as the MQTT replay's ticker measured a tick
+    assert line(cost, "DynamoDB write") - line(polled, "DynamoDB write") == pytest.approx(ticks * tick["wcu_per_tick"])
+    assert line(cost, "DynamoDB read") - line(polled, "DynamoDB read") == pytest.approx(
+        ticks * tick["rcu_per_tick"] - polled_origin_fetches(polled) * FIGURES["race_day"]["bikes"]["pages"]["100"]["rcu"])
     assert line(cost, "Lambda requests") - line(polled, "Lambda requests") == 2 - polled_origin_fetches(polled)
-    # and its GB-seconds: 128 MB from the wait before the start to the settlement, sleeping between ticks
+    # and its GB-seconds: its memory from the wait before the start to the settlement, sleeping between ticks
     wait = pricing.ASSUMED["ticker_wait_before_start_s"]["value"]
-    assert cost["per_function_gb_seconds"][pricing.TICKER] == pytest.approx((wait + ticks) * 128 / 1024)
+    memory = FIGURES["stack"]["memory_mb"][pricing.TICKER]
+    assert cost["per_function_gb_seconds"][pricing.TICKER] == pytest.approx((wait + ticks) * memory / 1024)
 
 
 def polled_origin_fetches(cost: dict) -> float:
     """The board route's invocations a polled race has (CloudFront's misses) and a pushed one does not."""
-    return sum(given["value"] for row in cost["lines"] if row["item"] == "Lambda requests" for given in row["inputs"]
+    return sum(given["value"] for row in cost["lines"] if row["item"].startswith("Lambda requests") for given in row["inputs"]
                if given["name"] == "origin_fetches_per_second") * 300
 
 

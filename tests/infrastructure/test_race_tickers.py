@@ -4,7 +4,7 @@ failures go, in the template."""
 from alleycat.rules import ticking
 from alleycat.settings import FINISH_SCHEDULE_GROUP, TICKER_ARN, TICKER_DEAD_LETTER_ARN, TICKER_SCHEDULE_ROLE_ARN
 from stacks.functions import logical_id
-from stacks.settings import STREAM_PROCESSOR, TICKER, TICKER_ACTIONS
+from stacks.settings import STREAM_PROCESSOR, TICKER, TICKER_ACTIONS, memory_mb
 
 from .conftest import of_type
 from .test_race_finishes import SCHEDULER, schedule_role
@@ -27,7 +27,7 @@ def test_the_ticker_reads_the_race_claims_its_seconds_and_queries_its_board_and_
     assert granted == set(TICKER_ACTIONS) == {"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:Query"}
     function = resources[logical_id(TICKER)]["Properties"]
     # One invocation ticks RUN_SECONDS, inside its timeout, inside Lambda's 15 minutes
-    assert ticking.RUN_SECONDS < function["Timeout"] <= 900 and function["MemorySize"] == 128
+    assert ticking.RUN_SECONDS < function["Timeout"] <= 900 and function["MemorySize"] == memory_mb(TICKER)
 
 
 def test_only_the_stream_processor_the_ticker_itself_and_its_schedules_may_start_it(resources):
