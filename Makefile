@@ -35,8 +35,8 @@ help:
 $(STAMP_PY): requirements.txt requirements-dev.txt
 	@if [ -x $(PY) ] && [ "$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYTHON_VERSION)" ]; then \
 		echo "$(VENV) is not on Python $(PYTHON_VERSION): building it again"; rm -rf $(VENV); fi
+	# The pip the interpreter bundles (ensurepip: 24.2 with 3.13): upgrading it first cost 3-6 s of a fresh clone.
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 	# --no-compile: pip would compile every module of every package (36 s of a fresh clone's install);
 	# Python compiles the few the tests import as they import them.
 	$(PY) -m pip install --quiet --no-compile -r requirements-dev.txt
