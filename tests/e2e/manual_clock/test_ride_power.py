@@ -22,6 +22,12 @@ STANDIN = ROOT / "tests" / "e2e" / "bluetooth_standin.js"
 WATTS = [180, 195, 210, 240, 262]  # a watt a second, as the trainer reports them
 
 
+# Each list of the home page drawn: its rows, its empty line or its error (a list not read yet shows none).
+LISTS_DRAWN = """() => [...document.querySelectorAll('.home .paged')].length === 3 && [...document.querySelectorAll('.home .paged')]
+  .every((list) => list.querySelector('ul').childElementCount > 0 || !list.querySelector('.empty').hidden
+    || !list.querySelector('.error').hidden)"""
+
+
 def indoor_bike_data(watts: int | None, rpm: float = 90) -> str:
     """An Indoor Bike Data packet (FTMS 1.0, 0x2AD2): speed 25 km/h, cadence, and instantaneous power
     (flag bit 6, sint16 W) unless ``watts`` is None. No resistance level: the trainer's is the one it confirmed."""
@@ -38,7 +44,13 @@ def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show
                                                                                                   tmp_path):
     # Given an admin who makes a power class on the home page's form
     admin = signed_in_admin(browser, stack)
+    # (once home's three lists are drawn: rows arriving above the form move it while it is clicked)
+    admin.wait_for_function(LISTS_DRAWN)
     admin.click(".new-class-box summary")
+    admin.wait_for_selector(".new-class-box[open]")
+    # and it stays open through a change of the session's state (another tab's name: every auth listener runs)
+    admin.evaluate("() => window.dispatchEvent(new StorageEvent('storage', { key: 'alleycat.name' }))")
+    assert admin.evaluate("() => document.querySelector('.new-class-box').open"), "the admin's open form was closed"
     assert admin.is_checked("#class-metric-output")  # output unless chosen
     assert "on-screen bike cannot join" in admin.inner_text(".metric-choice.metric-power")
     class_id = f"power-{uuid.uuid4().hex[:8]}"
