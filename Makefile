@@ -64,9 +64,10 @@ java:
 local: $(STAMP_PY) $(FRONTEND) java
 	PORT=$(PORT) $(PY) -m local
 
-# Every test on two workers (pytest-xdist): what shares an expensive fixture stays on one worker,
-# the longest work starts first (tests/conftest.py: work_unit, FIRST).
-XDIST := -n 2 --no-loadscope-reorder
+# Every test on three workers (pytest-xdist; on two, a run kept 1.3 of 2 cores busy: the tests wait on
+# DynamoDB Local, the stacks and Chromium): what shares an expensive fixture stays on one worker, the
+# longest work starts first (tests/conftest.py: work_unit, FIRST).
+XDIST := -n 3 --no-loadscope-reorder
 # Python writes the bytecode of what the tests import, whatever the environment says: with
 # PYTHONDONTWRITEBYTECODE set (this machine's and CI's images set it) and the venv installed
 # --no-compile, every process compiled aws_cdk, botocore and the rest again (each xdist worker's

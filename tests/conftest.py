@@ -48,9 +48,11 @@ share_botocore_data()
 LAYERS = ("unit", "integration", "infrastructure", "e2e")
 # Files whose tests are each a work unit of their own (long tests meant to run side by side).
 ALONE = ("tests/integration/test_live_pipeline_model.py",)
-# e2e files on the stack whose clock the tests move (tests/e2e/manual_clock/conftest.py): one work
-# unit, beside the shared stack's.
+# e2e files on the stack whose clock the tests move (tests/e2e/manual_clock/conftest.py): two work
+# units of about equal length (the ride page's files, the rest), each worker that takes one starting
+# its own stack (the package's fixtures are a process's), beside the shared stack's.
 MANUAL_CLOCK = "tests/e2e/manual_clock/"
+MANUAL_CLOCK_RIDES = "tests/e2e/manual_clock/test_ride"
 # Work `make test` starts first (its two workers take work units in collection order): the
 # longest, so that neither worker is left with a long one at the end. The rest follow as collected.
 FIRST = ("tests/integration/test_live_pipeline_model.py", "tests/e2e/", "tests/infrastructure/")
@@ -61,7 +63,7 @@ def work_unit(nodeid: str) -> str:
     synthesized app of infrastructure, a module's DynamoDB Local; ``ALONE`` files' tests one by one."""
     path = nodeid.split("::", 1)[0]
     if path.startswith(MANUAL_CLOCK):
-        return "manual-clock"
+        return "manual-clock-rides" if path.startswith(MANUAL_CLOCK_RIDES) else "manual-clock"
     if path.startswith(("tests/e2e/", "tests/infrastructure/")):
         return path.split("/")[1]
     return nodeid if path in ALONE else path

@@ -1,6 +1,6 @@
 """The files here share a second local stack, on a clock the tests move (``ManualClock``): races'
 ends, token lifetimes and a ride's seconds pass for the stack (and the browser, with Playwright's
-clock), not for the test. They are one work unit (``tests/conftest.py::work_unit``)."""
+clock), not for the test. They are two work units (``tests/conftest.py::work_unit``)."""
 
 import time
 
