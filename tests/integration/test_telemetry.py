@@ -355,22 +355,71 @@ def test_a_new_races_slice_count_is_on_the_race_and_every_gate_copy(api, race):
 
 
 def test_a_second_block_counts_each_racers_first_value_once_whatever_origin_or_retry(table):
+    from alleycat.rules.fanin import origin_of
     from alleycat.rules.samples import Sample
     from alleycat.storage import blocks, dynamo
 
     first, later = Sample(80, 50), Sample(Decimal("99.5"), 60, 140, 300)
-    racers = [f"racer-{n:03d}" for n in range(150)]  # past one update's racers: two updates
-    # Given the log's record 7 counts the first 100 racers' second 12 (its update's answer lost: retried)
-    counted = blocks.count("R1", 3, 12, {racer: first for racer in racers[:100]}, "rec-7")
+    record, request = origin_of("shardId-1:4907"), origin_of("req-1")
+    tags = [f"{n:03d}" for n in range(150)]  # past one update's racers: two updates
+    # Given the log's record counts the first 100 racers' second 12 (its update's answer lost: retried)
+    counted = blocks.count("R1", 3, 12, {tag: first for tag in tags[:100]}, record)
     assert len(counted.counted) == 100 and not counted.retried and not counted.duplicates
-    again = blocks.count("R1", 3, 12, {racer: first for racer in racers[:100]}, "rec-7")
+    again = blocks.count("R1", 3, 12, {tag: first for tag in tags[:100]}, record)
     # When an HTTP request then sends every racer's second 12 with other values
-    posted = blocks.count("R1", 3, 12, {racer: later for racer in racers}, "http-1")
+    posted = blocks.count("R1", 3, 12, {tag: later for tag in tags}, request)
     # Then the retry answers what the first attempt counted, and the request counts only the 50 new ones
     assert again.retried == counted.counted and not again.counted and again.accepted == 100
-    assert set(posted.counted) == set(racers[100:]) and set(posted.duplicates) == set(racers[:100])
-    assert posted.duplicates[racers[0]] == (first, "rec-7")
+    assert set(posted.counted) == set(tags[100:]) and set(posted.duplicates) == set(tags[:100])
+    assert posted.duplicates[tags[0]] == (first, record)
     # And the block holds each racer's first value, with the origin that counted it
     block = dynamo.get(e.SecondBlock, True, raceId="R1", slice=3, second=12)
-    assert block.racers[racers[0]] == (first, "rec-7") and block.racers[racers[149]] == (later, "http-1")
+    assert block.racers[tags[0]] == (first, record) and block.racers[tags[149]] == (later, request)
     assert len(block.racers) == 150
+
+
+def test_a_slice_board_adds_each_gain_once_across_retries_and_writers(table, faults):
+    from alleycat.rules.fanin import Gain, SliceStanding
+    from alleycat.storage import blocks, dynamo
+
+    batch = [Gain("b0b", 4, Decimal("1.5"), "101"), Gain("amy", 4, Decimal(2), "102")]
+    assert blocks.add_to_board("R1", 3, batch, "shard-1")
+    # A retried batch counts nothing twice, an HTTP request's gain counts once
+    assert not blocks.add_to_board("R1", 3, batch, "shard-1")
+    assert blocks.add_to_board("R1", 3, [Gain("b0b", 5, Decimal(1), "orig")], None)
+    assert not blocks.add_to_board("R1", 3, [Gain("b0b", 5, Decimal(1), "orig")], None)
+    # When another writer moves the board between this one's read and its write
+    moved = []
+
+    def another_writer_first(params):
+        if not moved:
+            moved.append("cat")
+            assert blocks.add_to_board("R1", 3, [Gain("cat", 2, Decimal(7), "9")], "shard-2")
+        return False
+
+    faults.fail("PutItem", None, when=another_writer_first)
+    assert blocks.add_to_board("R1", 3, [Gain("amy", 6, Decimal(1), "103")], "shard-1")
+    # Then the write is refused, read again and done: neither writer's seconds are lost
+    board = dynamo.get(e.SliceBoard, True, raceId="R1", slice=3)
+    assert board.standings == {"b0b": SliceStanding(Decimal("2.5"), 5), "amy": SliceStanding(Decimal(3), 6),
+                               "cat": SliceStanding(Decimal(7), 2)}
+    assert board.applied == {"shard-1": "103", "shard-2": "9"} and board.recent == ["orig"] and board.version == 4
+
+
+def test_a_join_claims_a_tag_in_the_racers_slice_and_a_taken_one_moves_to_the_next(api, race):
+    from alleycat.rules import fanin
+    from alleycat.storage import dynamo
+
+    race_id = race["raceId"]
+    racer = "racer-1"
+    slice_ = fanin.slice_of(racer, fanin.SLICES)
+    first, second = list(fanin.tags_of(racer))[:2]
+    # Given another racer of the slice holds the racer's first candidate
+    dynamo.send("put_item", Item=e.SliceTag(race_id, slice_, first, "someone-else").to_item())
+    # When the racer joins, twice
+    assert api("join_race", {"raceId": race_id, "racerId": racer}, claims=ADMIN)[0] == 200
+    assert api("join_race", {"raceId": race_id, "racerId": racer}, claims=ADMIN)[0] == 200
+    # Then their entry keeps the second candidate, claimed for them alone
+    assert racers.get_entry(race_id, racer, consistent=True).tag == second
+    assert dynamo.get(e.SliceTag, True, raceId=race_id, slice=slice_, tag=second).racerId == racer
+    assert dynamo.get(e.SliceTag, True, raceId=race_id, slice=slice_, tag=first).racerId == "someone-else"
