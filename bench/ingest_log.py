@@ -103,8 +103,8 @@ def fan_in(race_id: str) -> None:
     for second in range(FAN_IN_SECONDS):
         for slice_, members in by_slice.items():
             mark = f"{49_000_000 + second * 100 + slice_:056d}"  # the record's sequence number
-            counted = blocks.count(race_id, slice_, second, {tag: sample for tag in members},
-                                   fanin.origin_of(f"shardId-000000000001:{mark}"))
+            origin = fanin.origin_of(f"shardId-000000000001:{mark}")
+            counted = blocks.count(race_id, slice_, second, {tag: fanin.Counted(sample, origin) for tag in members})
             assert len(counted.counted) == len(members)
     block_units = units.pop("UpdateItem", 0.0)
     for second in range(FAN_IN_SECONDS):

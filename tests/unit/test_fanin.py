@@ -62,14 +62,14 @@ A, B = Sample(Decimal("84.5"), 47, 131), Sample(80, 50)
 
 
 def test_absent_values_are_newly_counted():
-    outcome = fanin.arbitrate({"amy": A, "bob": B}, {}, "rec-1")
+    outcome = fanin.arbitrate({"amy": Counted(A, "rec1"), "bob": Counted(B, "rec1")}, {})
     assert outcome.counted == {"amy": A, "bob": B} and not outcome.retried and not outcome.duplicates
     assert outcome.accepted == 2
 
 
 def test_another_origins_value_stands_and_the_sent_one_is_a_duplicate():
-    first = Counted(B, "rec-1")
-    outcome = fanin.arbitrate({"amy": A, "bob": A}, {"bob": first}, "http-9")
+    first = Counted(B, "rec1")
+    outcome = fanin.arbitrate({"amy": Counted(A, "htp9"), "bob": Counted(A, "htp9")}, {"bob": first})
     assert outcome.counted == {"amy": A}
     assert outcome.duplicates == {"bob": first}
     assert outcome.accepted == 1
@@ -77,7 +77,7 @@ def test_another_origins_value_stands_and_the_sent_one_is_a_duplicate():
 
 def test_a_retry_of_the_same_origin_answers_what_its_first_attempt_counted():
     # The first attempt wrote bob's value and failed before it was told; the retry finds it as its own
-    outcome = fanin.arbitrate({"bob": B}, {"bob": Counted(B, "rec-1")}, "rec-1")
+    outcome = fanin.arbitrate({"bob": Counted(B, "rec1")}, {"bob": Counted(B, "rec1")})
     assert outcome.retried == {"bob": B} and not outcome.counted and not outcome.duplicates
     assert outcome.accepted == 1
 

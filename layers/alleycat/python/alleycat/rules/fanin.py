@@ -89,6 +89,14 @@ def origin_of(text: str) -> str:
     return _short(text, ORIGIN_BYTES)
 
 
+def fresh_origin() -> str:
+    """The origin of an HTTP request sent without an Idempotency-Key: its own (a retry is another request)."""
+    import base64
+    import os
+
+    return base64.urlsafe_b64encode(os.urandom(ORIGIN_BYTES)).decode()
+
+
 class SliceStanding(NamedTuple):
     """A racer's row on their slice's board: the sum of their counted seconds' scores and the highest second
     (the name, equipment and review live on the entry and the race's rosters)."""
@@ -147,7 +155,7 @@ class Counted(NamedTuple):
 
 @dataclass
 class Arbitration:
-    """What one block update did with the seconds it carried (racerId -> sample), by the values it returned."""
+    """What one block update did with the seconds it carried (tag -> sample), by the values it returned."""
 
     counted: dict[str, Sample] = field(default_factory=dict)  # newly counted by this update
     retried: dict[str, Sample] = field(default_factory=dict)  # counted by an earlier attempt of this very origin
@@ -159,16 +167,16 @@ class Arbitration:
         return len(self.counted) + len(self.retried)
 
 
-def arbitrate(sent: Mapping[str, Sample], old: Mapping[str, Counted], origin: str) -> Arbitration:
-    """The outcome of an update that set ``sent`` (racerId -> sample) where absent, ``old`` the values it
-    returned (racerId -> what was stored before it, only for those it found)."""
+def arbitrate(sent: Mapping[str, Counted], old: Mapping[str, Counted]) -> Arbitration:
+    """The outcome of an update that set ``sent`` (tag -> the sample and the origin carrying it) where absent,
+    ``old`` the values it returned (tag -> what was stored before it, only for those it found)."""
     outcome = Arbitration()
-    for racer_id, sample in sent.items():
-        before = old.get(racer_id)
+    for tag, (sample, origin) in sent.items():
+        before = old.get(tag)
         if before is None:
-            outcome.counted[racer_id] = sample
+            outcome.counted[tag] = sample
         elif before.origin == origin:
-            outcome.retried[racer_id] = before.sample
+            outcome.retried[tag] = before.sample
         else:
-            outcome.duplicates[racer_id] = before
+            outcome.duplicates[tag] = before
     return outcome

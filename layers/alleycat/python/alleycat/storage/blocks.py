@@ -17,7 +17,6 @@ from collections.abc import Mapping
 
 from alleycat.errors import Busy
 from alleycat.rules import fanin
-from alleycat.rules.samples import Sample
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import from_item, to_attr
@@ -28,28 +27,28 @@ RACERS_PER_UPDATE = 100
 BOARD_TRIES = 10  # the board's version moved under us this often: another writer is hammering it
 
 
-def count(race_id: str, slice_: int, second: int, sent: Mapping[str, Sample], origin: str) -> fanin.Arbitration:
-    """Counts ``sent`` (a racer's tag -> sample) into the block of (race, slice, second) for ``origin``: one
-    ``UpdateItem`` per ``RACERS_PER_UPDATE`` racers."""
+def count(race_id: str, slice_: int, second: int, sent: Mapping[str, fanin.Counted]) -> fanin.Arbitration:
+    """Counts ``sent`` (a racer's tag -> the sample and the origin carrying it) into the block of (race, slice,
+    second): one ``UpdateItem`` per ``RACERS_PER_UPDATE`` racers."""
     outcome = fanin.Arbitration()
     tags = list(sent)
     for start in range(0, len(tags), RACERS_PER_UPDATE):
         part = {tag: sent[tag] for tag in tags[start:start + RACERS_PER_UPDATE]}
-        found = _update(race_id, slice_, second, part, origin)
-        done = fanin.arbitrate(part, found, origin)
+        found = _update(race_id, slice_, second, part)
+        done = fanin.arbitrate(part, found)
         outcome.counted.update(done.counted)
         outcome.retried.update(done.retried)
         outcome.duplicates.update(done.duplicates)
     return outcome
 
 
-def _update(race_id: str, slice_: int, second: int, sent: Mapping[str, Sample], origin: str) -> dict[str, fanin.Counted]:
+def _update(race_id: str, slice_: int, second: int, sent: Mapping[str, fanin.Counted]) -> dict[str, fanin.Counted]:
     names = {"#type": e.TYPE}
     values = {":type": to_attr(keys.SECOND_BLOCK.entity)}
     clauses = ["#type = if_not_exists(#type, :type)"]
-    for index, (tag, sample) in enumerate(sent.items()):
+    for index, (tag, counted) in enumerate(sent.items()):
         names[f"#a{index}"] = tag
-        values[f":a{index}"] = to_attr(e.packed_counted(fanin.Counted(sample, origin)))
+        values[f":a{index}"] = to_attr(e.packed_counted(counted))
         clauses.append(f"#a{index} = if_not_exists(#a{index}, :a{index})")
     response = send("update_item", Key=key_from(keys.SECOND_BLOCK, raceId=race_id, slice=slice_, second=second),
                     UpdateExpression="SET " + ", ".join(clauses), ExpressionAttributeNames=names,
