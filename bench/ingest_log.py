@@ -112,7 +112,7 @@ def fan_in(race_id: str) -> None:
             mark = f"{49_000_000 + second * 100 + slice_:056d}"
             gains = [fanin.Gain(tag, second, sample.score(OUTPUT), mark) for tag in members]
             assert blocks.add_to_board(race_id, slice_, gains, "shardId-000000000001")
-    board_units, board_reads = units.pop("PutItem", 0.0), units.pop("GetItem", 0.0)
+    board_units, board_reads = units.pop("UpdateItem", 0.0), units.pop("GetItem", 0.0)
     chunk = e.Chunk(race_id, racers[0], 1, "hill", Decimal("3900.1234"), {s: sample for s in range(30, 60)})
     dynamo.send("put_item", Item=chunk.to_item())
     chunk_units = units.pop("PutItem", 0.0)

@@ -7,7 +7,7 @@ no condition, so it is never refused, and sent again it changes nothing: what th
 back as this origin's own.
 
 ``add_to_board`` is the one write of a slice's board a batch touches: read (strongly consistent: a fifth of a
-write's price) and put back whole under its version, so that the log's consumer and HTTP requests never lose
+write's price) and its changed rows set under the version read, so that the log's consumer and HTTP requests never lose
 each other's seconds; its guard (``rules.fanin.add_gains``) counts a retried batch's seconds once.
 """
 
@@ -58,14 +58,24 @@ def _update(race_id: str, slice_: int, second: int, sent: Mapping[str, fanin.Cou
 
 def add_to_board(race_id: str, slice_: int, gains: list[fanin.Gain], lane: str | None) -> bool:
     """Adds ``gains`` to the slice's board as ``rules.fanin.add_gains`` guards them (``lane``: the Kinesis shard
-    they came from, None for an HTTP request); whether it wrote. ``Busy`` when other writers kept moving it."""
+    they came from, None for an HTTP request); whether it wrote. One ``UpdateItem`` (the telemetry functions'
+    action) setting the rows it changed under the version it read; ``Busy`` when other writers kept moving it."""
     for _ in range(BOARD_TRIES):
         board = get(e.SliceBoard, True, raceId=race_id, slice=slice_) or e.SliceBoard(race_id, slice_)
         if not fanin.add_gains(board.standings, board.applied, board.recent, gains, lane):
             return False
         read, board.version = board.version, board.version + 1
-        guard = ({"ConditionExpression": "attribute_not_exists(PK)"} if read == 0 else
-                 {"ConditionExpression": "version = :read", "ExpressionAttributeValues": {":read": to_attr(read)}})
-        if conditional("put_item", Item=board.to_item(), **guard) is not None:
+        item = board.to_item()
+        changed = [e.TYPE, "applied", "recent", *{gain.tag for gain in gains}]
+        names = {f"#n{index}": name for index, name in enumerate(changed)} | {"#version": "version"}
+        values = {f":v{index}": item[name] for index, name in enumerate(changed)}
+        values[":version"] = item["version"]
+        clauses = ["#version = :version", *(f"#n{index} = :v{index}" for index in range(len(changed)))]
+        condition = "attribute_not_exists(PK)"
+        if read:
+            values[":read"], condition = to_attr(read), "#version = :read"
+        if conditional("update_item", Key=key_from(keys.SLICE_BOARD, raceId=race_id, slice=slice_),
+                       UpdateExpression="SET " + ", ".join(clauses), ConditionExpression=condition,
+                       ExpressionAttributeNames=names, ExpressionAttributeValues=values) is not None:
             return True
     raise Busy(f"the board of race {race_id}'s slice {slice_} kept changing: retry")
