@@ -72,15 +72,15 @@ FAN_IN_RACERS, FAN_IN_SECONDS, CHUNK_EVERY = 1_000, 5, 30
 
 def fan_in(race_id: str) -> None:
     """The fan-in's writes (docs/fan-in.md) at ``FAN_IN_RACERS`` racers, each one's second a second, on DynamoDB
-    Local (which reports the write units DynamoDB would charge): the second blocks as ``storage.blocks``
-    writes them (one update a slice a second: a consumer's batch carries its slices whole), a slice board a
-    slice a second at its full size (one write a slice a batch, as planned: not built), and a racer's
-    30-second history chunk, as today's chunks, once a racer every ``CHUNK_EVERY`` seconds."""
+    Local (which reports the capacity units DynamoDB would charge): the second blocks as ``storage.blocks``
+    writes them (one update a slice a second: a consumer's batch carries its slices whole), each slice's board
+    as ``blocks.add_to_board`` reads and writes it (once a slice a second), and a racer's 30-second history
+    chunk, as today's chunks, once a racer every ``CHUNK_EVERY`` seconds."""
     from decimal import Decimal
 
     from alleycat.rules import fanin
-    from alleycat.rules.samples import Sample
-    from alleycat.storage import blocks, sizing
+    from alleycat.rules.samples import OUTPUT, Sample
+    from alleycat.storage import blocks
     from alleycat.storage import entities as e
 
     units: dict[str, float] = {}
@@ -95,21 +95,24 @@ def fan_in(race_id: str) -> None:
     events.register("provide-client-params.dynamodb", ask_units)
     events.register("after-call.dynamodb", add_units)
     racers = [f"racer-{n:04d}-0000-0000-0000-000000000000" for n in range(FAN_IN_RACERS)]
-    by_slice: dict[int, list[str]] = {}
+    by_slice: dict[int, dict[str, str]] = {}  # slice -> tag -> racer, each racer's first free candidate (as joins claim)
     for racer in racers:
-        by_slice.setdefault(fanin.slice_of(racer, fanin.SLICES), []).append(racer)
+        taken = by_slice.setdefault(fanin.slice_of(racer, fanin.SLICES), {})
+        taken[next(tag for tag in fanin.tags_of(racer) if tag not in taken)] = racer
     sample = Sample(Decimal("84.5"), 47, 131)
     for second in range(FAN_IN_SECONDS):
         for slice_, members in by_slice.items():
-            origin = f"{slice_ % 2}:{second * 100 + slice_:08d}"  # a record's shard and sequence number, abridged
-            blocks.count(race_id, slice_, second, {racer: sample for racer in members}, origin)
+            mark = f"{49_000_000 + second * 100 + slice_:056d}"  # the record's sequence number
+            origin = fanin.origin_of(f"shardId-000000000001:{mark}")
+            counted = blocks.count(race_id, slice_, second, {tag: fanin.Counted(sample, origin) for tag in members})
+            assert len(counted.counted) == len(members)
     block_units = units.pop("UpdateItem", 0.0)
     for second in range(FAN_IN_SECONDS):
         for slice_, members in by_slice.items():
-            standings = {racer: [Decimal("12345.6789"), second, racer[:10], "bike", None] for racer in members}
-            board = e.SliceBoard(race_id, slice_, standings, {"shardId-000000000001": f"{second:056d}"})
-            dynamo.send("put_item", Item=board.to_item())
-    board_units = units.pop("PutItem", 0.0)
+            mark = f"{49_000_000 + second * 100 + slice_:056d}"
+            gains = [fanin.Gain(tag, second, sample.score(OUTPUT), mark) for tag in members]
+            assert blocks.add_to_board(race_id, slice_, gains, "shardId-000000000001")
+    board_units, board_reads = units.pop("UpdateItem", 0.0), units.pop("GetItem", 0.0)
     chunk = e.Chunk(race_id, racers[0], 1, "hill", Decimal("3900.1234"), {s: sample for s in range(30, 60)})
     dynamo.send("put_item", Item=chunk.to_item())
     chunk_units = units.pop("PutItem", 0.0)
@@ -117,25 +120,17 @@ def fan_in(race_id: str) -> None:
     events.unregister("after-call.dynamodb", add_units)
     racer_seconds = FAN_IN_RACERS * FAN_IN_SECONDS
     sizes = sorted(len(members) for members in by_slice.values())
+    updates = len(by_slice) * FAN_IN_SECONDS
     per_block, per_board, per_chunk = block_units / racer_seconds, board_units / racer_seconds, chunk_units / CHUNK_EVERY
     say(f"fan-in, {FAN_IN_RACERS:,} racers in {fanin.SLICES} slices ({sizes[0]}-{sizes[-1]} racers each), {FAN_IN_SECONDS} s, "
-        f"36-character ids, write units as DynamoDB Local reports them:")
-    say(f"  second blocks: {block_units / (len(by_slice) * FAN_IN_SECONDS):.1f} WCU an update, {per_block:.3f} a racer-second (measured)")
-    say(f"  slice boards at full size, one write a slice a second: {board_units / (len(by_slice) * FAN_IN_SECONDS):.1f} WCU, "
-        f"{per_board:.3f} a racer-second (the planned write's size measured; the write itself not built)")
+        f"36-character ids, {fanin.TAG_CHARS}-character tags, packed values, capacity units as DynamoDB Local reports them:")
+    say(f"  second blocks: {block_units / updates:.2f} WCU an update, {per_block:.3f} a racer-second")
+    say(f"  slice boards, one write a slice a second: {board_units / updates:.2f} WCU a write, {per_board:.3f} a "
+        f"racer-second; their strongly consistent reads {board_reads / updates:.2f} RCU each, {board_reads / racer_seconds:.4f} "
+        f"a racer-second (a read unit is a fifth of a write unit's price)")
     say(f"  a racer's 30-s chunk once every {CHUNK_EVERY} s: {chunk_units:.0f} WCU, {per_chunk:.3f} a racer-second")
-    say(f"  hot path (blocks + boards): {per_block + per_board:.3f} WCU a racer-second; in all, chunks too: "
+    say(f"  hot path (blocks + boards): {per_block + per_board:.3f} WCU a racer-second (goal 0.1); in all, chunks too: "
         f"{per_block + per_board + per_chunk:.3f} (today's path: one chunk update a racer-second, 1.0 and more)")
-    widest = by_slice[max(by_slice, key=lambda slice_: len(by_slice[slice_]))]
-    block = e.SecondBlock(race_id, 0, 0, {racer: fanin.Counted(sample, "1:00000102") for racer in widest}).to_item()
-    tagged = {(e.RACER_PREFIX + fanin.digest(name)[:8] if name.startswith(e.RACER_PREFIX) else name): value
-              for name, value in block.items()}
-    packed = {name: value if not name.startswith(e.RACER_PREFIX) else {"B": bytes(14)} for name, value in tagged.items()}
-    assert len(tagged) == len(packed) == len(block)
-    say(f"  the widest block ({len(widest)} racers) by DynamoDB's size rules (storage.sizing): as built "
-        f"{sizing.item_size(block):,} bytes ({sizing.write_units(sizing.item_size(block))} WCU); an 8-character tag in "
-        f"place of the racer id {sizing.item_size(tagged):,} ({sizing.write_units(sizing.item_size(tagged))} WCU); and its "
-        f"values packed in 14 bytes {sizing.item_size(packed):,} ({sizing.write_units(sizing.item_size(packed))} WCU): not built")
 
 
 if __name__ == "__main__":

@@ -355,22 +355,165 @@ def test_a_new_races_slice_count_is_on_the_race_and_every_gate_copy(api, race):
 
 
 def test_a_second_block_counts_each_racers_first_value_once_whatever_origin_or_retry(table):
+    from alleycat.rules.fanin import Counted, origin_of
     from alleycat.rules.samples import Sample
     from alleycat.storage import blocks, dynamo
 
     first, later = Sample(80, 50), Sample(Decimal("99.5"), 60, 140, 300)
-    racers = [f"racer-{n:03d}" for n in range(150)]  # past one update's racers: two updates
-    # Given the log's record 7 counts the first 100 racers' second 12 (its update's answer lost: retried)
-    counted = blocks.count("R1", 3, 12, {racer: first for racer in racers[:100]}, "rec-7")
+    record, request = origin_of("shardId-1:4907"), origin_of("req-1")
+    tags = [f"{n:03d}" for n in range(150)]  # past one update's racers: two updates
+    # Given the log's record counts the first 100 racers' second 12 (its update's answer lost: retried)
+    counted = blocks.count("R1", 3, 12, {tag: Counted(first, record) for tag in tags[:100]})
     assert len(counted.counted) == 100 and not counted.retried and not counted.duplicates
-    again = blocks.count("R1", 3, 12, {racer: first for racer in racers[:100]}, "rec-7")
+    again = blocks.count("R1", 3, 12, {tag: Counted(first, record) for tag in tags[:100]})
     # When an HTTP request then sends every racer's second 12 with other values
-    posted = blocks.count("R1", 3, 12, {racer: later for racer in racers}, "http-1")
+    posted = blocks.count("R1", 3, 12, {tag: Counted(later, request) for tag in tags})
     # Then the retry answers what the first attempt counted, and the request counts only the 50 new ones
     assert again.retried == counted.counted and not again.counted and again.accepted == 100
-    assert set(posted.counted) == set(racers[100:]) and set(posted.duplicates) == set(racers[:100])
-    assert posted.duplicates[racers[0]] == (first, "rec-7")
+    assert set(posted.counted) == set(tags[100:]) and set(posted.duplicates) == set(tags[:100])
+    assert posted.duplicates[tags[0]] == (first, record)
     # And the block holds each racer's first value, with the origin that counted it
     block = dynamo.get(e.SecondBlock, True, raceId="R1", slice=3, second=12)
-    assert block.racers[racers[0]] == (first, "rec-7") and block.racers[racers[149]] == (later, "http-1")
+    assert block.racers[tags[0]] == (first, record) and block.racers[tags[149]] == (later, request)
     assert len(block.racers) == 150
+
+
+def test_a_slice_board_adds_each_gain_once_across_retries_and_writers(table, faults):
+    from alleycat.rules.fanin import Gain, SliceStanding
+    from alleycat.storage import blocks, dynamo
+
+    batch = [Gain("b0b", 4, Decimal("1.5"), "101"), Gain("amy", 4, Decimal(2), "102")]
+    assert blocks.add_to_board("R1", 3, batch, "shard-1")
+    # A retried batch counts nothing twice, an HTTP request's gain counts once
+    assert not blocks.add_to_board("R1", 3, batch, "shard-1")
+    assert blocks.add_to_board("R1", 3, [Gain("b0b", 5, Decimal(1), "orig")], None)
+    assert not blocks.add_to_board("R1", 3, [Gain("b0b", 5, Decimal(1), "orig")], None)
+    # When another writer moves the board between this one's read and its write
+    moved = []
+
+    def another_writer_first(params):
+        if not moved:
+            moved.append("cat")
+            assert blocks.add_to_board("R1", 3, [Gain("cat", 2, Decimal(7), "9")], "shard-2")
+        return False
+
+    faults.fail("UpdateItem", None, when=another_writer_first)
+    assert blocks.add_to_board("R1", 3, [Gain("amy", 6, Decimal(1), "103")], "shard-1")
+    # Then the write is refused, read again and done: neither writer's seconds are lost
+    board = dynamo.get(e.SliceBoard, True, raceId="R1", slice=3)
+    assert board.standings == {"b0b": SliceStanding(Decimal("2.5"), 5), "amy": SliceStanding(Decimal(3), 6),
+                               "cat": SliceStanding(Decimal(7), 2)}
+    assert board.applied == {"shard-1": "103", "shard-2": "9"} and board.recent == ["orig"] and board.version == 4
+
+
+def test_a_join_claims_a_tag_in_the_racers_slice_and_a_taken_one_moves_to_the_next(api, race):
+    from alleycat.rules import fanin
+    from alleycat.storage import dynamo
+
+    race_id = race["raceId"]
+    racer = "racer-1"
+    slice_ = fanin.slice_of(racer, fanin.SLICES)
+    first, second = list(fanin.tags_of(racer))[:2]
+    # Given another racer of the slice holds the racer's first candidate
+    dynamo.send("put_item", Item=e.SliceTag(race_id, slice_, first, "someone-else").to_item())
+    # When the racer joins, twice
+    assert api("join_race", {"raceId": race_id, "racerId": racer}, claims=ADMIN)[0] == 200
+    assert api("join_race", {"raceId": race_id, "racerId": racer}, claims=ADMIN)[0] == 200
+    # Then their entry keeps the second candidate, claimed for them alone
+    assert racers.get_entry(race_id, racer, consistent=True).tag == second
+    assert dynamo.get(e.SliceTag, True, raceId=race_id, slice=slice_, tag=second).racerId == racer
+    assert dynamo.get(e.SliceTag, True, raceId=race_id, slice=slice_, tag=first).racerId == "someone-else"
+
+
+# --- the fan-in on (settings.FAN_IN): both transports count through the blocks and the slice boards -------
+
+@pytest.fixture
+def fan_in(monkeypatch):
+    from alleycat import settings
+
+    monkeypatch.setenv(settings.FAN_IN, "on")
+    settings.reset()
+    yield
+    settings.reset()
+
+
+def slice_standing(race_id, racer_id):
+    """The racer's row on their slice's board (None: none), found by their entry's tag."""
+    from alleycat.rules import fanin
+    from alleycat.storage import dynamo
+
+    tag = racers.get_entry(race_id, racer_id, consistent=True).tag
+    board = dynamo.get(e.SliceBoard, True, raceId=race_id, slice=fanin.slice_of(racer_id, fanin.SLICES))
+    return None if board is None else board.standings.get(tag)
+
+
+def answers_of_the_telemetry_route(api, race_id):
+    """The route's answers to batches that meet each of its checks, the same samples sent again, and a key."""
+    batch = [sample("r1", 0), sample("r1", 0), sample("r2", 1, heart_rate=140), sample("nobody", 1)]
+    return [post(api, race_id, batch), post(api, race_id, batch),
+            api("post_telemetry", {"raceId": race_id}, body={"samples": [sample("r1", 9)]}, claims=ADMIN,
+                at="2026-11-22T10:00:03Z"),
+            post_keyed(api, race_id, [sample("r3", 5), sample("r3", 6), sample("r1", 0)], "tick-1"),
+            post_keyed(api, race_id, [sample("r3", 5), sample("r3", 6), sample("r1", 0)], "tick-1"),
+            post_keyed(api, race_id, [sample("r3", 5, cadence=99)], "tick-1"),
+            post(api, race_id, [sample("r1", 300)])]
+
+
+def test_the_routes_answers_are_the_same_through_the_blocks(api, race_with_racers, monkeypatch):
+    from alleycat import settings
+
+    race_id = race_with_racers["raceId"]
+    through_chunks = answers_of_the_telemetry_route(api, race_id)
+    # Given the same racers in another race, the fan-in on
+    monkeypatch.setenv(settings.FAN_IN, "on")
+    settings.reset()
+    try:
+        status, other = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z"}, claims=ADMIN)
+        for racer_id in RACERS:
+            api("join_race", {"raceId": other["raceId"], "racerId": racer_id}, claims=ADMIN)
+        # When the same requests are sent / Then each is answered as through the chunks
+        assert answers_of_the_telemetry_route(api, other["raceId"]) == through_chunks
+        assert [answer[0] for answer in through_chunks] == [200, 200, 200, 200, 200, 422, 400]
+        assert stored_seconds(other["raceId"], "r1") == []  # no chunk written
+        one = scores.output(80, 50)
+        assert slice_standing(other["raceId"], "r1") == (one, 0)
+        assert slice_standing(other["raceId"], "r3") == (2 * one, 6)
+        assert slice_standing(other["raceId"], "r2") == (scores.output(80, 50), 1)
+    finally:
+        settings.reset()
+
+
+def test_a_log_batch_is_one_block_update_a_slice_second_one_board_write_a_slice_and_counts_once(api, race, faults, fan_in):
+    from alleycat.rules import fanin
+
+    from .faults import Writes
+    race_id = race["raceId"]
+    racer_ids = [f"racer-{n}" for n in range(1, 5)]
+    for racer_id in racer_ids:
+        api("put_racer", {"racerId": racer_id}, body={"name": racer_id}, claims=ADMIN)
+        assert api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=racer_claims(racer_id))[0] == 200
+    batch = log_records(*[(mqtt_topic(race_id, racer_id), message(0, 1), START + 2) for racer_id in racer_ids],
+                        (mqtt_topic(race_id), message(1, 9), START + 3),  # second 1 again, second 9 not yet
+                        (mqtt_topic(race_id), b"\xffnot json", START + 3))
+    slices = {fanin.slice_of(racer_id, fanin.SLICES) for racer_id in racer_ids}
+    writes = Writes()
+    try:
+        # Given one of the batch's board writes fails (a throttle after the blocks were written)
+        faults.fail("UpdateItem", throttled("UpdateItem"), times=1,
+                    when=lambda params: params["Key"]["SK"]["S"].startswith("BOARD#"))
+        assert consume(batch) == [{"itemIdentifier": batch[0]["kinesis"]["sequenceNumber"]}]
+        # Then that was one update a (slice, second) and one board write a slice (the refused one the fault's)
+        assert len(writes.calls) + len(faults.injected) == 3 * len(slices)
+        assert len([call for call in writes.calls if call[1]["Key"]["SK"]["S"].startswith("BOARD#")]) == len(slices) - 1
+        # When Lambda sends the batch again, twice (the second time after it was counted)
+        assert consume(batch) == []
+        writes.calls.clear()
+        assert consume(batch) == []
+    finally:
+        writes.close()
+    # Then a batch the boards hold writes them no more, and each second counted once
+    assert [call[1]["Key"]["SK"]["S"][:7] for call in writes.calls] == ["SECOND#"] * 2 * len(slices)
+    one = scores.output(80, 50)
+    assert {racer_id: slice_standing(race_id, racer_id) for racer_id in racer_ids} == {
+        racer_id: (2 * one, 1) for racer_id in racer_ids}
+    assert stored_seconds(race_id, "racer-1") == []

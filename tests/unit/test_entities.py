@@ -4,7 +4,7 @@ import pytest
 
 from alleycat.edge import views
 from alleycat.rules import scores
-from alleycat.rules.fanin import Counted
+from alleycat.rules.fanin import Counted, SliceStanding
 from alleycat.rules.samples import Sample, Totals
 from alleycat.storage import entities as e
 
@@ -23,9 +23,11 @@ RACE_ID = "01JD5Z6Q8X0000000000000000"
     e.PackedChunk(RACE_ID, "bob", 0, "hill", {0: Sample(80, Decimal("50.25")), 599: Sample(Decimal("0.0001"), 100)}),
     e.Race(RACE_ID, "hill", "Hill climb", "2026-11-22T10:00:00Z", 300, slices=32),
     e.RaceGate(RACE_ID, 3, "hill", 300, startsAt="2026-11-22T10:00:00Z", slices=16),
-    e.SecondBlock(RACE_ID, 7, 42, {"bob": Counted(Sample(Decimal("84.5"), 47, 131), "k1"),
-                                   "amy": Counted(Sample(80, 50, None, 250), "k2")}),
-    e.SliceBoard(RACE_ID, 7, {"bob": [Decimal("1.25"), 3, "Bob", "bike", None]}, {"shardId-0": "4900"}),
+    e.SecondBlock(RACE_ID, 7, 42, {"b0b": Counted(Sample(Decimal("84.5"), 47, 131), "abcd"),
+                                   "amy": Counted(Sample(80, 50, None, 250), "k2k2")}),
+    e.SliceBoard(RACE_ID, 7, {"b0b": SliceStanding(Decimal("1.25"), 3)}, {"shardId-0": "4900"}, ["abcd"], 4),
+    e.SliceTag(RACE_ID, 7, "b0b", "bob"),
+    e.Entry(RACE_ID, "bob", "Bob", "hill", "2026-11-22T10:00:00Z", tag="b0b"),
 ])
 def test_item_round_trips_through_the_type_discriminator(entity):
     # When an entity is stored and read back from its item

@@ -14,14 +14,27 @@ An Idempotency-Key is recorded with a digest of the whole body on each chunk the
 one that partly applied too), and the key sent again with another body is a 422 that writes nothing:
 found in the read when the request writes more than one chunk (all of them are read, before any write),
 else by its one chunk write's condition (docs/architecture.md, "Telemetry counts").
+
+With the fan-in on (``settings.FAN_IN``) a race of slices counts through its second blocks instead
+(docs/fan-in.md): the same read and checks, then one block update per (slice, second) the batch touches
+(``storage.blocks.count``: first value wins) and one write of each slice's board it gains on. A request's
+origin is its Idempotency-Key's digest (a retry finds its own values: answered as its first attempt was; its
+own value differing from the one sent is the key reused with another body, a 422), else a fresh one; the
+telemetry log's consumer counts a whole Kinesis batch so (``ingest_log``), each record its own origin.
 """
 
 from __future__ import annotations
 
-from alleycat import clock
-from alleycat.errors import Conflict, NotFound
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from alleycat import clock, settings
+from alleycat.errors import AlleycatError, Conflict, NotFound, Unprocessable
+from alleycat.observability import logger
+from alleycat.rules import fanin
 from alleycat.rules import telemetry as rules
-from alleycat.rules.samples import Seconds
+from alleycat.rules.samples import Sample, Seconds
 from alleycat.rules.telemetry import Outcome
 from alleycat.storage import entities as e
 from alleycat.storage import parallel, racers, races
@@ -49,6 +62,17 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
     latest = rules.latest(race.startsAt, clock.now() if now is None else now)
     elsewhere = frozenset(entry.racerId for entry in entries if device and not _holds(entry, device))
     writes, outcome = rules.plan(joined, samples, latest, elsewhere, race.metric)
+    tags = _tags(race, entries)
+    if tags is not None:
+        origin = fanin.origin_of(request_key) if request_key else fanin.fresh_origin()
+        carried = [Carried(racer_id, second, fanin.Counted(sample, origin), origin)
+                   for (racer_id, _), seconds in writes.items() for second, sample in seconds.items()]
+        done = _fan_in(race, tags, carried, None)
+        if any(sample != done.sent[key].sample for key, sample in done.retried.items()):
+            raise Unprocessable(rules.REUSED_KEY)
+        outcome.accepted += len(done.counted) + len(done.retried)
+        outcome.duplicates += len(done.duplicates) + done.within
+        return outcome
 
     def write(planned: tuple[rules.ChunkId, Seconds]):
         (racer_id, chunk), seconds = planned
@@ -67,3 +91,113 @@ def _holds(entry: e.Entry, device: str) -> bool:
     if entry.device is None:
         entry.device = racers.claim_ride(entry.raceId, entry.racerId, device)
     return entry.device == device
+
+
+# --- the fan-in (docs/fan-in.md) -------------------------------------------------------------
+
+class Carried(NamedTuple):
+    """A racer's second a batch carries to its block: the value and its origin, and ``mark``, what the slice
+    board's guard knows it by (the Kinesis record's sequence number, or the HTTP request's origin)."""
+
+    racer_id: str
+    second: int
+    counted: fanin.Counted
+    mark: str
+
+
+BlockSecond = tuple[int, int, str]  # (slice, second, tag): a racer's second in their slice's block
+
+
+@dataclass
+class FannedIn:
+    """What a batch's block updates did with what they were ``sent``, by ``BlockSecond`` (as
+    ``rules.fanin.Arbitration``), and the seconds the batch carried twice (``within``: the first stands)."""
+
+    sent: dict[BlockSecond, fanin.Counted] = field(default_factory=dict)
+    counted: dict[BlockSecond, Sample] = field(default_factory=dict)
+    retried: dict[BlockSecond, Sample] = field(default_factory=dict)
+    duplicates: dict[BlockSecond, fanin.Counted] = field(default_factory=dict)
+    within: int = 0
+
+
+def _tags(race: e.RaceGate, entries: list[e.Entry]) -> dict[str, str] | None:
+    """racerId -> tag when the batch counts through the blocks: the fan-in on, the race sliced, and every
+    entry tagged (a racer who joined before the race had slices has none: the chunks count them)."""
+    if not (settings.load().fan_in and race.slices) or any(entry.tag is None for entry in entries):
+        return None
+    return {entry.racerId: entry.tag for entry in entries if entry.tag is not None}
+
+
+def _fan_in(race: e.RaceGate, tags: Mapping[str, str], carried: list[Carried], lane: str | None) -> FannedIn:
+    """Counts ``carried`` into the blocks, one update per (slice, second), then adds what they counted (and
+    what an earlier attempt of the same origins counted) to each slice's board, one write a slice."""
+    from alleycat.storage import blocks  # the fan-in's alone
+
+    assert race.slices is not None
+    outcome, by_block, marks = FannedIn(), dict[tuple[int, int], dict[str, fanin.Counted]](), dict[BlockSecond, str]()
+    for c in carried:
+        slice_, tag = fanin.slice_of(c.racer_id, race.slices), tags[c.racer_id]
+        block = by_block.setdefault((slice_, c.second), {})
+        if tag in block:  # an earlier record of the batch carried it: the first stands
+            outcome.within += 1
+            continue
+        block[tag] = outcome.sent[(slice_, c.second, tag)] = c.counted
+        marks[(slice_, c.second, tag)] = c.mark
+
+    def count(item):
+        (slice_, second), sent = item
+        return slice_, second, blocks.count(race.raceId, slice_, second, sent)
+
+    gains: dict[int, list[fanin.Gain]] = {}
+    for slice_, second, done in parallel.map_all(count, by_block.items()):
+        for tag, sample in (*done.counted.items(), *done.retried.items()):
+            gains.setdefault(slice_, []).append(
+                fanin.Gain(tag, second, sample.score(race.metric), marks[(slice_, second, tag)]))
+        outcome.counted.update({(slice_, second, tag): sample for tag, sample in done.counted.items()})
+        outcome.retried.update({(slice_, second, tag): sample for tag, sample in done.retried.items()})
+        outcome.duplicates.update({(slice_, second, tag): found for tag, found in done.duplicates.items()})
+    parallel.map_all(lambda item: blocks.add_to_board(race.raceId, item[0], item[1], lane), gains.items())
+    return outcome
+
+
+class LogMessage(NamedTuple):
+    """A record of the telemetry log, parsed (``alleycat.edge.mqtt.parse``): the racer's samples, the device,
+    the rule's time of arrival (epoch seconds) and the record's sequence number."""
+
+    racer_id: str
+    samples: list[dict]
+    device: str | None
+    arrival: float
+    sequence: str
+
+
+def ingest_log(race_id: str, messages: list[LogMessage], lane: str) -> int:
+    """Counts a Kinesis batch's ``messages`` of one race, from the shard ``lane``, as the telemetry route counts
+    each racer's own batch, through the blocks when the race counts so (else message by message, the chunks);
+    the seconds newly counted. A message that counts nothing is logged; DynamoDB's errors are raised (the batch
+    is sent again, and counts nothing twice)."""
+    race, entries, _ = races.gate_and_entries(race_id, sorted({m.racer_id for m in messages}))
+    tags = None if race is None or race.status == e.FINISHED else _tags(race, entries)
+    if race is None or tags is None:
+        counted = 0
+        for m in messages:
+            try:
+                counted += ingest(race_id, m.samples, m.racer_id, False, None, m.device, m.arrival).accepted
+            except AlleycatError as error:
+                logger.info("telemetry message dropped", extra={"sequenceNumber": m.sequence, "reason": str(error)})
+        return counted
+    joined, by_racer = set(tags), {entry.racerId: entry for entry in entries}
+    carried: list[Carried] = []
+    for m in messages:
+        try:
+            rules.check(race.durationSeconds, m.samples, m.racer_id, False)
+        except AlleycatError as error:
+            logger.info("telemetry message dropped", extra={"sequenceNumber": m.sequence, "reason": str(error)})
+            continue
+        entry = by_racer.get(m.racer_id)
+        elsewhere = frozenset({m.racer_id} if m.device and entry and not _holds(entry, m.device) else ())
+        writes, _ = rules.plan(joined, m.samples, rules.latest(race.startsAt, m.arrival), elsewhere, race.metric)
+        origin = fanin.origin_of(f"{lane}:{m.sequence}")
+        carried += [Carried(racer_id, second, fanin.Counted(sample, origin), m.sequence)
+                    for (racer_id, _), seconds in writes.items() for second, sample in seconds.items()]
+    return len(_fan_in(race, tags, carried, lane).counted)

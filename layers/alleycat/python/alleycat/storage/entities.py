@@ -6,15 +6,17 @@ into typed objects (``from_item``). Keys come from ``keys``; API shapes from ``v
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import re
+import struct
 import zlib
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import ClassVar, Self
 
-from alleycat.rules.fanin import Counted
+from alleycat.rules.fanin import TAG_CHARS, Counted, SliceStanding
 from alleycat.rules.samples import CHUNK_SECONDS, OUTPUT, Sample, Seconds, Totals
 from alleycat.storage import keys
 from alleycat.storage.attributes import from_item as _load
@@ -185,8 +187,9 @@ class Entry(Entity):
     reviewedAt: str | None = None
     metric: str = OUTPUT  # the race's: what the stream's live check judges (``fairplay``)
     rostered: str | None = None  # the batch of the race's roster the stream put the racer on (``races.add_roster``)
+    tag: str | None = None  # the racer's in their slice's blocks and board (``rules.fanin.tags_of``); absent: the race has no slices
 
-    _ABSENT_UNSET: ClassVar[tuple[str, ...]] = ("device", "review", "rules", "note", "reviewedAt", "rostered")
+    _ABSENT_UNSET: ClassVar[tuple[str, ...]] = ("device", "review", "rules", "note", "reviewedAt", "rostered", "tag")
 
     def to_item(self) -> dict:
         """Absent, not null, while unset: conditions test ``attribute_not_exists(device)`` and ``(review)``."""
@@ -286,19 +289,19 @@ class RaceTicker(Entity):
 class SecondBlock(Entity):
     """One second of one slice of a race (``rules.fanin``): the arbiter of its racers' seconds, first value wins.
 
-    Each racer who sent the second is a top-level attribute ``@<racerId>`` = the second's four values (nulls
-    for a heart rate or power not sent), then the origin that counted it (``stored_counted``); so one update
-    sets every racer it carries only where absent (``if_not_exists``) and returns what it found."""
+    Each racer who sent the second is a top-level attribute named by their tag in the slice (``Entry.tag``)
+    whose value is the second's four values and the origin that counted it, packed (``packed_counted``); so
+    one update sets every racer it carries only where absent (``if_not_exists``) and returns what it found."""
 
     KEYS = keys.SECOND_BLOCK
     raceId: str
     slice: int
     second: int
-    racers: dict[str, Counted] = field(default_factory=dict)
+    racers: dict[str, Counted] = field(default_factory=dict)  # tag -> the first value counted
 
     def to_item(self) -> dict:
         """Its key, its type and its racers: the race, slice and second are the key's alone."""
-        racers = {racer_attribute(racer_id): stored_counted(counted) for racer_id, counted in self.racers.items()}
+        racers = {tag: packed_counted(counted) for tag, counted in self.racers.items()}
         return _dump({**self.key, TYPE: self.KEYS.entity, **racers})
 
     @classmethod
@@ -308,15 +311,40 @@ class SecondBlock(Entity):
 
 @dataclass
 class SliceBoard(Entity):
-    """A slice's live standings, in the race's partition beside the board shards: racerId -> a
-    ``rules.board.Standing`` as stored, and ``applied``: per log shard, the last record whose counts it holds
-    (a batch retried after its board write counts nothing twice)."""
+    """A slice's live standings, in the race's partition beside the board shards: tag -> a
+    ``rules.fanin.SliceStanding``, packed (``packed_standing``); ``applied``: per log shard, the sequence number
+    of the last record whose counts it holds, and ``recent``: the origins of the last HTTP requests it counted
+    (a batch or request retried after its board write counts nothing twice); ``version``: each write adds one."""
 
     KEYS = keys.SLICE_BOARD
     raceId: str
     slice: int
-    standings: dict[str, list] = field(default_factory=dict)
+    standings: dict[str, SliceStanding] = field(default_factory=dict)
     applied: dict[str, str] = field(default_factory=dict)
+    recent: list[str] = field(default_factory=list)
+    version: int = 0
+
+    def to_item(self) -> dict:
+        standings = {tag: packed_standing(standing) for tag, standing in self.standings.items()}
+        return _dump({**self.key, TYPE: self.KEYS.entity, "applied": self.applied, "recent": self.recent,
+                      "version": self.version, **standings})
+
+    @classmethod
+    def from_values(cls, values: dict) -> Self:
+        return cls(values["raceId"], int(values["slice"]),
+                   {name: standing_of(value) for name, value in values.items() if is_tag(name)},
+                   values.get("applied", {}), values.get("recent", []), values.get("version", 0))
+
+
+@dataclass
+class SliceTag(Entity):
+    """A racer's tag in their race slice, claimed by the join (``storage.races.join``): the racer it names."""
+
+    KEYS = keys.SLICE_TAG
+    raceId: str
+    slice: int
+    tag: str
+    racerId: str
 
 
 @dataclass
@@ -524,26 +552,57 @@ def _decimal(text: str):
 
 
 _SAMPLE = re.compile(r"^s\d+$")
-RACER_PREFIX = "@"  # a second block's attribute of a racer, ``@<racerId>``: no field's name starts so
+def is_tag(name: str) -> bool:
+    """Whether a block's or a slice board's attribute ``name`` is a racer's tag: their other names are longer or
+    shorter."""
+    return len(name) == TAG_CHARS
 
 
-def racer_attribute(racer_id: str) -> str:
-    return f"{RACER_PREFIX}{racer_id}"
+# A block's racer, packed: cadence and resistance in ten-thousandths (3 bytes each: 300 and 100 at most), the heart
+# rate (1 byte, 0: none sent; 30-250 bpm), the power (2 bytes, NO_POWER: none sent; 0-3000 W), the origin's bytes.
+_PLACES = Decimal(10_000)
+NO_POWER = 0xFFFF
+_COUNTED = struct.Struct(">3s3sBH")
 
 
-def stored_counted(counted: Counted) -> list:
-    """A racer's second in a block: ``[cadence, resistance, heartRate|null, power|null, origin]``."""
-    return [*counted.sample, counted.origin]
+def _fixed(value, size: int) -> bytes:
+    return int(Decimal(value) * _PLACES).to_bytes(size, "big")
 
 
-def counted_of(stored: list) -> Counted:
-    *sample, origin = stored
-    return Counted(Sample(*sample), origin)
+def _exact(data: bytes) -> Decimal:
+    return (int.from_bytes(data, "big") / _PLACES).normalize()
+
+
+def packed_counted(counted: Counted) -> bytes:
+    sample = counted.sample
+    return _COUNTED.pack(_fixed(sample.cadence, 3), _fixed(sample.resistance, 3), sample.heart_rate or 0,
+                         NO_POWER if sample.power is None else sample.power) + base64.urlsafe_b64decode(counted.origin)
+
+
+def counted_of(packed: bytes) -> Counted:
+    cadence, resistance, heart_rate, power = _COUNTED.unpack_from(packed)
+    return Counted(Sample(_exact(cadence), _exact(resistance), heart_rate or None, None if power == NO_POWER else power),
+                   base64.urlsafe_b64encode(packed[_COUNTED.size:]).decode())
 
 
 def counted_in(values: dict) -> dict[str, Counted]:
-    """The racers' seconds among a block's attributes (``racer_attribute``), whatever else it holds."""
-    return {name[len(RACER_PREFIX):]: counted_of(value) for name, value in values.items() if name.startswith(RACER_PREFIX)}
+    """The racers' seconds among a block's attributes (tag -> counted), whatever else it holds."""
+    return {name: counted_of(value) for name, value in values.items() if is_tag(name)}
+
+
+# A slice board's racer, packed: the score in ten-thousandths (5 bytes: 10^8 points, an hour at 3,000 W is 1.08 x 10^7),
+# the last second (2 bytes, NO_SECOND: none yet).
+NO_SECOND = 0xFFFF
+
+
+def packed_standing(standing: SliceStanding) -> bytes:
+    last = NO_SECOND if standing.last_second is None else standing.last_second
+    return _fixed(standing.score, 5) + last.to_bytes(2, "big")
+
+
+def standing_of(packed: bytes) -> SliceStanding:
+    last = int.from_bytes(packed[5:7], "big")
+    return SliceStanding(_exact(packed[:5]), None if last == NO_SECOND else last)
 
 
 def sample_attribute(second: int) -> str:
@@ -584,7 +643,7 @@ def totals_of(stored: list) -> Totals:
 
 _BY_TYPE: dict[str, type[Entity]] = {
     cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, RaceRoster, RaceTicker, ClassBoard, Best, Chunk, PackedChunk,
-                                     BestPace, ClassCard, RaceCard, Review, ReplayPart, SecondBlock, SliceBoard)
+                                     BestPace, ClassCard, RaceCard, Review, ReplayPart, SecondBlock, SliceBoard, SliceTag)
 }
 
 

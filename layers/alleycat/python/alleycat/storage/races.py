@@ -12,6 +12,7 @@ from datetime import UTC
 
 from alleycat import clock
 from alleycat.errors import BadRequest, Conflict, Unprocessable
+from alleycat.rules import fanin
 from alleycat.rules.board import EQUIPMENT_INDEX, NAME_INDEX, REVIEW_INDEX, Standing
 from alleycat.rules.fairplay import BIKE, equipment_after, latest_second
 from alleycat.storage import entities as e
@@ -154,36 +155,52 @@ def join(race: e.RaceGate | e.Race, racer: e.Racer, equipment: str = BIKE, devic
     race's own partition and no item another join writes. The stream adds the racer to the race's
     count and board (``stream.joins``): a batch of joins is one write there.
 
+    In a race of slices (``rules.fanin``) the racer claims a tag in their slice in the same transaction: the
+    first of their candidates no other racer of the slice holds (a taken one cancels it, and it is sent again
+    with the next); the entry keeps it.
+
     Idempotent: when the entry exists already the transaction is cancelled and the existing
     entry is kept, its score untouched; only its equipment (``fairplay.equipment_after``: virtual
     stays virtual once a second can have counted at ``now``, epoch seconds; None: it can) and, with a
     ``device``, the device that holds the ride change (``rejoin``).
     """
+    tags = iter(fanin.tags_of(racer.racerId) if race.slices else [None])
     entry = e.Entry(race.raceId, racer.racerId, racer.name, race.classId, race.startsAt or "", equipment=equipment,
-                    device=device, metric=race.metric)
+                    device=device, metric=race.metric, tag=next(tags))
     first_chunk = e.Chunk(race.raceId, racer.racerId, 0, race.classId)
     gate = e.RaceGate(race.raceId, e.RaceGate.copy_for(racer.racerId), race.classId, race.durationSeconds)
     name = table_name()
-    actions = [
-        {"Put": {"TableName": name, "Item": entry.to_item(), "ConditionExpression": "attribute_not_exists(PK)"}},
-        {"Put": {"TableName": name, "Item": first_chunk.to_item(), "ConditionExpression": "attribute_not_exists(PK)"}},
-        {"ConditionCheck": {"TableName": name, "Key": key_of(gate), "ConditionExpression": "#status = :open",
-                            "ExpressionAttributeNames": {"#status": "status"},
-                            "ExpressionAttributeValues": values(open=e.OPEN)}},
-    ]
-    try:
-        send("transact_write_items", TransactItems=actions)
-    except Cancelled as cancelled:
-        if not cancelled.condition_failed():
-            raise
-        if cancelled.condition_failed(0):  # joined before: keep the ride, move it if asked
-            from alleycat.storage import racers  # only a join that finds it joined before reads the entry
+    while True:
+        actions = [
+            {"Put": {"TableName": name, "Item": entry.to_item(), "ConditionExpression": "attribute_not_exists(PK)"}},
+            {"Put": {"TableName": name, "Item": first_chunk.to_item(), "ConditionExpression": "attribute_not_exists(PK)"}},
+            {"ConditionCheck": {"TableName": name, "Key": key_of(gate), "ConditionExpression": "#status = :open",
+                                "ExpressionAttributeNames": {"#status": "status"},
+                                "ExpressionAttributeValues": values(open=e.OPEN)}},
+        ]
+        if entry.tag is not None and race.slices:  # the racer's tag in their slice, unless another racer holds it
+            claim = e.SliceTag(race.raceId, fanin.slice_of(racer.racerId, race.slices), entry.tag, racer.racerId)
+            actions.append({"Put": {"TableName": name, "Item": claim.to_item(),
+                                    "ConditionExpression": "attribute_not_exists(PK) OR racerId = :racer",
+                                    "ExpressionAttributeValues": values(racer=racer.racerId)}})
+        try:
+            send("transact_write_items", TransactItems=actions)
+            return entry
+        except Cancelled as cancelled:
+            if not cancelled.condition_failed():
+                raise
+            if cancelled.condition_failed(0):  # joined before: keep the ride, move it if asked
+                from alleycat.storage import racers  # only a join that finds it joined before reads the entry
 
-            existing = racers.get_entry(race.raceId, racer.racerId, consistent=True)
-            if existing:
-                can_have_ridden = now is None or latest_second(now, clock.epoch(existing.startsAt)) >= 0
-                return rejoin(existing, equipment, device, can_have_ridden)
-        raise Conflict("the race is finished") from cancelled
+                existing = racers.get_entry(race.raceId, racer.racerId, consistent=True)
+                if existing:
+                    can_have_ridden = now is None or latest_second(now, clock.epoch(existing.startsAt)) >= 0
+                    return rejoin(existing, equipment, device, can_have_ridden)
+            if not cancelled.condition_failed(3) or cancelled.condition_failed(2):
+                raise Conflict("the race is finished") from cancelled
+            entry.tag = next(tags, None)  # another racer of the slice holds this tag: the next candidate
+            if entry.tag is None:
+                raise Conflict(f"racer {racer.racerId} finds no free tag in their slice of race {race.raceId}") from cancelled
     return entry
 
 
