@@ -29,7 +29,7 @@ def settle(race_id: str) -> None:
     compaction, and once more after the race is marked settled, when a review that changed since is
     applied as a decision on a settled race is (``decisions``); a decision that arrives later finds the
     race settled and applies itself."""
-    race, shards, rosters = races.board_items(race_id, consistent=True)
+    race, shards, rosters, _ = races.board_items(race_id, consistent=True)
     if race is None or race.status != e.FINISHED:
         return
     boards = races.with_rosters(race_id, shards, rosters)
@@ -70,7 +70,7 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
     moved are re-ranked.
     Before the race is settled the whole settlement runs again (it may be the one in flight).
     """
-    race, boards, _ = races.board_items(race_id, consistent=True)
+    race, boards, _, _ = races.board_items(race_id, consistent=True)
     if race is None or race.status != e.FINISHED:
         return
     if not race.settled:
