@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from alleycat.clock import epoch
 from alleycat.edge import mqtt
 from alleycat.rules import scores
+from alleycat.rules.telemetry import REUSED_KEY
 from alleycat.storage import entities as e
 from alleycat.storage import racers
 from local import handlers
@@ -517,3 +518,23 @@ def test_a_log_batch_is_one_block_update_a_slice_second_one_board_write_a_slice_
     assert {racer_id: slice_standing(race_id, racer_id) for racer_id in racer_ids} == {
         racer_id: (2 * one, 1) for racer_id in racer_ids}
     assert stored_seconds(race_id, "racer-1") == []
+
+
+def test_through_the_blocks_a_key_reused_with_another_body_is_422_and_writes_nothing(api, race_with_racers, fan_in):
+    from .faults import Writes
+    race_id = race_with_racers["raceId"]
+    first = post_keyed(api, race_id, [sample("r1", 0)], "tick-1")
+    assert first == (200, {"accepted": 1, "duplicates": 0, "rejected": []})
+    writes = Writes()
+    try:
+        # When the key comes again with a body of seconds none counted yet
+        status, body = post_keyed(api, race_id, [sample("r1", 1), sample("r2", 1)], "tick-1")
+    finally:
+        writes.close()
+    # Then it is the contract's 422, and only the key's record was tried (no block, no board)
+    assert (status, body) == (422, {"message": REUSED_KEY})
+    assert [call[1]["Key"]["PK"]["S"][:5] for call in writes.calls] == ["TREQ#"]
+    assert (slice_standing(race_id, "r1"), slice_standing(race_id, "r2")) == ((scores.output(80, 50), 0), None)
+    # And the first body under it is a retry, answered as before; another caller's key of that name is their own
+    assert post_keyed(api, race_id, [sample("r1", 0)], "tick-1") == first
+    assert post_keyed(api, race_id, [sample("r2", 1)], "tick-1", claims=racer_claims("r2"))[0] == 200

@@ -9,6 +9,9 @@ back as this origin's own.
 ``add_to_board`` is the one write of a slice's board a batch touches: read (strongly consistent: a fifth of a
 write's price) and its changed rows set under the version read, so that the log's consumer and HTTP requests never lose
 each other's seconds; its guard (``rules.fanin.add_gains``) counts a retried batch's seconds once.
+
+``claim_request`` records an HTTP request's Idempotency-Key with its body's digest before its blocks are written:
+the key sent again with another body is refused there, nothing written (the contract's 422).
 """
 
 from __future__ import annotations
@@ -54,6 +57,18 @@ def _update(race_id: str, slice_: int, second: int, sent: Mapping[str, fanin.Cou
                     UpdateExpression="SET " + ", ".join(clauses), ExpressionAttributeNames=names,
                     ExpressionAttributeValues=values, ReturnValues="UPDATED_OLD")
     return e.counted_in(from_item(response.get("Attributes", {})))
+
+
+def claim_request(race_id: str, request: str, body: str) -> bool:
+    """Records the telemetry request ``request`` (a caller's Idempotency-Key in the race) with its ``body``'s digest,
+    or finds it recorded with that same body (a retry); False when it was recorded with another body. One
+    ``UpdateItem`` (the telemetry route's action): 1 WCU a keyed HTTP request, none over MQTT."""
+    item = e.TelemetryRequest(race_id, request, body).to_item()
+    return conditional("update_item", Key=key_from(keys.TELEMETRY_REQUEST, raceId=race_id, request=request),
+                       UpdateExpression="SET #type = :type, #body = :body",
+                       ConditionExpression="attribute_not_exists(PK) OR #body = :body",
+                       ExpressionAttributeNames={"#type": e.TYPE, "#body": "body"},
+                       ExpressionAttributeValues={":type": item[e.TYPE], ":body": item["body"]}) is not None
 
 
 def add_to_board(race_id: str, slice_: int, gains: list[fanin.Gain], lane: str | None) -> bool:

@@ -348,6 +348,22 @@ class SliceTag(Entity):
 
 
 @dataclass
+class TelemetryRequest(Entity):
+    """An Idempotency-Key of a telemetry request counted through the fan-in (``storage.blocks.claim_request``):
+    ``request`` names the race's caller and key, ``body`` the digest of the body first sent under it
+    (``rules.telemetry.Keyed``). Claimed before any block is written, so the key with another body writes nothing."""
+
+    KEYS = keys.TELEMETRY_REQUEST
+    raceId: str
+    request: str
+    body: str
+
+    def to_item(self) -> dict:
+        """Its key, its type and the body's digest: the race and the request are the key's alone."""
+        return _dump({**self.key, TYPE: self.KEYS.entity, "body": self.body})
+
+
+@dataclass
 class ClassBoard(Entity):
     """A class's all-time leaderboard: racerId -> [bestScore, raceId, name], a ``rules.board.ClassStanding``
     as stored (``ClassStanding.stored`` reads it, ``ClassStanding.item`` writes it)."""
@@ -643,7 +659,8 @@ def totals_of(stored: list) -> Totals:
 
 _BY_TYPE: dict[str, type[Entity]] = {
     cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, RaceRoster, RaceTicker, ClassBoard, Best, Chunk, PackedChunk,
-                                     BestPace, ClassCard, RaceCard, Review, ReplayPart, SecondBlock, SliceBoard, SliceTag)
+                                     BestPace, ClassCard, RaceCard, Review, ReplayPart, SecondBlock, SliceBoard, SliceTag,
+                                     TelemetryRequest)
 }
 
 
