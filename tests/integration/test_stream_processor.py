@@ -521,7 +521,7 @@ def test_a_race_seconds_claim_is_one_tickers_and_a_retry_of_its_own_claim_is_sti
     assert tickers.claim("R1", 4, "b") and not tickers.claim("R1", 4, "a")
 
 
-def test_with_the_fan_in_on_the_board_is_the_slice_boards_rows_joined_to_the_rosters_in_one_query(
+def test_with_the_fan_in_on_the_board_is_the_slice_boards_rows_and_the_settlement_the_blocks(
         server, monkeypatch, request_counter):
     monkeypatch.setenv(settings.FAN_IN, "on")
     settings.reset()
@@ -543,3 +543,13 @@ def test_with_the_fan_in_on_the_board_is_the_slice_boards_rows_joined_to_the_ros
     assert request_counter == ["Query"]
     names = {row["racerId"]: row["name"] for row in api("get_race_leaderboard", {"raceId": race_id})[1]["items"]}
     assert names == {"a": "A", "b": "B", "c": "C", "d": "D"}
+    # When the race is finished and settled / Then it ranks, packs and replays the blocks' first values, once
+    finish_and_settle(server, api, race_id)
+    assert board(api, race_id) == {**EXPECTED, "d": (0, None, 4)}
+    results = api("get_racer_results", {"racerId": "b"}, query={})[1]["items"][0]
+    assert (results["status"], results["rank"], results["score"]) == ("finished", 3, 70 * 109.25)
+    history = api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1]["races"][0]["samples"]
+    assert (len(history), history[0], history[-1][0]) == (70, [0, 90, 50, 143.75, None, None], 69)
+    replay = api("get_race_replay", {"raceId": race_id})[1]
+    assert [row["racerId"] for row in replay["racers"]] == ["a", "c", "b", "d"]
+    assert replay["scores"][0][69] == round(70 * 143.75, 1)

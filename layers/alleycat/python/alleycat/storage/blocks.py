@@ -10,6 +10,8 @@ back as this origin's own.
 write's price) and its changed rows set under the version read, so that the log's consumer and HTTP requests never lose
 each other's seconds; its guard (``rules.fanin.add_gains``) counts a retried batch's seconds once.
 
+``seconds_of`` reads a slice's blocks back, racer by racer (the settlement's, and a history's while the race is open).
+
 ``claim_request`` records an HTTP request's Idempotency-Key with its body's digest before its blocks are written:
 the key sent again with another body is refused there, nothing written (the contract's 422).
 """
@@ -20,10 +22,11 @@ from collections.abc import Mapping
 
 from alleycat.errors import Busy
 from alleycat.rules import fanin
+from alleycat.rules.samples import Seconds
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import from_item, to_attr
-from alleycat.storage.dynamo import conditional, get, key_from, send
+from alleycat.storage.dynamo import conditional, get, key_from, query_all, send, values
 
 # An update expression may hold 4 KB; a racer's clause, ``#a12 = if_not_exists(#a12, :a12), ``, about 34 bytes.
 RACERS_PER_UPDATE = 100
@@ -94,3 +97,18 @@ def add_to_board(race_id: str, slice_: int, gains: list[fanin.Gain], lane: str |
                        ExpressionAttributeNames=names, ExpressionAttributeValues=values) is not None:
             return True
     raise Busy(f"the board of race {race_id}'s slice {slice_} kept changing: retry")
+
+
+def seconds_of(race_id: str, slice_: int, racers: Mapping[str, str], within: int,
+               consistent: bool = True) -> dict[str, Seconds]:
+    """The first values the slice's blocks hold for ``racers`` (tag -> racerId), racerId -> second -> sample, for
+    the race's seconds before ``within`` (its duration): one Query of the slice's partition (paged past 1 MB)."""
+    found: dict[str, Seconds] = {racer_id: {} for racer_id in racers.values()}
+    partition = keys.SECOND_BLOCK.pk.build({"raceId": race_id, "slice": slice_})
+    for block in query_all(KeyConditionExpression="PK = :partition AND begins_with(SK, :second)", ConsistentRead=consistent,
+                           ExpressionAttributeValues=values(partition=partition, second=keys.SECOND_BLOCK.sk.prefix())):
+        if isinstance(block, e.SecondBlock) and block.second < within:
+            for tag, counted in block.racers.items():
+                if tag in racers:
+                    found[racers[tag]][block.second] = counted.sample
+    return found
