@@ -260,7 +260,7 @@ class RaceBoard(Entity):
 
 @dataclass
 class RaceRoster(Entity):
-    """Racers who joined a race, as one stream batch saw their joins: racerId -> [name, equipment].
+    """Racers who joined a race, as one stream batch saw their joins: racerId -> [name, equipment, tag] (``tag``: the racer's in their slice, ``Entry.tag``; absent before the fan-in).
 
     A join writes only the racer's own items; the stream processor turns a batch's joins into one of these
     (and adds them to the race's ``racerCount`` in the same transaction), so the race's partition takes one
