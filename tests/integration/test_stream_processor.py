@@ -519,3 +519,37 @@ def test_a_race_seconds_claim_is_one_tickers_and_a_retry_of_its_own_claim_is_sti
     assert tickers.claim("R1", 3, "a") and tickers.claim("R1", 3, "a")  # a retried write of the same claim
     assert not tickers.claim("R1", 3, "b") and not tickers.claim("R1", 2, "a")  # taken; gone by
     assert tickers.claim("R1", 4, "b") and not tickers.claim("R1", 4, "a")
+
+
+def test_with_the_fan_in_on_the_board_is_the_slice_boards_rows_and_the_settlement_the_blocks(
+        server, monkeypatch, request_counter):
+    monkeypatch.setenv(settings.FAN_IN, "on")
+    settings.reset()
+    api = Api()
+    api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
+    race_id = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 120}, claims=ADMIN)[1]["raceId"]
+    for racer_id in ("a", "b", "c", "d"):
+        api("put_racer", {"racerId": racer_id}, body={"name": racer_id.upper()}, claims=ADMIN)
+        api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=ADMIN)
+    # Given the joins rostered by the stream, then seconds counted through the blocks (no chunk)
+    assert process(server.read()) == {"batchItemFailures": []}
+    samples = [{"racerId": r, "second": s, "cadence": c, "resistance": 50}
+               for r, c in (("a", 90), ("b", 60), ("c", 75)) for s in range(0, 70)]
+    assert api("post_telemetry", {"raceId": race_id}, body={"samples": samples}, claims=ADMIN)[1]["accepted"] == 210
+    assert [chunk.samples for chunk in racers.chunks_of(race_id, "a")] == [{}]  # the join's empty chunk alone
+    # When the board is read / Then it ranks the slice boards' rows, names from the rosters, d joined at 0
+    request_counter.clear()
+    assert board(api, race_id) == {**EXPECTED, "d": (0, None, 4)}
+    assert request_counter == ["Query"]
+    names = {row["racerId"]: row["name"] for row in api("get_race_leaderboard", {"raceId": race_id})[1]["items"]}
+    assert names == {"a": "A", "b": "B", "c": "C", "d": "D"}
+    # When the race is finished and settled / Then it ranks, packs and replays the blocks' first values, once
+    finish_and_settle(server, api, race_id)
+    assert board(api, race_id) == {**EXPECTED, "d": (0, None, 4)}
+    results = api("get_racer_results", {"racerId": "b"}, query={})[1]["items"][0]
+    assert (results["status"], results["rank"], results["score"]) == ("finished", 3, 70 * 109.25)
+    history = api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1]["races"][0]["samples"]
+    assert (len(history), history[0], history[-1][0]) == (70, [0, 90, 50, 143.75, None, None], 69)
+    replay = api("get_race_replay", {"raceId": race_id})[1]
+    assert [row["racerId"] for row in replay["racers"]] == ["a", "c", "b", "d"]
+    assert replay["scores"][0][69] == round(70 * 143.75, 1)

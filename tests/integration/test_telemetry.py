@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from alleycat.clock import epoch
 from alleycat.edge import mqtt
 from alleycat.rules import scores
+from alleycat.rules.telemetry import REUSED_KEY
 from alleycat.storage import entities as e
 from alleycat.storage import racers
 from local import handlers
@@ -459,8 +460,10 @@ def answers_of_the_telemetry_route(api, race_id):
             post(api, race_id, [sample("r1", 300)])]
 
 
-def test_the_routes_answers_are_the_same_through_the_blocks(api, race_with_racers, monkeypatch):
+def test_the_routes_answers_are_the_same_through_the_blocks_and_a_reused_key_writes_nothing(api, race_with_racers, monkeypatch):
     from alleycat import settings
+
+    from .faults import Writes
 
     race_id = race_with_racers["raceId"]
     through_chunks = answers_of_the_telemetry_route(api, race_id)
@@ -479,6 +482,18 @@ def test_the_routes_answers_are_the_same_through_the_blocks(api, race_with_racer
         assert slice_standing(other["raceId"], "r1") == (one, 0)
         assert slice_standing(other["raceId"], "r3") == (2 * one, 6)
         assert slice_standing(other["raceId"], "r2") == (scores.output(80, 50), 1)
+        # When a key comes again with a body of seconds none counted yet
+        writes = Writes()
+        try:
+            status, body = post_keyed(api, other["raceId"], [sample("r1", 7), sample("r2", 7)], "tick-1")
+        finally:
+            writes.close()
+        # Then it is the contract's 422, and only the key's record was tried (no block, no board)
+        assert (status, body) == (422, {"message": REUSED_KEY})
+        assert [call[1]["Key"]["PK"]["S"][:5] for call in writes.calls] == ["TREQ#"]
+        assert (slice_standing(other["raceId"], "r1"), slice_standing(other["raceId"], "r2")) == ((one, 0), (one, 1))
+        # And another caller's key of that name is their own
+        assert post_keyed(api, other["raceId"], [sample("r2", 7)], "tick-1", claims=racer_claims("r2"))[0] == 200
     finally:
         settings.reset()
 
@@ -517,3 +532,4 @@ def test_a_log_batch_is_one_block_update_a_slice_second_one_board_write_a_slice_
     assert {racer_id: slice_standing(race_id, racer_id) for racer_id in racer_ids} == {
         racer_id: (2 * one, 1) for racer_id in racer_ids}
     assert stored_seconds(race_id, "racer-1") == []
+

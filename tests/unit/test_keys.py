@@ -6,7 +6,8 @@ from alleycat.storage import keys
 def sample_values():
     return {"racerId": "bob", "classId": "hill", "raceId": "01JD5Z6Q8X0000000000000000",
             "shard": 3, "copy": 4, "chunk": 7, "part": 2, "requestKey": "req-1", "status": "open", "batch": "4900000000001",
-            "startsAt": "2026-11-22T10:00:00Z", "state": "pending", "at": "2026-11-22T10:05:00Z", "slice": 5, "second": 42, "tag": "b0b"}
+            "startsAt": "2026-11-22T10:00:00Z", "state": "pending", "at": "2026-11-22T10:05:00Z", "slice": 5, "second": 42, "tag": "b0b",
+            "request": "q7Zx-1_a"}
 
 
 WIDTHS = {"shard": 2, "copy": 2, "chunk": 3, "part": 2, "slice": 3, "second": 4}

@@ -18,8 +18,9 @@ else by its one chunk write's condition (docs/architecture.md, "Telemetry counts
 With the fan-in on (``settings.FAN_IN``) a race of slices counts through its second blocks instead
 (docs/fan-in.md): the same read and checks, then one block update per (slice, second) the batch touches
 (``storage.blocks.count``: first value wins) and one write of each slice's board it gains on. A request's
-origin is its Idempotency-Key's digest (a retry finds its own values: answered as its first attempt was; its
-own value differing from the one sent is the key reused with another body, a 422), else a fresh one; the
+Idempotency-Key is recorded with its body's digest before any block is written (``storage.blocks.claim_request``:
+the key with another body is a 422 that writes nothing); its origin is the key's digest (a retry finds its own
+values: answered as its first attempt was), else a fresh one; the
 telemetry log's consumer counts a whole Kinesis batch so (``ingest_log``), each record its own origin.
 """
 
@@ -64,6 +65,8 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
     writes, outcome = rules.plan(joined, samples, latest, elsewhere, race.metric)
     tags = _tags(race, entries)
     if tags is not None:
+        if request and not _claim(race.raceId, rules.request_of(caller_sub, request_key or ""), request.body):
+            raise Unprocessable(rules.REUSED_KEY)
         origin = fanin.origin_of(request_key) if request_key else fanin.fresh_origin()
         carried = [Carried(racer_id, second, fanin.Counted(sample, origin), origin)
                    for (racer_id, _), seconds in writes.items() for second, sample in seconds.items()]
@@ -126,6 +129,12 @@ def _tags(race: e.RaceGate, entries: list[e.Entry]) -> dict[str, str] | None:
     if not (settings.load().fan_in and race.slices) or any(entry.tag is None for entry in entries):
         return None
     return {entry.racerId: entry.tag for entry in entries if entry.tag is not None}
+
+
+def _claim(race_id: str, request: str, body: str) -> bool:
+    from alleycat.storage import blocks  # the fan-in's alone
+
+    return blocks.claim_request(race_id, request, body)
 
 
 def _fan_in(race: e.RaceGate, tags: Mapping[str, str], carried: list[Carried], lane: str | None) -> FannedIn:

@@ -152,6 +152,12 @@ def keyed(request_key: str, device: str | None, samples: list[dict]) -> Keyed:
     return Keyed(_digest(request_key, KEY_TAG_BYTES), _digest(canonical_body(device, samples), BODY_DIGEST_BYTES))
 
 
+def request_of(caller_sub: str, request_key: str) -> str:
+    """A caller's Idempotency-Key as the fan-in records it in a race (``TelemetryRequest``): the caller's own, so
+    that two callers' keys never meet."""
+    return _digest(f"{caller_sub}\n{request_key}", KEY_TAG_BYTES)
+
+
 def canonical_body(device: str | None, samples: list[dict]) -> str:
     """The whole body as the server reads it, one text for bodies that mean the same (the same key sent again
     with it is a retry): the device (none: empty), then every sample in the order sent, its racerId, second,

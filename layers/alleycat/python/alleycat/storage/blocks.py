@@ -9,6 +9,11 @@ back as this origin's own.
 ``add_to_board`` is the one write of a slice's board a batch touches: read (strongly consistent: a fifth of a
 write's price) and its changed rows set under the version read, so that the log's consumer and HTTP requests never lose
 each other's seconds; its guard (``rules.fanin.add_gains``) counts a retried batch's seconds once.
+
+``seconds_of`` reads a slice's blocks back, racer by racer (the settlement's, and a history's while the race is open).
+
+``claim_request`` records an HTTP request's Idempotency-Key with its body's digest before its blocks are written:
+the key sent again with another body is refused there, nothing written (the contract's 422).
 """
 
 from __future__ import annotations
@@ -17,10 +22,11 @@ from collections.abc import Mapping
 
 from alleycat.errors import Busy
 from alleycat.rules import fanin
+from alleycat.rules.samples import Seconds
 from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import from_item, to_attr
-from alleycat.storage.dynamo import conditional, get, key_from, send
+from alleycat.storage.dynamo import conditional, get, key_from, query_all, send, values
 
 # An update expression may hold 4 KB; a racer's clause, ``#a12 = if_not_exists(#a12, :a12), ``, about 34 bytes.
 RACERS_PER_UPDATE = 100
@@ -56,6 +62,18 @@ def _update(race_id: str, slice_: int, second: int, sent: Mapping[str, fanin.Cou
     return e.counted_in(from_item(response.get("Attributes", {})))
 
 
+def claim_request(race_id: str, request: str, body: str) -> bool:
+    """Records the telemetry request ``request`` (a caller's Idempotency-Key in the race) with its ``body``'s digest,
+    or finds it recorded with that same body (a retry); False when it was recorded with another body. One
+    ``UpdateItem`` (the telemetry route's action): 1 WCU a keyed HTTP request, none over MQTT."""
+    item = e.TelemetryRequest(race_id, request, body).to_item()
+    return conditional("update_item", Key=key_from(keys.TELEMETRY_REQUEST, raceId=race_id, request=request),
+                       UpdateExpression="SET #type = :type, #body = :body",
+                       ConditionExpression="attribute_not_exists(PK) OR #body = :body",
+                       ExpressionAttributeNames={"#type": e.TYPE, "#body": "body"},
+                       ExpressionAttributeValues={":type": item[e.TYPE], ":body": item["body"]}) is not None
+
+
 def add_to_board(race_id: str, slice_: int, gains: list[fanin.Gain], lane: str | None) -> bool:
     """Adds ``gains`` to the slice's board as ``rules.fanin.add_gains`` guards them (``lane``: the Kinesis shard
     they came from, None for an HTTP request); whether it wrote. One ``UpdateItem`` (the telemetry functions'
@@ -79,3 +97,18 @@ def add_to_board(race_id: str, slice_: int, gains: list[fanin.Gain], lane: str |
                        ExpressionAttributeNames=names, ExpressionAttributeValues=values) is not None:
             return True
     raise Busy(f"the board of race {race_id}'s slice {slice_} kept changing: retry")
+
+
+def seconds_of(race_id: str, slice_: int, racers: Mapping[str, str], within: int,
+               consistent: bool = True) -> dict[str, Seconds]:
+    """The first values the slice's blocks hold for ``racers`` (tag -> racerId), racerId -> second -> sample, for
+    the race's seconds before ``within`` (its duration): one Query of the slice's partition (paged past 1 MB)."""
+    found: dict[str, Seconds] = {racer_id: {} for racer_id in racers.values()}
+    partition = keys.SECOND_BLOCK.pk.build({"raceId": race_id, "slice": slice_})
+    for block in query_all(KeyConditionExpression="PK = :partition AND begins_with(SK, :second)", ConsistentRead=consistent,
+                           ExpressionAttributeValues=values(partition=partition, second=keys.SECOND_BLOCK.sk.prefix())):
+        if isinstance(block, e.SecondBlock) and block.second < within:
+            for tag, counted in block.racers.items():
+                if tag in racers:
+                    found[racers[tag]][block.second] = counted.sample
+    return found

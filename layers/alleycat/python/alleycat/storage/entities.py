@@ -260,7 +260,7 @@ class RaceBoard(Entity):
 
 @dataclass
 class RaceRoster(Entity):
-    """Racers who joined a race, as one stream batch saw their joins: racerId -> [name, equipment].
+    """Racers who joined a race, as one stream batch saw their joins: racerId -> [name, equipment, tag] (``tag``: the racer's in their slice, ``Entry.tag``; absent before the fan-in).
 
     A join writes only the racer's own items; the stream processor turns a batch's joins into one of these
     (and adds them to the race's ``racerCount`` in the same transaction), so the race's partition takes one
@@ -345,6 +345,22 @@ class SliceTag(Entity):
     slice: int
     tag: str
     racerId: str
+
+
+@dataclass
+class TelemetryRequest(Entity):
+    """An Idempotency-Key of a telemetry request counted through the fan-in (``storage.blocks.claim_request``):
+    ``request`` names the race's caller and key, ``body`` the digest of the body first sent under it
+    (``rules.telemetry.Keyed``). Claimed before any block is written, so the key with another body writes nothing."""
+
+    KEYS = keys.TELEMETRY_REQUEST
+    raceId: str
+    request: str
+    body: str
+
+    def to_item(self) -> dict:
+        """Its key, its type and the body's digest: the race and the request are the key's alone."""
+        return _dump({**self.key, TYPE: self.KEYS.entity, "body": self.body})
 
 
 @dataclass
@@ -643,7 +659,8 @@ def totals_of(stored: list) -> Totals:
 
 _BY_TYPE: dict[str, type[Entity]] = {
     cls.KEYS.entity: cls for cls in (Racer, Class, Race, RaceGate, RaceRequest, Entry, RaceBoard, RaceRoster, RaceTicker, ClassBoard, Best, Chunk, PackedChunk,
-                                     BestPace, ClassCard, RaceCard, Review, ReplayPart, SecondBlock, SliceBoard, SliceTag)
+                                     BestPace, ClassCard, RaceCard, Review, ReplayPart, SecondBlock, SliceBoard, SliceTag,
+                                     TelemetryRequest)
 }
 
 

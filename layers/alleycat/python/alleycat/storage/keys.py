@@ -129,6 +129,8 @@ SECOND_BLOCK = _entity("SecondBlock", "SLICE#{raceId}#{slice:03d}", "SECOND#{sec
 SLICE_BOARD = _entity("SliceBoard", "RACE#{raceId}", "BOARD#{raceId}#S{slice:03d}")
 # A racer's tag in their slice (``rules.fanin.tags_of``), claimed by their join: no two racers of a slice share one.
 SLICE_TAG = _entity("SliceTag", "SLICE#{raceId}#{slice:03d}", "TAG#{tag}")
+# An HTTP telemetry request's Idempotency-Key through the fan-in, a partition a (race, caller, key): its body's digest.
+TELEMETRY_REQUEST = _entity("TelemetryRequest", "TREQ#{raceId}#{request}", "TREQ#{request}")
 ENTRY = _entity("Entry", "RACER#{racerId}", "RACE#{raceId}")
 BEST = _entity("Best", "RACER#{racerId}", "BEST#{classId}")
 BEST_PACE = _entity("BestPace", "CLASS#{classId}", "PACE#{classId}")
@@ -146,4 +148,5 @@ REPLAY_PART = _entity("ReplayPart", "RACE#{raceId}", "REPLAY#{raceId}#{part:02d}
 REVIEW = _entity("Review", "REVIEWS#{state}", "REVIEW#{at}#{raceId}#{racerId}")
 
 ENTITIES = {e.entity: e for e in (RACER, CLASS, CLASS_BOARD, RACE, RACE_GATE, RACE_BOARD, RACE_ROSTER, RACE_REQUEST, ENTRY, BEST, CHUNK, PACKED_CHUNK,
-                                  BEST_PACE, CLASS_CARD, RACE_CARD, RACE_TICKER, REVIEW, REPLAY_PART, SECOND_BLOCK, SLICE_BOARD, SLICE_TAG)}
+                                  BEST_PACE, CLASS_CARD, RACE_CARD, RACE_TICKER, REVIEW, REPLAY_PART, SECOND_BLOCK, SLICE_BOARD, SLICE_TAG,
+                                  TELEMETRY_REQUEST)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC
+from typing import NamedTuple
 
 from alleycat import clock
 from alleycat.errors import BadRequest, Conflict, Unprocessable
@@ -100,30 +101,47 @@ def get(race_id: str, consistent: bool = False) -> e.Race | None:
 
 
 def with_boards(race_id: str, consistent: bool = False) -> tuple[e.Race | None, list[e.RaceBoard]]:
-    """Pattern 4, top scores by race: the race's partition holds the race, its board shards and its rosters (then,
-    once it is settled, its replay: ``replays``, never read here). A racer the rosters name and no shard has yet
-    (joined, not yet seen riding) is on the shards returned with score 0."""
-    race, boards, rosters = board_items(race_id, consistent)
-    return race, with_rosters(race_id, boards, rosters)
+    """Pattern 4, top scores by race: the race's partition holds the race, its board shards, its rosters and its
+    slice boards (then, once it is settled, its replay: ``replays``, never read here). A racer the rosters name and
+    no shard has yet (joined, not yet seen riding) is on the shards returned with score 0; one their slice's board
+    counts (the fan-in) has its score and last second from it."""
+    found = board_items(race_id, consistent)
+    return found.race, with_rosters(race_id, found.boards, found.rosters, found.slice_boards,
+                                    found.race.slices if found.race else None)
 
 
-def board_items(race_id: str, consistent: bool = False
-                ) -> tuple[e.Race | None, list[e.RaceBoard], list[e.RaceRoster]]:
-    """The race, its board shards as stored and its rosters: one Query (a page more past 1 MB)."""
+class BoardItems(NamedTuple):
+    """The race's partition up to its replay, by kind."""
+
+    race: e.Race | None
+    boards: list[e.RaceBoard]
+    rosters: list[e.RaceRoster]
+    slice_boards: list[e.SliceBoard]
+
+
+def board_items(race_id: str, consistent: bool = False) -> BoardItems:
+    """The race, its board shards as stored, its rosters and its slice boards: one Query (a page more past 1 MB)."""
     found = query_all(KeyConditionExpression="PK = :partition AND SK < :replay", ConsistentRead=consistent,
                       ExpressionAttributeValues=values(partition=keys.RACE.pk.build({"raceId": race_id}),
                                                        replay=keys.REPLAY_PART.sk.prefix()))
-    race = next((i for i in found if isinstance(i, e.Race)), None)
-    return (race, [i for i in found if isinstance(i, e.RaceBoard)], [i for i in found if isinstance(i, e.RaceRoster)])
+    return BoardItems(next((i for i in found if isinstance(i, e.Race)), None),
+                      [i for i in found if isinstance(i, e.RaceBoard)], [i for i in found if isinstance(i, e.RaceRoster)],
+                      [i for i in found if isinstance(i, e.SliceBoard)])
 
 
-def with_rosters(race_id: str, boards: list[e.RaceBoard], rosters: list[e.RaceRoster]) -> list[e.RaceBoard]:
-    """``boards`` with each racer of ``rosters`` they lack on their shard, as joined (score 0)."""
+def with_rosters(race_id: str, boards: list[e.RaceBoard], rosters: list[e.RaceRoster],
+                 slice_boards: Iterable[e.SliceBoard] = (), slices: int | None = None) -> list[e.RaceBoard]:
+    """``boards`` with each racer of ``rosters`` they lack on their shard, as joined (score 0), and each rostered
+    racer's score and last second from their row on ``slice_boards`` (by the tag the roster keeps), where it has one."""
     by_shard = {board.shard: board for board in boards}
+    rows = {(board.slice, tag): row for board in slice_boards for tag, row in board.standings.items()}
     for roster in rosters:
-        for racer_id, (name, equipment) in roster.racers.items():
+        for racer_id, (name, equipment, *tagged) in roster.racers.items():
             shard = by_shard.setdefault(e.RaceBoard.shard_of(racer_id), e.RaceBoard(race_id, e.RaceBoard.shard_of(racer_id)))
-            shard.standings.setdefault(racer_id, Standing.joined(racer_id, name, equipment).item())
+            standing = shard.standings.setdefault(racer_id, Standing.joined(racer_id, name, equipment).item())
+            row = rows.get((fanin.slice_of(racer_id, slices), tagged[0])) if rows and slices and tagged else None
+            if row is not None:
+                standing[0], standing[1] = row.score, row.last_second
     return sorted(by_shard.values(), key=lambda board: board.shard)
 
 
@@ -265,7 +283,8 @@ def add_roster(race_id: str, batch: str, entries: list[e.Entry]) -> list[e.Entry
     entries rostered now."""
     left = list(entries)
     while left:
-        roster = e.RaceRoster(race_id, batch, {entry.racerId: [entry.name, entry.equipment] for entry in left})
+        roster = e.RaceRoster(race_id, batch, {entry.racerId: [entry.name, entry.equipment, *([entry.tag] if entry.tag else [])]
+                                                 for entry in left})
         actions = [{"Put": {"TableName": table_name(), "Item": roster.to_item()}},
                    {"Update": {"TableName": table_name(), "Key": key_from(keys.RACE, raceId=race_id, classId=left[0].classId),
                                "UpdateExpression": "ADD racerCount :count", "ConditionExpression": "attribute_exists(PK)",

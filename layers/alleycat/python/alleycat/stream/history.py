@@ -28,6 +28,19 @@ class History(Protocol):
     def replace_chunks(self, packed: list[e.PackedChunk], live: list[e.Chunk]) -> bool: ...
 
 
+class WithBlocks:
+    """``storage.racers``' history, with the racer's ``seconds`` from their slice's blocks (the fan-in) read as a
+    packed part ahead of the stored ones: compaction writes them into the racer's packed history, once."""
+
+    def __init__(self, seconds: Seconds):
+        self.seconds = seconds
+        self.set_entry_chunks = racers.set_entry_chunks
+        self.replace_chunks = racers.replace_chunks
+
+    def chunks_of(self, race_id: str, racer_id: str) -> list[e.Chunk | e.PackedChunk]:
+        return [e.PackedChunk(race_id, racer_id, 0, "", self.seconds), *racers.chunks_of(race_id, racer_id)]
+
+
 class Compacted(NamedTuple):
     """What ``compact`` found: the whole ride's samples as stored, and whether the entry's totals had to change."""
 

@@ -11,13 +11,14 @@ replay last, before the race is marked settled (its route answers 409 until then
 
 from __future__ import annotations
 
-from alleycat import clock
+from alleycat import clock, settings
 from alleycat.rules import board, replay
 from alleycat.rules import settlement as rule
+from alleycat.rules.samples import Seconds
 from alleycat.storage import classes, parallel, racers, races, replays, reviews, sizing
 from alleycat.storage import entities as e
 from alleycat.stream import decisions
-from alleycat.stream.history import compact
+from alleycat.stream.history import WithBlocks, compact
 from alleycat.stream.pacing import ClassPacer
 
 CLASS_BOARD_MAX_BYTES = 350 * 1024  # under DynamoDB's 400 KB item limit
@@ -29,13 +30,15 @@ def settle(race_id: str) -> None:
     compaction, and once more after the race is marked settled, when a review that changed since is
     applied as a decision on a settled race is (``decisions``); a decision that arrives later finds the
     race settled and applies itself."""
-    race, shards, rosters = races.board_items(race_id, consistent=True)
+    race, shards, rosters, _ = races.board_items(race_id, consistent=True)
     if race is None or race.status != e.FINISHED:
         return
     boards = races.with_rosters(race_id, shards, rosters)
     roster = [racer_id for shard in boards for racer_id in shard.standings]
     ridden = racers.get_entries(race_id, roster)
-    rides = parallel.map_all(lambda entry: compact(race, entry, check_ride), ridden)
+    blocked = _block_seconds(race, ridden)
+    rides = parallel.map_all(lambda entry: compact(race, entry, check_ride, WithBlocks(blocked[entry.racerId])
+                                                   if entry.racerId in blocked else racers), ridden)
     entries = racers.get_entries(race_id, roster)
     parallel.map_all(reviews.refresh_score, [entry for entry in entries if entry.review])
     publish_ranks(race, entries)
@@ -50,6 +53,26 @@ def settle(race_id: str) -> None:
     # An earlier attempt that failed after merging the class board may have merged a ride reviewed since: its row goes.
     for racer_id in [entry.racerId for entry in entries if entry.review and not rule.counts(entry)]:
         decisions.set_class_best(race.classId, racer_id)
+
+
+def _block_seconds(race: e.Race, entries: list[e.Entry]) -> dict[str, Seconds]:
+    """With the fan-in on, the tagged ``entries``' seconds from their slices' blocks (racerId -> seconds): one Query
+    per slice that holds one of them (paged), the race's seconds alone; none without it."""
+    if not (settings.load().fan_in and race.slices):
+        return {}
+    from alleycat.rules import fanin  # the fan-in's alone
+    from alleycat.storage import blocks
+
+    slices = race.slices
+    by_slice: dict[int, dict[str, str]] = {}
+    for entry in entries:
+        if entry.tag is not None:
+            by_slice.setdefault(fanin.slice_of(entry.racerId, slices), {})[entry.tag] = entry.racerId
+    found: dict[str, Seconds] = {}
+    for seconds in parallel.map_all(lambda item: blocks.seconds_of(race.raceId, item[0], item[1], race.durationSeconds),
+                                    by_slice.items()):
+        found.update(seconds)
+    return found
 
 
 def check_ride(entry: e.Entry, samples: dict) -> None:
@@ -70,7 +93,7 @@ def amend(race_id: str, racer_ids: list[str]) -> None:
     moved are re-ranked.
     Before the race is settled the whole settlement runs again (it may be the one in flight).
     """
-    race, boards, _ = races.board_items(race_id, consistent=True)
+    race, boards, _, _ = races.board_items(race_id, consistent=True)
     if race is None or race.status != e.FINISHED:
         return
     if not race.settled:
