@@ -136,13 +136,16 @@ class Runner:
         to the log's consumer in the event source mapping's batches (``over_mqtt.batches``), all at once."""
         from alleycat.edge import mqtt
 
-        from .over_mqtt import batches
+        from .over_mqtt import lane_batches, rounds
 
         records = [mqtt.rule_record(mqtt.TOPIC.format(raceId=race_id, racerId=racer), json.dumps({"samples": [
             {"second": second, "cadence": cadence, "resistance": resistance}]}).encode(), arrival)[::-1]
             for racer, second, cadence, resistance in samples]
-        events = [{"Records": batch} for batch in batches(records, arrival, sequence)]
-        runs = self.invoke_all("ingest_telemetry", events, label)
+        events: list[dict] = []
+        runs: list[dict] = []
+        for batches in rounds(lane_batches(records, arrival, sequence)):  # a lane's batches one after another
+            events += [{"Records": batch} for batch in batches]
+            runs += self.invoke_all("ingest_telemetry", events[len(runs):], label)
         for run, event in zip(runs, events, strict=True):
             run["records"] = len(event["Records"])
             run["record_bytes"] = sum(len(base64.b64decode(r["kinesis"]["data"])) + len(r["kinesis"]["partitionKey"])

@@ -669,8 +669,26 @@ def stage(measured: dict | None = None) -> dict:
 
     stream = ((measured or {}).get("race_day") or {}).get("bikes", {}).get("stream_processor")
     per_record = stream["cpu_ms"]["mean"] / stream["records_per_invocation"] if stream else None
-    say(f"scale: recording a race of {RECORD_RACERS} riders for {RECORD_SECONDS} s through the real handlers")
+    say(f"scale: recording a race of {RECORD_RACERS} riders for {RECORD_SECONDS} s through the real handlers (fan-in off)")
     f = figures(record(stream_cpu_ms_per_record=per_record), deployed_quotas())
     f["stream_cpu_from"] = "race_day.bikes.stream_processor (1,000 records an invocation)" if stream else "the recording"
     say_walls(f)
-    return f
+    return judged_with_fan_in(f)
+
+
+JUDGED = ("riders", "largest_race", "hottest_partition_wcu", "hottest_partition_rcu", "wcu_per_racer_second")
+
+
+def judged_with_fan_in(chunk_path: dict) -> dict:
+    """The walls today (the chunk path, the reproduction check) kept as ``chunk_path_<figure>``; the judged figures
+    the fan-in's (``bench.capacity_fanin``: the MQTT path with ``ALLEYCAT_FAN_IN=on``)."""
+    from . import capacity_fanin
+    from .env import stack
+    from .pricing import ASSUMED
+
+    settings = stack()
+    fan_in = capacity_fanin.stage(capacity_fanin.Sizing(
+        batch=settings["ingest_batch_size"], lanes=settings["ingest_parallelization"],
+        rtt_ms=ASSUMED["dynamodb_round_trip_ms"]["value"]))
+    return {**chunk_path, **{f"chunk_path_{name}": chunk_path[name] for name in JUDGED},
+            **{name: fan_in[name] for name in JUDGED}, "fan_in": fan_in}

@@ -25,6 +25,16 @@ def say(message: str) -> None:
     print(f"[{time.perf_counter() - _START:6.1f}s] {message}", flush=True)
 
 
+def fan_in(on: bool) -> dict:
+    """``ALLEYCAT_FAN_IN`` in this process as ``on`` says (the settings read again); the workers' setting for it."""
+    if on:
+        os.environ[settings.FAN_IN] = "on"
+    else:
+        os.environ.pop(settings.FAN_IN, None)
+    settings.reset()
+    return {settings.FAN_IN: "on"} if on else {}
+
+
 class Dynamo:
     """The embedded engine, the layer's client pointed at it."""
 

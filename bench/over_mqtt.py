@@ -15,7 +15,6 @@ handlers, as AWS would run them.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import threading
 import time
@@ -29,23 +28,35 @@ from local.auth import SigningKey
 from local.kinesis import lambda_record, lane_of
 from stacks.settings import API_SCOPES, INGEST_BATCH_SIZE, INGEST_PARALLELIZATION, INGEST_SHARDS
 
+from .capacity_fanin import shard_of as key_shard
+
 ARN_PREFIX, CLIENT_ID = "arn:aws:iot:us-east-1:000000000000:", "bench-client"
-HASH_SPACE = 2**128  # Kinesis maps a partition key's MD5 into 128 bits, each shard a range of them
 
 
 def shard_of(partition_key: str, shards: int = INGEST_SHARDS) -> int:
-    return int.from_bytes(hashlib.md5(partition_key.encode()).digest(), "big") * shards // HASH_SPACE
+    return key_shard(partition_key, shards)
 
 
 def batches(records: list[tuple[str, bytes]], arrival: float, sequence: int, shards: int = INGEST_SHARDS,
             lanes: int = INGEST_PARALLELIZATION, size: int = INGEST_BATCH_SIZE) -> list[list[dict]]:
     """A second's ``(partition key, data)`` records as the mapping's events: by shard, by lane, ``size`` at most."""
+    return [batch for lane in lane_batches(records, arrival, sequence, shards, lanes, size) for batch in lane]
+
+
+def lane_batches(records: list[tuple[str, bytes]], arrival: float, sequence: int, shards: int = INGEST_SHARDS,
+                 lanes: int = INGEST_PARALLELIZATION, size: int = INGEST_BATCH_SIZE) -> list[list[list[dict]]]:
+    """``batches``, each lane's in its order: a lane delivers its next batch only once its last one succeeded."""
     by_lane: dict[tuple[int, int], list[dict]] = {}
     for n, (key, data) in enumerate(records):
         shard = shard_of(key, shards)
         record = lambda_record(f"shardId-{shard:012d}", f"{sequence + n:056d}", key, data, arrival)
         by_lane.setdefault((shard, lane_of(key, lanes)), []).append(record)
-    return [lane[start:start + size] for _, lane in sorted(by_lane.items()) for start in range(0, len(lane), size)]
+    return [[lane[start:start + size] for start in range(0, len(lane), size)] for _, lane in sorted(by_lane.items())]
+
+
+def rounds(lanes: list[list[list[dict]]]) -> list[list[list[dict]]]:
+    """The lanes' batches as rounds that may run at once: every lane's first batch, then every lane's second…"""
+    return [[lane[n] for lane in lanes if n < len(lane)] for n in range(max(map(len, lanes), default=0))]
 
 
 class Jwks:

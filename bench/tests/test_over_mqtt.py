@@ -27,6 +27,16 @@ def test_a_seconds_records_reach_the_consumer_once_each_in_the_mappings_batches(
     assert json.loads(base64.b64decode(delivered[0]["kinesis"]["data"])) == {}
 
 
+def test_a_lanes_next_batch_waits_for_its_last_one():
+    """A lane delivers its batches one after another (the fan-in's board guard relies on their order)."""
+    keys = [f"race/racer-{n:04d}" for n in range(1000)]
+    lanes = over_mqtt.lane_batches([(key, b"{}") for key in keys], 1795600800.0, 5000, shards=2, lanes=10, size=30)
+    rounds = over_mqtt.rounds(lanes)
+    lane = lambda batch: (batch[0]["eventID"].split(":")[0], lane_of(batch[0]["kinesis"]["partitionKey"], 10))
+    assert all(len({lane(b) for b in batches}) == len(batches) for batches in rounds)  # a lane once a round
+    assert [b for batches in rounds for b in batches if lane(b) == lane(lanes[0][0])] == lanes[0]  # in its order
+
+
 def lane_sizes(keys: list[str]) -> list[int]:
     counts: dict = {}
     for key in keys:

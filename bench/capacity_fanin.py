@@ -1,0 +1,357 @@
+"""The fan-in's partitions and quotas at scale (docs/fan-in.md; issue 53, items 1 and 6): a race recorded over MQTT
+through the real handlers with ``ALLEYCAT_FAN_IN=on`` (the authorizer, the topic rule's records in the mapping's
+batches, the ingest consumer writing second blocks and slice boards, the stream processor, the joins, the ticker),
+its items' sizes and its requests' units measured, then replayed for N races of R riders.
+
+What scales by shifting ids, as ``bench.capacity`` does: a rider's own partitions (their entry's read a batch).
+What is placed by the real hash functions, not by a mean: the Kinesis partition keys (``<race>/<group>``, 16 a race)
+on shards (``over_mqtt.shard_of``) and on the mapping's lanes (``local.kinesis.lane_of``), so a lane carrying two
+keys, and a shard two hot groups, are in the figures. A lane's second is ⌈its records / the batch size⌉ batches;
+each batch updates each slice of its groups once (one block update, one slice-board read and write), so a slice's
+writes a second are its lane's batches. Item sizes are the recording's, scaled to a slice's racers.
+
+**The history writer** (a second stream mapping turning block records into the racers' 30-s chunks) is not on
+main yet: ``HISTORY`` models it as its design says (one ``UpdateItem`` a racer a chunk, ~1 WCU, a new chunk's
+index entry, and the stream processor's entry write once a chunk), labelled modelled. ``history(recording)`` is
+where its recorded requests join the ledger once it lands (source ``history``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
+
+from alleycat.rules.fanin import GROUPS, slices_for
+
+from .capacity import KB, PAGES, PARTITION_RCU, PARTITION_WCU, READ_KB, Request, family, scope
+
+RIDERS_PER_SHARD = 600  # the consumer's planned riders a shard at 1 Hz (docs/capacity.md, "The telemetry log")
+TICK_PREFIX = "TICK#"
+HASH_SPACE = 2**128  # Kinesis maps a partition key's MD5 into 128 bits, each shard a range of them
+
+FAN_IN_PAGES = {
+    "iot": "https://docs.aws.amazon.com/general/latest/gr/iot-core.html#message-broker-limits",
+    "iot_rules": "https://docs.aws.amazon.com/general/latest/gr/iot-core.html#rules-limits",
+    "kinesis": "https://docs.aws.amazon.com/streams/latest/dev/service-sizes-and-limits.html",
+    "kinesis_mapping": "https://docs.aws.amazon.com/lambda/latest/dg/services-kinesis-parameters.html",
+    "appsync": "https://docs.aws.amazon.com/general/latest/gr/appsync.html",
+    "streams_readers": "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html",
+}
+
+
+@dataclass(frozen=True)
+class History:
+    """The history writer's requests a racer a chunk (docs/fan-in.md, "History while the race is open")."""
+    chunk_seconds: int = 30
+    chunk_wcu: float = 1.0  # its UpdateItem of the racer's chunk (RACER#<racer>)
+    index_wcu: float = 1.0  # the new chunk's inverted-index entry (HIST#<race>#<racer>#<n>, its own partition)
+    entry_wcu: float = 1.0  # the stream processor's write of the entry once a chunk (RACER#<racer>)
+    recorded: bool = False  # False: modelled from the design, not measured
+
+
+HISTORY = History()
+
+
+def history(requests: tuple[Request, ...], racers: int, seconds: int) -> History:
+    """The history writer's load: recorded (source ``history``, per racer a chunk) once it is on the path,
+    else ``HISTORY`` as its design says. THE HOOK: record its invocations under source ``history``."""
+    written = [r for r in requests if r.source == "history"]
+    if not written:
+        return HISTORY
+    chunks = racers * seconds / HISTORY.chunk_seconds
+    return replace(HISTORY, recorded=True,
+                   chunk_wcu=sum(r.wcu for r in written if not r.index and r.item.startswith("HIST#")) / chunks,
+                   index_wcu=sum(r.wcu for r in written if r.index) / chunks,
+                   entry_wcu=sum(r.wcu for r in written if not r.index and not r.item.startswith("HIST#")) / chunks)
+
+
+@dataclass(frozen=True)
+class FanIn:
+    """What the recorded race over MQTT measured, per unit the model scales (bytes, units, milliseconds)."""
+    racers: int
+    rider_seconds: int
+    block_base: float  # a SecondBlock's bytes without racers, and each racer's attribute
+    block_per_racer: float
+    board_base: float  # a SliceBoard's
+    board_per_racer: float
+    read_base: float  # the board's one Query while open (race, shards, rosters, slice boards): fixed bytes
+    read_per_racer: float  # and a racer's
+    entry_rcu: float  # the consumer's strongly consistent read of a racer's entry, a rider-second
+    gate_rcu: float  # a batch's read of the race's gate copy
+    tick_wcu: float  # the ticker's claim of a race second (TICK#<race>)
+    tick_rcu: float  # the ticker's reads a tick besides the board's Query (the race, the claim)
+    record_bytes: float  # a Kinesis record with its partition key
+    consumer_cpu_ms_per_record: float  # at the consumer's memory
+    consumer_waves: float  # round trips a batch (requests one after another)
+    memory_mb: int
+    checks: tuple = ()  # (name, recorded, model)
+
+
+@dataclass(frozen=True)
+class Sizing:
+    """The deployed mapping (stacks/settings.py) and a round trip's time (bench.pricing.ASSUMED)."""
+    batch: int = 100
+    lanes: int = 10
+    rtt_ms: float = 5.0
+    riders_per_shard: int = RIDERS_PER_SHARD
+    viewers_fetches: float = 1.0  # board reads reaching the table a race a second (CloudFront's origin fetches)
+
+
+def block_wcu(fi: FanIn, racers: float, updates: int) -> float:
+    """WCU a slice's second costs in its blocks: ``updates`` updates, each adding its share of the slice's
+    racers, each billed its item's size after (an update pays the larger of before and after)."""
+    return sum(math.ceil((fi.block_base + racers * j / updates * fi.block_per_racer) / KB) for j in range(1, updates + 1))
+
+
+def board_size(fi: FanIn, racers: float) -> float:
+    return fi.board_base + racers * fi.board_per_racer
+
+
+def read_rcu(fi: FanIn, riders: float) -> float:
+    """The board's one Query (the ticker's, an origin fetch's): eventually consistent."""
+    return 0.5 * math.ceil((fi.read_base + riders * fi.read_per_racer) / READ_KB)
+
+
+def shard_of(partition_key: str, shards: int) -> int:
+    """The shard a Kinesis record's partition key lands on, the shards splitting the hash range evenly."""
+    return int.from_bytes(hashlib.md5(partition_key.encode()).digest(), "big") * shards // HASH_SPACE
+
+
+@lru_cache(maxsize=256)
+def placement(races: int, riders: int, hz: float, shards: int, lanes: int, batch: int) -> dict:
+    """Every race's 16 partition keys on shards and lanes by the real hashes: records a second a shard and a lane,
+    a lane's batches a second, and each key's lane's batches (a slice's updates a second)."""
+    from local.kinesis import lane_of
+
+    per_key = riders * hz / GROUPS
+    shard_records: dict[int, float] = {}
+    lane_records: dict[tuple[int, int], float] = {}
+    keys = []
+    for race in range(races):
+        for group in range(GROUPS):
+            key = f"{race:026d}/{group:x}"
+            where = (shard_of(key, shards), lane_of(key, lanes))
+            keys.append(where)
+            shard_records[where[0]] = shard_records.get(where[0], 0.0) + per_key
+            lane_records[where] = lane_records.get(where, 0.0) + per_key
+    batches = {lane: math.ceil(n / batch) for lane, n in lane_records.items()}
+    updates = [batches[where] for where in keys]
+    return {"shard_records": max(shard_records.values()), "lane_records": max(lane_records.values()),
+            "lane_batches": max(batches.values()), "lanes_busy": len(lane_records), "batches": sum(batches.values()),
+            "updates_max": max(updates), "updates_mean": sum(updates) / len(updates),
+            "keys_on_hottest_shard": max(sum(1 for w in keys if w[0] == s) for s in shard_records)}
+
+
+def lane_busy(fi: FanIn, sz: Sizing, records: float, batches: int) -> float:
+    """Seconds of work a lane's second takes: its batches' round trips and its records' CPU (at the consumer's memory)."""
+    stretch = max(1.0, 1769 / fi.memory_mb)
+    return (batches * fi.consumer_waves * sz.rtt_ms + records * fi.consumer_cpu_ms_per_record * stretch) / 1000
+
+
+def shards_needed(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float) -> tuple[int, int, dict]:
+    """(planned, needed, placement): the plan (⌈riders / riders_per_shard⌉), then the fewest shards from it at which
+    the hottest shard takes ≤ 1,000 records and 1 MB a second and the hottest lane's work fits its second."""
+    planned = max(1, math.ceil(races * riders * hz / sz.riders_per_shard))
+    shards = planned
+    while True:
+        p = placement(races, riders, hz, shards, sz.lanes, sz.batch)
+        fits = p["shard_records"] <= 1000 and p["shard_records"] * fi.record_bytes <= 1_000_000 \
+            and lane_busy(fi, sz, p["lane_records"], p["lane_batches"]) <= 1.0
+        if fits or shards >= 64 * planned:
+            return planned, shards, p
+        shards += max(1, shards // 8)
+
+
+def second(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float = 1.0, hist: History = HISTORY) -> dict:
+    """A racing second of ``races`` races of ``riders``: every partition's units (the hottest race's, by the
+    placement's hottest lane), the table's, the index's, and every quota's load beside its value."""
+    planned, shards, p = shards_needed(fi, sz, races, riders, hz)
+    slices = slices_for(riders)
+    per_slice = riders / slices
+    u_max, u_mean = p["updates_max"], p["updates_mean"]
+    block_hot = block_wcu(fi, per_slice, u_max)
+    board_w = math.ceil(board_size(fi, per_slice) / KB)
+    board_r = math.ceil(board_size(fi, per_slice) / READ_KB)  # strongly consistent, before each write
+    read = read_rcu(fi, riders)
+    chunk_rate = hz / hist.chunk_seconds * (1 if hz else 0)
+    racer_wcu = (hist.chunk_wcu + hist.entry_wcu) / hist.chunk_seconds  # a racer's partition, a second (mean)
+    partitions = {
+        "RACE#<race> (slice boards, ticker and origin reads)": {
+            "wcu": slices * u_max * board_w, "rcu": slices * u_max * board_r + read * (1 + sz.viewers_fetches)},
+        "SLICE#<race>#<n> (second blocks)": {"wcu": block_hot, "rcu": 0.0},
+        "GATE#<race>#<n> (10 gate copies)": {"wcu": 0.0, "rcu": GROUPS * u_max * fi.gate_rcu / 10},
+        "TICK#<race> (the ticker's claim)": {"wcu": fi.tick_wcu, "rcu": fi.tick_rcu},
+        "RACER#<racer> (entry read; history modelled)": {"wcu": racer_wcu, "rcu": fi.entry_rcu * hz},
+        "index HIST#<race>#<racer>#<n> (history modelled)": {"wcu": hist.index_wcu / hist.chunk_seconds, "rcu": 0.0},
+    }
+    posts = races * riders * hz
+    hot_path = races * slices * (block_wcu(fi, per_slice, round(u_mean) or 1) + u_mean * board_w)
+    history_wcu = races * riders * chunk_rate * (hist.chunk_wcu + hist.entry_wcu + hist.index_wcu)
+    table_wcu = hot_path + races * fi.tick_wcu + races * riders * chunk_rate * (hist.chunk_wcu + hist.entry_wcu)
+    table_rcu = races * (slices * u_mean * board_r + read * (1 + sz.viewers_fetches) + fi.tick_rcu
+                         + GROUPS * u_mean * fi.gate_rcu) + posts * fi.entry_rcu
+    busy = lane_busy(fi, sz, p["lane_records"], p["lane_batches"])
+    consumer = p["batches"] * (fi.consumer_waves * sz.rtt_ms / 1000) + posts * fi.consumer_cpu_ms_per_record \
+        * max(1.0, 1769 / fi.memory_mb) / 1000
+    stream_shards = max(4, math.ceil(table_wcu / PARTITION_WCU), math.ceil(table_rcu / PARTITION_RCU))
+    concurrency = consumer + races + 2 * stream_shards  # lanes' work, a ticker a race, two mappings on the table's stream
+    quotas = [
+        ("IoT Core inbound publish requests, per account (larger Regions; 2,000/s in others)", 20_000, "/s", posts,
+         FAN_IN_PAGES["iot"], True),
+        ("IoT Core publishes per connection", 100, "/s", hz, FAN_IN_PAGES["iot"], False),
+        ("IoT rules engine: inbound messages evaluated, per account", 20_000, "/s", posts, FAN_IN_PAGES["iot_rules"], True),
+        ("Kinesis writes per shard: records (hottest shard)", 1000, "records/s", p["shard_records"], FAN_IN_PAGES["kinesis"], False),
+        ("Kinesis writes per shard: bytes (hottest shard)", 1_000_000, "B/s", p["shard_records"] * fi.record_bytes,
+         FAN_IN_PAGES["kinesis"], False),
+        ("Kinesis shards per account and Region (us-east-1, us-west-2, eu-west-1; 200 elsewhere)", 500, "shards",
+         shards, FAN_IN_PAGES["kinesis"], True),
+        ("consumer lane (parallelization factor 10: one batch at a time a lane), hottest", 1.0, "s of work a second",
+         busy, FAN_IN_PAGES["kinesis_mapping"], False),
+        ("Lambda concurrent executions, per Region", 1000, "executions", concurrency, PAGES["lambda"], True),
+        ("DynamoDB Streams readers a shard (stream processor + history writer)", 2, "readers", 2,
+         FAN_IN_PAGES["streams_readers"], False),
+        ("DynamoDB table write units (on-demand)", 40_000, "WRU/s", table_wcu, PAGES["table"], True),
+        ("DynamoDB table read units (on-demand)", 40_000, "RRU/s", table_rcu, PAGES["table"], True),
+        ("a new on-demand table's warm throughput (pre-warm above it)", 4000, "WRU/s", table_wcu, PAGES["warm"], True),
+        ("AppSync Events: publishes (one a race a second)", None, "/s", races, FAN_IN_PAGES["appsync"], True),
+    ]
+    index_wcu = races * riders * chunk_rate * hist.index_wcu
+    return {"races": races, "riders_per_race": riders, "riders": races * riders, "hz": hz, "slices_a_race": slices,
+            "racers_a_slice": round(per_slice, 1), "kinesis_shards_planned": planned, "kinesis_shards": shards,
+            "placement": p, "slice_updates_a_second": {"hottest": u_max, "mean": round(u_mean, 2)},
+            "partitions": {n: {"wcu": round(r["wcu"], 2), "rcu": round(r["rcu"], 2),
+                               "under": r["wcu"] <= PARTITION_WCU and r["rcu"] <= PARTITION_RCU}
+                           for n, r in partitions.items()},
+            "hottest_partition_wcu": round(max(r["wcu"] for r in partitions.values()), 1),
+            "hottest_partition_wcu_is": max(partitions, key=lambda n: partitions[n]["wcu"]),
+            "hottest_partition_rcu": round(max(r["rcu"] for r in partitions.values()), 1),
+            "hottest_partition_rcu_is": max(partitions, key=lambda n: partitions[n]["rcu"]),
+            "table_wcu": round(table_wcu), "table_rcu": round(table_rcu), "index_wcu": round(index_wcu),
+            "wcu_per_racer_second_hot_path": round(hot_path / posts, 4),
+            "wcu_per_racer_second_with_history": round((hot_path + history_wcu) / posts, 4),
+            "history": "recorded" if hist.recorded else "modelled (the history writer is not on main)",
+            "lambda_concurrency": round(concurrency), "stream_shards": stream_shards,
+            "quotas": [{"quota": q, "value": v, "unit": unit, "load": round(load, 2), "page": page, "adjustable": adj,
+                        "over": v is not None and load > v} for q, v, unit, load, page, adj in quotas]}
+
+
+# --- the recording ---------------------------------------------------------------------------------
+
+RECORD_RACERS, RECORD_SECONDS = 1000, 6  # a race of the size the slices are planned for; seconds 1-5 steady
+TARGETS = {"one race of 1,000": (1, 1000), "100 races of 1,000": (100, 1000), "one race of 10,000": (1, 10_000)}
+
+
+def record(racers: int = RECORD_RACERS, seconds: int = RECORD_SECONDS) -> tuple[FanIn, tuple[Request, ...], dict]:
+    """The race over MQTT with the fan-in on (``raceday.replay``): the requests by source, the stored blocks'
+    and boards' sizes, the board's Query while open, the consumer's CPU and round trips."""
+    from alleycat.rules import fanin
+    from alleycat.storage import dynamo
+
+    from . import env, raceday
+    from .capacity import requests_of
+    from .ledger import Ledger, size
+
+    with env.Dynamo() as db:
+        with Ledger() as ledger:
+            result = raceday.replay(db, ledger, "bench-fanin", racers, seconds, bikes_post=True, over_mqtt=True,
+                                    fan_in=True)
+        race_id, measured = result["race_id"], result["measured"]
+        blocks = [item for n in range(fanin.SLICES) for page in dynamo.client().get_paginator("query").paginate(
+            TableName="bench-fanin", KeyConditionExpression="PK = :pk",
+            ExpressionAttributeValues={":pk": {"S": f"SLICE#{race_id}#{n:03d}"}}) for item in page["Items"]
+            if item["SK"]["S"].startswith("SECOND#")]
+    racer_ids = frozenset(raceday.racer_id(n) for n in range(racers))
+    steady = [run for run in measured["post"] if isinstance(run["label"], int) and run["label"] >= 1]
+    ticks = [c for c in result["calls"] if c.label == "tick"]
+    requests = (*(q for run in steady for q in requests_of("post", run["calls"], run["label"])),
+                *(q for run in measured["join"] for q in requests_of("join", run["calls"])),
+                *requests_of("tick", ticks))
+    per_attr = lambda items, skip: [(size(i), sum(1 for k in i if k not in skip)) for i in items]
+    fixed = {"PK", "SK", "version", "applied", "recent", "type", "raceId", "slice", "second", "ttl"}
+    sized = per_attr(blocks, fixed)
+    boards = [i for i in measured["race_items"] if "#S" in i["SK"]["S"] and i["SK"]["S"].startswith("BOARD#")]
+    bsized = per_attr(boards, fixed)
+    fit = lambda rows: _fit(rows)
+    block_base, block_per = fit(sized)
+    board_base, board_per = fit(bsized)
+    read_total = sum(size(i) for i in measured["race_items"])
+    read_base = sum(size(i) for i in measured["race_items"] if not i["SK"]["S"].startswith(("BOARD#", "JOINED#"))) \
+        + len(boards) * board_base + 20 * 134  # the race item and its ticker's, empty board shards (bench.capacity)
+    rider_seconds = sum(run["records"] for run in steady)
+    fams = {p: family(p, race_id, racer_ids) for p in {r.partition for r in requests}}
+    units = lambda src, pred, unit: sum(getattr(r, unit) for r in requests if r.source == src and pred(fams[r.partition], r))
+    entry_rcu = units("post", lambda f, r: scope(f) == "racer", "rcu") / rider_seconds
+    gate_rcu = units("post", lambda f, r: f.startswith("GATE#"), "rcu") / len(steady)
+    claims = measured["tick"]["ticks"]
+    tick_wcu = units("tick", lambda f, r: f.startswith(TICK_PREFIX), "wcu") / claims
+    tick_rcu = units("tick", lambda f, r: not f.startswith("RACE#"), "rcu") / claims
+    record_bytes = sum(run["record_bytes"] for run in steady) / rider_seconds
+    memory = env.stack()["memory_mb"]["ingest_telemetry"]
+    fi = FanIn(racers, rider_seconds, block_base, block_per, board_base, board_per, read_base,
+               (read_total - read_base) / racers, entry_rcu, gate_rcu, tick_wcu, tick_rcu, record_bytes,
+               sum(run["cpu_ms"] for run in steady) / rider_seconds, sum(run["waves"] for run in steady) / len(steady),
+               memory)
+    block_updates = [r for r in requests if r.source == "post" and fams[r.partition].startswith("SLICE#") and r.wcu]
+    board_writes = [r for r in requests if r.source == "post" and r.item.startswith("BOARD#") and r.wcu]
+    per_update = rider_seconds / max(len(block_updates), 1)
+    checks = (("block WCU an update", sum(r.wcu for r in block_updates) / max(len(block_updates), 1),
+               math.ceil((fi.block_base + per_update * fi.block_per_racer) / KB)),
+              ("board WCU a write", sum(r.wcu for r in board_writes) / max(len(board_writes), 1),
+               math.ceil(board_size(fi, racers / fanin.SLICES) / KB)),
+              ("hot-path WCU a racer-second", (sum(r.wcu for r in block_updates) + sum(r.wcu for r in board_writes))
+               / rider_seconds, None))
+    extra = {"invocations": len(steady), "records_per_invocation": rider_seconds / len(steady),
+             "board_rows": measured.get("board_rows"), "tick": measured["tick"], "race_id": race_id,
+             "block_updates": len(block_updates), "board_writes": len(board_writes)}
+    return replace(fi, checks=checks), requests, extra
+
+
+def _fit(rows: list[tuple[int, int]]) -> tuple[float, float]:
+    """Least squares of bytes = base + per × attributes over the stored items."""
+    n = len(rows)
+    mx, my = sum(a for _, a in rows) / n, sum(b for b, _ in rows) / n
+    var = sum((a - mx) ** 2 for _, a in rows)
+    per = sum((a - mx) * (b - my) for b, a in rows) / var if var else my / max(mx, 1)
+    return my - per * mx, per
+
+
+def figures(fi: FanIn, requests: tuple[Request, ...], extra: dict, sz: Sizing) -> dict:
+    hist = history(requests, fi.racers, extra["invocations"])
+    scenarios = {name: second(fi, sz, races, riders, hist=hist) for name, (races, riders) in TARGETS.items()}
+    judged = [scenarios["100 races of 1,000"], scenarios["one race of 10,000"]]
+    big_batch = {"one race of 10,000": second(fi, replace(sz, batch=1000), 1, 10_000, hist=hist)}
+    return {"scenarios": scenarios,
+            "riders": scenarios["100 races of 1,000"]["riders"], "largest_race": 10_000,
+            "hottest_partition_wcu": max(s["hottest_partition_wcu"] for s in judged),
+            "hottest_partition_rcu": max(s["hottest_partition_rcu"] for s in judged),
+            "wcu_per_racer_second": scenarios["100 races of 1,000"]["wcu_per_racer_second_hot_path"],
+            "wcu_per_racer_second_with_history": scenarios["100 races of 1,000"]["wcu_per_racer_second_with_history"],
+            "every_partition_under": all(r["under"] for s in judged for r in s["partitions"].values()),
+            "quotas_over_default": sorted({q["quota"] for s in judged for q in s["quotas"] if q["over"]}),
+            "lever_batch_1000": big_batch, "history": asdict(hist), "measured": asdict(fi),
+            "recorded": {k: v for k, v in extra.items() if k != "race_id"}, "sizing": asdict(sz)}
+
+
+def say_figures(f: dict) -> None:
+    from .env import say
+
+    for name, s in f["scenarios"].items():
+        say(f"fan-in: {name}: {s['slices_a_race']} slices of {s['racers_a_slice']}, Kinesis {s['kinesis_shards']} shards "
+            f"(planned {s['kinesis_shards_planned']}; hottest {s['placement']['shard_records']:,.0f} records/s), slice updates "
+            f"{s['slice_updates_a_second']}; hottest partition {s['hottest_partition_wcu']:,.0f} WCU/s "
+            f"({s['hottest_partition_wcu_is']}), {s['hottest_partition_rcu']:,.0f} RCU/s ({s['hottest_partition_rcu_is']}); "
+            f"hot path {s['wcu_per_racer_second_hot_path']:.3f} WCU a racer-second, {s['wcu_per_racer_second_with_history']:.3f} "
+            f"with history ({s['history']}); over a default quota: "
+            + (", ".join(f"{q['quota']} {q['load']:,.0f} > {q['value']:,}" for q in s["quotas"] if q["over"]) or "none"))
+    say(f"fan-in: checks {f['measured']['checks']}")
+
+
+def stage(sz: Sizing) -> dict:
+    from .env import say
+
+    say(f"scale (fan-in on): recording a race of {RECORD_RACERS} riders over MQTT for {RECORD_SECONDS} s")
+    f = figures(*record(), sz)
+    say_figures(f)
+    return f

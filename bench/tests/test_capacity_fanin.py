@@ -1,0 +1,52 @@
+"""The fan-in's partition model (bench/capacity_fanin.py) on measured-like sizes — no DynamoDB."""
+
+import pytest
+
+from bench import capacity_fanin as f
+from bench.capacity import Request
+
+MEASURED = f.FanIn(racers=1000, rider_seconds=5000, block_base=150, block_per_racer=15.5, board_base=200,
+                   board_per_racer=10.2, read_base=5000, read_per_racer=75, entry_rcu=1.0, gate_rcu=1.0, tick_wcu=1.0,
+                   tick_rcu=1.0, record_bytes=310, consumer_cpu_ms_per_record=0.36, consumer_waves=3.8, memory_mb=1024)
+
+
+def test_a_slices_second_pays_each_updates_size_after_it():
+    # 60 racers of 15.5 bytes: one update of 1,080 bytes (2 WCU), or three of 460, 770, 1,080 (1 + 1 + 2)
+    assert f.block_wcu(MEASURED, 60, 1) == 2
+    assert f.block_wcu(MEASURED, 60, 3) == 4
+
+
+def test_a_slice_is_written_once_a_batch_of_its_lane():
+    small = f.placement(1, 10_000, 1.0, 82, 10, 100)
+    big = f.placement(1, 10_000, 1.0, 82, 10, 1000)
+    assert small["lane_records"] == 625 and small["updates_max"] == 7  # ⌈625 / 100⌉ batches, each touching the slice
+    assert big["updates_max"] == 1
+
+
+def test_a_10000_rider_race_has_16_keys_so_its_groups_need_a_shard_each():
+    planned, shards, where = f.shards_needed(MEASURED, f.Sizing(), 1, 10_000, 1.0)
+    assert planned == 17 and shards > planned  # two groups of 625 records/s on one shard pass its 1,000
+    assert where["keys_on_hottest_shard"] == 1 and where["shard_records"] == 625 and where["lanes_busy"] == 16
+
+
+def test_the_race_partition_takes_the_slice_boards_of_every_batch():
+    race = f.second(MEASURED, f.Sizing(), 1, 10_000)
+    boards = race["partitions"]["RACE#<race> (slice boards, ticker and origin reads)"]
+    # 112 slices of 89 racers (~1.1 KB boards: 2 WCU), 7 batches a second each: over the partition's 1,000
+    assert race["slices_a_race"] == 112 and boards["wcu"] == 112 * 7 * 2 and not boards["under"]
+    assert f.second(MEASURED, f.Sizing(batch=1000), 1, 10_000)["partitions"][
+        "RACE#<race> (slice boards, ticker and origin reads)"]["wcu"] == 112 * 2
+
+
+def test_100_races_of_1000_name_the_quotas_to_raise():
+    many = f.second(MEASURED, f.Sizing(), 100, 1000)
+    over = {q["quota"].split(",")[0] for q in many["quotas"] if q["over"]}
+    assert "IoT Core inbound publish requests" in over and "DynamoDB table read units (on-demand)" in over
+    assert all(row["under"] for row in many["partitions"].values())
+    assert many["wcu_per_racer_second_hot_path"] < 0.1 < many["wcu_per_racer_second_with_history"]
+
+
+def test_the_history_writer_is_modelled_until_its_requests_are_recorded():
+    assert f.history((), 1000, 60) == f.HISTORY and not f.HISTORY.recorded
+    written = tuple(Request("history", "UpdateItem", f"RACER#r{n}", wcu=1, item="HIST#x") for n in range(2000))
+    assert f.history(written, 1000, 60) == pytest.approx(f.History(recorded=True, index_wcu=0, entry_wcu=0))
