@@ -32,6 +32,7 @@ RACERS = 1000
 FULL_RACERS, FULL_SECONDS = (50, 3) if QUICK else (RACERS, 10)  # every bike posting its own samples: 10,000 posts
 LONG_RACERS, LONG_SECONDS = (10, 60) if QUICK else (100, raceday.DURATION)  # the whole race, fewer racers
 MQTT_FUNCTIONS = ("authorize_ingest", "ingest_telemetry", "tick_race")  # the MQTT path's (contract v1.3)
+MQTT_FAN_IN = os.environ.get("BENCH_FAN_IN", "on") == "on"  # the MQTT replay with ALLEYCAT_FAN_IN=on (docs/fan-in.md)
 MQTT_RACERS, MQTT_SECONDS = (50, 3) if QUICK else (int(os.environ.get("BENCH_MQTT_RACERS", RACERS)), FULL_SECONDS)
 ROUTE_ORDER = ("put_racer", "put_class", "create_race", "join_race", "post_telemetry", "get_race",
                "get_race_leaderboard", "get_racer_results", "get_racer_history", "get_class_races",
@@ -147,16 +148,17 @@ def mqtt_path(dynamo: env.Dynamo) -> dict:
     dynamo.restart()
     with Ledger() as ledger:
         say(f"race day over MQTT: {MQTT_RACERS:,} racers for {MQTT_SECONDS} s, each connecting through the authorizer and "
-            f"publishing its second; the log's consumer in the mapping's batches; the ticker until settled")
+            f"publishing its second; the log's consumer in the mapping's batches; the ticker until settled; "
+            f"fan-in {'on' if MQTT_FAN_IN else 'off'}")
         summary = raceday.summarise(raceday.replay(dynamo, ledger, "bench-mqtt", MQTT_RACERS, MQTT_SECONDS,
-                                                   bikes_post=True, over_mqtt=True))
+                                                   bikes_post=True, over_mqtt=True, fan_in=MQTT_FAN_IN))
     mqtt = summary.pop("mqtt")
     say(f"race day over MQTT: {summary['wcu_per_racer_second_replayed']:.3f} WCU and {summary['rcu_per_racer_second_replayed']:.2f} "
         f"RCU a racer-second; consumer {mqtt['ingest_telemetry']['records_per_invocation']:.0f} records an invocation, "
         f"{mqtt['ingest_telemetry']['cpu_ms']['mean']:.0f} ms CPU; authorizer {mqtt['authorize_ingest']['cpu_ms']['mean']:.1f} ms "
         f"CPU a connection; ticker {mqtt['tick_race']['ticks']} ticks, {mqtt['tick_race']['cpu_ms_per_tick']:.1f} ms CPU a tick; "
         f"load {os.getloadavg()[0]:.1f}")
-    return {**summary, **mqtt, "load_average": os.getloadavg()[0], "quick": QUICK,
+    return {**summary, **mqtt, "fan_in": MQTT_FAN_IN, "load_average": os.getloadavg()[0], "quick": QUICK,
             "measured": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
 
 

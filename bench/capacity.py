@@ -679,16 +679,22 @@ def stage(measured: dict | None = None) -> dict:
 JUDGED = ("riders", "largest_race", "hottest_partition_wcu", "hottest_partition_rcu", "wcu_per_racer_second")
 
 
-def judged_with_fan_in(chunk_path: dict) -> dict:
-    """The walls today (the chunk path, the reproduction check) kept as ``chunk_path_<figure>``; the judged figures
-    the fan-in's (``bench.capacity_fanin``: the MQTT path with ``ALLEYCAT_FAN_IN=on``)."""
-    from . import capacity_fanin
+def sizing():
+    """The fan-in's mapping as synthesized (batch, lanes) and a round trip's time as priced."""
+    from .capacity_fanin import Sizing
     from .env import stack
     from .pricing import ASSUMED
 
     settings = stack()
-    fan_in = capacity_fanin.stage(capacity_fanin.Sizing(
-        batch=settings["ingest_batch_size"], lanes=settings["ingest_parallelization"],
-        rtt_ms=ASSUMED["dynamodb_round_trip_ms"]["value"]))
+    return Sizing(batch=settings["ingest_batch_size"], lanes=settings["ingest_parallelization"],
+                  rtt_ms=ASSUMED["dynamodb_round_trip_ms"]["value"])
+
+
+def judged_with_fan_in(chunk_path: dict) -> dict:
+    """The walls today (the chunk path, the reproduction check) kept as ``chunk_path_<figure>``; the judged figures
+    the fan-in's (``bench.capacity_fanin``: the MQTT path with ``ALLEYCAT_FAN_IN=on``)."""
+    from . import capacity_fanin
+
+    fan_in = capacity_fanin.stage(sizing())
     return {**chunk_path, **{f"chunk_path_{name}": chunk_path[name] for name in JUDGED},
             **{name: fan_in[name] for name in JUDGED}, "fan_in": fan_in}

@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from alleycat.rules.fanin import GROUPS, slices_for
 
-from .capacity import KB, PAGES, PARTITION_RCU, PARTITION_WCU, READ_KB, Request, family, scope
+from .capacity import KB, PAGES, PARTITION_RCU, PARTITION_WCU, READ_KB, Request, _binomial, family, scope
 
 RIDERS_PER_SHARD = 600  # the consumer's planned riders a shard at 1 Hz (docs/capacity.md, "The telemetry log")
 TICK_PREFIX = "TICK#"
@@ -109,9 +109,14 @@ def board_size(fi: FanIn, racers: float) -> float:
     return fi.board_base + racers * fi.board_per_racer
 
 
-def read_rcu(fi: FanIn, riders: float) -> float:
-    """The board's one Query (the ticker's, an origin fetch's): eventually consistent."""
-    return 0.5 * math.ceil((fi.read_base + riders * fi.read_per_racer) / READ_KB)
+def spread(riders: int, slices: int, of) -> float:
+    """``of(k)`` over a race's slices, k a slice's racers: Binomial(riders, 1 / slices) (the racer id's digest)."""
+    return sum(p * of(k) for k, p in _binomial(riders, 1 / slices))
+
+
+def read_rcu(fi: FanIn, riders: float, consistent: bool = False) -> float:
+    """The board's one Query: the ticker's strongly consistent, an origin fetch's eventually."""
+    return (1 if consistent else 0.5) * math.ceil((fi.read_base + riders * fi.read_per_racer) / READ_KB)
 
 
 def shard_of(partition_key: str, shards: int) -> int:
@@ -172,14 +177,14 @@ def second(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float = 1.0, hist
     per_slice = riders / slices
     u_max, u_mean = p["updates_max"], p["updates_mean"]
     block_hot = block_wcu(fi, per_slice, u_max)
-    board_w = math.ceil(board_size(fi, per_slice) / KB)
-    board_r = math.ceil(board_size(fi, per_slice) / READ_KB)  # strongly consistent, before each write
-    read = read_rcu(fi, riders)
+    board_w = spread(riders, slices, lambda k: math.ceil(board_size(fi, k) / KB))  # a slice board's write, its mean
+    board_r = spread(riders, slices, lambda k: math.ceil(board_size(fi, k) / READ_KB))  # strongly consistent, before it
+    read = read_rcu(fi, riders, consistent=True) + sz.viewers_fetches * read_rcu(fi, riders)  # the ticker's, the origin's
     chunk_rate = hz / hist.chunk_seconds * (1 if hz else 0)
     racer_wcu = (hist.chunk_wcu + hist.entry_wcu) / hist.chunk_seconds  # a racer's partition, a second (mean)
     partitions = {
         "RACE#<race> (slice boards, ticker and origin reads)": {
-            "wcu": slices * u_max * board_w, "rcu": slices * u_max * board_r + read * (1 + sz.viewers_fetches)},
+            "wcu": slices * u_max * board_w, "rcu": slices * u_max * board_r + read},
         "SLICE#<race>#<n> (second blocks)": {"wcu": block_hot, "rcu": 0.0},
         "GATE#<race>#<n> (10 gate copies)": {"wcu": 0.0, "rcu": GROUPS * u_max * fi.gate_rcu / 10},
         "TICK#<race> (the ticker's claim)": {"wcu": fi.tick_wcu, "rcu": fi.tick_rcu},
@@ -187,10 +192,10 @@ def second(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float = 1.0, hist
         "index HIST#<race>#<racer>#<n> (history modelled)": {"wcu": hist.index_wcu / hist.chunk_seconds, "rcu": 0.0},
     }
     posts = races * riders * hz
-    hot_path = races * slices * (block_wcu(fi, per_slice, round(u_mean) or 1) + u_mean * board_w)
+    hot_path = races * slices * (spread(riders, slices, lambda k: block_wcu(fi, k, round(u_mean) or 1)) + u_mean * board_w)
     history_wcu = races * riders * chunk_rate * (hist.chunk_wcu + hist.entry_wcu + hist.index_wcu)
     table_wcu = hot_path + races * fi.tick_wcu + races * riders * chunk_rate * (hist.chunk_wcu + hist.entry_wcu)
-    table_rcu = races * (slices * u_mean * board_r + read * (1 + sz.viewers_fetches) + fi.tick_rcu
+    table_rcu = races * (slices * u_mean * board_r + read + fi.tick_rcu
                          + GROUPS * u_mean * fi.gate_rcu) + posts * fi.entry_rcu
     busy = lane_busy(fi, sz, p["lane_records"], p["lane_batches"])
     consumer = p["batches"] * (fi.consumer_waves * sz.rtt_ms / 1000) + posts * fi.consumer_cpu_ms_per_record \
@@ -295,11 +300,13 @@ def record(racers: int = RECORD_RACERS, seconds: int = RECORD_SECONDS) -> tuple[
                memory)
     block_updates = [r for r in requests if r.source == "post" and fams[r.partition].startswith("SLICE#") and r.wcu]
     board_writes = [r for r in requests if r.source == "post" and r.item.startswith("BOARD#") and r.wcu]
-    per_update = rider_seconds / max(len(block_updates), 1)
+    updates = round(len(block_updates) / (rider_seconds / racers) / fanin.SLICES) or 1  # a slice's, a second
     checks = (("block WCU an update", sum(r.wcu for r in block_updates) / max(len(block_updates), 1),
-               math.ceil((fi.block_base + per_update * fi.block_per_racer) / KB)),
+               spread(racers, fanin.SLICES, lambda k: block_wcu(fi, k, updates)) / updates),
               ("board WCU a write", sum(r.wcu for r in board_writes) / max(len(board_writes), 1),
-               math.ceil(board_size(fi, racers / fanin.SLICES) / KB)),
+               spread(racers, fanin.SLICES, lambda k: math.ceil(board_size(fi, k) / KB))),
+              ("ticker RCU a tick (its Query, strongly consistent)", measured["tick"]["rcu_per_tick"],
+               read_rcu(fi, racers, consistent=True)),
               ("hot-path WCU a racer-second", (sum(r.wcu for r in block_updates) + sum(r.wcu for r in board_writes))
                / rider_seconds, None))
     extra = {"invocations": len(steady), "records_per_invocation": rider_seconds / len(steady),
@@ -317,7 +324,7 @@ def _fit(rows: list[tuple[int, int]]) -> tuple[float, float]:
     return my - per * mx, per
 
 
-def figures(fi: FanIn, requests: tuple[Request, ...], extra: dict, sz: Sizing) -> dict:
+def figures_of(fi: FanIn, requests: tuple[Request, ...], extra: dict, sz: Sizing) -> dict:
     hist = history(requests, fi.racers, extra["invocations"])
     scenarios = {name: second(fi, sz, races, riders, hist=hist) for name, (races, riders) in TARGETS.items()}
     judged = [scenarios["100 races of 1,000"], scenarios["one race of 10,000"]]
@@ -348,10 +355,34 @@ def say_figures(f: dict) -> None:
     say(f"fan-in: checks {f['measured']['checks']}")
 
 
+def main() -> None:
+    """``python -m bench.capacity_fanin``: the fan-in judged again from docs/performance.json's recorded figures (no
+    DynamoDB: the model changed, not the recording), the report rewritten."""
+    import json
+
+    from . import report
+    from .capacity import JUDGED, sizing
+
+    path = report.ROOT / "docs" / "performance.json"
+    figures = json.loads(path.read_text())
+    scale = figures["scale"]
+    recorded = scale["fan_in"]
+    fi = FanIn(**{**recorded["measured"], "checks": tuple(map(tuple, recorded["measured"]["checks"]))})
+    scale["fan_in"] = fan_in = figures_of(fi, (), {**recorded["recorded"], "invocations": recorded["recorded"]["invocations"]},
+                                          sizing())
+    scale.update({name: fan_in[name] for name in JUDGED})
+    say_figures(fan_in)
+    report.write(figures, header=False)
+
+
 def stage(sz: Sizing) -> dict:
     from .env import say
 
     say(f"scale (fan-in on): recording a race of {RECORD_RACERS} riders over MQTT for {RECORD_SECONDS} s")
-    f = figures(*record(), sz)
+    f = figures_of(*record(), sz)
     say_figures(f)
     return f
+
+
+if __name__ == "__main__":
+    main()

@@ -111,12 +111,20 @@ QUANTITIES = {
     # race adds past its first seconds (the long replay: a new chunk's index entry, an entry's totals; the same rule
     # on either transport), the S - 1 stream shards' board writes the one-shard engine does not make, the joins, the
     # finish, the ticker's claims as measured a tick
-    "wru_mqtt": lambda b: ((b.m(f"{MQ}.wcu_per_racer_second_replayed") + b.m("race_day.late_race_extra_wcu"))
+    "wru_mqtt": lambda b: b.wru_fan_in if b.fan_in else ((b.m(f"{MQ}.wcu_per_racer_second_replayed") + b.m("race_day.late_race_extra_wcu"))
                            * b.s("racers") * b.s("seconds") - (b.s("racers") * b.s("seconds") - b.posts)
                            + (b.m(f"{MQ}.join_wcu_total") + b.m(f"{MQ}.finish.wcu") + b.m(f"{MQ}.finish.index_wcu")
                               + (b.shards - 1) * b.mq(STREAM, "board_wcu_per_invocation") * b.s("seconds"))
                            * b.s("racers") / b.m(f"{MQ}.racers")
                            + b.a("catalog_card_wru") + b.ticks * b.tick_wcu),
+    # with ALLEYCAT_FAN_IN=on (the replay's setting): the consumer's blocks and slice boards as replayed, the history
+    # writer as its design says (not on main: modelled), the joins (and their slice tags), the finish, the ticks; the
+    # stream writes no board a batch
+    "fan_in": lambda b: bool(b.m(f"{MQ}.fan_in")) if "fan_in" in resolve(b.f, MQ) else False,
+    "wru_fan_in": lambda b: ((b.m(f"{MQ}.wcu_per_racer_second_replayed") + b.a("history_writer_wcu_per_racer_second"))
+                             * b.s("racers") * b.s("seconds") - (b.s("racers") * b.s("seconds") - b.posts)
+                             + (b.m(f"{MQ}.join_wcu_total") + b.m(f"{MQ}.finish.wcu") + b.m(f"{MQ}.finish.index_wcu"))
+                             * b.s("racers") / b.m(f"{MQ}.racers") + b.a("catalog_card_wru") + b.ticks * b.tick_wcu),
     "tick_wcu": lambda b: b.mq(TICKER, "wcu_per_tick") if b.lever("mqtt") else 1,
     # pushed, the ticker reads the board a tick, strongly consistent (twice an eventually consistent read's units)
     "rru": lambda b: (b.m(f"{MQ}.rcu_per_racer_second_replayed") * b.s("racers") * b.s("seconds") / b.s("bike_period")

@@ -15,6 +15,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 
 from alleycat.rules import ticking
+from alleycat.settings import FAN_IN as FAN_IN_VARIABLE
 from local.streams import SHARDS_VARIABLE
 
 from .env import ROOT, say
@@ -25,6 +26,7 @@ RACERS, VIEWERS, POLLERS, SECONDS = (10, 10, 2, 60) if QUICK else (100, 100, 5, 
 SHARDS = 4  # as a 1,000-racer race's table has in AWS (docs/performance.md, "Push")
 PROBE_SECONDS = 0.1  # the probe's reads of the board: when each sample was on it (simulator.audience)
 GOAL_P95_S = 1.0  # issue 53: a bike's second on a viewer's screen within 1 s at p95
+FAN_IN = os.environ.get("BENCH_FAN_IN", "on") == "on"  # the local stack with ALLEYCAT_FAN_IN=on (docs/fan-in.md)
 
 
 class LoadSampler:
@@ -71,7 +73,7 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
     from simulator.progress import ProgressBar
     from simulator.race import Settings, Simulator
 
-    stack, url, dynamodb = local_stack({SHARDS_VARIABLE: str(shards)})
+    stack, url, dynamodb = local_stack({SHARDS_VARIABLE: str(shards), **({FAN_IN_VARIABLE: "on"} if FAN_IN else {})})
     try:
         client, tag = ApiClient(url), uuid.uuid4().hex[:6]
         client.token = client.local_admin_token()
@@ -94,7 +96,7 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
         "measured": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "load_average": load.figures,
         "machine": f"{os.uname().sysname} {os.uname().machine}, {os.cpu_count()} cores",
         "racers": racers, "viewers": viewers, "pollers": pollers, "race_seconds": seconds, "elapsed_seconds": elapsed,
-        "stream_shards": shards, "phase_s": ticking.PHASE,
+        "stream_shards": shards, "phase_s": ticking.PHASE, "fan_in": FAN_IN,
         "late_ticks": totals.late_ticks, "samples_accepted": totals.accepted, "never_shown": audience["push"]["never_shown"],
         **{f"{name}_{q}_s": audience[kind][q] for name, kind in (("freshness", "push"), ("polling", "poll"))
            for q in ("p50", "p95", "p99", "max")},
@@ -150,7 +152,8 @@ def stage() -> dict:
     runs = {}
     for racers in (RACERS, RACERS // 2):
         say(f"push: {racers} bikes and {VIEWERS} subscribed viewers (+{POLLERS} polling, a probe every {PROBE_SECONDS:g} s) "
-            f"on `make local` for {SECONDS} s, the stream as {SHARDS} shards, a message a race second at phase {ticking.PHASE:g} s")
+            f"on `make local` for {SECONDS} s, the stream as {SHARDS} shards, a message a race second at phase {ticking.PHASE:g} s, "
+            f"fan-in {'on' if FAN_IN else 'off'}")
         runs[racers] = run = measure(racers=racers)
         say(f"push: shown after p50 {run['freshness_p50_s']:.2f} s, p95 {run['freshness_p95_s']:.2f} s (on the board: p95 "
             f"{run['upstream_p95_s']:.2f} s; then pushed: p95 {run['push_p95_s']:.2f} s; polling every second: p95 "

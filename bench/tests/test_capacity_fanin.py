@@ -32,10 +32,11 @@ def test_a_10000_rider_race_has_16_keys_so_its_groups_need_a_shard_each():
 def test_the_race_partition_takes_the_slice_boards_of_every_batch():
     race = f.second(MEASURED, f.Sizing(), 1, 10_000)
     boards = race["partitions"]["RACE#<race> (slice boards, ticker and origin reads)"]
-    # 112 slices of 89 racers (~1.1 KB boards: 2 WCU), 7 batches a second each: over the partition's 1,000
-    assert race["slices_a_race"] == 112 and boards["wcu"] == 112 * 7 * 2 and not boards["under"]
+    # 112 slices of 89 racers on average (a board over 1 KB, 2 WCU, from 81 racers), 7 batches a second each: over
+    # the partition's 1,000
+    assert race["slices_a_race"] == 112 and 112 * 7 * 1.5 < boards["wcu"] < 112 * 7 * 2 and not boards["under"]
     assert f.second(MEASURED, f.Sizing(batch=1000), 1, 10_000)["partitions"][
-        "RACE#<race> (slice boards, ticker and origin reads)"]["wcu"] == 112 * 2
+        "RACE#<race> (slice boards, ticker and origin reads)"]["wcu"] == pytest.approx(boards["wcu"] / 7, abs=0.01)
 
 
 def test_100_races_of_1000_name_the_quotas_to_raise():
