@@ -162,7 +162,7 @@ bench: $(STAMP_PY) $(STAMP_NPM) java  # figures in docs/performance.md and .json
 	$(PY) -m bench
 	$(PY) -m bench.replay_store
 
-bench-scale: $(STAMP_PY) $(STAMP_NPM) java  # the walls at scale alone (about 2 minutes): docs/capacity.md, "Walls today"
+bench-scale: $(STAMP_PY) $(STAMP_NPM) java  # the walls at scale alone (about 4 minutes): docs/capacity.md, "Walls today" (fan-in off), then "The fan-in at scale"
 	BENCH_ONLY=scale $(PY) -m bench
 
 bench-authorizer: $(STAMP_PY)  # the MQTT authorizer's import and RS256 costs, pure Python against cryptography (seconds): docs/security.md
