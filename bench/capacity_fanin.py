@@ -87,6 +87,7 @@ class FanIn:
     consumer_waves: float  # round trips a batch (requests one after another)
     memory_mb: int
     checks: tuple = ()  # (name, recorded, model)
+    block_index_wcu: float = 0.0  # a new SecondBlock's inverted-index entry (partition SECOND#<second>: every race's)
 
 
 @dataclass(frozen=True)
@@ -190,9 +191,13 @@ def second(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float = 1.0, hist
         "TICK#<race> (the ticker's claim)": {"wcu": fi.tick_wcu, "rcu": fi.tick_rcu},
         "RACER#<racer> (entry read; history modelled)": {"wcu": racer_wcu, "rcu": fi.entry_rcu * hz},
         "index HIST#<race>#<racer>#<n> (history modelled)": {"wcu": hist.index_wcu / hist.chunk_seconds, "rcu": 0.0},
+        # a block's sort key names the second alone: every race's new blocks of that race second share it (starts aligned)
+        "index SECOND#<second> (new blocks, every race at that race second)": {
+            "wcu": races * slices * fi.block_index_wcu, "rcu": 0.0},
     }
     posts = races * riders * hz
-    hot_path = races * slices * (spread(riders, slices, lambda k: block_wcu(fi, k, round(u_mean) or 1)) + u_mean * board_w)
+    hot_path = races * slices * (spread(riders, slices, lambda k: block_wcu(fi, k, round(u_mean) or 1)) + u_mean * board_w
+                                 + fi.block_index_wcu)
     history_wcu = races * riders * chunk_rate * (hist.chunk_wcu + hist.entry_wcu + hist.index_wcu)
     table_wcu = hot_path + races * fi.tick_wcu + races * riders * chunk_rate * (hist.chunk_wcu + hist.entry_wcu)
     table_rcu = races * (slices * u_mean * board_r + read + fi.tick_rcu
@@ -222,7 +227,7 @@ def second(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float = 1.0, hist
         ("a new on-demand table's warm throughput (pre-warm above it)", 4000, "WRU/s", table_wcu, PAGES["warm"], True),
         ("AppSync Events: publishes (one a race a second)", None, "/s", races, FAN_IN_PAGES["appsync"], True),
     ]
-    index_wcu = races * riders * chunk_rate * hist.index_wcu
+    index_wcu = races * riders * chunk_rate * hist.index_wcu + races * slices * fi.block_index_wcu
     return {"races": races, "riders_per_race": riders, "riders": races * riders, "hz": hz, "slices_a_race": slices,
             "racers_a_slice": round(per_slice, 1), "kinesis_shards_planned": planned, "kinesis_shards": shards,
             "placement": p, "slice_updates_a_second": {"hottest": u_max, "mean": round(u_mean, 2)},
@@ -293,11 +298,13 @@ def record(racers: int = RECORD_RACERS, seconds: int = RECORD_SECONDS) -> tuple[
     tick_wcu = units("tick", lambda f, r: f.startswith(TICK_PREFIX), "wcu") / claims
     tick_rcu = units("tick", lambda f, r: not f.startswith("RACE#"), "rcu") / claims
     record_bytes = sum(run["record_bytes"] for run in steady) / rider_seconds
+    new_blocks = len(blocks) * len({r.second for r in requests if r.source == "post"}) / max(1, len({i["SK"]["S"] for i in blocks}))
+    block_index = sum(r.wcu for r in requests if r.source == "post" and r.index and r.partition.startswith("SECOND#"))
     memory = env.stack()["memory_mb"]["ingest_telemetry"]
     fi = FanIn(racers, rider_seconds, block_base, block_per, board_base, board_per, read_base,
                (read_total - read_base) / racers, entry_rcu, gate_rcu, tick_wcu, tick_rcu, record_bytes,
                sum(run["cpu_ms"] for run in steady) / rider_seconds, sum(run["waves"] for run in steady) / len(steady),
-               memory)
+               memory, block_index_wcu=block_index / max(new_blocks, 1))
     block_updates = [r for r in requests if r.source == "post" and fams[r.partition].startswith("SLICE#") and r.wcu]
     board_writes = [r for r in requests if r.source == "post" and r.item.startswith("BOARD#") and r.wcu]
     updates = round(len(block_updates) / (rider_seconds / racers) / fanin.SLICES) or 1  # a slice's, a second
@@ -337,7 +344,9 @@ def figures_of(fi: FanIn, requests: tuple[Request, ...], extra: dict, sz: Sizing
             "wcu_per_racer_second_with_history": scenarios["100 races of 1,000"]["wcu_per_racer_second_with_history"],
             "every_partition_under": all(r["under"] for s in judged for r in s["partitions"].values()),
             "quotas_over_default": sorted({q["quota"] for s in judged for q in s["quotas"] if q["over"]}),
-            "lever_batch_1000": big_batch, "history": asdict(hist), "measured": asdict(fi),
+            "lever_batch_1000": big_batch,
+            # starts spread over a minute: ⌈races / 60⌉ races share a race second's index partition
+            "index_second_wcu_starts_spread_over_a_minute": math.ceil(100 / 60) * 16 * fi.block_index_wcu, "history": asdict(hist), "measured": asdict(fi),
             "recorded": {k: v for k, v in extra.items() if k != "race_id"}, "sizing": asdict(sz)}
 
 

@@ -7,7 +7,8 @@ from bench.capacity import Request
 
 MEASURED = f.FanIn(racers=1000, rider_seconds=5000, block_base=150, block_per_racer=15.5, board_base=200,
                    board_per_racer=10.2, read_base=5000, read_per_racer=75, entry_rcu=1.0, gate_rcu=1.0, tick_wcu=1.0,
-                   tick_rcu=1.0, record_bytes=310, consumer_cpu_ms_per_record=0.36, consumer_waves=3.8, memory_mb=1024)
+                   tick_rcu=1.0, record_bytes=310, consumer_cpu_ms_per_record=0.36, consumer_waves=3.8, memory_mb=1024,
+                   block_index_wcu=1.0)
 
 
 def test_a_slices_second_pays_each_updates_size_after_it():
@@ -43,7 +44,10 @@ def test_100_races_of_1000_name_the_quotas_to_raise():
     many = f.second(MEASURED, f.Sizing(), 100, 1000)
     over = {q["quota"].split(",")[0] for q in many["quotas"] if q["over"]}
     assert "IoT Core inbound publish requests" in over and "DynamoDB table read units (on-demand)" in over
-    assert all(row["under"] for row in many["partitions"].values())
+    # every race's new blocks of a race second share the inverted index's SECOND#<second>: 100 races x 16 slices
+    second = "index SECOND#<second> (new blocks, every race at that race second)"
+    assert many["partitions"][second]["wcu"] == 1600 and not many["partitions"][second]["under"]
+    assert all(row["under"] for name, row in many["partitions"].items() if name != second)
     assert many["wcu_per_racer_second_hot_path"] < 0.1 < many["wcu_per_racer_second_with_history"]
 
 
