@@ -277,7 +277,10 @@ def record(racers: int = RECORD_RACERS, seconds: int = RECORD_SECONDS) -> tuple[
     ticks = [c for c in result["calls"] if c.label == "tick"]
     requests = (*(q for run in steady for q in requests_of("post", run["calls"], run["label"])),
                 *(q for run in measured["join"] for q in requests_of("join", run["calls"])),
-                *requests_of("tick", ticks))
+                *requests_of("tick", ticks),
+                # THE HOOK: once the replay delivers the stream to the history writer too, its runs under
+                # measured["history"] join the ledger here and ``history()`` uses them instead of ``HISTORY``
+                *(q for run in measured.get("history", []) for q in requests_of("history", run["calls"], run["label"])))
     per_attr = lambda items, skip: [(size(i), sum(1 for k in i if k not in skip)) for i in items]
     fixed = {"PK", "SK", "version", "applied", "recent", "type", "raceId", "slice", "second", "ttl"}
     sized = per_attr(blocks, fixed)
