@@ -8,10 +8,10 @@ import pytest
 from alleycat import settings
 from alleycat.clock import epoch
 from alleycat.storage import dynamo
-from alleycat.storage.schema import create_table_request
+from alleycat.storage.schema import HISTORY_WRITER_TYPES, create_table_request
 from local import handlers
 from local.events import sample_event, with_header
-from local.streams import StreamTail
+from local.streams import StreamTail, passes_filter
 
 TABLE = "alleycat-test"
 
@@ -87,6 +87,12 @@ def process(records):
     if not records:
         return {"batchItemFailures": []}
     return handlers.invoke("stream_processor", {"Records": records})
+
+
+def write_history(records):
+    """Invokes the history writer with ``records``' second blocks, as its mapping's filter passes them."""
+    blocks = [record for record in records if passes_filter(record, HISTORY_WRITER_TYPES)]
+    return handlers.invoke("write_history", {"Records": blocks}) if blocks else {"batchItemFailures": []}
 
 
 @pytest.fixture

@@ -50,6 +50,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "token_groups": (),
     "authorize_ingest": (INGEST_ISSUER, INGEST_CLIENT_ID, INGEST_SCOPES, INGEST_USERNAME, INGEST_TOPIC_ARN, INGEST_CLIENT_ARN),
     "ingest_telemetry": (TABLE_NAME,),
+    "write_history": (TABLE_NAME,),
 }
 
 
