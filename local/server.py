@@ -72,7 +72,7 @@ MAX_REQUEST_BYTES = 10 * 1024 * 1024
 # The worker processes' names (``ps``, ``top``, /proc/<pid>/comm; 15 bytes at most): what each runs, for whoever
 # measures the stack
 WORKER_NAMES = {"api": "alleycat-api", "stream": "alleycat-stream", "finisher": "alleycat-finish",
-                "ticker": "alleycat-tick", "history": "alleycat-history"}
+                "ticker": "alleycat-tick", "history": "alleycat-hist"}
 USER_POOL_ENDPOINT = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"  # boto3's cognito-idp client: the stand-in
 
 

@@ -10,6 +10,7 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as sources
+from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
 from alleycat.storage.schema import HISTORY_WRITER_TYPES, STREAM_PROCESSOR_TYPES
@@ -37,6 +38,37 @@ ITERATOR_AGE_LIMIT = Duration.seconds(30)
 HISTORY_AGE_LIMIT = Duration.seconds(2 * HISTORY_BATCHING_WINDOW_SECONDS + 30)
 
 
+def read_stream(scope: Construct, function: lambda_.Function, table: dynamodb.ITable, types: tuple[str, ...], *,
+                batch_size: int, window_seconds: int, retries: int, age_limit: Duration, removal_policy: RemovalPolicy,
+                holds: str, gave_up: str, behind: str) -> tuple[sqs.Queue, cloudwatch.IMetric, list[cloudwatch.Alarm]]:
+    """``function`` as a reader of the table's stream, its records of ``types`` alone (the others' derived writes stay
+    out): its failure queue, its iterator age, and their alarms (the queue's first message; ``age_limit`` passed
+    twice running)."""
+    failures = failure_queue(scope, "Failures", removal_policy=removal_policy, holds=holds)
+    function.add_event_source(sources.DynamoEventSource(
+        table,
+        starting_position=lambda_.StartingPosition.TRIM_HORIZON,
+        batch_size=batch_size,
+        max_batching_window=Duration.seconds(window_seconds),
+        bisect_batch_on_error=True,
+        retry_attempts=retries,
+        max_record_age=MAX_RECORD_AGE,
+        report_batch_item_failures=True,
+        parallelization_factor=1,
+        on_failure=sources.SqsDlq(failures),
+        filters=[lambda_.FilterCriteria.filter({"dynamodb": {"NewImage": {"type": {"S": lambda_.FilterRule.or_(*types)}}}})],
+    ))
+    iterator_age = function.metric("IteratorAge", statistic="Maximum", period=Duration.minutes(1))
+    alarms = [
+        first_message_alarm(scope, "FailuresAlarm", failures, gave_up),
+        cloudwatch.Alarm(scope, "IteratorAgeAlarm", alarm_description=behind, metric=iterator_age,
+                         threshold=age_limit.to_milliseconds(),
+                         comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+                         evaluation_periods=2, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING),
+    ]
+    return failures, iterator_age, alarms
+
+
 class StreamProcessor(Construct):
     def __init__(self, scope: Construct, id: str, *, table: dynamodb.ITable, functions: Functions,
                  removal_policy: RemovalPolicy) -> None:
@@ -44,36 +76,14 @@ class StreamProcessor(Construct):
         self.function = functions.add(STREAM_PROCESSOR, "Table stream: scores, boards, finished races",
                                       STREAM_PROCESSOR_ACTIONS, timeout=Duration.minutes(5),
                                       memory_size=memory_mb(STREAM_PROCESSOR))
-        self.failures = failure_queue(self, "Failures", removal_policy=removal_policy, holds="the stream mapping")
-        self.function.add_event_source(sources.DynamoEventSource(
-            table,
-            starting_position=lambda_.StartingPosition.TRIM_HORIZON,
-            batch_size=STREAM_BATCH_SIZE,
-            max_batching_window=Duration.seconds(STREAM_BATCHING_WINDOW_SECONDS),
-            bisect_batch_on_error=True,
-            retry_attempts=STREAM_RETRIES,
-            max_record_age=MAX_RECORD_AGE,
-            report_batch_item_failures=True,
-            parallelization_factor=1,
-            on_failure=sources.SqsDlq(self.failures),
-            # Only changes it acts on: its own derived writes (entries, boards, packed history) stay out.
-            filters=[lambda_.FilterCriteria.filter(
-                {"dynamodb": {"NewImage": {"type": {"S": lambda_.FilterRule.or_(*STREAM_PROCESSOR_TYPES)}}}})],
-        ))
+        self.failures, self.iterator_age, self.alarms = read_stream(
+            self, self.function, table, STREAM_PROCESSOR_TYPES, batch_size=STREAM_BATCH_SIZE,
+            window_seconds=STREAM_BATCHING_WINDOW_SECONDS, retries=STREAM_RETRIES, age_limit=ITERATOR_AGE_LIMIT,
+            removal_policy=removal_policy, holds="the stream mapping",
+            gave_up="Stream records the processor gave up on are waiting in the failure queue",
+            behind="The stream processor is behind the table's stream (a stuck shard): "
+                   "live race boards and results stop changing")
         self.failures_waiting = waiting(self.failures)
-        self.iterator_age = self.function.metric("IteratorAge", statistic="Maximum", period=Duration.minutes(1))
-        self.alarms = [
-            first_message_alarm(self, "FailuresAlarm", self.failures,
-                                "Stream records the processor gave up on are waiting in the failure queue"),
-            cloudwatch.Alarm(
-                self, "IteratorAgeAlarm",
-                alarm_description="The stream processor is behind the table's stream (a stuck shard): "
-                                  "live race boards and results stop changing",
-                metric=self.iterator_age,
-                threshold=ITERATOR_AGE_LIMIT.to_milliseconds(),
-                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-                evaluation_periods=2, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING),
-        ]
 
 
 class HistoryWriter(Construct):
@@ -85,31 +95,10 @@ class HistoryWriter(Construct):
         self.function = functions.add(HISTORY_WRITER, "Table stream: second blocks into racers' history chunks",
                                       HISTORY_WRITER_ACTIONS, timeout=Duration.minutes(5),
                                       memory_size=memory_mb(HISTORY_WRITER))
-        self.failures = failure_queue(self, "Failures", removal_policy=removal_policy, holds="the history writer's mapping")
-        self.function.add_event_source(sources.DynamoEventSource(
-            table,
-            starting_position=lambda_.StartingPosition.TRIM_HORIZON,
-            batch_size=HISTORY_BATCH_SIZE,
-            max_batching_window=Duration.seconds(HISTORY_BATCHING_WINDOW_SECONDS),
-            bisect_batch_on_error=True,
-            retry_attempts=HISTORY_RETRIES,
-            max_record_age=MAX_RECORD_AGE,
-            report_batch_item_failures=True,
-            parallelization_factor=1,
-            on_failure=sources.SqsDlq(self.failures),
-            filters=[lambda_.FilterCriteria.filter(
-                {"dynamodb": {"NewImage": {"type": {"S": lambda_.FilterRule.or_(*HISTORY_WRITER_TYPES)}}}})],
-        ))
-        self.iterator_age = self.function.metric("IteratorAge", statistic="Maximum", period=Duration.minutes(1))
-        self.alarms = [
-            first_message_alarm(self, "FailuresAlarm", self.failures,
-                                "Second block records the history writer gave up on are waiting in the failure queue"),
-            cloudwatch.Alarm(
-                self, "IteratorAgeAlarm",
-                alarm_description="The history writer is behind the table's stream: open races' histories, results "
-                                  "and live reviews stop changing (boards and settlement do not depend on it)",
-                metric=self.iterator_age,
-                threshold=HISTORY_AGE_LIMIT.to_milliseconds(),
-                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-                evaluation_periods=2, treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING),
-        ]
+        self.failures, self.iterator_age, self.alarms = read_stream(
+            self, self.function, table, HISTORY_WRITER_TYPES, batch_size=HISTORY_BATCH_SIZE,
+            window_seconds=HISTORY_BATCHING_WINDOW_SECONDS, retries=HISTORY_RETRIES, age_limit=HISTORY_AGE_LIMIT,
+            removal_policy=removal_policy, holds="the history writer's mapping",
+            gave_up="Second block records the history writer gave up on are waiting in the failure queue",
+            behind="The history writer is behind the table's stream: open races' histories, results and live "
+                   "reviews stop changing (boards and settlement do not depend on it)")

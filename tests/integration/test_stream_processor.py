@@ -525,6 +525,7 @@ def test_with_the_fan_in_on_the_board_is_the_slice_boards_rows_and_the_settlemen
         server, monkeypatch, request_counter):
     monkeypatch.setenv(settings.FAN_IN, "on")
     settings.reset()
+    server.writes_history = False  # the writer's batches are the test's
     api = Api()
     api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
     race_id = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 120}, claims=ADMIN)[1]["raceId"]
