@@ -22,7 +22,15 @@ from alleycat.rules.samples import Sample
 from alleycat.storage import entities as e
 from local.events import http_event
 from local.kinesis import lambda_record
-from stacks.settings import AUTHORIZER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TICKER, TOKEN_GROUPS
+from stacks.settings import (
+    AUTHORIZER,
+    FINISHER,
+    HISTORY_WRITER,
+    INGEST_CONSUMER,
+    STREAM_PROCESSOR,
+    TICKER,
+    TOKEN_GROUPS,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -56,6 +64,22 @@ def stream_event() -> dict:
     old_race = e.Race(**race).to_item()
     new_race = e.Race(**race, status=e.FINISHED, finishRequests=1).to_item()
     return {"Records": [record(1, new_chunk, old_chunk, 180), record(2, new_race, old_race, 260)]}
+
+
+def block_event() -> dict:
+    """A second block's record, as the history writer's mapping delivers it: the sample race's slice 0, second 0,
+    a racer's first value counted (the fan-in, docs/fan-in.md)."""
+    from alleycat.rules.fanin import Counted
+
+    block = dict(raceId=RACE_ID, slice=0, second=0)
+    counted = Counted(Sample(80, 50), "AAAA")
+    return {"Records": [record(3, e.SecondBlock(**block, racers={"Q2x": counted}).to_item(),
+                               e.SecondBlock(**block).to_item(), 120)]}
+
+
+def as_json(value):
+    """A binary attribute as Lambda delivers a stream record's: base64."""
+    return base64.b64encode(value).decode() if isinstance(value, bytes) else str(value)
 
 
 def log_event() -> dict:
@@ -106,6 +130,7 @@ def texts() -> dict[str, str]:
     files[f"{FINISHER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"
     files[f"{TICKER}.json"] = json.dumps({"raceId": RACE_ID}, indent=2) + "\n"
     files[f"{INGEST_CONSUMER}.json"] = json.dumps(log_event(), indent=2) + "\n"
+    files[f"{HISTORY_WRITER}.json"] = json.dumps(block_event(), indent=2, default=as_json) + "\n"
     files[f"{TOKEN_GROUPS}.json"] = json.dumps(token_event(), indent=2) + "\n"
     files[f"{AUTHORIZER}.json"] = json.dumps(authorizer_event(), indent=2) + "\n"
     return files

@@ -16,7 +16,15 @@ from urllib.parse import urlsplit
 from alleycat.edge.routes import ROUTES, SAMPLE_IDS
 from alleycat.storage import entities as e
 from stacks import logical_id
-from stacks.settings import AUTHORIZER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TICKER, TOKEN_GROUPS
+from stacks.settings import (
+    AUTHORIZER,
+    FINISHER,
+    HISTORY_WRITER,
+    INGEST_CONSUMER,
+    STREAM_PROCESSOR,
+    TICKER,
+    TOKEN_GROUPS,
+)
 
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
 
@@ -39,13 +47,14 @@ def run_order() -> list[str]:
     holds by then (the telemetry's chunk and the race's finish, events/make_events.py: it scores the ride and
     settles the race), the ticker after it, and then the reads of what the stream wrote
     (``AFTER_THE_STREAM``); the telemetry log's consumer right after the telemetry route (racer-1's seconds
-    again, over MQTT: the first value wins); the token trigger and the MQTT authorizer last (they read no table).
+    again, over MQTT: the first value wins) and the history writer after it (a second block's record: the sample
+    race has no slices, so no tag names a racer and it writes nothing); the token trigger and the MQTT authorizer last (they read no table).
     In that order every function answers 2xx (tests/integration/test_sam_db.py runs it)."""
     order = [route.function for route in ROUTES if route.function not in AFTER_THE_STREAM]
     finish = order.index("finish_race")
     order[finish:finish + 1] = [FINISHER, "finish_race", STREAM_PROCESSOR, TICKER, *AFTER_THE_STREAM]
     telemetry = order.index("post_telemetry")
-    order.insert(telemetry + 1, INGEST_CONSUMER)
+    order[telemetry + 1:telemetry + 1] = [INGEST_CONSUMER, HISTORY_WRITER]
     return [*order, TOKEN_GROUPS, AUTHORIZER]
 
 

@@ -41,6 +41,7 @@ from stacks import headers
 from stacks.settings import (
     API_SCOPES,
     FINISHER,
+    HISTORY_WRITER,
     INGEST_CONSUMER,
     STREAM_PROCESSOR,
     TICKER,
@@ -60,7 +61,7 @@ from .mqtt import MqttBroker
 from .runtime import Runtime
 from .scheduler import SchedulerApi
 from .static import static_file
-from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail, stream_shards
+from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail, history_poller, stream_shards
 from .userpool import UserPool
 
 TABLE_NAME = "alleycat-local"
@@ -71,7 +72,7 @@ MAX_REQUEST_BYTES = 10 * 1024 * 1024
 # The worker processes' names (``ps``, ``top``, /proc/<pid>/comm; 15 bytes at most): what each runs, for whoever
 # measures the stack
 WORKER_NAMES = {"api": "alleycat-api", "stream": "alleycat-stream", "finisher": "alleycat-finish",
-                "ticker": "alleycat-tick"}
+                "ticker": "alleycat-tick", "history": "alleycat-hist"}
 USER_POOL_ENDPOINT = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"  # boto3's cognito-idp client: the stand-in
 
 
@@ -253,6 +254,8 @@ class LocalStack:
         self.stream: StreamPoller | None = None
         self.runtime: Runtime | None = None
         self.stream_runtime: Runtime | None = None
+        self.history: StreamPoller | None = None
+        self.history_runtime: Runtime | None = None
         self.async_runtime: Runtime | None = None
         self.ticker_runtime: Runtime | None = None
         self.functions_api: LambdaApi | None = None
@@ -292,6 +295,13 @@ class LocalStack:
                                      name=WORKER_NAMES["stream"])
         self.stream = StreamPoller(tail, shards=self.stream_shards,
                                    invoke=lambda event: self.stream_runtime.invoke(STREAM_PROCESSOR, event)).start()
+        # The history writer (the fan-in's): a second reader of the stream, in a process of its own started at its
+        # first batch, its window on the stack's clock.
+        self.history_runtime = Runtime(workers=1, clock=self.clock, prestart=False, functions=(HISTORY_WRITER,),
+                                       name=WORKER_NAMES["history"])
+        self.history = history_poller(StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS),
+                                      lambda event: self.history_runtime.invoke(HISTORY_WRITER, event),
+                                      clock=self.clock.now).start()
         # After configure_environment: the workers inherit it.
         # (The log's consumer runs there too, imported at its first batch: most stacks the tests start never see one.)
         self.runtime = Runtime(clock=self.clock, functions=(*(route.function for route in ROUTES), TOKEN_GROUPS),
@@ -394,7 +404,7 @@ class LocalStack:
     def memory(self) -> str:
         """The stack's resident memory: its Python processes (server, function workers) and DynamoDB Local's JVM."""
         python = rss_bytes() + sum(runtime.rss_bytes() for runtime in (self.runtime, self.stream_runtime, self.async_runtime,
-                                                                        self.ticker_runtime) if runtime)
+                                                                        self.ticker_runtime, self.history_runtime) if runtime)
         engine = self.dynamodb.rss_bytes()
         log = rss_bytes(self.kinesis.process.pid) if self.kinesis and self.kinesis.process else 0
         return (f"stack memory {(python + engine + log) / 2**20:,.0f} MB "
@@ -411,8 +421,9 @@ class LocalStack:
             self.log.stop()
         if self.kinesis:
             self.kinesis.stop()
-        if self.stream:
-            self.stream.stop()
+        for poller in (self.stream, self.history):
+            if poller:
+                poller.stop()
         for api in (self.scheduler, self.functions_api, self.users):
             if api:
                 api.stop()
@@ -421,7 +432,7 @@ class LocalStack:
         for name, value in self._async_environment.items():
             if os.environ.get(name) == value:
                 del os.environ[name]
-        for runtime in (self.runtime, self.stream_runtime):
+        for runtime in (self.runtime, self.stream_runtime, self.history_runtime):
             if runtime:
                 runtime.stop()
         for runtime in (self.async_runtime, self.ticker_runtime):  # finishers and tickers wait for races' ends

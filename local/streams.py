@@ -1,4 +1,5 @@
-"""The local event source mapping: the embedded table's stream -> the stream handler.
+"""The local event source mappings: the embedded table's stream -> the stream handler, and (``history_poller``)
+the same stream's second blocks -> the history writer (``HISTORY_WRITER``).
 
 Reads DynamoDB Local's stream as Lambda's DynamoDB event source mapping does: every shard
 the stream lists, records in order within a shard, a child shard only once its parent is
@@ -29,8 +30,16 @@ from collections import deque
 from typing import Self
 from urllib.parse import urlsplit
 
-from alleycat.storage.schema import PARTITION_KEY, STREAM_PROCESSOR_TYPES
-from stacks.settings import STREAM_BATCH_SIZE, STREAM_BATCHING_WINDOW_SECONDS, STREAM_PROCESSOR, STREAM_RETRIES
+from alleycat.storage.schema import HISTORY_WRITER_TYPES, PARTITION_KEY, STREAM_PROCESSOR_TYPES
+from stacks.settings import (
+    HISTORY_BATCH_SIZE,
+    HISTORY_BATCHING_WINDOW_SECONDS,
+    HISTORY_RETRIES,
+    STREAM_BATCH_SIZE,
+    STREAM_BATCHING_WINDOW_SECONDS,
+    STREAM_PROCESSOR,
+    STREAM_RETRIES,
+)
 
 from . import handlers
 
@@ -74,9 +83,10 @@ def lambda_record(record: dict, stream_arn: str) -> dict:
             "dynamodb": change, "eventSourceARN": stream_arn}
 
 
-def passes_filter(record: dict) -> bool:
-    """The event source mapping's filter: only records of the item types the processor acts on."""
-    return record["dynamodb"].get("NewImage", {}).get("type", {}).get("S") in STREAM_PROCESSOR_TYPES
+def passes_filter(record: dict, types: tuple[str, ...] = STREAM_PROCESSOR_TYPES) -> bool:
+    """An event source mapping's filter: only records of the item types its function acts on (the processor's,
+    or the history writer's ``HISTORY_WRITER_TYPES``)."""
+    return record["dynamodb"].get("NewImage", {}).get("type", {}).get("S") in types
 
 
 def sequence(record: dict) -> int:
@@ -298,8 +308,9 @@ class StreamPoller(Threads):
 
     def __init__(self, tail: StreamTail, batch_size: int = STREAM_BATCH_SIZE,
                  window_seconds: float = STREAM_BATCHING_WINDOW_SECONDS, max_retries: int = STREAM_RETRIES,
-                 invoke=None, shards: int = 1, poll_seconds: float = POLL_SECONDS, clock=time.monotonic):
-        self.tail, self.stream_arn = tail, tail.stream_arn
+                 invoke=None, shards: int = 1, poll_seconds: float = POLL_SECONDS, clock=time.monotonic,
+                 types: tuple[str, ...] = STREAM_PROCESSOR_TYPES):
+        self.tail, self.stream_arn, self.types = tail, tail.stream_arn, types
         self.batch_size, self.window, self.max_retries = batch_size, window_seconds, max_retries
         self.poll_seconds, self.clock = poll_seconds, clock
         self._invoke = invoke or (lambda event: handlers.invoke(STREAM_PROCESSOR, event))
@@ -346,7 +357,7 @@ class StreamPoller(Threads):
         held, before = [], reader.position
         for raw in records:
             number = raw["dynamodb"]["SequenceNumber"]
-            if passes_filter(raw):
+            if passes_filter(raw, self.types):
                 shard = self.virtual_shards[shard_of(raw, len(self.virtual_shards))]
                 held.append((number, before, lambda_record(raw, self.stream_arn), shard))
             before = number
@@ -390,7 +401,8 @@ class StreamPoller(Threads):
                     return shard.pending[: self.batch_size]
                 if not wait:
                     return None
-                self._changed.wait(due)
+                # a clock the tests move is looked at again each poll: its window may pass at any moment
+                self._changed.wait(due if self.clock is time.monotonic or due is None else min(due, self.poll_seconds))
         return None
 
     def _run(self, shard: VirtualShard, batch: list) -> None:
@@ -430,3 +442,11 @@ class StreamPoller(Threads):
             return sequence(batch[0])
         failures = [int(f["itemIdentifier"]) for f in response.get("batchItemFailures", [])]
         return min(failures) if failures else None
+
+
+def history_poller(tail: StreamTail, invoke, clock=time.monotonic, **options) -> StreamPoller:
+    """The history writer's mapping (stacks/stream.py): the same stream read by a tail of its own (a shard's second
+    reader), second blocks alone, batched over ``HISTORY_BATCHING_WINDOW_SECONDS`` of ``clock`` (the stack's: a test's
+    manual clock moves it, so no test waits the window)."""
+    return StreamPoller(tail, batch_size=HISTORY_BATCH_SIZE, window_seconds=HISTORY_BATCHING_WINDOW_SECONDS,
+                        max_retries=HISTORY_RETRIES, invoke=invoke, clock=clock, types=HISTORY_WRITER_TYPES, **options)

@@ -13,9 +13,9 @@ from .ingest import IngestLog
 from .ingest_auth import IngestAuth
 from .monitoring import Monitoring
 from .race_finishes import RaceFinishes
-from .settings import AUTHORIZER, FINISHER, INGEST_CONSUMER, STREAM_PROCESSOR, TICKER, TOKEN_GROUPS
+from .settings import AUTHORIZER, FINISHER, HISTORY_WRITER, INGEST_CONSUMER, STREAM_PROCESSOR, TICKER, TOKEN_GROUPS
 from .site import Site
-from .stream import StreamProcessor
+from .stream import HistoryWriter, StreamProcessor
 from .table import AlleycatTable
 from .users import Users
 
@@ -36,6 +36,7 @@ class AlleycatStack(Stack):
         table = AlleycatTable(self, "Data", throwaway=throwaway).table
         functions = Functions(self, "Functions", table=table, removal_policy=removal)
         stream = StreamProcessor(self, "Stream", table=table, functions=functions, removal_policy=removal)
+        history = HistoryWriter(self, "History", table=table, functions=functions, removal_policy=removal)
         finishes = RaceFinishes(self, "Finishes", functions=functions, removal_policy=removal)
         finishes.allow_starting(stream.function)
         ingest = IngestLog(self, "Ingest", functions=functions, removal_policy=removal)
@@ -51,10 +52,11 @@ class AlleycatStack(Stack):
                     connect=(f"wss://{boards.api.realtime_dns}", users.domain_url, users.api_url.rstrip("/"),
                              f"wss://{ingest_auth.endpoint}"))
         users.serve(site.url)
-        monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes, boards=boards, alarms=ingest.alarms,
+        monitoring = Monitoring(self, "Monitoring", api=api, stream=stream, finishes=finishes, boards=boards, alarms=[*ingest.alarms, *history.alarms],
                                 functions={**functions.by_name, STREAM_PROCESSOR: stream.function, FINISHER: finishes.function,
                                            TOKEN_GROUPS: users.trigger, TICKER: boards.ticker,
-                                           AUTHORIZER: ingest_auth.function, INGEST_CONSUMER: ingest.function})
+                                           AUTHORIZER: ingest_auth.function, INGEST_CONSUMER: ingest.function,
+                                           HISTORY_WRITER: history.function})
 
         CfnOutput(self, "ApiUrl", value=api.url,
                   description="The HTTP API's own endpoint, for bikes and scripts (no CloudFront request fee)")
@@ -64,6 +66,8 @@ class AlleycatStack(Stack):
                   description="Managed login: where the site sends people to sign up and sign in")
         CfnOutput(self, "TableName", value=table.table_name)
         CfnOutput(self, "StreamFailureQueueUrl", value=stream.failures.queue_url)
+        CfnOutput(self, "HistoryFailureQueueUrl", value=history.failures.queue_url,
+                  description="Second block records the history writer gave up on")
         CfnOutput(self, "IngestTopic", value=ingest.topic,
                   description="Where bikes publish their telemetry over MQTT (IoT Core's Basic Ingest topic of the telemetry rule)")
         CfnOutput(self, "IngestFailureQueueUrl", value=ingest.failures.queue_url,

@@ -44,7 +44,8 @@ TOKEN_GROUPS = "token_groups"  # the user pool's pre-token-generation trigger
 TICKER = "tick_race"  # pushes a race's board once a race second (``alleycat.flows.ticking``)
 AUTHORIZER = "authorize_ingest"  # IoT Core's custom authorizer: who may send telemetry over MQTT (stacks/ingest_auth.py)
 INGEST_CONSUMER = "ingest_telemetry"  # the telemetry log's consumer: bikes' MQTT messages, counted (stacks/ingest.py)
-NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, TICKER, AUTHORIZER, INGEST_CONSUMER)
+HISTORY_WRITER = "write_history"  # the fan-in's blocks -> racers' history chunks, on the table's stream (stacks/stream.py)
+NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, TICKER, AUTHORIZER, INGEST_CONSUMER, HISTORY_WRITER)
 FUNCTIONS = (*(route.function for route in ROUTES), *NOT_ROUTES)
 
 # The stream processor's table actions (the finisher's are a route's: routes.FINISH_ACTIONS).
@@ -59,6 +60,16 @@ TICKER_ACTIONS = (GET, UPDATE, QUERY)
 STREAM_BATCH_SIZE = 1000
 STREAM_BATCHING_WINDOW_SECONDS = 1
 STREAM_RETRIES = 5
+# The history writer's mapping of the same stream (a shard takes two readers: docs/fan-in.md), filtered to second
+# blocks. Its window coalesces a slice's half-minute of block records into one write a (racer, 30-s chunk): the
+# history and an open race's results lag the board by up to that. A record carries both images of a block
+# (~3 KB for 100 racers): 1,000 of them stay well inside an invocation's 6 MB.
+HISTORY_BATCH_SIZE = 1000
+HISTORY_BATCHING_WINDOW_SECONDS = 30
+HISTORY_RETRIES = 5
+# Its table actions: the race (a Query), the slice's tags (a Query), the chunk writes (UpdateItem; a refused one
+# reads the chunk: GetItem).
+HISTORY_WRITER_ACTIONS = (QUERY, GET, UPDATE)
 # The telemetry log (stacks/ingest.py; locally local/kinesis.py): its provisioned shards, and its consumer's
 # event source mapping, read by the stack and the local mapping alike (docs/capacity.md, "The telemetry log").
 # No batching window: a record waits for nothing but its shard's next read (about a second in AWS), since the

@@ -13,13 +13,23 @@ from aws_cdk.assertions import Match
 
 from alleycat.edge.routes import QUERY, ROUTES
 from alleycat.storage import schema
-from alleycat.storage.schema import STREAM_PROCESSOR_TYPES
+from alleycat.storage.schema import HISTORY_WRITER_TYPES, STREAM_PROCESSOR_TYPES
 from stacks import LINT_REASONS, headers
 from stacks.api import ADMIN_WRITES, RACERS, TELEMETRY_SAMPLING, throttle
 from stacks.app import is_throwaway
 from stacks.functions import API_TIMEOUT_SECONDS, PASS_THROUGH_TRACING, logical_id
 from stacks.ingest_auth import CUSTOM_RESOURCE_HANDLER
-from stacks.settings import LOG_SAMPLE_RATE, NOT_ROUTES, STREAM_PROCESSOR, STREAM_PROCESSOR_ACTIONS, memory_mb
+from stacks.settings import (
+    HISTORY_BATCHING_WINDOW_SECONDS,
+    HISTORY_WRITER,
+    HISTORY_WRITER_ACTIONS,
+    LOG_SAMPLE_RATE,
+    NOT_ROUTES,
+    STREAM_BATCHING_WINDOW_SECONDS,
+    STREAM_PROCESSOR,
+    STREAM_PROCESSOR_ACTIONS,
+    memory_mb,
+)
 from stacks.site import DIST_DIR as DIST
 from stacks.site import UNCACHED_ERRORS
 from stacks.table import AlleycatTable
@@ -157,15 +167,21 @@ def test_every_function_has_its_own_role(resources):
     assert len({role_of(resources, name) for name in names}) == len(names)
 
 
-def test_stream_processor_mapping_retries_bisects_and_keeps_failures(resources, template):
-    # Given the stream processor / Then its mapping reports partial failures and has a dead end
+MAPPINGS = ((STREAM_PROCESSOR, STREAM_PROCESSOR_TYPES, STREAM_PROCESSOR_ACTIONS, STREAM_BATCHING_WINDOW_SECONDS),
+            (HISTORY_WRITER, HISTORY_WRITER_TYPES, HISTORY_WRITER_ACTIONS, HISTORY_BATCHING_WINDOW_SECONDS))
+
+
+@pytest.mark.parametrize(("function", "types", "window"), [(f, t, w) for f, t, _, w in MAPPINGS])
+def test_stream_mappings_filter_retry_bisect_and_keep_failures(resources, template, function, types, window):
+    # Given each of the stream's two readers / Then its mapping takes its item types alone, batches over its window,
+    # reports partial failures and has a dead end of its own, alarmed
     [mapping] = [mapping["Properties"] for mapping in of_type(resources, "AWS::Lambda::EventSourceMapping").values()
-                 if mapping["Properties"]["FunctionName"] == {"Ref": logical_id(STREAM_PROCESSOR)}]
+                 if mapping["Properties"]["FunctionName"] == {"Ref": logical_id(function)}]
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     assert mapping["BisectBatchOnFunctionError"] is True
-    pattern = mapping["FilterCriteria"]["Filters"][0]["Pattern"]
-    for item_type in STREAM_PROCESSOR_TYPES:
-        assert item_type in pattern
+    assert mapping["MaximumBatchingWindowInSeconds"] == window
+    pattern = json.loads(mapping["FilterCriteria"]["Filters"][0]["Pattern"])
+    assert pattern == {"dynamodb": {"NewImage": {"type": {"S": list(types)}}}}
     assert 0 < mapping["MaximumRetryAttempts"] <= 10 and mapping["MaximumRecordAgeInSeconds"] > 0
     queue = mapping["DestinationConfig"]["OnFailure"]["Destination"]["Fn::GetAtt"][0]
     assert resources[queue]["Type"] == "AWS::SQS::Queue"
@@ -174,13 +190,21 @@ def test_stream_processor_mapping_retries_bisects_and_keeps_failures(resources, 
     assert {"Fn::GetAtt": [queue, "QueueName"]} in alarmed
 
 
-def test_stream_processor_gets_only_its_table_actions(resources):
+def test_the_stream_has_two_readers_at_most(resources):
+    # DynamoDB Streams: no more than two processes should read a shard at once
+    mappings = [m["Properties"] for m in of_type(resources, "AWS::Lambda::EventSourceMapping").values()
+                if "StreamArn" in str(m["Properties"]["EventSourceArn"])]
+    assert len(mappings) == 2
+
+
+@pytest.mark.parametrize(("function", "actions"), [(f, a) for f, _, a, _ in MAPPINGS])
+def test_stream_readers_get_only_their_table_actions(resources, function, actions):
     table_actions = set()
-    for statement in statements(resources, role_of(resources, STREAM_PROCESSOR)):
+    for statement in statements(resources, role_of(resources, function)):
         for action in as_list(statement["Action"]):
             if action.startswith("dynamodb:") and statement["Resource"] != "*" and "StreamArn" not in str(statement):
                 table_actions.add(action)
-    assert table_actions == set(STREAM_PROCESSOR_ACTIONS)
+    assert table_actions == set(actions)
 
 
 def test_function_roles_use_no_managed_policies(resources):
@@ -317,7 +341,7 @@ def test_outputs(template_json):
     assert set(template_json["Outputs"]) == {"ApiUrl", "UserPoolId", "UserPoolClientId", "SignInUrl", "TableName",
                                              "StreamFailureQueueUrl", "FinishFailureQueueUrl", "SiteUrl", "AlarmTopicArn",
                                              "BoardEventsHttpUrl", "BoardEventsRealtimeUrl", "IngestUrl", "IngestTopic",
-                                             "IngestFailureQueueUrl"}
+                                             "IngestFailureQueueUrl", "HistoryFailureQueueUrl"}
 
 
 # --- the frontend site ------------------------------------------------------------------------

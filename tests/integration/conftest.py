@@ -8,10 +8,10 @@ import pytest
 from alleycat import settings
 from alleycat.clock import epoch
 from alleycat.storage import dynamo
-from alleycat.storage.schema import create_table_request
+from alleycat.storage.schema import HISTORY_WRITER_TYPES, create_table_request
 from local import handlers
 from local.events import sample_event, with_header
-from local.streams import StreamTail
+from local.streams import StreamTail, passes_filter
 
 TABLE = "alleycat-test"
 
@@ -67,6 +67,16 @@ def race(api):
 
 
 @pytest.fixture
+def chunk_path(monkeypatch):
+    """The fan-in off (``ALLEYCAT_FAN_IN=off``): telemetry writes the racers' chunks itself, as before the fan-in, for
+    the tests of that path's own writes, requests and retries (it stays reachable)."""
+    monkeypatch.setenv(settings.FAN_IN, "off")
+    settings.reset()
+    yield
+    settings.reset()
+
+
+@pytest.fixture
 def faults(table):
     """Injects DynamoDB errors at the boto3 client (see tests/integration/faults.py)."""
     from .faults import Faults
@@ -76,10 +86,27 @@ def faults(table):
     injected.clear()
 
 
+class StreamAfterHistory(StreamTail):
+    """The table's stream as the stream processor's mapping sees it once the history writer's window has passed:
+    ``read()`` hands what is new to the history writer (its second blocks) until it writes nothing more, and returns
+    every record read (``writes_history = False``: what is new, the writer left to the test)."""
+
+    writes_history = True
+
+    def read(self) -> list[dict]:
+        records = fresh = super().read()
+        while self.writes_history and fresh:
+            assert write_history(fresh) == {"batchItemFailures": []}
+            fresh = super().read()
+            records = records + fresh
+        return records
+
+
 @pytest.fixture
 def server(table, dynamodb_local):
     """The table's stream, read from its first record (``server.read()``: what is new since)."""
-    return StreamTail.of_table(dynamodb_local, TABLE)
+    arn = dynamodb_local.client().describe_table(TableName=TABLE)["Table"]["LatestStreamArn"]
+    return StreamAfterHistory(StreamTail.of_table(dynamodb_local, TABLE).client, arn)
 
 
 def process(records):
@@ -87,6 +114,12 @@ def process(records):
     if not records:
         return {"batchItemFailures": []}
     return handlers.invoke("stream_processor", {"Records": records})
+
+
+def write_history(records):
+    """Invokes the history writer with ``records``' second blocks, as its mapping's filter passes them."""
+    blocks = [record for record in records if passes_filter(record, HISTORY_WRITER_TYPES)]
+    return handlers.invoke("write_history", {"Records": blocks}) if blocks else {"batchItemFailures": []}
 
 
 @pytest.fixture

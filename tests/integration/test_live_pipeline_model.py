@@ -40,13 +40,14 @@ import pytest
 from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
 from alleycat import settings as alleycat_settings
 from alleycat.clock import epoch
 from alleycat.edge import mqtt
 from alleycat.storage import dynamo
 from alleycat.storage import entities as e
+from alleycat.storage.schema import HISTORY_WRITER_TYPES
 from local import handlers
 from local.events import sample_event, with_header
 from local.kinesis import lambda_record
@@ -247,6 +248,8 @@ class Pipeline(RuleBasedStateMachine):
         self.last_post = None                         # the request posted last, and its answer
         self.pending: list[dict] = []                 # stream records read and not yet handled
         self.delivered: list[list[dict]] = []         # batches handled, for redelivery
+        self.blocks: list[dict] = []                  # the history writer's (second blocks' records), not yet handled
+        self.written: list[list[dict]] = []           # the history writer's batches handled, for redelivery
         self.shown_last: dict[str, int] = {}          # lastSecond each racer's board row showed
         self.log: list[tuple[dict, set]] = []         # the telemetry log's records not yet consumed, and what each counts
         self.consumed: list[list[tuple[dict, set]]] = []  # batches the log's consumer took, for redelivery
@@ -400,22 +403,27 @@ class Pipeline(RuleBasedStateMachine):
     # --- the stream --------------------------------------------------------------------------
 
     def read_stream(self) -> None:
-        self.pending += [record for record in self.tail.read() if passes_filter(record)]
+        """The stream's new records, for each of its two mappings (each its own filter): the processor's and the
+        history writer's."""
+        records = self.tail.read()
+        self.pending += [record for record in records if passes_filter(record)]
+        self.blocks += [record for record in records if passes_filter(record, HISTORY_WRITER_TYPES)]
 
-    def deliver(self, size: int) -> None:
+    def deliver(self, size: int, function: str = "stream_processor") -> None:
         """One invocation as the event source mapping makes it: a reported failure leaves its
         record and every later one pending, to be delivered again."""
-        if not self.pending:
+        pending, delivered = (self.pending, self.delivered) if function == "stream_processor" else (self.blocks, self.written)
+        if not pending:
             return
-        batch = self.pending[:size]
+        batch = pending[:size]
         try:
-            failures = handlers.invoke("stream_processor", {"Records": batch})["batchItemFailures"]
+            failures = handlers.invoke(function, {"Records": batch})["batchItemFailures"]
         except Exception:  # noqa: BLE001 - a function error: the whole batch is retried
             return
-        self.delivered.append(batch)
+        delivered.append(batch)
         failed = min((int(failure["itemIdentifier"]) for failure in failures), default=None)
         retried = [] if failed is None else [record for record in batch if sequence(record) >= failed]
-        self.pending = retried + self.pending[len(batch):]
+        pending[:] = retried + pending[len(batch):]
 
     @rule(size=st.integers(1, 60))
     def deliver_batch(self, size):
@@ -434,13 +442,26 @@ class Pipeline(RuleBasedStateMachine):
             return
         handlers.invoke("stream_processor", {"Records": self.delivered[pick % len(self.delivered)]})
 
+    @precondition(lambda self: alleycat_settings.load().fan_in)  # the chunk path has no blocks: its programs unchanged
+    @rule(size=st.integers(1, 60), writes_before_fault=st.integers(-1, 4), pick=st.integers(0, 1000))
+    def write_history(self, size, writes_before_fault, pick):
+        """The history writer's mapping (the fan-in's): a batch of second blocks' records, a write of it failing
+        partway (``writes_before_fault`` ≥ 0) or, when none is pending, an old batch delivered again."""
+        self.read_stream()
+        if not self.blocks and self.written:
+            handlers.invoke("write_history", {"Records": self.written[pick % len(self.written)]})
+            return
+        with WriteFault(writes_before_fault) if writes_before_fault >= 0 else nullcontext():
+            self.deliver(size, "write_history")
+
     def drain(self) -> None:
         while self.log:
             self.consume_log(size=100, throttled=-1)
         for _ in range(DRAIN_ROUNDS):
             self.read_stream()
-            if not self.pending:
+            if not self.pending and not self.blocks:
                 return
+            self.deliver(1000, "write_history")
             self.deliver(1000)
         raise AssertionError(f"the stream did not drain in {DRAIN_ROUNDS} deliveries: {len(self.pending)} pending")
 

@@ -9,7 +9,7 @@ from alleycat.rules.samples import Sample
 from alleycat.settings import EVENT_API_URL
 from alleycat.storage import classes, racers, races
 
-from .conftest import ADMIN, Api, process
+from .conftest import ADMIN, Api, process, write_history
 
 
 @pytest.fixture
@@ -525,6 +525,7 @@ def test_with_the_fan_in_on_the_board_is_the_slice_boards_rows_and_the_settlemen
         server, monkeypatch, request_counter):
     monkeypatch.setenv(settings.FAN_IN, "on")
     settings.reset()
+    server.writes_history = False  # the writer's batches are the test's
     api = Api()
     api("put_class", body={"name": "Hill climb"}, claims=ADMIN)
     race_id = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z", "durationSeconds": 120}, claims=ADMIN)[1]["raceId"]
@@ -543,8 +544,30 @@ def test_with_the_fan_in_on_the_board_is_the_slice_boards_rows_and_the_settlemen
     assert request_counter == ["Query"]
     names = {row["racerId"]: row["name"] for row in api("get_race_leaderboard", {"raceId": race_id})[1]["items"]}
     assert names == {"a": "A", "b": "B", "c": "C", "d": "D"}
+    # When the history writer takes the blocks' records, twice (a redelivery) / Then each (racer, chunk) is one write
+    # of the blocks' first values, and the second delivery writes nothing
+    blocks = server.read()
+    shards = races.board_items(race_id, consistent=True).boards
+    request_counter.clear()
+    assert write_history(blocks) == {"batchItemFailures": []}
+    assert request_counter.count("UpdateItem") == 3 * 3  # 3 racers, 3 chunks (0-29, 30-59, 60-69)
+    written = [chunk.samples for chunk in racers.chunks_of(race_id, "a")]
+    assert write_history(blocks) == {"batchItemFailures": []}
+    assert [chunk.samples for chunk in racers.chunks_of(race_id, "a")] == written
+    history = api("get_racer_history", {"racerId": "a"}, query={"raceId": race_id})[1]["races"][0]["samples"]
+    assert (len(history), history[0], history[-1][0]) == (70, [0, 90, 50, 143.75, None, None], 69)
+    # and the stream processor scores those chunks: an open race's results (its chunks done), no board shard written
+    assert process(server.read()) == {"batchItemFailures": []}
+    results = api("get_racer_results", {"racerId": "a"}, query={})[1]["items"][0]
+    assert (results["status"], results["score"], results["lastSecond"]) == ("open", 60 * 143.75, 59)
+    assert races.board_items(race_id, consistent=True).boards == shards
+    assert board(api, race_id) == {**EXPECTED, "d": (0, None, 4)}
     # When the race is finished and settled / Then it ranks, packs and replays the blocks' first values, once
     finish_and_settle(server, api, race_id)
+    # and the writer's records delivered again after the settlement change nothing (a finished race takes nothing)
+    request_counter.clear()
+    assert write_history(blocks) == {"batchItemFailures": []}
+    assert request_counter == ["Query"]
     assert board(api, race_id) == {**EXPECTED, "d": (0, None, 4)}
     results = api("get_racer_results", {"racerId": "b"}, query={})[1]["items"][0]
     assert (results["status"], results["rank"], results["score"]) == ("finished", 3, 70 * 109.25)

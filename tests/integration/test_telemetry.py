@@ -107,7 +107,7 @@ samples_strategy = st.builds(
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batches=st.lists(st.lists(samples_strategy, min_size=1, max_size=60), min_size=1, max_size=5))
-def test_every_sample_counts_exactly_once(api, race_with_racers, batches):
+def test_every_sample_counts_exactly_once(api, race_with_racers, batches, chunk_path):
     # Given a fresh race and random batches with repeats, conflicting re-sends and gaps
     status, race = api("create_race", body={"startsAt": "2026-11-22T10:00:00Z"}, claims=ADMIN)
     race_id = race["raceId"]
@@ -139,7 +139,7 @@ def test_every_sample_counts_exactly_once(api, race_with_racers, batches):
             [(Decimal(str(c)), Decimal(str(res)), heart_rate) for _, (c, res, heart_rate) in mine]
 
 
-def test_response_counts_follow_the_ledger(api, race_with_racers):
+def test_response_counts_follow_the_ledger(api, race_with_racers, chunk_path):
     race_id = race_with_racers["raceId"]
     first = post(api, race_id, [sample("r1", 5), sample("r1", 6), sample("r1", 5, cadence=1)])[1]
     second = post(api, race_id, [sample("r1", 6, cadence=2), sample("r1", 7)])[1]
@@ -166,7 +166,7 @@ def test_telemetry_right_after_finish_is_409_while_eventual_reads_still_say_open
     assert stored_points(race_id, "r1") == 0
 
 
-def test_a_retry_of_a_batch_with_its_idempotency_key_answers_what_the_first_attempt_did(api, race_with_racers):
+def test_a_retry_of_a_batch_with_its_idempotency_key_answers_what_the_first_attempt_did(api, race_with_racers, chunk_path):
     from local import handlers
     from local.events import sample_event, with_header
     race_id = race_with_racers["raceId"]
@@ -230,7 +230,7 @@ def test_an_idempotency_key_reused_with_another_body_is_422_and_writes_nothing(a
     assert post_keyed(api, race_id, again, "tick-8")[1]["accepted"] == len(new)
 
 
-def test_a_retry_of_a_request_that_partly_applied_answers_as_the_first_would_have(api, race_with_racers, faults):
+def test_a_retry_of_a_request_that_partly_applied_answers_as_the_first_would_have(api, race_with_racers, faults, chunk_path):
     from .faults import throttled
 
     race_id = race_with_racers["raceId"]
@@ -249,7 +249,7 @@ def test_a_retry_of_a_request_that_partly_applied_answers_as_the_first_would_hav
     assert post_keyed(api, race_id, batch[:2], "tick-9")[0] == 422
 
 
-def test_a_bikes_sample_is_one_read_outside_the_race_partition_and_one_write(api, race_with_racers):
+def test_a_bikes_sample_is_one_read_outside_the_race_partition_and_one_write(api, race_with_racers, chunk_path):
     # Given a racer in an open race
     from alleycat.storage import keys
 
@@ -316,7 +316,7 @@ def message(*seconds):
     return {"samples": [{"second": second, "cadence": 80, "resistance": 50} for second in seconds]}
 
 
-def test_records_count_on_their_arrival_and_what_counts_nothing_is_dropped_not_failed(api, race):
+def test_records_count_on_their_arrival_and_what_counts_nothing_is_dropped_not_failed(api, race, chunk_path):
     race_id = race["raceId"]
     assert api("join_race", {"raceId": race_id, "racerId": "racer-1"}, claims=racer_claims("racer-1"))[0] == 200
     batch = log_records((mqtt_topic(race_id), message(0, 1), START + 2), (mqtt_topic(race_id), b"\xffnot json", START + 2),
@@ -330,7 +330,7 @@ def test_records_count_on_their_arrival_and_what_counts_nothing_is_dropped_not_f
     assert logged_seconds(race_id) == [0, 1]
 
 
-def test_a_throttled_record_fails_and_counts_once_retried(api, race, faults):
+def test_a_throttled_record_fails_and_counts_once_retried(api, race, faults, chunk_path):
     race_id = race["raceId"]
     assert api("join_race", {"raceId": race_id, "racerId": "racer-1"}, claims=racer_claims("racer-1"))[0] == 200
     batch = log_records((mqtt_topic(race_id), message(0), START + 1), (mqtt_topic(race_id), message(30), START + 40))

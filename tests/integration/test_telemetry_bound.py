@@ -1,5 +1,7 @@
 """POST /races/{raceId}/telemetry: the writes a request causes are bounded by the seconds it adds
-(docs/security.md, "Bad input"), and a batch sent again costs its read alone."""
+(docs/security.md, "Bad input"), and a batch sent again costs its read alone: on the chunk path
+(``ALLEYCAT_FAN_IN=off``: one write a racer-chunk); the fan-in's bound is a write a (slice, second) and one a slice's
+board (tests/integration/test_telemetry.py, its fan-in tests)."""
 
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -7,6 +9,8 @@ import pytest
 
 from .conftest import ADMIN, racer_claims
 from .test_telemetry import sample, stored_points
+
+pytestmark = pytest.mark.usefixtures("chunk_path")
 
 HOUR = 3600
 WRITE_OPERATIONS = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}

@@ -157,3 +157,18 @@ def test_a_slice_board_is_read_by_the_race_boards_query_and_taken_for_no_shard()
     sk = keys.SLICE_BOARD.sk.build({"raceId": RACE_ID, "slice": 12})
     assert keys.RACE_BOARD.sk.prefix() < sk < keys.REPLAY_PART.sk.prefix()
     assert not keys.RACE_BOARD.sk.matches(sk)
+
+
+def test_a_blocks_change_gains_only_the_tags_its_old_image_lacks():
+    first, other = Counted(Sample(80, 50), "AAAA"), Counted(Sample(99, 10), "BBBB")
+    # a value once set never changes: what the old image holds was an earlier change's
+    assert fanin.gained({"a": first, "b": other}, {"a": first}) == {"b": other.sample}
+    assert fanin.gained({"a": first}, {"a": first}) == {}
+    assert fanin.gained({"a": first}, {}) == {"a": first.sample}
+
+
+def test_a_slices_gains_are_written_a_racer_chunk_at_a_time_and_unknown_tags_left_out():
+    one, two = Sample(80, 50), Sample(60, 40)
+    gains = {"a": {0: one, 29: two, 30: one}, "b": {59: two}, "zz": {1: one}}
+    assert fanin.history_chunks(gains, {"a": "racer-a", "b": "racer-b"}, 30) == {
+        ("racer-a", 0): {0: one, 29: two}, ("racer-a", 1): {30: one}, ("racer-b", 1): {59: two}}

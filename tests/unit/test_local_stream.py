@@ -6,7 +6,8 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from local.streams import ShardReader, StreamPoller, StreamTail, shard_of, stream_shards
+from local.streams import ShardReader, StreamPoller, StreamTail, history_poller, shard_of, stream_shards
+from stacks.settings import HISTORY_BATCHING_WINDOW_SECONDS
 
 ARN = "arn:aws:dynamodb:ddblocal:000000000000:table/t/stream/1"
 
@@ -363,3 +364,23 @@ def test_a_read_error_loses_and_repeats_nothing():
     finally:
         polling.stop()
     assert sorted(number(r) for r in recorder.handled) == list(range(1, 81))
+
+
+def test_the_history_writers_mapping_reads_the_same_stream_for_blocks_alone_over_its_window_on_the_stacks_clock():
+    # Given a stream of chunk and block records, read by the processor's mapping and the writer's, each its own tail
+    records = [record(1), record(2, "SecondBlock"), record(3, "Race"), record(4, "SecondBlock")]
+    streams = FakeStreams({"only": (None, records, False)}, page=10)
+    now, processed, written = [1000.0], [], []
+    processor = poller(streams, lambda event: processed.append(event["Records"]))
+    writer = history_poller(StreamTail(streams, ARN), lambda event: written.append(event["Records"]), clock=lambda: now[0])
+    # When both are polled / Then the processor takes its types at once; the writer holds the blocks for its window
+    drain(processor, 2)
+    writer.poll_once()
+    assert [[r["eventID"] for r in batch] for batch in processed] == [["e1", "e3"]]
+    assert written == []
+    now[0] += HISTORY_BATCHING_WINDOW_SECONDS - 1
+    assert not writer.poll_once() and written == []
+    # and once the stack's clock has moved past the window, it delivers them in one batch, no wall-clock wait
+    now[0] += 1
+    assert writer.poll_once()
+    assert [[r["eventID"] for r in batch] for batch in written] == [["e2", "e4"]]

@@ -28,8 +28,9 @@ TICKER_SCHEDULE_ROLE_ARN = "TICKER_SCHEDULE_ROLE_ARN"  # the ticker's: as whom i
 TICKER_DEAD_LETTER_ARN = "TICKER_DEAD_LETTER_ARN"
 EVENT_API_URL = "EVENT_API_URL"  # where boards are published (AppSync Events' HTTP endpoint)
 DYNAMODB_READ_TIMEOUT_SECONDS = "DYNAMODB_READ_TIMEOUT_SECONDS"  # the local stack's; never deployed
-# "on": telemetry counts through the fan-in's second blocks and slice boards (docs/fan-in.md), not the racers' chunks.
-# Off (unset) in the stack, the local stack and the demo until the boards, history and settlement read the blocks.
+# "on": telemetry counts through the fan-in's second blocks and slice boards (docs/fan-in.md), the racers' chunks
+# written behind them by the history writer. Off (unset) in the stack, the local stack and the demo until the e2e
+# tests read history and results after the writer's window (docs/fan-in.md, "Left").
 FAN_IN = "ALLEYCAT_FAN_IN"
 # The MQTT authorizer's (alleycat.edge.ingest_auth): the user pool's issuer and app client, the API's scopes
 # (space-separated), ingest.username, and the ARNs its policy allows (with {racerId} and {clientId}).
@@ -50,6 +51,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "token_groups": (),
     "authorize_ingest": (INGEST_ISSUER, INGEST_CLIENT_ID, INGEST_SCOPES, INGEST_USERNAME, INGEST_TOPIC_ARN, INGEST_CLIENT_ARN),
     "ingest_telemetry": (TABLE_NAME,),
+    "write_history": (TABLE_NAME,),
 }
 
 

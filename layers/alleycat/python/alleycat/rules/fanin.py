@@ -180,3 +180,24 @@ def arbitrate(sent: Mapping[str, Counted], old: Mapping[str, Counted]) -> Arbitr
         else:
             outcome.duplicates[tag] = before
     return outcome
+
+
+def gained(new: Mapping[str, Counted], old: Mapping[str, Counted]) -> dict[str, Sample]:
+    """What a block's change newly counted (its stream record's images): tag -> the first value. A value once
+    set never changes, so whatever the old image holds was counted by an earlier change."""
+    return {tag: counted.sample for tag, counted in new.items() if tag not in old}
+
+
+def history_chunks(gains: Mapping[str, Mapping[int, Sample]], racers: Mapping[str, str],
+                   chunk_seconds: int) -> dict[tuple[str, int], dict[int, Sample]]:
+    """A slice's ``gains`` (tag -> second -> first value) as writes of its racers' history chunks:
+    (racerId, chunk number) -> second -> value, each chunk ``chunk_seconds`` long. A tag ``racers`` does not
+    name (tag -> racerId) is left out."""
+    chunks: dict[tuple[str, int], dict[int, Sample]] = {}
+    for tag, seconds in gains.items():
+        racer_id = racers.get(tag)
+        if racer_id is None:
+            continue
+        for second, sample in seconds.items():
+            chunks.setdefault((racer_id, second // chunk_seconds), {})[second] = sample
+    return chunks

@@ -10,7 +10,8 @@ back as this origin's own.
 write's price) and its changed rows set under the version read, so that the log's consumer and HTTP requests never lose
 each other's seconds; its guard (``rules.fanin.add_gains``) counts a retried batch's seconds once.
 
-``seconds_of`` reads a slice's blocks back, racer by racer (the settlement's, and a history's while the race is open).
+``seconds_of`` reads a slice's blocks back, racer by racer (the settlement's); ``tags_in``, the racers its tags name (the
+history writer's).
 
 ``claim_request`` records an HTTP request's Idempotency-Key with its body's digest before its blocks are written:
 the key sent again with another body is refused there, nothing written (the contract's 422).
@@ -112,3 +113,12 @@ def seconds_of(race_id: str, slice_: int, racers: Mapping[str, str], within: int
                 if tag in racers:
                     found[racers[tag]][block.second] = counted.sample
     return found
+
+
+def tags_in(race_id: str, slice_: int) -> dict[str, str]:
+    """The racers the slice's tags name (tag -> racerId, ``entities.SliceTag``): one Query of the slice's tags."""
+    partition = keys.SLICE_TAG.pk.build({"raceId": race_id, "slice": slice_})
+    return {item.tag: item.racerId
+            for item in query_all(KeyConditionExpression="PK = :partition AND begins_with(SK, :tag)", ConsistentRead=True,
+                                  ExpressionAttributeValues=values(partition=partition, tag=keys.SLICE_TAG.sk.prefix()))
+            if isinstance(item, e.SliceTag)}

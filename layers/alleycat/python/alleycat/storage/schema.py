@@ -19,6 +19,8 @@ INVERTED_PROJECTION = (
 # Item types whose changes the stream processor acts on: the stack's event source (and the local
 # stream poller) filters out every other record, and the processor reads only these.
 STREAM_PROCESSOR_TYPES = ("Chunk", "Race", "Class", "Racer", "Review")
+# The history writer's (docs/fan-in.md): a second mapping of the same stream, filtered to the fan-in's blocks.
+HISTORY_WRITER_TYPES = ("SecondBlock",)
 
 
 def create_table_request(table_name: str) -> dict:

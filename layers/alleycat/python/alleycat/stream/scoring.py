@@ -1,5 +1,9 @@
 """Live scores: chunks that gained samples give their racers' totals, entries and board standings.
 
+With the fan-in on (docs/fan-in.md) a tagged racer's chunks are the history writer's, and their slice's board holds
+their score: the board shard is written only when the racer's review changes (a ride flagged), so a batch writes
+no standing of the race's partition but those.
+
 A record says which chunk changed, never what it holds (a batch may carry an old chunk's
 record, or an old batch come again): the totals are those of the chunks as stored now. The
 entry keeps the chunks that are done, written once a chunk; board writes are coalesced, one
@@ -15,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from alleycat import clock
+from alleycat import clock, settings
 from alleycat.observability import logger
 from alleycat.rules import scoring as rule
 from alleycat.rules.board import Standing
@@ -52,6 +56,8 @@ def score(chunks: dict[Racer, set[int]], first_seen: dict[Racer, str]) -> Scored
 
     standings: dict[tuple[str, int], dict[str, Standing]] = defaultdict(dict)
     feeders: dict[tuple[str, int], list[str]] = defaultdict(list)
+    fan_in = settings.load().fan_in
+    reviewed = {key: item[0].review for key, item in stored.items()}
     for key, entry in parallel.outcomes(lambda _, item: checked(live_totals(*item), item[1]), stored).items():
         if parallel.failed(entry):
             scored.failed.append(first_seen[key])
@@ -59,6 +65,8 @@ def score(chunks: dict[Racer, set[int]], first_seen: dict[Racer, str]) -> Scored
             continue
         elif entry.raceStatus == e.FINISHED:  # ranked: a late record, amended from what is stored
             scored.late[entry.raceId].setdefault(entry.racerId, first_seen[key])
+        elif fan_in and entry.tag is not None and entry.review == reviewed[key]:
+            continue  # its slice's board holds its score: the shard holds its review, which did not change
         else:
             board = (entry.raceId, e.RaceBoard.shard_of(entry.racerId))
             standings[board][entry.racerId] = Standing.of_entry(entry)
