@@ -175,7 +175,7 @@ def test_site_csp_allows_only_the_site_the_live_boards_socket_sign_in_and_the_mq
 # --- API Gateway's account setting ---------------------------------------------------------------
 
 
-def test_the_app_leaves_the_account_wide_api_gateway_setting_alone(stack_artifact, outdir, resources):
+def test_the_app_leaves_the_account_wide_api_gateway_setting_alone(outdir, resources):
     # Given the synthesized app / Then its only stack neither sets the account's logging role nor makes one
     # (HTTP API access logs are delivered by CloudWatch Logs, without that role)
     stacks = [p.name for p in outdir.glob("*.template.json")]

@@ -14,8 +14,8 @@ from local.dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
 
 CHILD = """
 import time
-from local.dynamodb_local import EmbeddedDynamoDB
-engine = EmbeddedDynamoDB().start()
+from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
+engine = EmbeddedDynamoDB(jvm_options=QUICK_JIT).start()
 print(engine.process.pid, flush=True)
 time.sleep(60)
 """
