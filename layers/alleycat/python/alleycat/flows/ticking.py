@@ -15,6 +15,7 @@ a few ticks ahead) takes over.
 from __future__ import annotations
 
 from alleycat import clock, settings
+from alleycat.edge import push
 from alleycat.flows import pushing
 from alleycat.rules import ticking
 from alleycat.storage import entities as e
@@ -60,6 +61,7 @@ def tick(race_id: str, publisher: pushing.Publisher | None, ticker_arn: str, own
             return "scheduled"
     last_tick = ticking.last_tick(start_at, started)
     sent: dict[str, list] | None = None  # racerId -> row of this invocation's last message
+    top: set[str] | None = None  # the racers of its top rows (their names sent)
     second = (0 if first is None else first) - 1
     while True:
         second = ticking.next_second(start_at, clock.now(), second)
@@ -86,8 +88,9 @@ def tick(race_id: str, publisher: pushing.Publisher | None, ticker_arn: str, own
         rows = {racer_id: row for board in boards for racer_id, row in board.standings.items()}
         changed = set(rows) if sent is None else {racer_id for racer_id, row in rows.items() if sent.get(racer_id) != row}
         sent = rows
-        if second < race.durationSeconds or changed:
-            pushing.push_board(publisher, race_id, boards, changed, race.status)
+        if (second < race.durationSeconds or changed) and pushing.push_board(publisher, race_id, boards, changed,
+                                                                             race.status, top):
+            top = push.top_racers(boards)
 
 
 def _schedule(race: e.Race, minute: float, ticker_arn: str) -> None:
