@@ -100,10 +100,10 @@ class Board:
     """What one viewer's board shows: racer -> lastSecond, and when each second first showed."""
 
     def __init__(self, shown: dict):
-        self.last: dict[str, int] = {}
+        self.last: dict[str | int, int] = {}
         self._shown = shown  # (racer, second) -> [first time shown, one per viewer]
 
-    def show(self, racer: str, last, now: float) -> None:
+    def show(self, racer: str | int, last, now: float) -> None:
         if last is None:
             return
         before = self.last.get(racer, -1)
@@ -193,7 +193,7 @@ async def _subscriber(events, race_id, board: Board, record: bool, messages, cou
                 now = time.monotonic()
                 event = decoded(json.loads(message["event"]))
                 for row in event.get("rows", []):
-                    board.show(row[1][0] if isinstance(row[1], list) else row[1], row[3], now)  # an id, or a key (v4)
+                    board.show(racer_key(row[1][0]) if isinstance(row[1], list) else row[1], row[3], now)  # by key (v4)
                 if record:
                     messages.append((now, len(message["event"].encode()), len(event.get("rows", [])), event.get("at") or 0))
                     counter["messages"] += 1
@@ -275,7 +275,8 @@ def _phases(on_board: dict, accepted: dict, start: float | None) -> dict:
 
 
 def _by_racer(pushed: dict, accepted: dict) -> dict:
-    """Pushed sightings keyed by racer id: a message names most racers by their key (``push.key``)."""
+    """Pushed sightings keyed by racer id: a message (v4) names a racer by their key (``push.key``), by their id
+    only where another racer of the board shares the key."""
     racers = {racer_key(racer): racer for racer, _ in accepted}
     return {(racers.get(who, who), second): times for (who, second), times in pushed.items()}
 

@@ -186,6 +186,19 @@ def test_a_message_carries_the_top_rows_and_the_racers_whose_rows_changed_since_
     assert not any(isinstance(row[1], list) for message in messages[1:] for row in message)
 
 
+def test_rows_a_full_message_left_out_go_in_the_next_though_they_did_not_change(monkeypatch):
+    # Given 600 racers who all ride second 0, then none moves (a stalled stream)
+    world = World(monkeypatch, duration=4, racers=600)
+    world.script = lambda second: world.ride(0) if second == 0 else None
+    world.tick()
+    (_, first), (_, second), *_ = world.publisher.boards()
+    # Then the first message is full, and the next goes on from the rank where it stopped
+    assert first["more"] == 600 - len(first["rows"]) > 0
+    assert [row[0] for row in second["rows"]] == list(range(1, push.TOP_ROWS + 1)) + list(
+        range(len(first["rows"]) + 1, len(first["rows"]) + len(second["rows"]) - push.TOP_ROWS + 1))
+    assert second["more"] == first["more"] - (len(second["rows"]) - push.TOP_ROWS)
+
+
 def test_after_a_stall_missed_ticks_are_skipped_never_bunched(monkeypatch):
     world = World(monkeypatch, duration=20)
 

@@ -60,13 +60,20 @@ def _dumps(value) -> str:
 
 def board_message(race_id: str, boards, changed, status: str = "open", max_bytes: int = MAX_MESSAGE_BYTES,
                   now: float | None = None, top_before: Collection[str] | None = None) -> dict:
+    """``board_update``'s message."""
+    return board_update(race_id, boards, changed, status, max_bytes, now, top_before)[0]
+
+
+def board_update(race_id: str, boards, changed, status: str = "open", max_bytes: int = MAX_MESSAGE_BYTES,
+                 now: float | None = None, top_before: Collection[str] | None = None) -> tuple[dict, set[str]]:
     """The message for the race's board (``RaceBoard`` shards as stored) after ``changed`` racers' writes;
     ``status`` the race's when it was read with them (a live board pushed as written is "open");
     ``top_before``: the racers of the top rows of the previous message (None: none known), the others of
     the top rows are sent with their ids and names.
 
     ``rows`` are the board's delta (``board.Board.delta``): the top ``TOP_ROWS`` always, then the
-    changed racers ranked below them, while the message as sent (``encoded``) stays within ``max_bytes``.
+    changed racers ranked below them, while the message as sent (``encoded``) stays within ``max_bytes``;
+    and the changed racers it left out.
     """
     ranked = board.Board.from_shards(boards)
     message = {"v": MESSAGE_VERSION, "raceId": race_id, "status": status, "racers": len(ranked),
@@ -79,8 +86,9 @@ def board_message(race_id: str, boards, changed, status: str = "open", max_bytes
         sent = min(sent - 1, sent * budget // len(packed))
         packed = _packed(rows[:sent])
     changed = set(changed)
-    message["rows"], message["more"] = rows[:sent], more + sum(1 for row in delta[sent:] if row[1] in changed)
-    return message
+    left_out = {row[1] for row in delta[sent:]} & changed
+    message["rows"], message["more"] = rows[:sent], more + len(left_out)
+    return message, left_out
 
 
 def top_racers(boards) -> set[str]:

@@ -88,9 +88,12 @@ def tick(race_id: str, publisher: pushing.Publisher | None, ticker_arn: str, own
         rows = {racer_id: row for board in boards for racer_id, row in board.standings.items()}
         changed = set(rows) if sent is None else {racer_id for racer_id, row in rows.items() if sent.get(racer_id) != row}
         sent = rows
-        if (second < race.durationSeconds or changed) and pushing.push_board(publisher, race_id, boards, changed,
-                                                                             race.status, top):
-            top = push.top_racers(boards)
+        if second < race.durationSeconds or changed:
+            left_out = pushing.push_board(publisher, race_id, boards, changed, race.status, top)
+            if left_out is not None:
+                top = push.top_racers(boards)
+                for racer_id in left_out:  # changed still: in the next message if it has room
+                    del sent[racer_id]
 
 
 def _schedule(race: e.Race, minute: float, ticker_arn: str) -> None:
