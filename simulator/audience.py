@@ -36,6 +36,7 @@ import urllib.request
 from collections import defaultdict
 
 from alleycat.edge.push import decoded
+from alleycat.edge.push import key as racer_key
 
 PROTOCOL = "aws-appsync-event-ws"
 READY_SECONDS = 60
@@ -99,10 +100,10 @@ class Board:
     """What one viewer's board shows: racer -> lastSecond, and when each second first showed."""
 
     def __init__(self, shown: dict):
-        self.last: dict[str, int] = {}
+        self.last: dict[str | int, int] = {}
         self._shown = shown  # (racer, second) -> [first time shown, one per viewer]
 
-    def show(self, racer: str, last, now: float) -> None:
+    def show(self, racer: str | int, last, now: float) -> None:
         if last is None:
             return
         before = self.last.get(racer, -1)
@@ -192,7 +193,7 @@ async def _subscriber(events, race_id, board: Board, record: bool, messages, cou
                 now = time.monotonic()
                 event = decoded(json.loads(message["event"]))
                 for row in event.get("rows", []):
-                    board.show(row[1], row[3], now)
+                    board.show(racer_key(row[1][0]) if isinstance(row[1], list) else row[1], row[3], now)  # by key (v4)
                 if record:
                     messages.append((now, len(message["event"].encode()), len(event.get("rows", [])), event.get("at") or 0))
                     counter["messages"] += 1
@@ -273,7 +274,15 @@ def _phases(on_board: dict, accepted: dict, start: float | None) -> dict:
     return modelled
 
 
+def _by_racer(pushed: dict, accepted: dict) -> dict:
+    """Pushed sightings keyed by racer id: a message (v4) names a racer by their key (``push.key``), by their id
+    only where another racer of the board shares the key."""
+    racers = {racer_key(racer): racer for racer, _ in accepted}
+    return {(racers.get(who, who), second): times for (who, second), times in pushed.items()}
+
+
 def _figures(result: dict, accepted: dict, push: int, pollers: int, start: float | None = None) -> dict:
+    result = {**result, "push": _by_racer(result["push"], accepted)}
     push_lags, push_missing = _lags(result["push"], accepted, push)
     poll_lags, poll_missing = _lags(result["poll"], accepted, pollers)
     arrivals = [] if start is None else [(t - start) % 1 for t, _, _, _ in result["messages"]]

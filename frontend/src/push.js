@@ -120,25 +120,60 @@ export function subscribe(events, channel, { onEvent, onLive = () => {}, onDown 
 }
 
 // A published message as the page reads it: its rows gzip-compressed and base64 (`z`, message v2 and
-// v3, alleycat.push.encoded) read back into `rows`; a message without `z` is taken as it is.
+// up, alleycat.push.encoded) read back into `rows` (v4's columns of steps as rows); a message without `z`
+// is taken as it is.
 export async function decodeMessage(message) {
   if (typeof message?.z !== "string") return message;
   const bytes = Uint8Array.from(atob(message.z), (c) => c.charCodeAt(0));
   const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
   const { z, ...rest } = message;
-  return { ...rest, rows: JSON.parse(text) };
+  const packed = JSON.parse(text);
+  return { ...rest, rows: (message.v ?? 0) >= 4 ? unpacked(packed) : packed };
 }
 
-// A message's rows as board items (name only where the row has one). Message v3 (docs/push.md):
-// [rank|null, racerId, score, lastSecond, equipment, review|null, name?]; v2 and before:
-// [rank, racerId, score, lastSecond, name?] (no equipment, no review: the row keeps the ones it had).
+const SCORE_UNITS = 10_000; // alleycat.push.SCORE_UNITS
+const KEY_MASK = (1 << 20) - 1; // alleycat.push.KEY_BITS
+
+// A column of steps (null: no value, the running sum kept) as its values.
+function sums(steps) {
+  let last = 0;
+  return steps.map((step) => (step === null ? null : (last += step)));
+}
+
+// Message v4's `z`: [rank steps, whos, score steps in ten-thousandths, last-second steps, [[index, equipment, review?]]].
+function unpacked([ranks, whos, units, seconds, extras]) {
+  const [rankOf, unitOf, secondOf] = [sums(ranks), sums(units), sums(seconds)];
+  const rows = whos.map((who, i) => [rankOf[i], who, unitOf[i] === null ? null : unitOf[i] / SCORE_UNITS, secondOf[i]]);
+  for (const [index, ...extra] of extras) rows[index].push(...extra);
+  return rows;
+}
+
+// A racer's key in message v4 (alleycat.push.key): FNV-1a (32 bits) of the id's UTF-8, its low 20 bits.
+export function keyOf(racerId) {
+  let value = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(racerId)) value = Math.imul(value ^ byte, 0x01000193) >>> 0;
+  return value & KEY_MASK;
+}
+
+// A message's rows as board items (name only where the row has one; `key` where the row names its racer
+// by key alone, v4). Message v4 (docs/push.md): [rank|null, who, score, lastSecond, equipment?, review?],
+// who a key, a racer id or [racerId, name]; v3: [rank|null, racerId, score, lastSecond, equipment,
+// review|null, name?]; v2 and before: [rank, racerId, score, lastSecond, name?] (no equipment, no review:
+// the row keeps the ones it had).
 export function messageRows(message) {
-  const v3 = (message?.v ?? 0) >= 3;
+  const v = message?.v ?? 0;
   return (message?.rows || []).map((row) => {
-    const [rank, racerId, score, lastSecond] = row;
-    const item = { rank, racerId, score, lastSecond };
-    const name = v3 ? row[6] : row[4];
-    if (v3) Object.assign(item, { equipment: row[4], review: row[5] ?? null });
+    const [rank, who, score, lastSecond] = row;
+    const item = { rank, score, lastSecond };
+    if (v >= 4) {
+      if (typeof who === "number") item.key = who;
+      else if (Array.isArray(who)) Object.assign(item, { racerId: who[0], name: who[1] });
+      else item.racerId = who;
+      return Object.assign(item, { equipment: row[4] ?? "bike", review: row[5] ?? null });
+    }
+    item.racerId = who;
+    const name = v >= 3 ? row[6] : row[4];
+    if (v >= 3) Object.assign(item, { equipment: row[4], review: row[5] ?? null });
     if (name !== undefined) item.name = name;
     return item;
   });
@@ -157,17 +192,23 @@ export const byBoardOrder = (a, b) => disqualified(a) - disqualified(b) || b.sco
 // come from position for the block of rows the items hold from rank 1 on (the whole board, or its
 // top); a row held beyond that block (say, a racer's own row far down) keeps the rank the message, or
 // the last read, gave it. A disqualified ride has no rank (null). `unknown`: the message named racers
-// these items lack.
-export function applyBoardMessage(items, message) {
+// these items lack, ranked within the first `shownRows` (the rows the page shows) or without a rank.
+export function applyBoardMessage(items, message, shownRows = Infinity) {
   const rows = new Map(items.map((item) => [item.racerId, { ...item }]));
   const held = new Set(items.map((item) => item.rank));
   let top = 0;
   while (held.has(top + 1)) top += 1;
   let unknown = false;
-  for (const pushed of messageRows(message)) {
-    const row = rows.get(pushed.racerId);
+  const keyed = new Map();
+  for (const racerId of rows.keys()) {
+    const key = keyOf(racerId);
+    keyed.set(key, keyed.has(key) ? null : racerId); // a key two held racers share names neither
+  }
+  for (const { key, ...pushed } of messageRows(message)) {
+    if (key !== undefined) pushed.racerId = keyed.get(key) ?? null;
+    const row = pushed.racerId === null ? undefined : rows.get(pushed.racerId);
     if (!row) {
-      if (pushed.name === undefined) unknown = true;
+      if (pushed.name === undefined || pushed.racerId === null) unknown ||= !(pushed.rank > shownRows);
       else rows.set(pushed.racerId, pushed);
     } else if ((pushed.lastSecond ?? -1) >= (row.lastSecond ?? -1)) {
       Object.assign(row, pushed);
@@ -189,8 +230,9 @@ export function lastRankOf(message) {
 }
 
 // The race page's live feed: `standings()` is the board shown now, `show(standings)` draws a new one,
-// `reread()` loads it over HTTP. Returns { live, close() }; while not live the page polls.
-export function liveBoard(raceId, { standings, show, reread, onFeed = () => {} }) {
+// `reread()` loads it over HTTP, `rowsShown()` how many rows from the top it shows. Returns
+// { live, close() }; while not live the page polls.
+export function liveBoard(raceId, { standings, show, reread, onFeed = () => {}, rowsShown = () => Infinity }) {
   let subscription = null;
   let closed = false;
   let lastReread = 0;
@@ -217,7 +259,7 @@ export function liveBoard(raceId, { standings, show, reread, onFeed = () => {} }
           reread(); // finished: the final board is read over HTTP
           return;
         }
-        const { items, unknown } = applyBoardMessage(current.items, message);
+        const { items, unknown } = applyBoardMessage(current.items, message, rowsShown());
         show({ ...current, items });
         // Changed racers the message left out rank below its last row: rows there may lag.
         const lastRank = lastRankOf(message);

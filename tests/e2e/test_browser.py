@@ -267,7 +267,7 @@ def leader_second(page) -> int:
         "table.board tbody tr td.num.hide-narrow", "cells => cells.map(c => c.textContent)") if cell.isdigit())
 
 
-def test_pushed_updates_show_on_the_board_without_a_poll(stack, race, fresh_page):
+def test_pushed_updates_show_on_the_board_without_a_poll(stack, client, race, fresh_page):
     page, (_, race_id) = fresh_page, race
     # Given the race page, subscribed to its race's channel
     page.goto(f"{stack.url}/#/races/{race_id}")
@@ -287,6 +287,15 @@ def test_pushed_updates_show_on_the_board_without_a_poll(stack, race, fresh_page
     # And the page did not even try to poll
     assert blocked == []
     assert page.get_attribute("section", "data-feed") == "push"
+    # And every row pushed by its racer's key (message v4) has that racer's name, ranks 1..N in score order
+    names = {item["racerId"]: item["name"] for item in client.call("GET", f"/races/{race_id}/leaderboard?limit=100")[1]["items"]}
+    shown = page.eval_on_selector_all("table.board tbody tr", """rows => rows.map((r) => ({racer: r.dataset.racer,
+        name: r.querySelector("td.name a").textContent, rank: r.querySelector("td.rank").textContent,
+        score: r.querySelector("td.score").textContent}))""")
+    assert len(names) == RACERS and [names[row["racer"]] for row in shown] == [row["name"] for row in shown]
+    assert [row["rank"] for row in shown] == [str(rank) for rank in range(1, RACERS + 1)]
+    scores = [float(row["score"].replace(",", "")) for row in shown]
+    assert scores == sorted(scores, reverse=True)
     page.screenshot(path=str(PUSH_SCREENSHOT), full_page=True)
 
 

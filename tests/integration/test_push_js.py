@@ -3,6 +3,7 @@ its order, the twin of alleycat.rules.board's."""
 
 import json
 import random
+import uuid
 from decimal import Decimal
 
 import pytest
@@ -136,23 +137,71 @@ def test_the_frontend_orders_a_board_as_the_board_module_does(tmp_path, seed):
     assert any(s.review == "disqualified" for s in standings) and not ranked[-1].ranked
 
 
-def test_the_page_reads_back_the_rows_the_stream_processor_compressed(tmp_path):
-    # Given a 100-racer board with Cognito-shaped ids and non-ASCII names, as alleycat.edge.push publishes it
+def test_the_page_reads_a_v4_message_of_a_1000_racer_board_into_the_rows_it_holds(tmp_path):
+    # Given a 1,000-racer board with Cognito ids and non-ASCII names, every row changed, two racers sharing a
+    # key, as the ticker publishes it after a first message (its top named before)
     from alleycat.edge import push
     from alleycat.storage import entities as e
 
     rng = random.Random(3)
+    racers = [*colliding_pair(), "Zoë-ŧ", *(str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(997))]
     shards = {}
-    for n in range(100):
-        racer = "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}".format(*(rng.getrandbits(bits) for bits in (32, 16, 16, 16, 48)))
+    for n, racer in enumerate(racers):
         shard = e.RaceBoard.shard_of(racer)
         shards.setdefault(shard, e.RaceBoard("R1", shard)).standings[racer] = [
-            Decimal(rng.randint(10_000, 99_999)) / 100, 120, f"Zoë Ångström {n}"]
-    message = push.board_message("R1", list(shards.values()), {r for b in shards.values() for r in b.standings})
+            Decimal(900_000 - n * 7 - rng.randrange(7)) / 10000 * 7, 120 - (n == 5), f"Zoë Ångström {n}",
+            "trainer" if n == 4 else "bike", "pending" if n == 3 else None]
+    boards = list(shards.values())
+    ranked = Board.from_shards(boards)
+    held = [{"rank": rank, "racerId": s.racer_id, "name": s.name, "score": 0, "lastSecond": 0, "equipment": s.equipment,
+             "review": None} for rank, s in ranked.page(100)]  # the page's first read: the top 100, behind
+    message = push.board_message("R1", boards, set(racers), top_before=push.top_racers(boards) - {racers[0]})
     sent = push.encoded(message)
-    assert "rows" not in sent and len(json.dumps(sent, separators=(",", ":"), ensure_ascii=False).encode()) <= push.MAX_MESSAGE_BYTES
-    # When the page decodes it / Then it has the rows the processor chose, every racer's
-    decoded = with_push(tmp_path, f"return push.decodeMessage({json.dumps(sent)});")
-    assert decoded["rows"] == json.loads(json.dumps(message["rows"])) and len(decoded["rows"]) == 100
+    assert len(json.dumps(sent, separators=(",", ":"), ensure_ascii=False).encode()) <= push.MAX_MESSAGE_BYTES
+    # When the page decodes it and merges it into the rows it holds
+    read = with_push(tmp_path, f"""
+      const decoded = await push.decodeMessage({json.dumps(sent)});
+      const merged = push.applyBoardMessage({json.dumps(held)}, decoded, 100);
+      const unshown = push.applyBoardMessage({json.dumps(held)}, decoded);
+      return {{ decoded, merged, unshown: unshown.unknown, keys: {json.dumps(racers[:3])}.map(push.keyOf) }};""")
+    # Then it has the rows the ticker chose, and every held row is the board's: rank, name, score, second
+    assert read["decoded"]["rows"] == json.loads(json.dumps(message["rows"])) and len(message["rows"]) >= 100
+    assert read["keys"] == [push.key(racer) for racer in racers[:3]]  # the same key in both (UTF-8)
+    # And rows ranked below the 100 it shows are no reason to read the board again; with all shown they are
+    assert read["merged"]["unknown"] is False and read["unshown"] is (len(message["rows"]) > 100) is True
+    board_rows = {s.racer_id: (rank, s.name, number(s.score), s.last_second, s.equipment, s.review) for rank, s in ranked.page(100)}
+    assert {row["racerId"]: (row["rank"], row["name"], row["score"], row["lastSecond"], row["equipment"], row["review"])
+            for row in read["merged"]["items"]} == board_rows
     # And a message without rows compressed (version 1) is taken as it is
     assert with_push(tmp_path, 'return push.decodeMessage({"v": 1, "rows": [[1, "a", 2, 3]]});')["rows"] == [[1, "a", 2, 3]]
+
+
+def colliding_pair() -> tuple[str, str]:
+    """Two Cognito-shaped ids with the same message key (``push.key``), found by search."""
+    from alleycat.edge import push
+
+    rng, seen = random.Random(11), {}
+    while True:
+        racer = str(uuid.UUID(int=rng.getrandbits(128)))
+        if seen.setdefault(push.key(racer), racer) != racer:
+            return seen[push.key(racer)], racer
+
+
+def test_a_v4_key_no_held_racer_has_or_two_share_is_unknown_and_an_id_with_a_name_is_added(tmp_path):
+    from alleycat.edge import push
+
+    first, second = colliding_pair()
+    items = [item(1, "a", 30, 2), item(2, "b", 20, 2)]
+    read = with_push(tmp_path, f"""
+      const items = {json.dumps(items)};
+      const both = [...items, {json.dumps(item(3, first, 10, 2))}, {json.dumps(item(4, second, 9, 2))}];
+      const stranger = {{v: 4, rows: [[1, {push.key("zz") ^ 1}, 40, 3]]}};
+      const named = {{v: 4, rows: [[1, ["n", "New"], 50, 3], [2, {push.key("a")}, 31, 3]]}};
+      const shared = {{v: 4, rows: [[1, {push.key(first)}, 99, 3]]}};
+      return {{ stranger: push.applyBoardMessage(items, stranger), named: push.applyBoardMessage(items, named),
+               shared: push.applyBoardMessage(both, shared) }};""")
+    assert read["stranger"]["unknown"] is True and [row["score"] for row in read["stranger"]["items"]] == [30, 20]
+    assert [(row["racerId"], row["rank"], row["name"], row["score"]) for row in read["named"]["items"]] == [
+        ("n", 1, "New", 50), ("a", 2, "A", 31), ("b", 3, "B", 20)]
+    assert read["named"]["unknown"] is False
+    assert read["shared"]["unknown"] is True and [row["score"] for row in read["shared"]["items"]] == [30, 20, 10, 9]

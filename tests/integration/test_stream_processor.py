@@ -440,9 +440,15 @@ def react(records, publisher):
     return requests.calls
 
 
-def http_rows(api, race_id) -> list[list]:
-    return [[row["rank"], row["racerId"], row["score"], row["lastSecond"], row["equipment"], row["review"], row["name"]]
-            for row in api("get_race_leaderboard", {"raceId": race_id}, query={"limit": "1000"})[1]["items"]]
+def http_rows(api, race_id, named: bool) -> list[list]:
+    """The route's rows as a board message (v4) carries them: ``named`` with ids and names, else by key."""
+    from alleycat.edge import push
+
+    def extras(row):
+        return [row["equipment"], row["review"]] if row["review"] else [row["equipment"]] if row["equipment"] != "bike" else []
+
+    return [[row["rank"], [row["racerId"], row["name"]] if named else push.key(row["racerId"]), row["score"], row["lastSecond"],
+             *extras(row)] for row in api("get_race_leaderboard", {"raceId": race_id}, query={"limit": "1000"})[1]["items"]]
 
 
 def test_a_settlement_is_pushed_by_the_stream_at_once(server, race):
@@ -488,7 +494,7 @@ def test_the_ticker_pushes_the_board_a_race_second_then_the_settled_race_once(se
 
     api, race_id = race
     process(server.read())
-    rows = http_rows(api, race_id)
+    named, keyed = http_rows(api, race_id, True), http_rows(api, race_id, False)
     start = clock.race_start("2026-11-22T10:00:00Z")
     now = [rules.tick_at(start, 117) - 0.25]
 
@@ -507,7 +513,8 @@ def test_the_ticker_pushes_the_board_a_race_second_then_the_settled_race_once(se
     # changing after the end, nothing until the settled race's message, the last one
     assert [(channel, message["status"]) for channel, message in recorder.sent] == (
         [(f"/races/{race_id}", "open")] * 3 + [(f"/races/{race_id}", "finished")])
-    assert recorder.sent[0][1]["rows"] == rows and recorder.sent[1][1]["rows"] == rows  # the top rows: all three
+    # the top rows: all three, named in the first message, by key after
+    assert recorder.sent[0][1]["rows"] == named and recorder.sent[1][1]["rows"] == keyed
     # and a ticker started again for the race (a redelivered invocation) finds its seconds claimed
     assert ticking.tick(race_id, recorder, "arn:aws:lambda:us-east-1:123456789012:function:tick", "again") == "duplicate"
     assert len(recorder.sent) == 4

@@ -173,11 +173,30 @@ def test_a_message_carries_the_top_rows_and_the_racers_whose_rows_changed_since_
 
     world.script = script
     world.tick()
-    rows = [{row[1] for row in message["rows"]} for _, message in world.publisher.boards()]
-    top = {row[1] for row in world.publisher.boards()[-1][1]["rows"][:push.TOP_ROWS]}
+    keys = {push.key(racer): racer for racer in world.standings}
+    racer = lambda who: who[0] if isinstance(who, list) else keys.get(who, who)
+    messages = [message["rows"] for _, message in world.publisher.boards()]
+    rows = [{racer(row[1]) for row in message} for message in messages]
+    top = {racer(row[1]) for row in messages[-1][:push.TOP_ROWS]}
     assert rows[0] == set(world.standings)  # the first message of an invocation: every row
     assert rows[1] == top | {"racer-11"} and "racer-11" not in top
     assert rows[2] == top  # nothing moved: the top rows alone
+    # And the top rows' names go once, in the invocation's first message; later ones name them by key
+    assert [isinstance(row[1], list) for row in messages[0]] == [True] * push.TOP_ROWS + [False] * 2
+    assert not any(isinstance(row[1], list) for message in messages[1:] for row in message)
+
+
+def test_rows_a_full_message_left_out_go_in_the_next_though_they_did_not_change(monkeypatch):
+    # Given 600 racers who all ride second 0, then none moves (a stalled stream)
+    world = World(monkeypatch, duration=4, racers=600)
+    world.script = lambda second: world.ride(0) if second == 0 else None
+    world.tick()
+    (_, first), (_, second), *_ = world.publisher.boards()
+    # Then the first message is full, and the next goes on from the rank where it stopped
+    assert first["more"] == 600 - len(first["rows"]) > 0
+    assert [row[0] for row in second["rows"]] == list(range(1, push.TOP_ROWS + 1)) + list(
+        range(len(first["rows"]) + 1, len(first["rows"]) + len(second["rows"]) - push.TOP_ROWS + 1))
+    assert second["more"] == first["more"] - (len(second["rows"]) - push.TOP_ROWS)
 
 
 def test_after_a_stall_missed_ticks_are_skipped_never_bunched(monkeypatch):

@@ -255,6 +255,7 @@ export function racePage(raceId, { ride = false, replay = false } = {}) {
     standings: held,
     show: showPushed,
     reread: () => refresh().catch(() => {}),
+    rowsShown: () => shown,
     onFeed: (kind) => {
       element.dataset.feed = feedKind = kind;
       showFeed(kind);

@@ -9,7 +9,7 @@ read it again on a reconnect.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Protocol
 
 from alleycat.edge import push
@@ -21,14 +21,17 @@ class Publisher(Protocol):
     def publish(self, channel: str, events: list[dict]) -> object: ...
 
 
-def push_board(publisher: Publisher, race_id: str, boards: list[e.RaceBoard], changed: Iterable[str], status: str) -> bool:
-    """The race's board as read, with ``changed`` racers as its rows that moved; False when it failed."""
+def push_board(publisher: Publisher, race_id: str, boards: list[e.RaceBoard], changed: Iterable[str], status: str,
+               top_before: Collection[str] | None = None) -> set[str] | None:
+    """The race's board as read, with ``changed`` racers as its rows that moved (``top_before``: the top
+    rows' racers of the last message sent, ``push.board_update``): the changed racers it left out; None when it failed."""
     try:
-        _publish(publisher, race_id, push.board_message(race_id, boards, changed, status))
+        message, left_out = push.board_update(race_id, boards, changed, status, top_before=top_before)
+        _publish(publisher, race_id, message)
     except Exception as error:  # noqa: BLE001 - viewers read the board over HTTP on a reconnect anyway
         _failed("board push failed", race_id, error)
-        return False
-    return True
+        return None
+    return left_out
 
 
 def push_settled(publisher: Publisher | None, race_id: str) -> None:

@@ -15,6 +15,7 @@ a few ticks ahead) takes over.
 from __future__ import annotations
 
 from alleycat import clock, settings
+from alleycat.edge import push
 from alleycat.flows import pushing
 from alleycat.rules import ticking
 from alleycat.storage import entities as e
@@ -60,6 +61,7 @@ def tick(race_id: str, publisher: pushing.Publisher | None, ticker_arn: str, own
             return "scheduled"
     last_tick = ticking.last_tick(start_at, started)
     sent: dict[str, list] | None = None  # racerId -> row of this invocation's last message
+    top: set[str] | None = None  # the racers of its top rows (their names sent)
     second = (0 if first is None else first) - 1
     while True:
         second = ticking.next_second(start_at, clock.now(), second)
@@ -87,7 +89,11 @@ def tick(race_id: str, publisher: pushing.Publisher | None, ticker_arn: str, own
         changed = set(rows) if sent is None else {racer_id for racer_id, row in rows.items() if sent.get(racer_id) != row}
         sent = rows
         if second < race.durationSeconds or changed:
-            pushing.push_board(publisher, race_id, boards, changed, race.status)
+            left_out = pushing.push_board(publisher, race_id, boards, changed, race.status, top)
+            if left_out is not None:
+                top = push.top_racers(boards)
+                for racer_id in left_out:  # changed still: in the next message if it has room
+                    del sent[racer_id]
 
 
 def _schedule(race: e.Race, minute: float, ticker_arn: str) -> None:
