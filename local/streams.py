@@ -323,6 +323,11 @@ class StreamPoller(Threads):
             threading.Thread(target=self._deliver_all, args=(shard,), name=f"stream-{shard.number}", daemon=True)
             for shard in self.virtual_shards]
 
+    def seen(self) -> int:
+        """The records of its types it has read so far: delivered, or pending in a virtual shard."""
+        with self._changed:
+            return self.delivered + sum(len(shard.pending) for shard in self.virtual_shards)
+
     def poll_once(self) -> bool:
         """One read, then every virtual shard's due batch delivered in this thread (a poller driven
         by hand, not started); True when a batch was handed to the function."""
