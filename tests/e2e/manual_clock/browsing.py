@@ -190,4 +190,5 @@ def after_the_history_writer(stack, read, done, what: str):
             stack.clock.advance(0.1)
             moved += 0.1
         time.sleep(0.05)
+    stack.clock.advance(STREAM_BATCHING_WINDOW_SECONDS)  # the processor's window on the chunks written (results, reviews)
     return found
