@@ -41,6 +41,7 @@ from stacks import headers
 from stacks.settings import (
     API_SCOPES,
     FINISHER,
+    HISTORY_BATCHING_WINDOW_SECONDS,
     HISTORY_WRITER,
     INGEST_CONSUMER,
     STREAM_PROCESSOR,
@@ -232,8 +233,11 @@ class LocalStack:
     """Embedded DynamoDB + API server; ``start()`` returns once both answer."""
 
     def __init__(self, port: int = 3000, host: str = "127.0.0.1", push_boards: bool = True,
-                 dynamodb: EmbeddedDynamoDB | None = None, clock=None, credentials: tuple[str, str] | None = None):
+                 dynamodb: EmbeddedDynamoDB | None = None, clock=None, credentials: tuple[str, str] | None = None,
+                 history_window_seconds: float = HISTORY_BATCHING_WINDOW_SECONDS):
         self.host, self.port = host, port
+        # The history writer's batching window: the stack's (AWS's) unless a real-clock test's stack shortens it.
+        self.history_window_seconds = history_window_seconds
         # The stack's AWS credentials, made afresh unless given: its functions sign with them and its
         # stand-ins (Event API, user pool API, Lambda, Scheduler) accept no others. A shell's own AWS
         # credentials never reach the local functions.
@@ -301,7 +305,7 @@ class LocalStack:
                                        name=WORKER_NAMES["history"])
         self.history = history_poller(StreamTail.of_table(self.dynamodb, TABLE_NAME, list_every=LIST_SHARDS_SECONDS),
                                       lambda event: self.history_runtime.invoke(HISTORY_WRITER, event),
-                                      clock=self.clock.now).start()
+                                      clock=self.clock.now, window_seconds=self.history_window_seconds).start()
         # After configure_environment: the workers inherit it.
         # (The log's consumer runs there too, imported at its first batch: most stacks the tests start never see one.)
         self.runtime = Runtime(clock=self.clock, functions=(*(route.function for route in ROUTES), TOKEN_GROUPS),

@@ -323,6 +323,11 @@ class StreamPoller(Threads):
             threading.Thread(target=self._deliver_all, args=(shard,), name=f"stream-{shard.number}", daemon=True)
             for shard in self.virtual_shards]
 
+    def seen(self) -> int:
+        """The records of its types it has read so far: delivered, or pending in a virtual shard."""
+        with self._changed:
+            return self.delivered + sum(len(shard.pending) for shard in self.virtual_shards)
+
     def poll_once(self) -> bool:
         """One read, then every virtual shard's due batch delivered in this thread (a poller driven
         by hand, not started); True when a batch was handed to the function."""
@@ -444,9 +449,10 @@ class StreamPoller(Threads):
         return min(failures) if failures else None
 
 
-def history_poller(tail: StreamTail, invoke, clock=time.monotonic, **options) -> StreamPoller:
+def history_poller(tail: StreamTail, invoke, clock=time.monotonic, window_seconds: float = HISTORY_BATCHING_WINDOW_SECONDS,
+                   **options) -> StreamPoller:
     """The history writer's mapping (stacks/stream.py): the same stream read by a tail of its own (a shard's second
-    reader), second blocks alone, batched over ``HISTORY_BATCHING_WINDOW_SECONDS`` of ``clock`` (the stack's: a test's
-    manual clock moves it, so no test waits the window)."""
-    return StreamPoller(tail, batch_size=HISTORY_BATCH_SIZE, window_seconds=HISTORY_BATCHING_WINDOW_SECONDS,
+    reader), second blocks alone, batched over ``window_seconds`` of ``clock`` (the stack's ``HISTORY_BATCHING_WINDOW_
+    SECONDS`` unless a real-clock test's stack shortens it; a test's manual clock moves it, so no test waits it)."""
+    return StreamPoller(tail, batch_size=HISTORY_BATCH_SIZE, window_seconds=window_seconds,
                         max_retries=HISTORY_RETRIES, invoke=invoke, clock=clock, types=HISTORY_WRITER_TYPES, **options)

@@ -14,7 +14,14 @@ from stacks.app import STACK_NAME
 from stacks.functions import logical_id
 from stacks.layers import pinned_packages
 from stacks.monitoring import EMAIL_CONTEXT, alarm_topic
-from stacks.settings import FUNCTIONS, INGEST_CONSUMER, STREAM_PROCESSOR, TICKER
+from stacks.settings import (
+    FUNCTIONS,
+    HISTORY_BATCHING_WINDOW_SECONDS,
+    HISTORY_WRITER,
+    INGEST_CONSUMER,
+    STREAM_PROCESSOR,
+    TICKER,
+)
 
 from .conftest import of_type
 
@@ -42,12 +49,14 @@ def test_every_alarm_notifies_the_alarm_topic_when_raised_and_cleared(resources)
 
 
 def test_iterator_age_alarms_watch_the_stream_processor_and_the_telemetry_logs_consumer(resources):
-    # Given the alarms / Then one fires when either stream's function falls half a minute behind
-    ages = [a for a in alarms(resources) if a.get("MetricName") == "IteratorAge"]
-    assert sorted(a["Dimensions"][0]["Value"]["Ref"] for a in ages) == sorted(
-        logical_id(name) for name in (STREAM_PROCESSOR, INGEST_CONSUMER))
-    for alarm in ages:
-        assert alarm["Statistic"] == "Maximum" and alarm["Threshold"] == 30_000
+    # Given the alarms / Then one fires when either stream's function falls half a minute behind, and the history
+    # writer's (the fan-in's) when it falls two of its 30-s batching windows and half a minute behind
+    ages = {a["Dimensions"][0]["Value"]["Ref"]: a for a in alarms(resources) if a.get("MetricName") == "IteratorAge"}
+    limits = {STREAM_PROCESSOR: 30_000, INGEST_CONSUMER: 30_000, HISTORY_WRITER: (2 * HISTORY_BATCHING_WINDOW_SECONDS + 30) * 1000}
+    assert sorted(ages) == sorted(logical_id(name) for name in limits)
+    for name, limit in limits.items():
+        alarm = ages[logical_id(name)]
+        assert alarm["Statistic"] == "Maximum" and alarm["Threshold"] == limit
         assert alarm["ComparisonOperator"] == "GreaterThanThreshold"
 
 

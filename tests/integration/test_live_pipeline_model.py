@@ -22,9 +22,10 @@ comes last; only real rides with a second, neither pending nor disqualified, rea
 replay: every racer's score after each second equal to their accepted seconds' sum up to it.
 
 ``MODEL_EXAMPLES=2000 MODEL_RANDOM=1`` explores more (and other) programs than ``make test``,
-whose 160 programs are seeded: CI runs the same ones each time, in two parts of 80 that make
-test's two workers run side by side (200 before the log's rules: a program with them costs ~1.25 times
-one without, so 160 keep the test's time).
+whose 118 programs are seeded: CI runs the same ones each time, in three parts that make test's workers run side
+by side: two through the fan-in (``ALLEYCAT_FAN_IN=on``, the default: 0.61 s a program) and one through the chunk
+path (``off``, still driven: 0.40 s), 39 or 40 programs each, so the test costs what its 160 programs on the chunk
+path did (200 before the log's rules: a program with them costs ~1.25 times one without).
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ DRAIN_ROUNDS = 30
 START = epoch("2026-11-22T10:00:00Z")  # every program's race's
 EARLY = 40  # an MQTT message arriving this many seconds into the race: its later seconds are "not yet"
 TOLERANCE = 2  # seconds of clocks' tolerance: a second counts once ``second <= now - start + 2``
-EXAMPLES = int(os.environ.get("MODEL_EXAMPLES", "160"))
-PARTS = 2
+EXAMPLES = int(os.environ.get("MODEL_EXAMPLES", "118"))
+PARTS = (("on", 0), ("on", 1), ("off", 0))  # (the fan-in setting, the part of its programs)
 RANDOM = os.environ.get("MODEL_RANDOM") == "1"
 
 
@@ -652,9 +653,14 @@ class Pipeline(RuleBasedStateMachine):
 
 
 @pytest.fixture(scope="module")
-def pipeline(dynamodb_local):
+def pipeline(dynamodb_local, request):
+    """The pipeline, with the fan-in set as ``request.param`` says ("on", "off"; unset: the default) before its
+    worker processes start (they read it once)."""
     from concurrent.futures import ThreadPoolExecutor
 
+    fan_in, before = getattr(request, "param", None), os.environ.get(alleycat_settings.FAN_IN)
+    if fan_in is not None:
+        os.environ[alleycat_settings.FAN_IN] = fan_in
     os.environ.update(TABLE_NAME=TABLE, AWS_ENDPOINT_URL_DYNAMODB=dynamodb_local.url)
     alleycat_settings.reset()
     dynamo.client.cache_clear()
@@ -670,15 +676,19 @@ def pipeline(dynamodb_local):
     runtime.stop()
     dynamodb_local.client().delete_table(TableName=TABLE)
     dynamo.client.cache_clear()
+    if fan_in is not None:
+        os.environ.pop(alleycat_settings.FAN_IN) if before is None else os.environ.update({alleycat_settings.FAN_IN: before})
+        alleycat_settings.reset()
 
 
-@pytest.mark.parametrize("part", range(PARTS))
+@pytest.mark.parametrize(("pipeline", "part"), PARTS, indirect=["pipeline"], ids=[f"fan-in-{on}-{n}" for on, n in PARTS])
 def test_the_live_pipeline_matches_the_model_whatever_the_order_of_samples_and_records(pipeline, part):
     # Each part its own programs (its own machine, so its own derandomized seed): make test's
-    # workers run them side by side. Part 0 is the machine itself: its programs are the first of
+    # workers run them side by side. The fan-in's part 0 is the machine itself: its programs are the first of
     # the ones the test ran in one part before.
-    machine = pipeline if part == 0 else type(f"Pipeline{part}", (pipeline,), {})
-    options = dict(max_examples=EXAMPLES // PARTS + (part < EXAMPLES % PARTS), stateful_step_count=12,
+    index = PARTS.index(("on" if alleycat_settings.load().fan_in else "off", part))
+    machine = pipeline if index == 0 else type(f"Pipeline{index}", (pipeline,), {})
+    options = dict(max_examples=EXAMPLES // len(PARTS) + (index < EXAMPLES % len(PARTS)), stateful_step_count=12,
                    deadline=None, suppress_health_check=list(HealthCheck))
     if not RANDOM:  # the same programs on every run
         options["derandomize"] = True

@@ -158,3 +158,23 @@ def test_past_needs_text_before_the_first_placeholder():
 def test_prefix_with_every_placeholder_given_is_the_whole_key():
     assert keys.CHUNK.sk.prefix(raceId="R1", racerId="bob", chunk=7) == "HIST#R1#bob#007"
     assert keys.CLASS_CARD.pk.prefix() == "CLASSES"
+
+
+@pytest.mark.parametrize("entity", [keys.SECOND_BLOCK, keys.SLICE_TAG, keys.TELEMETRY_REQUEST])
+def test_no_two_races_or_slices_fan_in_items_share_an_inverted_index_partition(entity):
+    # The index's partition key is the table's sort key, and every new item writes it: a block of second 42 (a tag,
+    # a request) of one race's slice must not land in the index partition of another race's or slice's.
+    values = sample_values()
+    other_race = entity.sk.build(values | {"raceId": "01JD5Z6Q8X0000000000000001"})
+    other = {entity.sk.build(values), other_race}
+    if "{slice" in entity.pk.pattern:
+        other.add(entity.sk.build(values | {"slice": 6}))
+    assert len(other) == (3 if "{slice" in entity.pk.pattern else 2)
+
+
+def test_a_slice_s_blocks_are_one_sort_key_range_in_second_order():
+    block = lambda second, slice_=5: keys.SECOND_BLOCK.sk.build(sample_values() | {"second": second, "slice": slice_})
+    within = keys.SECOND_BLOCK.sk.prefix(raceId=sample_values()["raceId"], slice=5)
+    assert all(block(second).startswith(within) for second in (0, 42, 9999))
+    assert not block(42, slice_=6).startswith(within)
+    assert block(9) < block(10) < block(299)

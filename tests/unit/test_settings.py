@@ -89,9 +89,9 @@ def test_numbers_and_switches_are_read_as_such():
     unset = settings.read({})
     # unset: the gateway's own read timeout, metrics on
     assert (unset.dynamodb_read_timeout_seconds, unset.metrics_enabled) == (None, True)
-    # the fan-in only when switched on (docs/fan-in.md): off wherever it is not set
-    assert (unset.fan_in, settings.read({settings.FAN_IN: "on"}).fan_in, settings.read({settings.FAN_IN: "off"}).fan_in) == (
-        False, True, False)
+    # the fan-in on unless switched off (docs/fan-in.md): the chunk path only where it is set "off"
+    assert (unset.fan_in, settings.read({settings.FAN_IN: "on"}).fan_in, settings.read({settings.FAN_IN: "OFF"}).fan_in) == (
+        True, True, False)
 
 
 def test_the_region_is_lambdas_then_the_sdks_default():

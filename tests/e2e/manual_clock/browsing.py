@@ -6,11 +6,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
 from local.auth import totp
+from stacks.settings import HISTORY_BATCHING_WINDOW_SECONDS, STREAM_BATCHING_WINDOW_SECONDS
 
 from ..conftest import CspWatchedBrowser
 
@@ -163,3 +165,30 @@ def signed_in_admin(browser, stack, email: str | None = None):
     signed_in_as(page, email)
     assert claims(session(page)["idToken"]).get("cognito:groups") == ["admin"]
     return page
+
+
+def after_the_history_writer(stack, read, done, what: str):
+    """``read()`` once ``done`` holds of it. The history writer (docs/fan-in.md) writes a racer's chunks a window
+    (``HISTORY_BATCHING_WINDOW_SECONDS`` of the stack's clock) after its mapping read their seconds' blocks, and the
+    stream processor scores them a window of its own later. So, once the mapping has read every block (it reads the
+    stream in real time: nothing new for a second), the stack's clock moves past both windows and the test waits
+    (real time, bounded). Read first: on the chunk path (``ALLEYCAT_FAN_IN=off``) what counted is stored at once,
+    and the clock stays where it is."""
+    if done(found := read()):
+        return found
+    deadline, seen, quiet_since = time.monotonic() + WAIT_MS / 1000, -1, time.monotonic()
+    while time.monotonic() - quiet_since < 1.0:
+        assert time.monotonic() < deadline, f"the history writer's mapping kept reading: {what}"
+        if (now_seen := stack.history.seen()) != seen:
+            seen, quiet_since = now_seen, time.monotonic()
+        time.sleep(0.05)
+    stack.clock.advance(HISTORY_BATCHING_WINDOW_SECONDS)
+    deadline, moved = time.monotonic() + WAIT_MS / 1000, 0.0
+    while not done(found := read()):
+        assert time.monotonic() < deadline, f"not after the history writer: {what} ({found!r})"
+        if moved < 2 * STREAM_BATCHING_WINDOW_SECONDS:
+            stack.clock.advance(0.1)
+            moved += 0.1
+        time.sleep(0.05)
+    stack.clock.advance(STREAM_BATCHING_WINDOW_SECONDS)  # the processor's window on the chunks written (results, reviews)
+    return found

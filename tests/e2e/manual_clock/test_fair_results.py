@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from .browsing import DOCS, claims, new_page, session, signed_in_admin, signed_up_new
+from .browsing import DOCS, after_the_history_writer, claims, new_page, session, signed_in_admin, signed_up_new
 
 REACT_SECONDS = 20  # real time the stack may take: the stream, the plausibility check, a finish's settlement
 DECISION_SHOWS_MS = 5_000  # the issue: a decision reaches the board's ranks within 5 s
@@ -246,7 +246,7 @@ def test_a_power_rides_review_reads_in_kj_and_marks_the_watts_that_broke_its_rul
     race = Race(client, metric="power")
     trainer = race.join("Watt Wall", "trainer")
     race.ride(trainer, 90, 50, power=1500)
-    review = eventually(lambda: race.review(trainer, "pending"))
+    review = after_the_history_writer(stack, lambda: race.review(trainer, "pending"), bool, "the ride's review")
     assert review["rules"] == ["power-minute"] and review["score"] == 120_000, review
     # When the admin opens its review, on a phone
     admin.set_viewport_size({"width": 390, "height": 900})

@@ -16,7 +16,7 @@ import pytest
 
 from alleycat.clock import epoch
 
-from .browsing import new_page
+from .browsing import after_the_history_writer, new_page
 from .test_fair_results import Race, eventually
 
 PHONE = 390
@@ -114,6 +114,8 @@ def test_an_open_races_racer_page_shows_one_total_the_seconds_stored_so_far(stac
     racer = race.join("Open Rider", "bike")
     race.ride(racer, 70, 45, range(0, 10))
     race.counted([racer], 9)
+    after_the_history_writer(stack, lambda: race.client.call("GET", f"/racers/{racer}/history?raceId={race.race_id}")[1],
+                             lambda found: len(found["races"][0]["samples"]) == 10, "the 10 seconds stored")
     # Given the result as it reads while the race is open: it counts a chunk of seconds once the chunk is
     # done (docs/architecture.md), here seconds 0–5 of the 10 stored (the history and the board have all 10)
     def lagging_result(route):

@@ -13,7 +13,7 @@ import uuid
 
 from alleycat.clock import iso
 
-from .browsing import DOCS, ROOT, claims, new_page, session, signed_in_admin, signed_up_new
+from .browsing import DOCS, ROOT, after_the_history_writer, claims, new_page, session, signed_in_admin, signed_up_new
 from .test_fair_results import eventually
 from .test_ride import at_the_start, history, joined, one_second, pushed, until
 from .test_ride_heart_rate import garmin_decoded
@@ -26,6 +26,7 @@ WATTS = [180, 195, 210, 240, 262]  # a watt a second, as the trainer reports the
 LISTS_DRAWN = """() => [...document.querySelectorAll('.home .paged')].length === 3 && [...document.querySelectorAll('.home .paged')]
   .every((list) => list.querySelector('ul').childElementCount > 0 || !list.querySelector('.empty').hidden
     || !list.querySelector('.error').hidden)"""
+
 
 
 def indoor_bike_data(watts: int | None, rpm: float = 90) -> str:
@@ -133,8 +134,9 @@ def test_a_trainer_with_power_rides_a_power_race_and_the_page_and_the_board_show
     for second, watts in enumerate(WATTS):
         assert page.evaluate("hex => window.__trainer.notify(hex)", indoor_bike_data(watts))
         one_second(page, stack, counted_at_least=second + 1)
-    # Then each second was sent with its watts: the history's 6th column
-    rows = history(client, sub, race["raceId"])
+    # Then each second was sent with its watts: the history's 6th column (and the result scored from it)
+    rows = after_the_history_writer(stack, lambda: history(client, sub, race["raceId"]), lambda found: len(found) == len(WATTS),
+                                    "the ride's history")
     assert [(s, c, p) for s, c, _r, _o, _hr, p in rows] == [(s, 90, w) for s, w in enumerate(WATTS)]
     total = sum(WATTS)
     # and the page shows the watts now and their kJ; the board scores in kJ with the average watts (score ÷ 5 s)

@@ -19,7 +19,7 @@ import pytest
 
 from .browsing import DOCS, ROOT, claims, new_page, session, signed_up_new
 from .test_fair_results import eventually
-from .test_ride import at_the_start, history, joined, new_race, one_second, until
+from .test_ride import at_the_start, history_of, joined, new_race, one_second, until
 
 STANDIN = ROOT / "tests" / "e2e" / "bluetooth_standin.js"
 RANGE = (10, 240, 10)  # Supported Resistance Level Range in tenths: levels 1.0 to 24.0, in steps of 1.0
@@ -155,7 +155,7 @@ def test_the_trainer_is_set_to_each_resistance_the_rider_chooses_one_write_at_a_
         assert page.evaluate("hex => window.__trainer.notify(hex)", NO_LEVEL)
         one_second(page, stack, counted_at_least=second + 1)
     # Then each second carries the level the trainer confirmed, as a percent of its range (14 of 1-24: 56.5 %)
-    assert [(s, c, r) for s, c, r, *_ in history(client, racer["sub"], race["raceId"])] == [
+    assert [(s, c, r) for s, c, r, *_ in history_of(stack, client, racer["sub"], race["raceId"], 3)] == [
         (s, 90, percent_of(level_tenths(55))) for s in range(3)]
     assert percent_of(level_tenths(55)) == 56.5
     assert client.call("POST", f"/races/{race['raceId']}/finish", token=race["admin"])[0] == 200
@@ -180,7 +180,7 @@ def test_a_trainer_that_refuses_control_is_told_to_the_rider_and_the_ride_goes_o
     at_the_start(page, stack, race)
     assert page.evaluate("hex => window.__trainer.notify(hex)", NO_LEVEL)
     one_second(page, stack, counted_at_least=1)
-    assert [(s, c) for s, c, *_ in history(client, racer["sub"], race["raceId"])] == [(0, 90)]
+    assert [(s, c) for s, c, *_ in history_of(stack, client, racer["sub"], race["raceId"], 1)] == [(0, 90)]
     # When the other app lets go and the rider changes their resistance, control is asked for again and granted
     page.evaluate("() => { window.__trainer.results = {}; }")
     page.keyboard.press("ArrowRight")

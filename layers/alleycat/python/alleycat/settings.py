@@ -28,9 +28,8 @@ TICKER_SCHEDULE_ROLE_ARN = "TICKER_SCHEDULE_ROLE_ARN"  # the ticker's: as whom i
 TICKER_DEAD_LETTER_ARN = "TICKER_DEAD_LETTER_ARN"
 EVENT_API_URL = "EVENT_API_URL"  # where boards are published (AppSync Events' HTTP endpoint)
 DYNAMODB_READ_TIMEOUT_SECONDS = "DYNAMODB_READ_TIMEOUT_SECONDS"  # the local stack's; never deployed
-# "on": telemetry counts through the fan-in's second blocks and slice boards (docs/fan-in.md), the racers' chunks
-# written behind them by the history writer. Off (unset) in the stack, the local stack and the demo until the e2e
-# tests read history and results after the writer's window (docs/fan-in.md, "Left").
+# On unless "off": telemetry counts through the fan-in's second blocks and slice boards (docs/fan-in.md), the racers'
+# chunks written behind them by the history writer; "off", the chunk path (telemetry writes the racers' chunks).
 FAN_IN = "ALLEYCAT_FAN_IN"
 # The MQTT authorizer's (alleycat.edge.ingest_auth): the user pool's issuer and app client, the API's scopes
 # (space-separated), ingest.username, and the ARNs its policy allows (with {racerId} and {clientId}).
@@ -73,7 +72,7 @@ class Settings:
     event_api_url: str | None = None
     dynamodb_read_timeout_seconds: float | None = None  # None: alleycat.storage.dynamo's default
     metrics_enabled: bool = True
-    fan_in: bool = False
+    fan_in: bool = True
     region: str = "us-east-1"
     function: str | None = None
     deployed: bool = False
@@ -141,7 +140,7 @@ def read(environ: Mapping[str, str]) -> Settings:
         event_api_url=text(EVENT_API_URL),
         dynamodb_read_timeout_seconds=number(DYNAMODB_READ_TIMEOUT_SECONDS),
         metrics_enabled=environ.get(METRICS_DISABLED, "false").lower() != "true",
-        fan_in=environ.get(FAN_IN, "").lower() == "on",
+        fan_in=environ.get(FAN_IN, "on").lower() != "off",
         region=text("AWS_REGION") or text("AWS_DEFAULT_REGION") or "us-east-1",
         function=text(FUNCTION),
         deployed=bool(environ.get(IN_LAMBDA)) and environ.get(UNDER_SAM_LOCAL) != "true")

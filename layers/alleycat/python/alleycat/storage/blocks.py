@@ -107,7 +107,7 @@ def seconds_of(race_id: str, slice_: int, racers: Mapping[str, str], within: int
     found: dict[str, Seconds] = {racer_id: {} for racer_id in racers.values()}
     partition = keys.SECOND_BLOCK.pk.build({"raceId": race_id, "slice": slice_})
     for block in query_all(KeyConditionExpression="PK = :partition AND begins_with(SK, :second)", ConsistentRead=consistent,
-                           ExpressionAttributeValues=values(partition=partition, second=keys.SECOND_BLOCK.sk.prefix())):
+                           ExpressionAttributeValues=values(partition=partition, second=keys.SECOND_BLOCK.sk.prefix(raceId=race_id, slice=slice_))):
         if isinstance(block, e.SecondBlock) and block.second < within:
             for tag, counted in block.racers.items():
                 if tag in racers:
@@ -120,5 +120,5 @@ def tags_in(race_id: str, slice_: int) -> dict[str, str]:
     partition = keys.SLICE_TAG.pk.build({"raceId": race_id, "slice": slice_})
     return {item.tag: item.racerId
             for item in query_all(KeyConditionExpression="PK = :partition AND begins_with(SK, :tag)", ConsistentRead=True,
-                                  ExpressionAttributeValues=values(partition=partition, tag=keys.SLICE_TAG.sk.prefix()))
+                                  ExpressionAttributeValues=values(partition=partition, tag=keys.SLICE_TAG.sk.prefix(raceId=race_id, slice=slice_)))
             if isinstance(item, e.SliceTag)}

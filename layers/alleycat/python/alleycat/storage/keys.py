@@ -125,12 +125,14 @@ RACE_ROSTER = _entity("RaceRoster", "RACE#{raceId}", "JOINED#{raceId}#{batch}")
 RACE_TICKER = _entity("RaceTicker", "TICK#{raceId}", "TICK#{raceId}")
 # The fan-in (docs/fan-in.md): a race slice's second blocks, a partition per slice; and the slice's board, in the
 # race's partition beside the board shards (before the rosters and the replay: the board's one Query reads it).
-SECOND_BLOCK = _entity("SecondBlock", "SLICE#{raceId}#{slice:03d}", "SECOND#{second:04d}")
+# Each fan-in sort key names its race and slice (or request): the inverted index's partition is the sort key, and a
+# new item writes it, so no two races' (or slices') items of one second, tag or key share an index partition.
+SECOND_BLOCK = _entity("SecondBlock", "SLICE#{raceId}#{slice:03d}", "SECOND#{raceId}#{slice:03d}#{second:04d}")
 SLICE_BOARD = _entity("SliceBoard", "RACE#{raceId}", "BOARD#{raceId}#S{slice:03d}")
 # A racer's tag in their slice (``rules.fanin.tags_of``), claimed by their join: no two racers of a slice share one.
-SLICE_TAG = _entity("SliceTag", "SLICE#{raceId}#{slice:03d}", "TAG#{tag}")
+SLICE_TAG = _entity("SliceTag", "SLICE#{raceId}#{slice:03d}", "TAG#{raceId}#{slice:03d}#{tag}")
 # An HTTP telemetry request's Idempotency-Key through the fan-in, a partition a (race, caller, key): its body's digest.
-TELEMETRY_REQUEST = _entity("TelemetryRequest", "TREQ#{raceId}#{request}", "TREQ#{request}")
+TELEMETRY_REQUEST = _entity("TelemetryRequest", "TREQ#{raceId}#{request}", "TREQ#{raceId}#{request}")
 ENTRY = _entity("Entry", "RACER#{racerId}", "RACE#{raceId}")
 BEST = _entity("Best", "RACER#{racerId}", "BEST#{classId}")
 BEST_PACE = _entity("BestPace", "CLASS#{classId}", "PACE#{classId}")
