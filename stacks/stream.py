@@ -1,7 +1,8 @@
 """The table's stream's two readers, each with a place for what fails: the stream processor, and the fan-in's
 history writer (second blocks -> racers' history chunks). DynamoDB Streams serves a shard to at most two readers
 at once ("Change data capture for DynamoDB Streams": "No more than two processes at most should be reading from
-the same streams shard at the same time"): these two are all it takes."""
+the same streams shard at the same time"; the Streams API's LimitExceededException: "More than 2 processes are
+reading from the same streams shard at the same time"): these two are all it takes."""
 
 from __future__ import annotations
 
