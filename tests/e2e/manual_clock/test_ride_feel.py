@@ -179,11 +179,14 @@ def test_a_rider_in_a_field_of_100_sees_the_count_the_time_left_the_gaps_and_the
     ahead, mine, behind = ranked[at - 1], ranked[at], ranked[at + 1]
     expected = [(ahead["racerId"], ahead["score"] - mine["score"]), (behind["racerId"], mine["score"] - behind["score"])]
 
+    you = f"You · {ordinal(at + 1)}"
+
     def settled():
-        """The gap lines name the API's neighbours with its final gaps (a read of the field already under
-        way as the last seconds were counted may hold older scores: the page reads again within 5 s)."""
+        """The gap lines name the API's neighbours with its final gaps, and the rider's mark their final place
+        (a read of the field, or of the rider's own row below the board's first page, already under way as the
+        last seconds were counted may hold older scores and ranks: the page reads each again within 5 s)."""
         lines = gaps_shown(page)
-        return len(lines) == 2 and all(line["racer"] == racer and re.match(r"[\d,]+(\.\d)? (ahead|behind)$", line["gap"])
+        return page.inner_text(".ride .ride-field .you-label") == you and len(lines) == 2 and all(line["racer"] == racer and re.match(r"[\d,]+(\.\d)? (ahead|behind)$", line["gap"])
                                        and abs(points(line["gap"]) - gap) <= 0.051 for line, (racer, gap) in zip(lines, expected, strict=True))
 
     def waited_for(seconds):
@@ -207,7 +210,7 @@ def test_a_rider_in_a_field_of_100_sees_the_count_the_time_left_the_gaps_and_the
     bars = page.evaluate("() => [...document.querySelectorAll('.ride .ride-field rect')].filter((r) => r.getAttribute('height') !== '0').length")
     assert bars >= 5
     assert "100 riders" in page.inner_text(".ride .ride-field figcaption")
-    assert page.inner_text(".ride .ride-field .you-label") == f"You · {ordinal(at + 1)}"
+    assert page.inner_text(".ride .ride-field .you-label") == you
     # When the race is finished
     assert client.call("POST", f"/races/{race['raceId']}/finish", token=race["admin"])[0] == 200
     until(page, "() => document.querySelector('.ride').dataset.state === 'finished'")
