@@ -87,7 +87,7 @@ class FanIn:
     consumer_waves: float  # round trips a batch (requests one after another)
     memory_mb: int
     checks: tuple = ()  # (name, recorded, model)
-    block_index_wcu: float = 0.0  # a new SecondBlock's inverted-index entry (partition SECOND#<second>: every race's)
+    block_index_wcu: float = 0.0  # a new SecondBlock's inverted-index entry (partition SECOND#<race>#<slice>#<second>: its own)
 
 
 @dataclass(frozen=True)
@@ -191,9 +191,8 @@ def second(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float = 1.0, hist
         "TICK#<race> (the ticker's claim)": {"wcu": fi.tick_wcu, "rcu": fi.tick_rcu},
         "RACER#<racer> (entry read; history modelled)": {"wcu": racer_wcu, "rcu": fi.entry_rcu * hz},
         "index HIST#<race>#<racer>#<n> (history modelled)": {"wcu": hist.index_wcu / hist.chunk_seconds, "rcu": 0.0},
-        # a block's sort key names the second alone: every race's new blocks of that race second share it (starts aligned)
-        "index SECOND#<second> (new blocks, every race at that race second)": {
-            "wcu": races * slices * fi.block_index_wcu, "rcu": 0.0},
+        # a block's sort key names its race, slice and second: its index partition takes its one entry, once
+        "index SECOND#<race>#<slice>#<second> (a new block's entry)": {"wcu": fi.block_index_wcu, "rcu": 0.0},
     }
     posts = races * riders * hz
     hot_path = races * slices * (spread(riders, slices, lambda k: block_wcu(fi, k, round(u_mean) or 1)) + u_mean * board_w
@@ -301,7 +300,7 @@ def record(racers: int = RECORD_RACERS, seconds: int = RECORD_SECONDS) -> tuple[
     tick_wcu = units("tick", lambda f, r: f.startswith(TICK_PREFIX), "wcu") / claims
     tick_rcu = units("tick", lambda f, r: not f.startswith("RACE#"), "rcu") / claims
     record_bytes = sum(run["record_bytes"] for run in steady) / rider_seconds
-    new_blocks = len(blocks) * len({r.second for r in requests if r.source == "post"}) / max(1, len({i["SK"]["S"] for i in blocks}))
+    new_blocks = len(blocks)  # each block item made once, its index entry with it
     block_index = sum(r.wcu for r in requests if r.source == "post" and r.index and r.partition.startswith("SECOND#"))
     memory = env.stack()["memory_mb"]["ingest_telemetry"]
     fi = FanIn(racers, rider_seconds, block_base, block_per, board_base, board_per, read_base,

@@ -27,12 +27,15 @@ def say(message: str) -> None:
 
 def fan_in(on: bool) -> dict:
     """``ALLEYCAT_FAN_IN`` in this process as ``on`` says (the settings read again); the workers' setting for it."""
-    if on:
-        os.environ[settings.FAN_IN] = "on"
-    else:
-        os.environ.pop(settings.FAN_IN, None)
+    os.environ[settings.FAN_IN] = "on" if on else "off"  # said either way: the layer's default is on
     settings.reset()
-    return {settings.FAN_IN: "on"} if on else {}
+    return {settings.FAN_IN: os.environ[settings.FAN_IN]}
+
+
+def fan_in_default() -> None:
+    """``ALLEYCAT_FAN_IN`` unset again in this process: the layer's default."""
+    os.environ.pop(settings.FAN_IN, None)
+    settings.reset()
 
 
 class Dynamo:

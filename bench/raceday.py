@@ -170,7 +170,7 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
         say(f"race day: {racers:,} racers finished and settled in {finish_seconds:.1f} s")
     finally:
         runner.stop()
-        env.fan_in(False)
+        env.fan_in_default()
         if jwks:
             jwks.stop()
     return {"race_id": race_id, "racers": racers, "seconds": seconds, "wall_per_second": per_second,
