@@ -13,8 +13,10 @@ from local import dynamodb_local
 from local.dynamodb_local import EmbeddedDynamoDB, EngineUnavailable
 
 CHILD = """
+import signal
 import time
 from local.dynamodb_local import QUICK_JIT, EmbeddedDynamoDB
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's ^C finds it: a background job inherits it ignored
 engine = EmbeddedDynamoDB(jvm_options=QUICK_JIT).start()
 print(engine.process.pid, flush=True)
 time.sleep(60)
