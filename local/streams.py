@@ -328,6 +328,15 @@ class StreamPoller(Threads):
         with self._changed:
             return self.delivered + sum(len(shard.pending) for shard in self.virtual_shards)
 
+    def window_left(self) -> float | None:
+        """Seconds of its clock until the first batch that waits only for its window is due; 0 while a batch
+        is due or being delivered; None when it holds nothing it has read."""
+        with self._changed:
+            held = [shard for shard in self.virtual_shards if shard.busy or shard.pending]
+            if not held:
+                return None
+            return min(0.0 if shard.busy else self._due(shard) for shard in held)
+
     def poll_once(self) -> bool:
         """One read, then every virtual shard's due batch delivered in this thread (a poller driven
         by hand, not started); True when a batch was handed to the function."""

@@ -190,5 +190,24 @@ def after_the_history_writer(stack, read, done, what: str):
             stack.clock.advance(0.1)
             moved += 0.1
         time.sleep(0.05)
-    stack.clock.advance(STREAM_BATCHING_WINDOW_SECONDS)  # the processor's window on the chunks written (results, reviews)
+    after_the_stream_processor(stack, what)  # the chunks written: results, reviews
     return found
+
+
+def after_the_stream_processor(stack, what: str) -> None:
+    """Until the stream processor holds nothing it has read and has read nothing new for 1.5 s (real time,
+    bounded: the stream's shards are listed again each second): a batch waiting for its window gets it from the stack's clock, moved by exactly what is left."""
+    deadline, seen, quiet_since = time.monotonic() + WAIT_MS / 1000, -1, time.monotonic()
+    while True:
+        now = time.monotonic()
+        assert now < deadline, f"the stream processor kept working: {what}"
+        if (now_seen := stack.stream.seen()) != seen:
+            seen, quiet_since = now_seen, now
+        left = stack.stream.window_left()
+        if left:
+            stack.clock.advance(left)
+        if left is not None:
+            quiet_since = now
+        elif now - quiet_since >= 1.5:
+            return
+        time.sleep(0.05)
