@@ -123,15 +123,24 @@ def board_rows(client, race_id, count=1):
     return rows
 def pushed(page, stack, predicate, arg=None):
     """Until the page's ``predicate`` holds on what the race's ticker pushed (``alleycat.rules.ticking``: a message
-    a race second, at its phase): the stack's clock alone moves on a tenth at a time, at most 3 s, so that the
-    tick after the stream's write comes (the page's timers stand still with its clock: it rides nothing more)."""
-    deadline, moved = time.monotonic() + WAIT_SECONDS, 0
+    a race second, at its phase): the stack's clock alone moves on a tenth at a time, up to 3 s after the stack's
+    pipelines (the telemetry log's mapping, the table's stream) last delivered anything, so that the tick after their
+    last write comes however slow the machine (the page's timers stand still with its clock: it rides nothing more)."""
+    deadline, moved, delivered = time.monotonic() + WAIT_SECONDS, 0, None
     while not page.evaluate(predicate, arg):
         assert time.monotonic() < deadline, f"not within {WAIT_SECONDS} s: {predicate} ({arg}) {page.inner_text('.ride')!r}"
+        if (now_delivered := pipelines_delivered(stack)) != delivered:
+            delivered, moved = now_delivered, 0
         if moved < 3 * STEPS:
             stack.clock.advance(1 / STEPS)
             moved += 1
         time.sleep(0.05)
+
+
+def pipelines_delivered(stack) -> tuple[int, ...]:
+    """The records the stack's pipelines have delivered so far: the table stream's processor and history writer, the
+    telemetry log's mapping."""
+    return tuple(pipeline.delivered for pipeline in (stack.stream, stack.history, stack.log) if pipeline is not None)
 
 
 def one_second(page, stack, counted_at_least=None, parts=STEPS):

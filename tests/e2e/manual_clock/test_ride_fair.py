@@ -151,6 +151,8 @@ def test_two_tabs_of_one_ride_one_sends_and_the_other_can_take_it_over(browser, 
     for s in range(4):
         one_second(first, stack, counted_at_least=s + 1)
     assert sends["first"] and not sends["second"]
+    # (the first tab's every queued second answered: a send of a second it queued early is not in flight below)
+    until(first, "() => { const sent = document.querySelector('.ride-sent').dataset; return sent.counted === sent.queued; }")
     # When the second tab takes the ride over (its bike at 30 rpm)
     second.click(".ride .ride-elsewhere button.take-over")
     second.wait_for_selector(".ride .riding:not([hidden])")
