@@ -84,7 +84,6 @@ QUANTITIES = {
     "rules": lambda b: b.posts * math.ceil(b.record_bytes / (b.a("iot_rule_metered_kb") * 1024)),
     "rule_actions": lambda b: b.posts,  # one action a message (the Kinesis put; the error action only on a failure)
     "put_units": lambda b: b.posts * math.ceil(b.record_bytes / (b.a("kinesis_put_unit_kb") * 1024)),
-    "efo_gb": lambda b: b.posts * b.record_bytes / 1e9,
     # a lane's billed milliseconds a record (CPU at the consumer's memory, its round trips one after the other):
     # a shard's lanes keep up with 1,000 / that records a second each, at most the shard's 1,000 records and 1 MB
     "record_ms": lambda b: b.duration_ms(CONSUMER, b.mq(CONSUMER, "cpu_ms") / b.mq(CONSUMER, "records_per_invocation"),

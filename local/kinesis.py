@@ -55,10 +55,9 @@ CONSUMER_ROLE_ARN = f"arn:aws:iam::{ACCOUNT}:role/alleycat-ingest-telemetry"
 SERVE = ("const port = Number(process.argv[1]);"
          "require('kinesalite')({createStreamMs: 0, deleteStreamMs: 0, updateStreamMs: 0, shardLimit: 50})"
          ".listen(port, '127.0.0.1', () => console.log('ready'));")
-# The stack's mapping reads through an enhanced fan-out consumer: Kinesis pushes a shard's records as they come
-# (SubscribeToShard, typically 70 ms). kinesalite has no consumers, so the local broker pokes the mapping after each
-# put (``poke``) and a message is read at once, as pushed; between pokes a shard is read again once a second (a
-# put that came from elsewhere), so an idle stack spends nothing polling (4 reads a second slowed the API's process).
+# Between reads of a shard that had nothing new, as Lambda reads a Kinesis shard: about once a second. The
+# local broker pokes the mapping after each put (``poke``), so a message is read at once: the boards stay quick
+# while an idle stack spends nothing polling (reading 4 times a second slowed the API's process measurably).
 POLL_SECONDS = 1.0
 READ_LIMIT = 1000
 

@@ -1,5 +1,5 @@
 """Bikes' telemetry over MQTT, after the publish: IoT Core's Basic Ingest -> the telemetry rule -> a Kinesis data
-stream (partitioned, ordered) -> its enhanced fan-out consumer -> ``functions/ingest_telemetry``.
+stream (partitioned, ordered) -> its consumer, ``functions/ingest_telemetry``.
 
 The rule's SQL, the record it puts and its partition key are the layer's (``alleycat.edge.mqtt``), as the local
 stack's broker puts the same record into its kinesalite (``local/kinesis.py``). Who may connect and publish is
@@ -29,7 +29,6 @@ from .settings import (
     INGEST_PARALLELIZATION,
     INGEST_RETRIES,
     INGEST_SHARDS,
-    INGEST_STREAM_CONSUMER,
     memory_mb,
 )
 
@@ -58,13 +57,8 @@ class IngestLog(Construct):
         self.function = functions.add(INGEST_CONSUMER, "Telemetry log: bikes' MQTT messages, counted",
                                       INGEST_CONSUMER_ACTIONS, timeout=CONSUMER_TIMEOUT,
                                       memory_size=memory_mb(INGEST_CONSUMER))
-        # Enhanced fan-out: Kinesis pushes each shard's records to the mapping over HTTP/2 (typically 70 ms), where a
-        # standard iterator is polled "at a base rate of once per second" (Lambda developer guide, Kinesis): up to a
-        # second on every bike's way to the board, more than the push's whole budget (docs/push.md).
-        self.consumer = kinesis.StreamConsumer(self, "Consumer", stream=self.stream,
-                                               stream_consumer_name=INGEST_STREAM_CONSUMER)
-        self.function.add_event_source(sources.KinesisConsumerEventSource(
-            self.consumer,
+        self.function.add_event_source(sources.KinesisEventSource(
+            self.stream,
             starting_position=lambda_.StartingPosition.TRIM_HORIZON,
             batch_size=INGEST_BATCH_SIZE,
             max_batching_window=Duration.seconds(INGEST_BATCHING_WINDOW_SECONDS),

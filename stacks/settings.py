@@ -72,7 +72,7 @@ HISTORY_RETRIES = 5
 HISTORY_WRITER_ACTIONS = (QUERY, GET, UPDATE)
 # The telemetry log (stacks/ingest.py; locally local/kinesis.py): its provisioned shards, and its consumer's
 # event source mapping, read by the stack and the local mapping alike (docs/capacity.md, "The telemetry log").
-# No batching window: a record waits for nothing (its consumer has records pushed: enhanced fan-out), since the
+# No batching window: a record waits for nothing but its shard's next read (about a second in AWS), since the
 # table's stream already coalesces board writes a second (STREAM_BATCHING_WINDOW_SECONDS); a batch is what a
 # lane took since its last read, up to INGEST_BATCH_SIZE messages, about a second of the consumer's work (a
 # read and a conditional write a message, one after the other). A shard takes 1,000 records a second; one
@@ -80,7 +80,6 @@ HISTORY_WRITER_ACTIONS = (QUERY, GET, UPDATE)
 # key's records in order (ParallelizationFactor). A record that fails is retried from there, the batch halved
 # on a function error (not counted as a retry), and after INGEST_RETRIES it goes to the failure queue.
 INGEST_SHARDS = 2
-INGEST_STREAM_CONSUMER = "alleycat-ingest"  # the mapping's enhanced fan-out consumer (pushed records, not polled)
 INGEST_BATCH_SIZE = 100
 INGEST_BATCHING_WINDOW_SECONDS = 0
 INGEST_PARALLELIZATION = 10

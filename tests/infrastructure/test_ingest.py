@@ -60,12 +60,9 @@ def test_the_topic_bikes_publish_to_is_the_rules_basic_ingest_topic(template_jso
 
 def test_the_consumers_mapping_reads_each_shard_in_order_fresh_retries_bisects_and_keeps_failures(resources):
     stream, _ = one(resources, "AWS::Kinesis::Stream")
-    consumer, registered = one(resources, "AWS::Kinesis::StreamConsumer")
     [mapping] = [mapping["Properties"] for mapping in of_type(resources, "AWS::Lambda::EventSourceMapping").values()
                  if mapping["Properties"]["FunctionName"] == {"Ref": logical_id(INGEST_CONSUMER)}]
-    # enhanced fan-out: the shards' records pushed to the mapping as they come, not polled once a second
-    assert registered["StreamARN"] == {"Fn::GetAtt": [stream, "Arn"]}
-    assert mapping["EventSourceArn"] == {"Fn::GetAtt": [consumer, "ConsumerARN"]} and mapping["StartingPosition"] == "TRIM_HORIZON"
+    assert mapping["EventSourceArn"] == {"Fn::GetAtt": [stream, "Arn"]} and mapping["StartingPosition"] == "TRIM_HORIZON"
     assert (mapping["BatchSize"], mapping.get("MaximumBatchingWindowInSeconds", 0), mapping["ParallelizationFactor"]) == (
         INGEST_BATCH_SIZE, INGEST_BATCHING_WINDOW_SECONDS, INGEST_PARALLELIZATION)
     assert mapping["FunctionResponseTypes"] == ["ReportBatchItemFailures"] and mapping["BisectBatchOnFunctionError"] is True
@@ -84,11 +81,8 @@ def test_the_consumer_may_do_its_table_actions_read_its_stream_and_send_to_its_d
     granted = role_statements(resources, role_of(resources, INGEST_CONSUMER))
     table = {action for action, resource in granted if action.startswith("dynamodb:")}
     assert table == set(INGEST_CONSUMER_ACTIONS)
-    consumer, _ = one(resources, "AWS::Kinesis::StreamConsumer")
     kinesis = {(action, str(resource)) for action, resource in granted if action.startswith("kinesis:")}
-    assert kinesis and all(stream in resource or consumer in resource for _, resource in kinesis), kinesis
-    assert {action for action, resource in kinesis if consumer in resource} == {
-        "kinesis:SubscribeToShard", "kinesis:DescribeStreamConsumer"}
+    assert kinesis and all(stream in resource for _, resource in kinesis), kinesis
     assert {action.split(":")[0] for action, _ in granted} <= {"dynamodb", "kinesis", "sqs", "logs", "xray"}
     assert all(resource == "*" for action, resource in granted if action.startswith("xray:"))
 
