@@ -9,9 +9,11 @@ keys (``<race>/<group>``, 16 a race) on shards and on the mapping's lanes (``loc
 carrying two keys, and a shard two hot groups, are in the figures. The shards are planned: ⌈riders / 600⌉ splitting
 the hash range evenly, then each shard past 1,000 records or 1 MB a second split between its keys at the hash key
 that balances them best (Kinesis ``SplitShard`` takes any hash key), until none is (a key alone past a shard's
-limit cannot be split: the race does not fit). A lane's second is ⌈its records / the batch size⌉ batches; each batch
-updates each slice of its groups once (one block update, one slice-board read and write), so a slice's writes a
-second are its lane's batches. Item sizes are the recording's, scaled to a slice's racers.
+limit cannot be split: the race does not fit). Each batch updates each slice of its groups once (one block update,
+one slice-board read and write), so a slice's writes a second are its lane's batches a second (``lane_batches``): at
+least ⌈its records / the batch size⌉, one a second when polled or one a window with a batching window, and with
+pushed records (enhanced fan-out) and no window as many as the lane runs back to back, at most one a push (the push
+interval **assumed**: ``PUSH_MS``). Item sizes are the recording's, scaled to a slice's racers.
 
 **The history writer** (a second mapping of the table's stream turning block records into the racers' 30-s chunks)
 is recorded: the replay hands it the race's blocks after the seconds (``raceday.write_history``, source ``history``)
@@ -36,6 +38,9 @@ RIDERS_PER_SHARD = 600  # the consumer's planned riders a shard at 1 Hz (docs/ca
 TICK_PREFIX = "TICK#"
 HASH_SPACE = 2**128  # Kinesis maps a partition key's MD5 into 128 bits, each shard a range of them
 SHARD_RECORDS, SHARD_BYTES = 1000, 1_000_000  # a shard's writes a second
+# Pushed records reach the mapping "typically" 70 ms after the put (Kinesis, "enhanced fan-out"): **assumed** the
+# interval between pushes of a busy shard, so a lane with no window runs at most one batch a push.
+PUSH_MS = 70.0
 INVOKE_PAYLOAD = 6 * 2**20  # a synchronous invocation's payload, a mapping's batch with it
 EVENT_RECORD_OVERHEAD = 400  # a Kinesis record's fields in the event besides its data (ids, ARNs, times), bytes
 
@@ -127,6 +132,9 @@ class Sizing:
     lanes: int = 10
     rtt_ms: float = 5.0
     riders_per_shard: int = RIDERS_PER_SHARD
+    window_s: float = 0.0  # the mapping's MaximumBatchingWindowInSeconds
+    pushed: bool = True  # an enhanced fan-out consumer: records pushed as they come, not polled once a second
+    push_ms: float = PUSH_MS
     viewers_fetches: float = 1.0  # board reads reaching the table a race a second (CloudFront's origin fetches)
 
 
@@ -174,9 +182,28 @@ def split(keys: list[tuple[int, float]], limit: float) -> list[list[tuple[int, f
     return split(keys[:cut], limit) + split(keys[cut:], limit)
 
 
+POLLED = (False, 0.0, PUSH_MS, 0.0, 0.0)  # a standard iterator, no window: read about once a second
+
+
+def lane_batches(records: float, batch: int, cadence: tuple[bool, float, float, float, float] = POLLED) -> float:
+    """A lane's batches a second, at least ⌈records / batch⌉. ``cadence``: (pushed, window s, push ms, a batch's fixed
+    s, a record's CPU s). Polled with no window: one read a second. A window of W s: one a window (the next begins
+    when the last invocation ends). Pushed with no window, Lambda sends batches "as quickly as possible": the next is
+    what came while the last ran, so a busy lane runs them back to back (b × fixed + records × CPU = 1 s), at most one
+    a push and one a record."""
+    pushed, window, push_ms, fixed_s, cpu_s = cadence
+    if window > 0:
+        paced = 1 / window
+    elif not pushed:
+        paced = 1.0
+    else:
+        paced = min(1000 / push_ms, records, max(0.0, 1 - records * cpu_s) / fixed_s if fixed_s else math.inf)
+    return max(float(math.ceil(records / batch)), paced)
+
+
 @lru_cache(maxsize=256)
 def placement(races: int, riders: int, hz: float, shards: int, lanes: int, batch: int,
-              limit: float = SHARD_RECORDS) -> dict:
+              limit: float = SHARD_RECORDS, cadence: tuple[bool, float, float, float, float] = POLLED) -> dict:
     """Every race's 16 partition keys on the planned shards (``shards`` evenly, each then split while it takes more than
     ``limit`` records a second) and on lanes by the real hashes: records a second a shard and a lane, a lane's batches a
     second, and each key's lane's batches (a slice's updates a second)."""
@@ -200,19 +227,20 @@ def placement(races: int, riders: int, hz: float, shards: int, lanes: int, batch
         for where, load in keys:
             lane_records[n, lane[where]] = lane_records.get((n, lane[where]), 0.0) + load
             updates_of[where] = (n, lane[where])
-    batches = {at: math.ceil(records / batch) for at, records in lane_records.items()}
+    batches = {at: lane_batches(records, batch, cadence) for at, records in lane_records.items()}
+    work = {at: round(batches[at] * cadence[3] + records * cadence[4], 6) for at, records in lane_records.items()}
     updates = [batches[at] for at in updates_of.values()]
     return {"shard_records": max(shard_records), "lane_records": max(lane_records.values()),
-            "lane_batches": max(batches.values()), "lanes_busy": len(lane_records), "batches": sum(batches.values()),
-            "updates_max": max(updates), "updates_mean": sum(updates) / len(updates),
+            "lane_batches": max(batches.values()), "lane_work": max(work.values()), "lanes_busy": len(lane_records), "batches": sum(batches.values()),
+            "updates_max": math.ceil(max(updates)), "updates_mean": sum(updates) / len(updates),
             "shards": shards + len(planned) - len(even), "splits": len(planned) - len(even),
             "keys_on_hottest_shard": len(max(planned, key=lambda keys: sum(load for _, load in keys)))}
 
 
-def lane_busy(fi: FanIn, sz: Sizing, records: float, batches: int) -> float:
-    """Seconds of work a lane's second takes: its batches' round trips and its records' CPU (at the consumer's memory)."""
-    stretch = max(1.0, 1769 / fi.memory_mb)
-    return (batches * fi.consumer_waves * sz.rtt_ms + records * fi.consumer_cpu_ms_per_record * stretch) / 1000
+def cadence(fi: FanIn, sz: Sizing) -> tuple[bool, float, float, float, float]:
+    """``lane_batches``' cadence of the mapping ``sz`` with the recorded consumer ``fi``."""
+    return (sz.pushed, sz.window_s, sz.push_ms, fi.consumer_waves * sz.rtt_ms / 1000,
+            fi.consumer_cpu_ms_per_record * max(1.0, 1769 / fi.memory_mb) / 1000)
 
 
 def shard_limit(fi: FanIn) -> float:
@@ -227,8 +255,8 @@ def shards_needed(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float) -> 
     planned = max(1, math.ceil(races * riders * hz / sz.riders_per_shard))
     shards = planned
     while True:
-        p = placement(races, riders, hz, shards, sz.lanes, sz.batch, shard_limit(fi))
-        if lane_busy(fi, sz, p["lane_records"], p["lane_batches"]) <= 1.0 or shards >= 64 * planned:
+        p = placement(races, riders, hz, shards, sz.lanes, sz.batch, shard_limit(fi), cadence(fi, sz))
+        if p["lane_work"] <= 1.0 or shards >= 64 * planned:
             return planned, p["shards"], p
         shards += max(1, shards // 8)
 
@@ -264,7 +292,7 @@ def second(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float = 1.0, hist
     table_rcu = races * (slices * u_mean * board_r + read + fi.tick_rcu
                          + GROUPS * u_mean * fi.gate_rcu) + posts * (fi.entry_rcu + hist.rcu_a_racer_batch / hist.window_seconds)
     payload = sz.batch * (fi.record_bytes * 4 / 3 + EVENT_RECORD_OVERHEAD)  # a full batch's event: each record's data base64
-    busy = lane_busy(fi, sz, p["lane_records"], p["lane_batches"])
+    busy = p["lane_work"]
     consumer = p["batches"] * (fi.consumer_waves * sz.rtt_ms / 1000) + posts * fi.consumer_cpu_ms_per_record \
         * max(1.0, 1769 / fi.memory_mb) / 1000
     stream_shards = max(4, math.ceil(table_wcu / PARTITION_WCU), math.ceil(table_rcu / PARTITION_RCU))
@@ -411,17 +439,23 @@ def figures_of(fi: FanIn, requests: tuple[Request, ...], extra: dict, sz: Sizing
     hist = hist or history(requests, fi.racers)
     scenarios = {name: second(fi, sz, races, riders, hist=hist) for name, (races, riders) in TARGETS.items()}
     judged = [scenarios["100 races of 1,000"], scenarios["one race of 10,000"]]
-    small_batch = {"one race of 10,000": second(fi, replace(sz, batch=100), 1, 10_000, hist=hist)}
+    # a batch a lane a second: the mapping with a 1-s window (or a polled iterator's base rate), at 1,000 and at 100
+    paced = replace(sz, window_s=max(sz.window_s, 1.0))
+    small_batch = {"one race of 10,000": second(fi, replace(paced, batch=100), 1, 10_000, hist=hist)}
+    window = {name: second(fi, paced, races, riders, hist=hist) for name, (races, riders) in TARGETS.items()}
     return {"scenarios": scenarios,
             "riders": scenarios["100 races of 1,000"]["riders"], "largest_race": largest_race(fi, sz, hist),
             "every_scenario_fits": all(s["fits"] for s in judged),
+            "lever_window_1s": {"scenarios": window, "largest_race": largest_race(fi, paced, hist),
+                                "every_scenario_fits": window["100 races of 1,000"]["fits"]
+                                and window["one race of 10,000"]["fits"]},
             "hottest_partition_wcu": max(s["hottest_partition_wcu"] for s in judged),
             "hottest_partition_rcu": max(s["hottest_partition_rcu"] for s in judged),
             "wcu_per_racer_second": scenarios["100 races of 1,000"]["wcu_per_racer_second_hot_path"],
             "wcu_per_racer_second_with_history": scenarios["100 races of 1,000"]["wcu_per_racer_second_with_history"],
             "every_partition_under": all(r["under"] for s in judged for r in s["partitions"].values()),
             "quotas_over_default": sorted({q["quota"] for s in judged for q in s["quotas"] if q["over"]}),
-            "at_batch_100": small_batch,  # the mapping's batch before 2026-11-29
+            "at_batch_100": small_batch,  # the mapping's batch before 2026-11-29, a batch a lane a second
             # starts spread over a minute: ⌈races / 60⌉ races share a race second's index partition
             "index_second_wcu_starts_spread_over_a_minute": math.ceil(100 / 60) * 16 * fi.block_index_wcu, "history": asdict(hist),
             "history_wcu_per_racer_second": round(hist.wcu_a_racer_second, 4), "measured": asdict(fi),
@@ -432,7 +466,8 @@ def say_figures(f: dict) -> None:
     from .env import say
 
     for name, s in f["scenarios"].items():
-        say(f"fan-in: {name}: {'fits' if s['fits'] else 'DOES NOT FIT'}; {s['slices_a_race']} slices of "
+        say(f"fan-in: {name}: {'fits' if s['fits'] else 'DOES NOT FIT'}; a lane's batches a second "
+            f"{s['placement']['lane_batches']:.1f}; {s['slices_a_race']} slices of "
             f"{s['racers_a_slice']}, Kinesis {s['kinesis_shards']} shards (planned {s['kinesis_shards_planned']} evenly, "
             f"{s['kinesis_splits']} split; hottest {s['placement']['shard_records']:,.0f} records/s), slice updates "
             f"{s['slice_updates_a_second']}; hottest partition {s['hottest_partition_wcu']:,.0f} WCU/s "
@@ -443,6 +478,12 @@ def say_figures(f: dict) -> None:
     h = f["history"]
     say(f"fan-in: history writer ({'recorded' if h['recorded'] else 'the design'}): {h['write_wcu']:.2f} WCU a chunk write, "
         f"{h['rcu_a_racer_batch']:.3f} RCU a racer a batch; largest race that fits: {f['largest_race']:,} riders")
+    lever = f["lever_window_1s"]
+    say("fan-in: with a 1-s batching window (a batch a lane a second): "
+        + "; ".join(f"{name}: {'fits' if s['fits'] else 'DOES NOT FIT'}, hottest partition {s['hottest_partition_wcu']:,.0f} "
+                    f"WCU/s, hot path {s['wcu_per_racer_second_hot_path']:.3f} WCU a racer-second"
+                    for name, s in lever["scenarios"].items())
+        + f"; largest race {lever['largest_race']:,}")
     say(f"fan-in: checks {f['measured']['checks']}")
 
 
