@@ -687,7 +687,8 @@ def sizing():
 
     settings = stack()
     return Sizing(batch=settings["ingest_batch_size"], lanes=settings["ingest_parallelization"],
-                  rtt_ms=ASSUMED["dynamodb_round_trip_ms"]["value"])
+                  rtt_ms=ASSUMED["dynamodb_round_trip_ms"]["value"], window_s=settings["ingest_window_seconds"],
+                  pushed=settings["ingest_pushed"])
 
 
 def judged_with_fan_in(chunk_path: dict) -> dict:

@@ -3,17 +3,23 @@ through the real handlers with ``ALLEYCAT_FAN_IN=on`` (the authorizer, the topic
 batches, the ingest consumer writing second blocks and slice boards, the stream processor, the joins, the ticker),
 its items' sizes and its requests' units measured, then replayed for N races of R riders.
 
-What scales by shifting ids, as ``bench.capacity`` does: a rider's own partitions (their entry's read a batch).
-What is placed by the real hash functions, not by a mean: the Kinesis partition keys (``<race>/<group>``, 16 a race)
-on shards (``over_mqtt.shard_of``) and on the mapping's lanes (``local.kinesis.lane_of``), so a lane carrying two
-keys, and a shard two hot groups, are in the figures. A lane's second is ⌈its records / the batch size⌉ batches;
-each batch updates each slice of its groups once (one block update, one slice-board read and write), so a slice's
-writes a second are its lane's batches. Item sizes are the recording's, scaled to a slice's racers.
+What scales by shifting ids, as ``bench.capacity`` does: a rider's own partitions (the consumer's reads of them, as
+recorded: never a figure set here). What is placed by the real hash functions, not by a mean: the Kinesis partition
+keys (``<race>/<group>``, 16 a race) on shards and on the mapping's lanes (``local.kinesis.lane_of``), so a lane
+carrying two keys, and a shard two hot groups, are in the figures. The shards are planned: ⌈riders / 600⌉ splitting
+the hash range evenly, then each shard past 1,000 records or 1 MB a second split between its keys at the hash key
+that balances them best (Kinesis ``SplitShard`` takes any hash key), until none is (a key alone past a shard's
+limit cannot be split: the race does not fit). Each batch updates each slice of its groups once (one block update,
+one slice-board read and write), so a slice's writes a second are its lane's batches a second (``lane_batches``): at
+least ⌈its records / the batch size⌉, one a second when polled or one a window with a batching window, and with
+pushed records (enhanced fan-out) and no window as many as the lane runs back to back, at most one a push (the push
+interval **assumed**: ``PUSH_MS``). Item sizes are the recording's, scaled to a slice's racers.
 
-**The history writer** (a second stream mapping turning block records into the racers' 30-s chunks) is not on
-main yet: ``HISTORY`` models it as its design says (one ``UpdateItem`` a racer a chunk, ~1 WCU, a new chunk's
-index entry, and the stream processor's entry write once a chunk), labelled modelled. ``history(recording)`` is
-where its recorded requests join the ledger once it lands (source ``history``).
+**The history writer** (a second mapping of the table's stream turning block records into the racers' 30-s chunks)
+is recorded: the replay hands it the race's blocks after the seconds (``raceday.write_history``, source ``history``)
+and ``history`` takes a chunk write's units and the writer's reads from its requests; the model then writes each
+racer's chunk once for each chunk a window of its mapping touches. ``HISTORY`` (its design's figures) is used only
+when nothing was recorded (``main`` judging from performance.json).
 """
 
 from __future__ import annotations
@@ -24,12 +30,19 @@ from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 
 from alleycat.rules.fanin import GROUPS, slices_for
+from stacks.settings import HISTORY_BATCHING_WINDOW_SECONDS
 
 from .capacity import KB, PAGES, PARTITION_RCU, PARTITION_WCU, READ_KB, Request, _binomial, family, scope
 
 RIDERS_PER_SHARD = 600  # the consumer's planned riders a shard at 1 Hz (docs/capacity.md, "The telemetry log")
 TICK_PREFIX = "TICK#"
 HASH_SPACE = 2**128  # Kinesis maps a partition key's MD5 into 128 bits, each shard a range of them
+SHARD_RECORDS, SHARD_BYTES = 1000, 1_000_000  # a shard's writes a second
+# Pushed records reach the mapping "typically" 70 ms after the put (Kinesis, "enhanced fan-out"): **assumed** the
+# interval between pushes of a busy shard, so a lane with no window runs at most one batch a push.
+PUSH_MS = 70.0
+INVOKE_PAYLOAD = 6 * 2**20  # a synchronous invocation's payload, a mapping's batch with it
+EVENT_RECORD_OVERHEAD = 400  # a Kinesis record's fields in the event besides its data (ids, ARNs, times), bytes
 
 FAN_IN_PAGES = {
     "iot": "https://docs.aws.amazon.com/general/latest/gr/iot-core.html#message-broker-limits",
@@ -38,33 +51,55 @@ FAN_IN_PAGES = {
     "kinesis_mapping": "https://docs.aws.amazon.com/lambda/latest/dg/services-kinesis-parameters.html",
     "appsync": "https://docs.aws.amazon.com/general/latest/gr/appsync.html",
     "streams_readers": "https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html",
+    "batch_size": "https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html#lambda-CreateEventSourceMapping-request-BatchSize",
 }
 
 
 @dataclass(frozen=True)
 class History:
-    """The history writer's requests a racer a chunk (docs/fan-in.md, "History while the race is open")."""
+    """The history writer's load (docs/fan-in.md): a chunk write a racer for each chunk a window of its mapping
+    touches, a new chunk's inverted-index entry and the stream processor's entry write once a chunk."""
     chunk_seconds: int = 30
-    chunk_wcu: float = 1.0  # its UpdateItem of the racer's chunk (RACER#<racer>)
-    index_wcu: float = 1.0  # the new chunk's inverted-index entry (HIST#<race>#<racer>#<n>, its own partition)
-    entry_wcu: float = 1.0  # the stream processor's write of the entry once a chunk (RACER#<racer>)
-    recorded: bool = False  # False: modelled from the design, not measured
+    window_seconds: int = HISTORY_BATCHING_WINDOW_SECONDS
+    write_wcu: float = 1.0  # a chunk write (RACER#<racer>, HIST#<race>#<racer>#<n>)
+    index_wcu: float = 1.0  # a new chunk's inverted-index entry (HIST#<race>#<racer>#<n>, its own partition), once
+    entry_wcu: float = 1.0  # the stream processor's write of the entry once a chunk is done (RACER#<racer>)
+    rcu_a_racer_batch: float = 0.0  # the writer's reads (the race, each slice's tags), a racer a batch
+    recorded: bool = False  # False: the design's figures, nothing recorded
+
+    @property
+    def writes_a_racer_second(self) -> float:
+        """A window of W seconds at any offset touches 1 + (W - 1) / C chunks of C seconds, a write each."""
+        return (1 + (self.window_seconds - 1) / self.chunk_seconds) / self.window_seconds
+
+    @property
+    def table_wcu_a_racer_second(self) -> float:
+        return self.writes_a_racer_second * self.write_wcu + self.entry_wcu / self.chunk_seconds
+
+    @property
+    def wcu_a_racer_second(self) -> float:
+        return self.table_wcu_a_racer_second + self.index_wcu / self.chunk_seconds
 
 
 HISTORY = History()
 
 
-def history(requests: tuple[Request, ...], racers: int, seconds: int) -> History:
-    """The history writer's load: recorded (source ``history``, per racer a chunk) once it is on the path,
-    else ``HISTORY`` as its design says. THE HOOK: record its invocations under source ``history``."""
+def history(requests: tuple[Request, ...], racers: int) -> History:
+    """The history writer's load from its recorded requests (source ``history``: its batches, then the stream
+    processor's scoring of the chunks they wrote): a chunk write's units, its reads a racer a batch, and a new chunk's
+    index entry as the join's first chunk recorded it (the writer's first write of a race updates that chunk). The
+    entry's write once a chunk is done stays the design's unless recorded (a short recording finishes no chunk).
+    ``HISTORY`` when nothing was recorded."""
     written = [r for r in requests if r.source == "history"]
-    if not written:
+    writes = [r for r in written if not r.index and r.item.startswith("HIST#") and r.wcu]
+    if not writes:
         return HISTORY
-    chunks = racers * seconds / HISTORY.chunk_seconds
-    return replace(HISTORY, recorded=True,
-                   chunk_wcu=sum(r.wcu for r in written if not r.index and r.item.startswith("HIST#")) / chunks,
-                   index_wcu=sum(r.wcu for r in written if r.index) / chunks,
-                   entry_wcu=sum(r.wcu for r in written if not r.index and not r.item.startswith("HIST#")) / chunks)
+    entries = [r for r in written if not r.index and r.wcu and not r.item.startswith("HIST#")]
+    created = [r for r in requests if r.source == "join" and r.index and r.partition.startswith("HIST#")]
+    return replace(HISTORY, recorded=True, write_wcu=sum(r.wcu for r in writes) / len(writes),
+                   index_wcu=sum(r.wcu for r in created) / racers if created else HISTORY.index_wcu,
+                   entry_wcu=sum(r.wcu for r in entries) / racers if entries else HISTORY.entry_wcu,
+                   rcu_a_racer_batch=sum(r.rcu for r in written) / racers)
 
 
 @dataclass(frozen=True)
@@ -93,10 +128,13 @@ class FanIn:
 @dataclass(frozen=True)
 class Sizing:
     """The deployed mapping (stacks/settings.py) and a round trip's time (bench.pricing.ASSUMED)."""
-    batch: int = 100
+    batch: int = 1000
     lanes: int = 10
     rtt_ms: float = 5.0
     riders_per_shard: int = RIDERS_PER_SHARD
+    window_s: float = 0.0  # the mapping's MaximumBatchingWindowInSeconds
+    pushed: bool = True  # an enhanced fan-out consumer: records pushed as they come, not polled once a second
+    push_ms: float = PUSH_MS
     viewers_fetches: float = 1.0  # board reads reaching the table a race a second (CloudFront's origin fetches)
 
 
@@ -120,53 +158,106 @@ def read_rcu(fi: FanIn, riders: float, consistent: bool = False) -> float:
     return (1 if consistent else 0.5) * math.ceil((fi.read_base + riders * fi.read_per_racer) / READ_KB)
 
 
+def key_hash(partition_key: str) -> int:
+    """Where Kinesis puts a partition key in its 128-bit hash range: the key's MD5."""
+    return int.from_bytes(hashlib.md5(partition_key.encode()).digest(), "big")
+
+
 def shard_of(partition_key: str, shards: int) -> int:
     """The shard a Kinesis record's partition key lands on, the shards splitting the hash range evenly."""
-    return int.from_bytes(hashlib.md5(partition_key.encode()).digest(), "big") * shards // HASH_SPACE
+    return key_hash(partition_key) * shards // HASH_SPACE
+
+
+def split(keys: list[tuple[int, float]], limit: float) -> list[list[tuple[int, float]]]:
+    """A shard's keys (hash, records a second), sorted by hash, split (``SplitShard`` at a hash key between two of
+    them, where the larger side is least) until each part takes at most ``limit`` or holds one key."""
+    total = sum(load for _, load in keys)
+    if total <= limit or len(keys) < 2:
+        return [keys]
+    left, best, cut = 0.0, total, 1
+    for i in range(1, len(keys)):
+        left += keys[i - 1][1]
+        if max(left, total - left) < best:
+            best, cut = max(left, total - left), i
+    return split(keys[:cut], limit) + split(keys[cut:], limit)
+
+
+POLLED = (False, 0.0, PUSH_MS, 0.0, 0.0)  # a standard iterator, no window: read about once a second
+
+
+def lane_batches(records: float, batch: int, cadence: tuple[bool, float, float, float, float] = POLLED) -> float:
+    """A lane's batches a second, at least ⌈records / batch⌉. ``cadence``: (pushed, window s, push ms, a batch's fixed
+    s, a record's CPU s). Polled with no window: one read a second. A window of W s: one a window (the next begins
+    when the last invocation ends). Pushed with no window, Lambda sends batches "as quickly as possible": the next is
+    what came while the last ran, so a busy lane runs them back to back (b × fixed + records × CPU = 1 s), at most one
+    a push and one a record."""
+    pushed, window, push_ms, fixed_s, cpu_s = cadence
+    if window > 0:
+        paced = 1 / window
+    elif not pushed:
+        paced = 1.0
+    else:
+        paced = min(1000 / push_ms, records, max(0.0, 1 - records * cpu_s) / fixed_s if fixed_s else math.inf)
+    return max(float(math.ceil(records / batch)), paced)
 
 
 @lru_cache(maxsize=256)
-def placement(races: int, riders: int, hz: float, shards: int, lanes: int, batch: int) -> dict:
-    """Every race's 16 partition keys on shards and lanes by the real hashes: records a second a shard and a lane,
-    a lane's batches a second, and each key's lane's batches (a slice's updates a second)."""
+def placement(races: int, riders: int, hz: float, shards: int, lanes: int, batch: int,
+              limit: float = SHARD_RECORDS, cadence: tuple[bool, float, float, float, float] = POLLED) -> dict:
+    """Every race's 16 partition keys on the planned shards (``shards`` evenly, each then split while it takes more than
+    ``limit`` records a second) and on lanes by the real hashes: records a second a shard and a lane, a lane's batches a
+    second, and each key's lane's batches (a slice's updates a second)."""
     from local.kinesis import lane_of
 
     per_key = riders * hz / GROUPS
-    shard_records: dict[int, float] = {}
-    lane_records: dict[tuple[int, int], float] = {}
-    keys = []
+    even: dict[int, list[tuple[int, float]]] = {}
+    lane: dict[int, int] = {}
     for race in range(races):
         for group in range(GROUPS):
             key = f"{race:026d}/{group:x}"
-            where = (shard_of(key, shards), lane_of(key, lanes))
-            keys.append(where)
-            shard_records[where[0]] = shard_records.get(where[0], 0.0) + per_key
-            lane_records[where] = lane_records.get(where, 0.0) + per_key
-    batches = {lane: math.ceil(n / batch) for lane, n in lane_records.items()}
-    updates = [batches[where] for where in keys]
-    return {"shard_records": max(shard_records.values()), "lane_records": max(lane_records.values()),
-            "lane_batches": max(batches.values()), "lanes_busy": len(lane_records), "batches": sum(batches.values()),
-            "updates_max": max(updates), "updates_mean": sum(updates) / len(updates),
-            "keys_on_hottest_shard": max(sum(1 for w in keys if w[0] == s) for s in shard_records)}
+            where = key_hash(key)
+            even.setdefault(where * shards // HASH_SPACE, []).append((where, per_key))
+            lane[where] = lane_of(key, lanes)
+    planned = [part for keys in even.values() for part in split(sorted(keys), limit)]
+    shard_records: list[float] = []
+    lane_records: dict[tuple[int, int], float] = {}
+    updates_of: dict[int, tuple[int, int]] = {}
+    for n, keys in enumerate(planned):
+        shard_records.append(sum(load for _, load in keys))
+        for where, load in keys:
+            lane_records[n, lane[where]] = lane_records.get((n, lane[where]), 0.0) + load
+            updates_of[where] = (n, lane[where])
+    batches = {at: lane_batches(records, batch, cadence) for at, records in lane_records.items()}
+    work = {at: round(batches[at] * cadence[3] + records * cadence[4], 6) for at, records in lane_records.items()}
+    updates = [batches[at] for at in updates_of.values()]
+    return {"shard_records": max(shard_records), "lane_records": max(lane_records.values()),
+            "lane_batches": max(batches.values()), "lane_work": max(work.values()), "lanes_busy": len(lane_records), "batches": sum(batches.values()),
+            "updates_max": math.ceil(max(updates)), "updates_mean": sum(updates) / len(updates),
+            "shards": shards + len(planned) - len(even), "splits": len(planned) - len(even),
+            "keys_on_hottest_shard": len(max(planned, key=lambda keys: sum(load for _, load in keys)))}
 
 
-def lane_busy(fi: FanIn, sz: Sizing, records: float, batches: int) -> float:
-    """Seconds of work a lane's second takes: its batches' round trips and its records' CPU (at the consumer's memory)."""
-    stretch = max(1.0, 1769 / fi.memory_mb)
-    return (batches * fi.consumer_waves * sz.rtt_ms + records * fi.consumer_cpu_ms_per_record * stretch) / 1000
+def cadence(fi: FanIn, sz: Sizing) -> tuple[bool, float, float, float, float]:
+    """``lane_batches``' cadence of the mapping ``sz`` with the recorded consumer ``fi``."""
+    return (sz.pushed, sz.window_s, sz.push_ms, fi.consumer_waves * sz.rtt_ms / 1000,
+            fi.consumer_cpu_ms_per_record * max(1.0, 1769 / fi.memory_mb) / 1000)
+
+
+def shard_limit(fi: FanIn) -> float:
+    """A shard's records a second: 1,000, or fewer when the recorded records' bytes reach its 1 MB first."""
+    return min(SHARD_RECORDS, SHARD_BYTES / fi.record_bytes) if fi.record_bytes else SHARD_RECORDS
 
 
 def shards_needed(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float) -> tuple[int, int, dict]:
-    """(planned, needed, placement): the plan (⌈riders / riders_per_shard⌉), then the fewest shards from it at which
-    the hottest shard takes ≤ 1,000 records and 1 MB a second and the hottest lane's work fits its second."""
+    """(planned, shards, placement): the plan (⌈riders / riders_per_shard⌉ evenly, each shard past its limit split
+    between its keys), more even shards while the hottest lane's work passes its second. A key alone past a shard's
+    limit stays over it (the placement says so)."""
     planned = max(1, math.ceil(races * riders * hz / sz.riders_per_shard))
     shards = planned
     while True:
-        p = placement(races, riders, hz, shards, sz.lanes, sz.batch)
-        fits = p["shard_records"] <= 1000 and p["shard_records"] * fi.record_bytes <= 1_000_000 \
-            and lane_busy(fi, sz, p["lane_records"], p["lane_batches"]) <= 1.0
-        if fits or shards >= 64 * planned:
-            return planned, shards, p
+        p = placement(races, riders, hz, shards, sz.lanes, sz.batch, shard_limit(fi), cadence(fi, sz))
+        if p["lane_work"] <= 1.0 or shards >= 64 * planned:
+            return planned, p["shards"], p
         shards += max(1, shards // 8)
 
 
@@ -181,27 +272,27 @@ def second(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float = 1.0, hist
     board_w = spread(riders, slices, lambda k: math.ceil(board_size(fi, k) / KB))  # a slice board's write, its mean
     board_r = spread(riders, slices, lambda k: math.ceil(board_size(fi, k) / READ_KB))  # strongly consistent, before it
     read = read_rcu(fi, riders, consistent=True) + sz.viewers_fetches * read_rcu(fi, riders)  # the ticker's, the origin's
-    chunk_rate = hz / hist.chunk_seconds * (1 if hz else 0)
-    racer_wcu = (hist.chunk_wcu + hist.entry_wcu) / hist.chunk_seconds  # a racer's partition, a second (mean)
+    racer_wcu = hist.table_wcu_a_racer_second * (1 if hz else 0)  # a racer's partition, a second (mean)
     partitions = {
         "RACE#<race> (slice boards, ticker and origin reads)": {
             "wcu": slices * u_max * board_w, "rcu": slices * u_max * board_r + read},
         "SLICE#<race>#<n> (second blocks)": {"wcu": block_hot, "rcu": 0.0},
         "GATE#<race>#<n> (10 gate copies)": {"wcu": 0.0, "rcu": GROUPS * u_max * fi.gate_rcu / 10},
         "TICK#<race> (the ticker's claim)": {"wcu": fi.tick_wcu, "rcu": fi.tick_rcu},
-        "RACER#<racer> (entry read; history modelled)": {"wcu": racer_wcu, "rcu": fi.entry_rcu * hz},
-        "index HIST#<race>#<racer>#<n> (history modelled)": {"wcu": hist.index_wcu / hist.chunk_seconds, "rcu": 0.0},
+        "RACER#<racer> (the consumer's reads, the history writer's chunks)": {"wcu": racer_wcu, "rcu": fi.entry_rcu * hz},
+        "index HIST#<race>#<racer>#<n> (a new chunk's entry)": {"wcu": hist.index_wcu / hist.chunk_seconds, "rcu": 0.0},
         # a block's sort key names its race, slice and second: its index partition takes its one entry, once
         "index SECOND#<race>#<slice>#<second> (a new block's entry)": {"wcu": fi.block_index_wcu, "rcu": 0.0},
     }
     posts = races * riders * hz
     hot_path = races * slices * (spread(riders, slices, lambda k: block_wcu(fi, k, round(u_mean) or 1)) + u_mean * board_w
                                  + fi.block_index_wcu)
-    history_wcu = races * riders * chunk_rate * (hist.chunk_wcu + hist.entry_wcu + hist.index_wcu)
-    table_wcu = hot_path + races * fi.tick_wcu + races * riders * chunk_rate * (hist.chunk_wcu + hist.entry_wcu)
+    history_wcu = posts * hist.wcu_a_racer_second
+    table_wcu = hot_path + races * fi.tick_wcu + posts * hist.table_wcu_a_racer_second
     table_rcu = races * (slices * u_mean * board_r + read + fi.tick_rcu
-                         + GROUPS * u_mean * fi.gate_rcu) + posts * fi.entry_rcu
-    busy = lane_busy(fi, sz, p["lane_records"], p["lane_batches"])
+                         + GROUPS * u_mean * fi.gate_rcu) + posts * (fi.entry_rcu + hist.rcu_a_racer_batch / hist.window_seconds)
+    payload = sz.batch * (fi.record_bytes * 4 / 3 + EVENT_RECORD_OVERHEAD)  # a full batch's event: each record's data base64
+    busy = p["lane_work"]
     consumer = p["batches"] * (fi.consumer_waves * sz.rtt_ms / 1000) + posts * fi.consumer_cpu_ms_per_record \
         * max(1.0, 1769 / fi.memory_mb) / 1000
     stream_shards = max(4, math.ceil(table_wcu / PARTITION_WCU), math.ceil(table_rcu / PARTITION_RCU))
@@ -211,13 +302,16 @@ def second(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float = 1.0, hist
          FAN_IN_PAGES["iot"], True),
         ("IoT Core publishes per connection", 100, "/s", hz, FAN_IN_PAGES["iot"], False),
         ("IoT rules engine: inbound messages evaluated, per account", 20_000, "/s", posts, FAN_IN_PAGES["iot_rules"], True),
-        ("Kinesis writes per shard: records (hottest shard)", 1000, "records/s", p["shard_records"], FAN_IN_PAGES["kinesis"], False),
-        ("Kinesis writes per shard: bytes (hottest shard)", 1_000_000, "B/s", p["shard_records"] * fi.record_bytes,
-         FAN_IN_PAGES["kinesis"], False),
+        ("Kinesis writes per shard: records (hottest shard, after the plan's splits)", SHARD_RECORDS, "records/s",
+         p["shard_records"], FAN_IN_PAGES["kinesis"], False),
+        ("Kinesis writes per shard: bytes (hottest shard, after the plan's splits)", SHARD_BYTES, "B/s",
+         p["shard_records"] * fi.record_bytes, FAN_IN_PAGES["kinesis"], False),
         ("Kinesis shards per account and Region (us-east-1, us-west-2, eu-west-1; 200 elsewhere)", 500, "shards",
          shards, FAN_IN_PAGES["kinesis"], True),
         ("consumer lane (parallelization factor 10: one batch at a time a lane), hottest", 1.0, "s of work a second",
          busy, FAN_IN_PAGES["kinesis_mapping"], False),
+        ("Lambda invocation payload (synchronous): a full batch of the mapping", INVOKE_PAYLOAD, "B", payload,
+         FAN_IN_PAGES["batch_size"], False),
         ("Lambda concurrent executions, per Region", 1000, "executions", concurrency, PAGES["lambda"], True),
         ("DynamoDB Streams readers a shard (stream processor + history writer)", 2, "readers", 2,
          FAN_IN_PAGES["streams_readers"], False),
@@ -226,9 +320,10 @@ def second(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float = 1.0, hist
         ("a new on-demand table's warm throughput (pre-warm above it)", 4000, "WRU/s", table_wcu, PAGES["warm"], True),
         ("AppSync Events: publishes (one a race a second)", None, "/s", races, FAN_IN_PAGES["appsync"], True),
     ]
-    index_wcu = races * riders * chunk_rate * hist.index_wcu + races * slices * fi.block_index_wcu
+    index_wcu = posts * hist.index_wcu / hist.chunk_seconds + races * slices * fi.block_index_wcu
     return {"races": races, "riders_per_race": riders, "riders": races * riders, "hz": hz, "slices_a_race": slices,
             "racers_a_slice": round(per_slice, 1), "kinesis_shards_planned": planned, "kinesis_shards": shards,
+            "kinesis_splits": p["splits"],
             "placement": p, "slice_updates_a_second": {"hottest": u_max, "mean": round(u_mean, 2)},
             "partitions": {n: {"wcu": round(r["wcu"], 2), "rcu": round(r["rcu"], 2),
                                "under": r["wcu"] <= PARTITION_WCU and r["rcu"] <= PARTITION_RCU}
@@ -240,7 +335,9 @@ def second(fi: FanIn, sz: Sizing, races: int, riders: int, hz: float = 1.0, hist
             "table_wcu": round(table_wcu), "table_rcu": round(table_rcu), "index_wcu": round(index_wcu),
             "wcu_per_racer_second_hot_path": round(hot_path / posts, 4),
             "wcu_per_racer_second_with_history": round((hot_path + history_wcu) / posts, 4),
-            "history": "recorded" if hist.recorded else "modelled (the history writer is not on main)",
+            "history": "recorded" if hist.recorded else "the design's figures (nothing recorded)",
+            "fits": all(r["wcu"] <= PARTITION_WCU and r["rcu"] <= PARTITION_RCU for r in partitions.values())
+            and not any(v is not None and load > v and not adj for _, v, _, load, _, adj in quotas),
             "lambda_concurrency": round(concurrency), "stream_shards": stream_shards,
             "quotas": [{"quota": q, "value": v, "unit": unit, "load": round(load, 2), "page": page, "adjustable": adj,
                         "over": v is not None and load > v} for q, v, unit, load, page, adj in quotas]}
@@ -265,7 +362,7 @@ def record(racers: int = RECORD_RACERS, seconds: int = RECORD_SECONDS) -> tuple[
     with env.Dynamo() as db:
         with Ledger() as ledger:
             result = raceday.replay(db, ledger, "bench-fanin", racers, seconds, bikes_post=True, over_mqtt=True,
-                                    fan_in=True)
+                                    fan_in=True, history=True)
         race_id, measured = result["race_id"], result["measured"]
         blocks = [item for n in range(fanin.SLICES) for page in dynamo.client().get_paginator("query").paginate(
             TableName="bench-fanin", KeyConditionExpression="PK = :pk",
@@ -277,9 +374,7 @@ def record(racers: int = RECORD_RACERS, seconds: int = RECORD_SECONDS) -> tuple[
     requests = (*(q for run in steady for q in requests_of("post", run["calls"], run["label"])),
                 *(q for run in measured["join"] for q in requests_of("join", run["calls"])),
                 *requests_of("tick", ticks),
-                # THE HOOK: once the replay delivers the stream to the history writer too, its runs under
-                # measured["history"] join the ledger here and ``history()`` uses them instead of ``HISTORY``
-                *(q for run in measured.get("history", []) for q in requests_of("history", run["calls"], run["label"])))
+                *(q for run in measured["history"] for q in requests_of("history", run["calls"])))
     per_attr = lambda items, skip: [(size(i), sum(1 for k in i if k not in skip)) for i in items]
     fixed = {"PK", "SK", "version", "applied", "recent", "type", "raceId", "slice", "second", "ttl"}
     sized = per_attr(blocks, fixed)
@@ -333,22 +428,37 @@ def _fit(rows: list[tuple[int, int]]) -> tuple[float, float]:
     return my - per * mx, per
 
 
-def figures_of(fi: FanIn, requests: tuple[Request, ...], extra: dict, sz: Sizing) -> dict:
-    hist = history(requests, fi.racers, extra["invocations"])
+def largest_race(fi: FanIn, sz: Sizing, hist: History, step: int = 1000, most: int = 100_000) -> int:
+    """The most riders one race takes (in ``step``s) with every partition under its limits and no quota AWS does not
+    raise passed: a group's key takes riders / 16 records a second, on one shard and one lane whatever the plan."""
+    fitting = [riders for riders in range(step, most + step, step) if second(fi, sz, 1, riders, hist=hist)["fits"]]
+    return max(fitting, default=0)
+
+
+def figures_of(fi: FanIn, requests: tuple[Request, ...], extra: dict, sz: Sizing, hist: History | None = None) -> dict:
+    hist = hist or history(requests, fi.racers)
     scenarios = {name: second(fi, sz, races, riders, hist=hist) for name, (races, riders) in TARGETS.items()}
     judged = [scenarios["100 races of 1,000"], scenarios["one race of 10,000"]]
-    big_batch = {"one race of 10,000": second(fi, replace(sz, batch=1000), 1, 10_000, hist=hist)}
+    # a batch a lane a second: the mapping with a 1-s window (or a polled iterator's base rate), at 1,000 and at 100
+    paced = replace(sz, window_s=max(sz.window_s, 1.0))
+    small_batch = {"one race of 10,000": second(fi, replace(paced, batch=100), 1, 10_000, hist=hist)}
+    window = {name: second(fi, paced, races, riders, hist=hist) for name, (races, riders) in TARGETS.items()}
     return {"scenarios": scenarios,
-            "riders": scenarios["100 races of 1,000"]["riders"], "largest_race": 10_000,
+            "riders": scenarios["100 races of 1,000"]["riders"], "largest_race": largest_race(fi, sz, hist),
+            "every_scenario_fits": all(s["fits"] for s in judged),
+            "lever_window_1s": {"scenarios": window, "largest_race": largest_race(fi, paced, hist),
+                                "every_scenario_fits": window["100 races of 1,000"]["fits"]
+                                and window["one race of 10,000"]["fits"]},
             "hottest_partition_wcu": max(s["hottest_partition_wcu"] for s in judged),
             "hottest_partition_rcu": max(s["hottest_partition_rcu"] for s in judged),
             "wcu_per_racer_second": scenarios["100 races of 1,000"]["wcu_per_racer_second_hot_path"],
             "wcu_per_racer_second_with_history": scenarios["100 races of 1,000"]["wcu_per_racer_second_with_history"],
             "every_partition_under": all(r["under"] for s in judged for r in s["partitions"].values()),
             "quotas_over_default": sorted({q["quota"] for s in judged for q in s["quotas"] if q["over"]}),
-            "lever_batch_1000": big_batch,
+            "at_batch_100": small_batch,  # the mapping's batch before 2026-11-29, a batch a lane a second
             # starts spread over a minute: ⌈races / 60⌉ races share a race second's index partition
-            "index_second_wcu_starts_spread_over_a_minute": math.ceil(100 / 60) * 16 * fi.block_index_wcu, "history": asdict(hist), "measured": asdict(fi),
+            "index_second_wcu_starts_spread_over_a_minute": math.ceil(100 / 60) * 16 * fi.block_index_wcu, "history": asdict(hist),
+            "history_wcu_per_racer_second": round(hist.wcu_a_racer_second, 4), "measured": asdict(fi),
             "recorded": {k: v for k, v in extra.items() if k != "race_id"}, "sizing": asdict(sz)}
 
 
@@ -356,13 +466,24 @@ def say_figures(f: dict) -> None:
     from .env import say
 
     for name, s in f["scenarios"].items():
-        say(f"fan-in: {name}: {s['slices_a_race']} slices of {s['racers_a_slice']}, Kinesis {s['kinesis_shards']} shards "
-            f"(planned {s['kinesis_shards_planned']}; hottest {s['placement']['shard_records']:,.0f} records/s), slice updates "
+        say(f"fan-in: {name}: {'fits' if s['fits'] else 'DOES NOT FIT'}; a lane's batches a second "
+            f"{s['placement']['lane_batches']:.1f}; {s['slices_a_race']} slices of "
+            f"{s['racers_a_slice']}, Kinesis {s['kinesis_shards']} shards (planned {s['kinesis_shards_planned']} evenly, "
+            f"{s['kinesis_splits']} split; hottest {s['placement']['shard_records']:,.0f} records/s), slice updates "
             f"{s['slice_updates_a_second']}; hottest partition {s['hottest_partition_wcu']:,.0f} WCU/s "
             f"({s['hottest_partition_wcu_is']}), {s['hottest_partition_rcu']:,.0f} RCU/s ({s['hottest_partition_rcu_is']}); "
             f"hot path {s['wcu_per_racer_second_hot_path']:.3f} WCU a racer-second, {s['wcu_per_racer_second_with_history']:.3f} "
             f"with history ({s['history']}); over a default quota: "
             + (", ".join(f"{q['quota']} {q['load']:,.0f} > {q['value']:,}" for q in s["quotas"] if q["over"]) or "none"))
+    h = f["history"]
+    say(f"fan-in: history writer ({'recorded' if h['recorded'] else 'the design'}): {h['write_wcu']:.2f} WCU a chunk write, "
+        f"{h['rcu_a_racer_batch']:.3f} RCU a racer a batch; largest race that fits: {f['largest_race']:,} riders")
+    lever = f["lever_window_1s"]
+    say("fan-in: with a 1-s batching window (a batch a lane a second): "
+        + "; ".join(f"{name}: {'fits' if s['fits'] else 'DOES NOT FIT'}, hottest partition {s['hottest_partition_wcu']:,.0f} "
+                    f"WCU/s, hot path {s['wcu_per_racer_second_hot_path']:.3f} WCU a racer-second"
+                    for name, s in lever["scenarios"].items())
+        + f"; largest race {lever['largest_race']:,}")
     say(f"fan-in: checks {f['measured']['checks']}")
 
 
@@ -379,8 +500,7 @@ def main() -> None:
     scale = figures["scale"]
     recorded = scale["fan_in"]
     fi = FanIn(**{**recorded["measured"], "checks": tuple(map(tuple, recorded["measured"]["checks"]))})
-    scale["fan_in"] = fan_in = figures_of(fi, (), {**recorded["recorded"], "invocations": recorded["recorded"]["invocations"]},
-                                          sizing())
+    scale["fan_in"] = fan_in = figures_of(fi, (), recorded["recorded"], sizing(), History(**recorded["history"]))
     scale.update({name: fan_in[name] for name in JUDGED})
     say_figures(fan_in)
     report.write(figures, header=False)

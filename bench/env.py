@@ -102,6 +102,9 @@ def stack() -> dict:
             "access_log_fields": json.loads(stage["AccessLogSettings"]["Format"]),
             "stream_batch_size": mapping["BatchSize"], "ingest_shards": log["ShardCount"],
             "ingest_batch_size": log_mapping["BatchSize"], "ingest_parallelization": log_mapping["ParallelizationFactor"],
+            "ingest_window_seconds": log_mapping.get("MaximumBatchingWindowInSeconds", 0),
+            # an enhanced fan-out consumer's ARN (records pushed), else the stream's (polled about once a second)
+            "ingest_pushed": "ConsumerARN" in json.dumps(log_mapping["EventSourceArn"]),
             "routes": len(of("AWS::ApiGatewayV2::Route")),
             "alarms": len(of("AWS::CloudWatch::Alarm")), "dashboards": len(of("AWS::CloudWatch::Dashboard")),
             # a function's environment as far as what it writes goes: metrics on, Lambda's log controls

@@ -10,7 +10,9 @@ import uuid
 from collections import Counter, defaultdict
 
 from alleycat.storage import entities as e
+from alleycat.storage.schema import HISTORY_WRITER_TYPES
 from local.streams import StreamTail, passes_filter
+from stacks.settings import HISTORY_BATCH_SIZE, HISTORY_WRITER
 
 from . import bikes, env
 from .env import say
@@ -79,13 +81,29 @@ def deliver(stream: StreamTail, runner, ledger: Ledger, label, runs: list) -> in
     return -(-len(records) // size)
 
 
+def write_history(tail: StreamTail, stream: StreamTail, runner, ledger: Ledger, runs: list) -> None:
+    """The history writer's mapping (its own tail of the stream, second blocks alone) given what the race wrote so
+    far in batches of ``HISTORY_BATCH_SIZE``, as its window gathers them, then the stream processor's scoring of the
+    chunks it wrote: each run labelled ``history``."""
+    records = [r for r in tail.read() if passes_filter(r, HISTORY_WRITER_TYPES)]
+    for start in range(0, len(records), HISTORY_BATCH_SIZE):
+        run = runner.invoke(HISTORY_WRITER, {"Records": records[start:start + HISTORY_BATCH_SIZE]}, "history")
+        assert run["status"] is None and not run["failures"], run
+        ledger.calls.extend(run["calls"])
+        runs.append({**run, "records": len(records[start:start + HISTORY_BATCH_SIZE])})
+    while deliver(stream, runner, ledger, "history", runs):
+        pass
+
+
 def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds: int, bikes_post: bool,
-           over_mqtt: bool = False, fan_in: bool = False) -> dict:
+           over_mqtt: bool = False, fan_in: bool = False, history: bool = False) -> dict:
     """A race on a fresh table: racers joined, ``seconds`` of telemetry, the stream delivered after each, the board
     read, the finish. ``bikes_post``: each racer joins and posts itself, each invocation measured (``bikes``);
     ``over_mqtt`` (with it): each racer connects and publishes instead, and the race's ticker runs to its
     settlement, which finishes it (``bench.over_mqtt``); ``fan_in``: every handler with ``ALLEYCAT_FAN_IN=on``
-    (docs/fan-in.md), in the workers and in this process (the ticker, the finish)."""
+    (docs/fan-in.md), in the workers and in this process (the ticker, the finish); ``history`` (with ``fan_in`` and
+    ``bikes_post``): after the seconds, the history writer given the race's blocks (``write_history``), measured
+    under ``measured["history"]``."""
     switch = env.fan_in(fan_in)
     dynamo.create(table)
     ledger.label = "setup"
@@ -97,11 +115,13 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
     race_id = _ok("create_race", {"classId": CLASS_ID}, body={"startsAt": STARTS_AT,
                                                                 "durationSeconds": DURATION})["raceId"]
     stream = StreamTail.of_table(dynamo.server, table)
+    history_tail = StreamTail.of_table(dynamo.server, table) if history else None  # the shard's second reader
     jwks = Jwks() if over_mqtt else None
     runner = bikes.Runner(dynamo.server.url, table, {**env.stack()["settings"], **(jwks.environment() if jwks else {}),
                                                      **switch}) \
         if bikes_post else InProcess()
-    measured: dict = {"join": [], "roster": [], "post": [], "stream": [], "viewer": {}, "connect": [], "tick": {}}
+    measured: dict = {"join": [], "roster": [], "post": [], "stream": [], "viewer": {}, "connect": [], "tick": {},
+                      "history": []}
 
     def record(runs: list[dict], kind: str | None = None) -> list[dict]:
         assert all(run["status"] == 200 for run in runs), next(run for run in runs if run["status"] != 200)
@@ -140,6 +160,8 @@ def replay(dynamo: env.Dynamo, ledger: Ledger, table: str, racers: int, seconds:
             if second % 10 == 9 or second == seconds - 1:
                 say(f"race day: {racers:,} racers, second {second + 1}/{seconds}, "
                     f"{sum(per_second[-10:]) / len(per_second[-10:]):.2f} s of wall time per simulated second")
+        if history_tail:
+            write_history(history_tail, stream, runner, ledger, measured["history"])
         ledger.label = "viewer"
         [viewed] = record([runner.invoke("get_race_leaderboard", env.event(
             "get_race_leaderboard", {"raceId": race_id}, query={"limit": str(racers)}), "viewer")])

@@ -74,13 +74,17 @@ HISTORY_WRITER_ACTIONS = (QUERY, GET, UPDATE)
 # event source mapping, read by the stack and the local mapping alike (docs/capacity.md, "The telemetry log").
 # No batching window: a record waits for nothing but its shard's next read (about a second in AWS), since the
 # table's stream already coalesces board writes a second (STREAM_BATCHING_WINDOW_SECONDS); a batch is what a
-# lane took since its last read, up to INGEST_BATCH_SIZE messages, about a second of the consumer's work (a
-# read and a conditional write a message, one after the other). A shard takes 1,000 records a second; one
-# lane keeps up with ~60, so each shard is read by the most batches at once Lambda allows, each partition
-# key's records in order (ParallelizationFactor). A record that fails is retried from there, the batch halved
-# on a function error (not counted as a retry), and after INGEST_RETRIES it goes to the failure queue.
+# lane took since its last batch, up to INGEST_BATCH_SIZE messages. Each batch writes each slice it carries once
+# (a block update, a board read and write), so a slice's writes a second are its lane's batches: at 1,000 a batch
+# (the mapping allows 10,000; ~0.7 KB a record in the event, under an invocation's 6 MB) a lane's second of a
+# 10,000-rider race's group (625 records) needs no second batch (at 100 it took 7, and the race's partition 1,354
+# WCU/s). A standard iterator's lane takes about one batch a second (Lambda polls a shard once a second); pushed
+# records (enhanced fan-out) would come in batches back to back (docs/capacity.md, "The fan-in at scale").
+# A shard takes 1,000 records a second, and is read by the most batches at once Lambda allows, each partition
+# key's records in order (ParallelizationFactor). A record that fails is retried from there, the batch halved on
+# a function error (not counted as a retry), and after INGEST_RETRIES it goes to the failure queue.
 INGEST_SHARDS = 2
-INGEST_BATCH_SIZE = 100
+INGEST_BATCH_SIZE = 1000
 INGEST_BATCHING_WINDOW_SECONDS = 0
 INGEST_PARALLELIZATION = 10
 INGEST_RETRIES = 5
