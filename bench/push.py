@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 
 from alleycat.rules import ticking
 from alleycat.settings import FAN_IN as FAN_IN_VARIABLE
+from local.kinesis import POLLED_VARIABLE
 from local.streams import SHARDS_VARIABLE
 
 from .env import ROOT, say
@@ -73,7 +74,9 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
     from simulator.progress import ProgressBar
     from simulator.race import Settings, Simulator
 
-    stack, url, dynamodb = local_stack({SHARDS_VARIABLE: str(shards), **({FAN_IN_VARIABLE: "on"} if FAN_IN else {})})
+    # the telemetry log read once a second, as Lambda polls its standard iterator in AWS (not at once after a put)
+    stack, url, dynamodb = local_stack({SHARDS_VARIABLE: str(shards), POLLED_VARIABLE: "1",
+                                        **({FAN_IN_VARIABLE: "on"} if FAN_IN else {})})
     try:
         client, tag = ApiClient(url), uuid.uuid4().hex[:6]
         client.token = client.local_admin_token()

@@ -60,6 +60,9 @@ SERVE = ("const port = Number(process.argv[1]);"
 # while an idle stack spends nothing polling (reading 4 times a second slowed the API's process measurably).
 POLL_SECONDS = 1.0
 READ_LIMIT = 1000
+# Set to 1: no reads at once after a put, only once a second on the mapping's own phase, as Lambda polls a standard
+# iterator in AWS: what the bench's freshness (bench/push.py) measures, a second's wait on the way included.
+POLLED_VARIABLE = "ALLEYCAT_KINESIS_POLLED"
 
 
 def node() -> str:
@@ -162,12 +165,13 @@ class KinesisMapping(Threads):
     def __init__(self, client, invoke=None, stream_name: str = STREAM_NAME, batch_size: int = INGEST_BATCH_SIZE,
                  window_seconds: float = INGEST_BATCHING_WINDOW_SECONDS, parallelization: int = INGEST_PARALLELIZATION,
                  max_retries: int = INGEST_RETRIES, bisect: bool = True, poll_seconds: float = POLL_SECONDS,
-                 clock=time.monotonic):
+                 clock=time.monotonic, polled: bool = False):
         self.client, self.stream_name = client, stream_name
         self.stream_arn = client.describe_stream_summary(StreamName=stream_name)["StreamDescriptionSummary"]["StreamARN"]
         self._invoke = invoke or (lambda event: handlers.invoke(INGEST_CONSUMER, event))
         self.batch_size, self.window, self.parallelization = batch_size, window_seconds, parallelization
         self.max_retries, self.bisect, self.poll_seconds, self.clock = max_retries, bisect, poll_seconds, clock
+        self.polled = polled
         shards = [shard["ShardId"] for shard in client.list_shards(StreamName=stream_name)["Shards"]]
         self.iterators = {shard: client.get_shard_iterator(StreamName=stream_name, ShardId=shard,
                                                             ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
@@ -182,8 +186,9 @@ class KinesisMapping(Threads):
                              daemon=True) for lane in self.lanes.values()]
 
     def poke(self) -> None:
-        """Something was put: read now."""
-        self._wake.set()
+        """Something was put: read now (polled: at the next of its reads a second)."""
+        if not self.polled:
+            self._wake.set()
 
     def _idle(self) -> None:
         self._wake.wait(self.poll_seconds)

@@ -55,7 +55,7 @@ from .clock import WallClock
 from .dynamodb_local import EmbeddedDynamoDB, EngineUnavailable, rss_bytes
 from .eventapi import EventApi
 from .events import http_event, match, request_body
-from .kinesis import EmbeddedKinesis, KinesisMapping
+from .kinesis import POLLED_VARIABLE, EmbeddedKinesis, KinesisMapping
 from .lambda_api import LambdaApi
 from .managed_login import UserPoolServer
 from .mqtt import MqttBroker
@@ -338,7 +338,8 @@ class LocalStack:
         self.kinesis = EmbeddedKinesis().start()
         self.kinesis.create_stream()
         log = self.kinesis.client()
-        mapping = self.log = KinesisMapping(log, invoke=lambda event: runtime.invoke(INGEST_CONSUMER, event)).start()
+        mapping = self.log = KinesisMapping(log, invoke=lambda event: runtime.invoke(INGEST_CONSUMER, event),
+                                            polled=os.environ.get(POLLED_VARIABLE) == "1").start()
 
         def ingest(topic: str, payload: bytes, arrival: float) -> object:
             data, key = mqtt.rule_record(topic, payload, arrival)

@@ -335,7 +335,7 @@ class StreamPoller(Threads):
             held = [shard for shard in self.virtual_shards if shard.busy or shard.pending]
             if not held:
                 return None
-            return min(0.0 if shard.busy else self._due(shard) for shard in held)
+            return min(0.0 if shard.busy else self._due(shard) or 0.0 for shard in held)
 
     def poll_once(self) -> bool:
         """One read, then every virtual shard's due batch delivered in this thread (a poller driven

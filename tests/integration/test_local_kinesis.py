@@ -114,3 +114,11 @@ def test_a_shards_partition_keys_go_to_lanes_each_in_order_one_batch_at_a_time(s
     for key in keys:
         assert [message for message in seen if message.startswith(f"{key}#")] == [f"{key}#{n}" for n in range(3)]
     assert len(consumer.batches) > 2 * 3  # two shards, three lanes each
+
+
+def test_a_put_wakes_the_reader_at_once_unless_the_mapping_polls_as_lambda_polls_a_standard_iterator(stream):
+    client, name = stream
+    poked, polled = KinesisMapping(client, Consumer(), name), KinesisMapping(client, Consumer(), name, polled=True)
+    poked.poke()
+    polled.poke()  # read at its next read a second, as in AWS (the bench's freshness: bench/push.py)
+    assert poked._wake.is_set() and not polled._wake.is_set()
