@@ -96,6 +96,14 @@ INGEST_RETRIES = 5
 # (its default quota), and a mass start's first second of cold instances (~0.3 s each) still about 300
 # (docs/security.md, "Telemetry over MQTT").
 AUTHORIZER_CONCURRENCY = 100
+# Reserved for the two functions a flood of telemetry or connects must never starve (issue 54): each is also
+# its own cap. The table stream's processor reads each stream shard one batch at a time (ParallelizationFactor 1),
+# so it runs at most once a shard: 100 races of 1,000 write ~15,400 WCU/s, 16 partitions and so 16 stream shards
+# (docs/capacity.md, "The fan-in at scale"); twice that, for a split partition's parent read while its children
+# start. The pre-token trigger runs once a sign-in or refresh, which Cognito itself limits to 120 a second
+# (UserAuthentication, its default quota: docs/security.md), each ~0.3 s cold: 36 at once at most.
+STREAM_PROCESSOR_CONCURRENCY = 32
+TOKEN_GROUPS_CONCURRENCY = 40
 
 # Memory of each function. Telemetry is sized
 # from a measured 1,000-sample batch (docs/capacity.md, "The telemetry function"): it needs

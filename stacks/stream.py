@@ -28,6 +28,7 @@ from .settings import (
     STREAM_BATCHING_WINDOW_SECONDS,
     STREAM_PROCESSOR,
     STREAM_PROCESSOR_ACTIONS,
+    STREAM_PROCESSOR_CONCURRENCY,
     STREAM_RETRIES,
     memory_mb,
 )
@@ -77,6 +78,7 @@ class StreamProcessor(Construct):
         self.function = functions.add(STREAM_PROCESSOR, "Table stream: scores, boards, finished races",
                                       STREAM_PROCESSOR_ACTIONS, timeout=Duration.minutes(5),
                                       memory_size=memory_mb(STREAM_PROCESSOR))
+        self.function.node.default_child.reserved_concurrent_executions = STREAM_PROCESSOR_CONCURRENCY
         self.failures, self.iterator_age, self.alarms = read_stream(
             self, self.function, table, STREAM_PROCESSOR_TYPES, batch_size=STREAM_BATCH_SIZE,
             window_seconds=STREAM_BATCHING_WINDOW_SECONDS, retries=STREAM_RETRIES, age_limit=ITERATOR_AGE_LIMIT,

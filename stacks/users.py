@@ -18,7 +18,14 @@ from alleycat.edge.contract import ADMIN_GROUP
 
 from . import acknowledge
 from .functions import Functions
-from .settings import PASSWORD_MIN_LENGTH, PASSWORD_REQUIRES, TEMPORARY_PASSWORD_DAYS, TOKEN_GROUPS, memory_mb
+from .settings import (
+    PASSWORD_MIN_LENGTH,
+    PASSWORD_REQUIRES,
+    TEMPORARY_PASSWORD_DAYS,
+    TOKEN_GROUPS,
+    TOKEN_GROUPS_CONCURRENCY,
+    memory_mb,
+)
 
 ACCESS_TOKEN_VALIDITY = Duration.hours(1)  # a ride refreshes it (frontend/src/auth.js)
 REFRESH_TOKEN_VALIDITY = Duration.days(30)
@@ -101,6 +108,7 @@ class Users(Construct):
         signs in. The grant is a policy of its own: on the function's role it would make a cycle."""
         self.trigger = functions.add(TOKEN_GROUPS, "Keeps admin in a token only for a user with TOTP", (),
                                      memory_size=memory_mb(TOKEN_GROUPS))
+        self.trigger.node.default_child.reserved_concurrent_executions = TOKEN_GROUPS_CONCURRENCY
         # Version 2 (Essentials): its group override reaches the access token, the one the API reads.
         self.user_pool.add_trigger(cognito.UserPoolOperation.PRE_TOKEN_GENERATION_CONFIG, self.trigger,
                                    lambda_version=cognito.LambdaVersion.V2_0)
