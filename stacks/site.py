@@ -16,6 +16,8 @@ caches only GET and HEAD, and every write answers ``no-store``. docs/edge.md has
 
 from __future__ import annotations
 
+import re
+
 from aws_cdk import Aws, CfnMapping, CfnResource, Duration, Names, RemovalPolicy, Stack
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
@@ -48,17 +50,43 @@ UNCACHED_ERRORS = (400, 403, 404, 405, 414, 500, 501, 502, 503, 504)
 # access control's 64); a Region code is at most 16 here (the longest today, ap-southeast-5, is 14).
 LONGEST_REGION = 16
 POLICY_NAME_LENGTH = 128
+FUNCTION_NAME_LENGTH = 64
+# A viewer-request CloudFront Function (JavaScript runtime 2.0) on the behaviours whose path has a public read
+# and a write: reads go on without Authorization, so it is no part of their cache key.
+PUBLIC_READS_JS = """function handler(event) {
+  var request = event.request;
+  if (request.method === 'GET' || request.method === 'HEAD') {
+    delete request.headers.authorization;
+  }
+  return request;
+}
+"""
 ACCESS_CONTROL_NAME_LENGTH = 64
 
 
-def api_path_patterns(routes: tuple[Route, ...] = ROUTES) -> list[str]:
-    """CloudFront behaviours' path patterns for the routes: ``/races/*`` for the paths under a first
-    segment, and the segment itself (``/races``) where a route is that path (``*`` needs the slash)."""
-    return sorted({route.path if route.path.count("/") == 1 else f"/{route.path.split('/')[1]}/*" for route in routes})
+def path_pattern(route: Route) -> str:
+    """The route's path as a CloudFront path pattern: each ``{parameter}`` a ``*``."""
+    return re.sub(r"\{[^}]+\}", "*", route.path)
+
+
+def api_behaviors(routes: tuple[Route, ...] = ROUTES) -> list[tuple[str, tuple[Route, ...]]]:
+    """A behaviour a route path (the routes of its methods), most specific first: CloudFront takes the first
+    pattern that matches, and a ``*`` matches slashes too (``/races/*`` would take ``/races/x/leaderboard``)."""
+    by_pattern: dict[str, list[Route]] = {}
+    for route in routes:
+        by_pattern.setdefault(path_pattern(route), []).append(route)
+    literal = lambda pattern: sum(1 for part in pattern.split("/") if part and part != "*")
+    return sorted(((pattern, tuple(held)) for pattern, held in by_pattern.items()),
+                  key=lambda item: (-literal(item[0]), -len(item[0]), item[0]))
 
 
 def api_query_parameters(routes: tuple[Route, ...] = ROUTES) -> list[str]:
     return sorted({name for route in routes for name in route.query})
+
+
+def public_reads(routes: tuple[Route, ...]) -> bool:
+    """Whether a behaviour's reads are all public: then Authorization is no part of their cache key."""
+    return all(not route.protected for route in routes if route.method == "GET")
 
 
 def api_request_headers(routes: tuple[Route, ...] = ROUTES) -> list[str]:
@@ -191,33 +219,68 @@ class Site(Construct):
         self.deployment.node.add_dependency(self.assets)
 
     def _api_behaviors(self, api_domain: str, routes: tuple[Route, ...]) -> dict[str, cloudfront.BehaviorOptions]:
+        """A behaviour a route path, keyed on what changes its answer: the path and the query parameters its routes
+        read, and Authorization only where a route needs it (CloudFront forwards it only in the cache key). A public
+        read's key never holds it, so a made-up header cannot make a public answer miss the cache; where a path's
+        public read shares it with a write (``/classes/*/races``), a viewer-request function drops the header from
+        GET and HEAD before the key is made."""
         origin = origins.HttpOrigin(
             api_domain, protocol_policy=cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
             origin_ssl_protocols=[cloudfront.OriginSslPolicy.TLS_V1_2], **origin_shield(self))
-        self.api_cache = cloudfront.CachePolicy(
-            self, "ApiCache", comment="Alleycat API: as long as the answer's Cache-Control allows",
-            cache_policy_name=name_in_region(self, "api-cache", POLICY_NAME_LENGTH),
-            min_ttl=Duration.seconds(0), default_ttl=Duration.seconds(0), max_ttl=API_MAX_TTL,
-            query_string_behavior=cloudfront.CacheQueryStringBehavior.allow_list(*api_query_parameters(routes)),
-            header_behavior=cloudfront.CacheHeaderBehavior.allow_list("Authorization"),
-            cookie_behavior=cloudfront.CacheCookieBehavior.none(),
-            enable_accept_encoding_gzip=True, enable_accept_encoding_brotli=True)
         self.api_request = cloudfront.OriginRequestPolicy(
             self, "ApiRequest", comment="Alleycat API writes: body type and idempotency key",
             origin_request_policy_name=name_in_region(self, "api-request", POLICY_NAME_LENGTH),
             header_behavior=cloudfront.OriginRequestHeaderBehavior.allow_list(*api_request_headers(routes)),
             query_string_behavior=cloudfront.OriginRequestQueryStringBehavior.none(),
             cookie_behavior=cloudfront.OriginRequestCookieBehavior.none())
-        behavior = cloudfront.BehaviorOptions(
-            origin=origin,
-            viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,  # a redirected POST loses its body
-            allowed_methods=cloudfront.AllowedMethods.ALLOW_ALL,
-            cached_methods=cloudfront.CachedMethods.CACHE_GET_HEAD,
-            cache_policy=self.api_cache,
-            origin_request_policy=self.api_request,
-            response_headers_policy=self.headers,
-            compress=True)
-        return {pattern: behavior for pattern in api_path_patterns(routes)}
+        self.api_caches: dict[tuple[bool, tuple[str, ...]], cloudfront.CachePolicy] = {}
+        self.public_reads_function: cloudfront.Function | None = None
+        behaviors = {}
+        # a behaviour with no public read keys on every query parameter a protected route reads (only GET /reviews
+        # is cached, per token): one policy for them all, as a policy's name takes one of the account's 20
+        protected = tuple(api_query_parameters(tuple(route for route in routes if route.protected)))
+        for pattern, held in api_behaviors(routes):
+            authorized = any(route.protected for route in held)
+            mixed = authorized and public_reads(held) and any(route.method == "GET" for route in held)
+            query = tuple(api_query_parameters(held)) if mixed or not authorized else protected
+            behaviors[pattern] = cloudfront.BehaviorOptions(
+                origin=origin,
+                viewer_protocol_policy=cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,  # a redirected POST loses its body
+                allowed_methods=cloudfront.AllowedMethods.ALLOW_ALL,
+                cached_methods=cloudfront.CachedMethods.CACHE_GET_HEAD,
+                cache_policy=self._api_cache(authorized, query),
+                origin_request_policy=self.api_request,
+                response_headers_policy=self.headers,
+                function_associations=[cloudfront.FunctionAssociation(
+                    function=self._public_reads_function(), event_type=cloudfront.FunctionEventType.VIEWER_REQUEST)]
+                if mixed else None,
+                compress=True)
+        return behaviors
+
+    def _api_cache(self, authorized: bool, query: tuple[str, ...]) -> cloudfront.CachePolicy:
+        """The cache policy keyed on ``query`` (and Authorization when ``authorized``), one for each such key."""
+        if (authorized, query) not in self.api_caches:
+            kind = "private" if authorized else "public"
+            self.api_caches[authorized, query] = cloudfront.CachePolicy(
+                self, f"ApiCache{kind.title()}{''.join(name[0].upper() + name[1:] for name in query)}",
+                comment=f"Alleycat API, {kind}: as long as the answer's Cache-Control allows",
+                cache_policy_name=name_in_region(self, f"api-{kind}-{'-'.join(query) or 'path'}", POLICY_NAME_LENGTH),
+                min_ttl=Duration.seconds(0), default_ttl=Duration.seconds(0), max_ttl=API_MAX_TTL,
+                query_string_behavior=cloudfront.CacheQueryStringBehavior.allow_list(*query)
+                if query else cloudfront.CacheQueryStringBehavior.none(),
+                header_behavior=cloudfront.CacheHeaderBehavior.allow_list("Authorization")
+                if authorized else cloudfront.CacheHeaderBehavior.none(),
+                cookie_behavior=cloudfront.CacheCookieBehavior.none(),
+                enable_accept_encoding_gzip=True, enable_accept_encoding_brotli=True)
+        return self.api_caches[authorized, query]
+
+    def _public_reads_function(self) -> cloudfront.Function:
+        if self.public_reads_function is None:
+            self.public_reads_function = cloudfront.Function(
+                self, "PublicReads", comment="Alleycat API: a public read's answer is keyed without Authorization",
+                function_name=name_in_region(self, "public-reads", FUNCTION_NAME_LENGTH),
+                code=cloudfront.FunctionCode.from_inline(PUBLIC_READS_JS), runtime=cloudfront.FunctionRuntime.JS_2_0)
+        return self.public_reads_function
 
     def _security_headers(self) -> cloudfront.ResponseHeadersPolicy:
         """HSTS, CSP, nosniff, no framing, no referrer (``stacks/headers.py``, which the local server

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from aws_cdk.assertions import Match
 from alleycat.edge.routes import QUERY, ROUTES
 from alleycat.storage import schema
 from alleycat.storage.schema import HISTORY_WRITER_TYPES, STREAM_PROCESSOR_TYPES
+from local.kinesis import node
 from stacks import LINT_REASONS, headers
 from stacks.api import ADMIN_WRITES, RACERS, TELEMETRY_SAMPLING, throttle
 from stacks.app import is_throwaway
@@ -466,11 +468,13 @@ def test_every_api_path_goes_to_the_http_api_through_origin_shield(resources):
     # Given the distribution's behaviours
     _, config = distribution_of(resources)
     behaviors = api_behaviors(config)
-    # Then every route's path matches one (CloudFront's * and ? as fnmatch's), and each targets the HTTP API
+    # Then every route's path is taken by its own behaviour: the first whose pattern matches (CloudFront's * and ?
+    # as fnmatch's, in the template's order), its path with each parameter a *
     for route in ROUTES:
         path = re.sub(r"\{\w+\}", "x1", route.path)
-        assert [pattern for pattern in behaviors if fnmatchcase(path, pattern)], route.key
-    assert set(behaviors) == {"/classes", "/classes/*", "/races", "/races/*", "/racers/*", "/reviews"}
+        first = next(pattern for pattern in behaviors if fnmatchcase(path, pattern))
+        assert first == re.sub(r"\{\w+\}", "*", route.path), route.key
+    assert len(behaviors) <= 25  # CloudFront's default cache behaviours a distribution
     [api] = of_type(resources, "AWS::ApiGatewayV2::Api")
     for behavior in behaviors.values():
         origin = origin_of(config, behavior["TargetOriginId"])
@@ -482,33 +486,72 @@ def test_every_api_path_goes_to_the_http_api_through_origin_shield(resources):
         assert behavior["ViewerProtocolPolicy"] == "https-only"
 
 
+def cache_key(resources: dict, behavior: dict) -> dict:
+    return resources[behavior["CachePolicyId"]["Ref"]]["Properties"]["CachePolicyConfig"]
+
+
 def test_api_reads_are_cached_only_as_the_origins_cache_control_allows(resources):
-    # Given the API behaviours' cache policy
+    # Given the API behaviours' cache policies
     _, config = distribution_of(resources)
-    [policy_id] = {b["CachePolicyId"]["Ref"] for b in api_behaviors(config).values()}
-    policy = resources[policy_id]["Properties"]["CachePolicyConfig"]
-    # Then nothing is cached unless the answer's Cache-Control says so
-    assert policy["MinTTL"] == 0 and policy["DefaultTTL"] == 0 and policy["MaxTTL"] >= 86_400
-    key = policy["ParametersInCacheKeyAndForwardedToOrigin"]
-    # And the key holds exactly the query parameters the routes read, and no cookie
-    assert key["QueryStringsConfig"] == {"QueryStringBehavior": "whitelist",
-                                         "QueryStrings": sorted({q for route in ROUTES for q in route.query})}
-    assert key["CookiesConfig"] == {"CookieBehavior": "none"}
-    # And only GET and HEAD are ever cached
-    assert all(b["CachedMethods"] == ["GET", "HEAD"] for b in api_behaviors(config).values())
+    for pattern, behavior in api_behaviors(config).items():
+        policy = cache_key(resources, behavior)
+        # Then nothing is cached unless the answer's Cache-Control says so
+        assert policy["MinTTL"] == 0 and policy["DefaultTTL"] == 0 and policy["MaxTTL"] >= 86_400
+        assert policy["ParametersInCacheKeyAndForwardedToOrigin"]["CookiesConfig"] == {"CookieBehavior": "none"}
+        # And only GET and HEAD are ever cached
+        assert behavior["CachedMethods"] == ["GET", "HEAD"], pattern
 
 
-def test_authorization_reaches_the_api_and_keys_the_cache(resources):
-    # Given the API behaviours' cache and origin request policies
+def test_a_public_reads_key_is_its_path_and_the_query_it_reads_never_authorization(resources):
+    # Given each route's behaviour (its path, each parameter a *) and the routes that share it
     _, config = distribution_of(resources)
-    [behavior, *_] = api_behaviors(config).values()
-    cache = resources[behavior["CachePolicyId"]["Ref"]]["Properties"]["CachePolicyConfig"]
-    request = resources[behavior["OriginRequestPolicyId"]["Ref"]]["Properties"]["OriginRequestPolicyConfig"]
-    # Then Authorization is in the cache key: CloudFront forwards it to the origin, and a cached
-    # answer is never served to a caller with another token (an origin request policy may not name it)
-    assert cache["ParametersInCacheKeyAndForwardedToOrigin"]["HeadersConfig"] == {
-        "HeaderBehavior": "whitelist", "Headers": ["Authorization"]}
-    # And writes get their body type and idempotency key, nothing else (never Host: API Gateway routes on it)
+    behaviors = api_behaviors(config)
+    for route in ROUTES:
+        behavior = behaviors[re.sub(r"\{\w+\}", "*", route.path)]
+        key = cache_key(resources, behavior)["ParametersInCacheKeyAndForwardedToOrigin"]
+        queries = key["QueryStringsConfig"]
+        held = [other for other in ROUTES if other.path == route.path]
+        if route.method == "GET" and not route.protected:
+            # Then a public read is keyed on exactly the query parameters its path's routes read: a made-up
+            # parameter or header cannot make it miss the cache (issue 54)
+            assert sorted(queries.get("QueryStrings", [])) == sorted({q for other in held for q in other.query}), route.key
+            if any(other.protected for other in held):  # a write shares the path: the header goes before the key
+                assert key["HeadersConfig"] == {"HeaderBehavior": "whitelist", "Headers": ["Authorization"]}
+                [association] = behavior["FunctionAssociations"]
+                assert association["EventType"] == "viewer-request"
+            else:
+                assert key["HeadersConfig"] == {"HeaderBehavior": "none"}, route.key
+                assert "FunctionAssociations" not in behavior
+        else:
+            # Then a route that needs the token gets it: CloudFront forwards Authorization only in the cache key,
+            # so a cached answer is never served to a caller with another token
+            assert key["HeadersConfig"] == {"HeaderBehavior": "whitelist", "Headers": ["Authorization"]}, route.key
+
+
+def test_the_public_reads_function_drops_authorization_from_reads_only(resources):
+    # Given the viewer-request function (CloudFront Functions' JavaScript 2.0), run by Node on CloudFront's event shape
+    [function] = [f["Properties"] for f in of_type(resources, "AWS::CloudFront::Function").values()]
+    assert function["FunctionConfig"]["Runtime"] == "cloudfront-js-2.0"
+    script = function["FunctionCode"] + """
+    const out = {};
+    for (const method of ["GET", "HEAD", "POST", "PUT"]) {
+      const request = {method, uri: "/classes/c/races", headers: {authorization: {value: "Bearer x"}, host: {value: "h"}}};
+      out[method] = Object.keys(handler({request}).headers).sort();
+    }
+    console.log(JSON.stringify(out));"""
+    ran = subprocess.run([node(), "-e", script], capture_output=True, text=True, check=True)
+    # Then reads go on without the header and writes keep it
+    assert json.loads(ran.stdout) == {"GET": ["host"], "HEAD": ["host"], "POST": ["authorization", "host"],
+                                      "PUT": ["authorization", "host"]}
+
+
+def test_writes_get_their_body_type_and_idempotency_key_only(resources):
+    # Given the API behaviours' origin request policy
+    _, config = distribution_of(resources)
+    [request_id] = {b["OriginRequestPolicyId"]["Ref"] for b in api_behaviors(config).values()}
+    request = resources[request_id]["Properties"]["OriginRequestPolicyConfig"]
+    # Then writes get their body type and idempotency key, nothing else (never Host: API Gateway routes on it;
+    # never Authorization: an origin request policy may not name it)
     assert request["HeadersConfig"] == {"HeaderBehavior": "whitelist", "Headers": ["Content-Type", "Idempotency-Key"]}
     assert request["QueryStringsConfig"] == {"QueryStringBehavior": "none"}
     assert request["CookiesConfig"] == {"CookieBehavior": "none"}
