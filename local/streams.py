@@ -6,7 +6,8 @@ the stream lists, records in order within a shard, a child shard only once its p
 read to its end, the mapping's filter, batch size and batching window, and the same event
 shape to the same handler. A reported batch item failure is retried from that record (up
 to ``STREAM_RETRIES`` times, then the record goes to ``dead_letters``, as the SQS on-failure
-destination would take it).
+destination would take it); a function error (the handler raised, or its worker died:
+``local.runtime.WorkerDied``) halves the batch first, as the stack's mappings bisect.
 
 DynamoDB Local's stream has one shard; a table's stream in AWS has several (about one per
 partition), each item's records in the shard of its partition key, and the mapping invokes
