@@ -68,6 +68,7 @@ class _Environment:
         self._initargs = initargs
         self.pool = self._new()
         self.running = False  # an invocation was handed to its worker and has not answered
+        self.stopped = False
 
     def _new(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
@@ -95,12 +96,15 @@ class _Environment:
             self.running = False
 
     def replace(self) -> None:
+        if self.stopped:  # its worker ended by stop(): no new one
+            return
         clock, _, name = self._initargs
         self._initargs = (clock, None, name)  # its functions imported as they are invoked
         dead, self.pool = self.pool, self._new()
         dead.shutdown(wait=False, cancel_futures=True)
 
     def stop(self, wait: bool) -> None:
+        self.stopped = True
         if not wait:
             for process in self.processes():
                 process.terminate()
