@@ -179,9 +179,11 @@ class ApiHandler(BaseHTTPRequestHandler):
                            self.client_address[0], now=self.clock.now(), encoded=encoded)
         try:
             response = self.runtime.invoke(route.function, event)
-        except Exception as error:  # noqa: BLE001 - what Lambda + API Gateway turn into a bare 502
+        except Exception as error:  # noqa: BLE001 - a function error (it raised, or its worker died: WorkerDied)
+            # As an HTTP API answers one ("http-api-troubleshooting-lambda": {"message":"Internal Server Error"}), and
+            # does not retry it; the next request runs in a worker replaced if this one died (local.runtime).
             sys.stderr.write(f"{route.function} failed: {error!r}\n")
-            return self._json(502, {"message": "Internal server error"})
+            return self._json(500, {"message": "Internal Server Error"})
         self._send(response["statusCode"], (response.get("body") or "").encode(), response.get("headers") or {},
                    response.get("cookies") or ())
 

@@ -6,7 +6,8 @@ the stream lists, records in order within a shard, a child shard only once its p
 read to its end, the mapping's filter, batch size and batching window, and the same event
 shape to the same handler. A reported batch item failure is retried from that record (up
 to ``STREAM_RETRIES`` times, then the record goes to ``dead_letters``, as the SQS on-failure
-destination would take it).
+destination would take it); a function error (the handler raised, or its worker died:
+``local.runtime.WorkerDied``) halves the batch first, as the stack's mappings bisect.
 
 DynamoDB Local's stream has one shard; a table's stream in AWS has several (about one per
 partition), each item's records in the shard of its partition key, and the mapping invokes
@@ -258,6 +259,7 @@ class VirtualShard:
         self.pending: list[tuple[dict, ShardReader, float]] = []  # (record, its shard, when read)
         self.busy = False  # a batch of it is with the function
         self.attempts = 0
+        self.limit: int | None = None  # the next batch's size after a bisection
 
 
 class Threads:
@@ -309,9 +311,9 @@ class StreamPoller(Threads):
     def __init__(self, tail: StreamTail, batch_size: int = STREAM_BATCH_SIZE,
                  window_seconds: float = STREAM_BATCHING_WINDOW_SECONDS, max_retries: int = STREAM_RETRIES,
                  invoke=None, shards: int = 1, poll_seconds: float = POLL_SECONDS, clock=time.monotonic,
-                 types: tuple[str, ...] = STREAM_PROCESSOR_TYPES):
+                 types: tuple[str, ...] = STREAM_PROCESSOR_TYPES, bisect: bool = True):
         self.tail, self.stream_arn, self.types = tail, tail.stream_arn, types
-        self.batch_size, self.window, self.max_retries = batch_size, window_seconds, max_retries
+        self.batch_size, self.window, self.max_retries, self.bisect = batch_size, window_seconds, max_retries, bisect
         self.poll_seconds, self.clock = poll_seconds, clock
         self._invoke = invoke or (lambda event: handlers.invoke(STREAM_PROCESSOR, event))
         self.virtual_shards = [VirtualShard(n) for n in range(shards)]
@@ -402,7 +404,7 @@ class StreamPoller(Threads):
         if shard.busy or not shard.pending:
             return None
         _, reader, read_at = shard.pending[0]
-        if len(shard.pending) >= self.batch_size or reader.closed:
+        if len(shard.pending) >= (shard.limit or self.batch_size) or reader.closed:
             return 0
         return max(0.0, read_at + self.window - self.clock())
 
@@ -412,7 +414,7 @@ class StreamPoller(Threads):
                 due = self._due(shard)
                 if due == 0:
                     shard.busy = True
-                    return shard.pending[: self.batch_size]
+                    return shard.pending[: shard.limit or self.batch_size]
                 if not wait:
                     return None
                 # a clock the tests move is looked at again each poll: its window may pass at any moment
@@ -420,14 +422,17 @@ class StreamPoller(Threads):
         return None
 
     def _run(self, shard: VirtualShard, batch: list) -> None:
-        failed = self._deliver([record for record, _, _ in batch])
+        failed, erred = self._deliver([record for record, _, _ in batch])
         with self._changed:
-            backoff = self._settle(shard, batch, failed)
+            backoff = self._settle(shard, batch, failed, erred)
         if backoff:
             self._stop.wait(backoff)
 
-    def _settle(self, shard: VirtualShard, batch: list, failed: int | None) -> float:
-        """Acknowledges what the function handled; the seconds to wait before a retry."""
+    def _settle(self, shard: VirtualShard, batch: list, failed: int | None, erred: bool = False) -> float:
+        """Acknowledges what the function handled; the seconds to wait before a retry. A function error (it
+        raised, or its worker died) with ``bisect`` halves the next batch, not counted as a retry (Lambda's
+        BisectBatchOnFunctionError, as the stack's mappings have it); a batch of one that errs, or a reported
+        record, is retried up to ``max_retries`` times, then goes to the dead letters."""
         done = batch if failed is None else [item for item in batch if sequence(item[0]) < failed]
         del shard.pending[: len(done)]
         for record, reader, _ in done:
@@ -435,27 +440,33 @@ class StreamPoller(Threads):
         self.delivered += len(done)
         shard.busy = False
         if failed is None:
-            shard.attempts = 0
+            shard.attempts, shard.limit = 0, None
+            return 0
+        if erred and self.bisect and len(batch) > 1:
+            shard.limit = max(1, len(batch) // 2)
             return 0
         shard.attempts = 1 if done else shard.attempts + 1
         if shard.attempts <= self.max_retries:
             return min(0.05 * 2 ** shard.attempts, 2)
-        record, reader, _ = shard.pending.pop(0)
-        reader.handle(record["dynamodb"]["SequenceNumber"])
-        self.dead_letters.append(record)
-        sys.stderr.write(f"stream record sent to dead letters after {self.max_retries} retries\n")
-        shard.attempts = 0
+        given_up = len(batch) - len(done) if erred else 1  # a function error: the (bisected) batch; else the record
+        for record, reader, _ in shard.pending[:given_up]:
+            reader.handle(record["dynamodb"]["SequenceNumber"])
+            self.dead_letters.append(record)
+        del shard.pending[:given_up]
+        sys.stderr.write(f"stream: {given_up} record(s) sent to dead letters after {self.max_retries} retries\n")
+        shard.attempts, shard.limit = 0, None
         return 0
 
-    def _deliver(self, batch: list[dict]) -> int | None:
-        """Calls the handler; the lowest failed sequence number, or None when all succeeded."""
+    def _deliver(self, batch: list[dict]) -> tuple[int | None, bool]:
+        """Calls the handler: the lowest failed sequence number (None when all succeeded), and whether the
+        function erred (raised, or its worker died) rather than reported failures."""
         try:
             response = self._invoke({"Records": batch}) or {}
         except Exception as error:  # noqa: BLE001 - the whole batch failed, as a Lambda error would
             sys.stderr.write(f"stream handler failed: {error!r}\n")
-            return sequence(batch[0])
+            return sequence(batch[0]), True
         failures = [int(f["itemIdentifier"]) for f in response.get("batchItemFailures", [])]
-        return min(failures) if failures else None
+        return (min(failures) if failures else None), False
 
 
 def history_poller(tail: StreamTail, invoke, clock=time.monotonic, window_seconds: float = HISTORY_BATCHING_WINDOW_SECONDS,

@@ -1,14 +1,17 @@
 """The local server's runtime (local/runtime.py): concurrent invocations never see each other's event."""
 
 import json
+import os
+import signal
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from local.events import sample_event
-from local.runtime import Runtime
+from local.runtime import Runtime, WorkerDied
 from local.server import WORKER_NAMES
 
 from .conftest import ADMIN, racer_claims
@@ -69,7 +72,33 @@ def test_each_worker_process_is_named_after_what_it_runs(table, role):
     running = Runtime(workers=1, functions=("get_classes",), name=WORKER_NAMES[role])
     try:
         # Then its worker shows that name, whole, where ps, top and the bench read it
-        [pid] = list(running._pool._processes or {})
+        [pid] = running.pids()
         assert Path(f"/proc/{pid}/comm").read_text().strip() == WORKER_NAMES[role]
+    finally:
+        running.stop()
+
+
+def gone(runtime, pid):
+    """Waits (bounded: a process's end, not time) until ``pid`` is no longer among the runtime's workers."""
+    deadline = time.monotonic() + 10
+    while pid in runtime.pids():
+        assert time.monotonic() < deadline, f"worker {pid} still running"
+        time.sleep(0.01)
+
+
+def test_a_dead_worker_is_replaced_and_only_an_invocation_it_held_fails(table):
+    # Given a runtime of one worker (importing no function: a process's start is what this test pays)
+    running = Runtime(workers=1, functions=None)
+    try:
+        [first] = running.pids()
+        # When the worker is killed while idle, the next invocation runs in a new process, and does not fail
+        os.kill(first, signal.SIGKILL)
+        gone(running, first)
+        second = running.call(os.getpid)
+        assert second != first
+        # And the one running when its worker is killed fails as Lambda's Runtime.ExitError does: WorkerDied
+        with pytest.raises(WorkerDied):
+            running.call(os.kill, second, signal.SIGKILL)
+        assert running.pids() == []  # replaced as the next invocation comes
     finally:
         running.stop()

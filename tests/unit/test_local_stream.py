@@ -124,6 +124,49 @@ def test_a_reported_failure_is_retried_from_that_record_then_dead_lettered():
     assert sum(batch.count(1) for batch in seen) == 1 and any(3 in batch for batch in seen)
 
 
+def test_a_function_error_halves_the_batch_until_the_record_that_errs_is_alone_then_dead_letters_it_alone():
+    # Given a function that raises on any batch holding record 3 (a poison record), as the stack's mapping bisects
+    streams = FakeStreams({"only": (None, [record(n) for n in range(1, 7)], False)}, page=6)
+    seen = []
+
+    def invoke(event):
+        numbers = [int(r["dynamodb"]["SequenceNumber"]) for r in event["Records"]]
+        seen.append(numbers)
+        if 3 in numbers:
+            raise RuntimeError("poison")
+
+    polling = poller(streams, invoke, retries=2)
+    polling._stop.wait = lambda seconds: False
+    drain(polling)
+    # Then the batch was halved (not counted as retries) down to record 3 alone, tried 1 + 2 times, and only it
+    # went to dead letters; every other record was handled once
+    assert seen[:3] == [[1, 2, 3, 4, 5, 6], [1, 2, 3], [1]]
+    assert seen.count([3]) == 3
+    assert [int(r["dynamodb"]["SequenceNumber"]) for r in polling.dead_letters] == [3]
+    assert sorted(n for batch in seen if 3 not in batch for n in batch) == [1, 2, 4, 5, 6]
+
+
+def test_a_batch_whose_worker_died_is_delivered_again_and_nothing_goes_to_dead_letters():
+    # Given a function whose first invocation dies (a worker killed: the runtime raises WorkerDied)
+    from local.runtime import WorkerDied
+
+    streams = FakeStreams({"only": (None, [record(n) for n in range(1, 5)], False)}, page=4)
+    handled: list[int] = []
+    crashed = []
+
+    def invoke(event):
+        if not crashed:
+            crashed.append(True)
+            raise WorkerDied("worker exited")
+        handled.extend(int(r["dynamodb"]["SequenceNumber"]) for r in event["Records"])
+
+    polling = poller(streams, invoke, retries=1)
+    polling._stop.wait = lambda seconds: False
+    drain(polling)
+    # Then every record was handled once after the crash, none given up
+    assert sorted(handled) == [1, 2, 3, 4] and not polling.dead_letters
+
+
 @pytest.mark.parametrize("batch_size", [1, 2])
 def test_batches_never_exceed_the_mapping_batch_size(batch_size):
     streams = FakeStreams({"only": (None, [record(n) for n in range(1, 8)], False)})
