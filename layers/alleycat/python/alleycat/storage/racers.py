@@ -16,6 +16,7 @@ from alleycat.storage import entities as e
 from alleycat.storage import keys
 from alleycat.storage.attributes import to_attr
 from alleycat.storage.dynamo import (
+    Cancelled,
     ConditionFailed,
     batch,
     conditional,
@@ -134,9 +135,24 @@ def set_entry_chunks(race_id: str, racer_id: str, totals: Mapping[int, Totals],
         return e.item_as(e.Entry, stored), False
 
 
-def claim_ride(race_id: str, racer_id: str, device: str) -> str | None:
-    """The device that holds the racer's ride once ``device`` asked for it: ``device`` if none held it."""
+def claim_ride(race_id: str, racer_id: str, device: str, tag: tuple[int, str] | None = None) -> str | None:
+    """The device that holds the racer's ride once ``device`` asked for it: ``device`` if none held it. With the
+    racer's ``tag`` ((slice, tag)), the slice's roster names the device in the same transaction."""
     key = key_from(keys.ENTRY, raceId=race_id, racerId=racer_id)
+    if tag is not None:
+        roster = key_from(keys.SLICE_TAG, raceId=race_id, slice=tag[0], tag=tag[1])
+        try:
+            send("transact_write_items", TransactItems=[
+                {"Update": {"TableName": table_name(), "Key": key, "UpdateExpression": "SET device = :device",
+                            "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(device)",
+                            "ExpressionAttributeValues": values(device=device)}},
+                {"Update": {"TableName": table_name(), "Key": roster, "UpdateExpression": "SET device = :device",
+                            "ConditionExpression": "racerId = :racer", "ExpressionAttributeValues": values(device=device, racer=racer_id)}}])
+            return device
+        except Cancelled as cancelled:
+            if not cancelled.condition_failed(0):
+                raise
+            return send("get_item", Key=key, ConsistentRead=True).get("Item", {}).get("device", {}).get("S")
     try:
         send("update_item", Key=key,
              UpdateExpression="SET device = :device", ConditionExpression="attribute_exists(PK) AND attribute_not_exists(device)",
