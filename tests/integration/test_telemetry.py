@@ -534,8 +534,9 @@ def test_a_log_batch_is_one_block_update_a_slice_second_one_board_write_a_slice_
     assert stored_seconds(race_id, "racer-1") == []
 
 
-def test_a_log_batch_reads_its_slices_rosters_not_its_racers_entries_and_a_takeover_refuses_the_old_device(api, race, fan_in):
+def test_a_log_batch_reads_its_slices_rosters_not_its_racers_entries_and_a_takeover_refuses_the_old_device(api, race, faults, fan_in):
     from alleycat.rules import fanin
+    from alleycat.storage import blocks
 
     from .faults import Writes
     race_id = race["raceId"]
@@ -547,9 +548,12 @@ def test_a_log_batch_reads_its_slices_rosters_not_its_racers_entries_and_a_takeo
     sent = lambda second, device, racer_id: (mqtt_topic(race_id, racer_id), {**message(second), "device": device}, START + 5)
     records = log_records(*[sent(0, "tab-1", racer_id) for racer_id in racer_ids],  # sequence numbers in order
                           sent(1, "tab-1", "racer-1"), sent(1, "tab-1", "racer-2"), sent(2, "phone-2", "racer-1"))
+    # Given each racer's first message names a device (the first to send takes the ride), and a claim is cut short
+    # before the slice's roster names its device (the batch is sent again)
+    faults.fail("UpdateItem", throttled("UpdateItem"), times=1, when=lambda params: params["Key"]["SK"]["S"].startswith("TAG#"))
+    assert consume(records[:len(racer_ids)]) == [{"itemIdentifier": records[0]["kinesis"]["sequenceNumber"]}]
     reads = Writes(("GetItem", "BatchGetItem", "Query"))
     try:
-        # Given each racer's first message names a device (the first to send takes the ride)
         assert consume(records[:len(racer_ids)]) == []
         # Then the batch read the race's gate and each of its slices' rosters once (and boards), no racer's entry
         assert sorted((op, params["Key"]["SK"]["S"][:5] if op == "GetItem" else params["KeyConditionExpression"][:5])
@@ -566,4 +570,6 @@ def test_a_log_batch_reads_its_slices_rosters_not_its_racers_entries_and_a_takeo
     assert slice_standing(race_id, "racer-1") == (2 * one, 2)  # seconds 0 (tab-1's) and 2 (phone-2's)
     assert slice_standing(race_id, "racer-2") == (2 * one, 1)
     assert racers.get_entry(race_id, "racer-1", consistent=True).device == "phone-2"
+    rostered = {tag.racerId: tag.device for slice_ in slices for tag in blocks.roster(race_id, slice_)}
+    assert rostered == {**dict.fromkeys(racer_ids, "tab-1"), "racer-1": "phone-2"}
 
