@@ -498,15 +498,21 @@ def test_the_routes_answers_are_the_same_through_the_blocks_and_a_reused_key_wri
         settings.reset()
 
 
+def joined_racers(api, race_id, count):
+    """Racers racer-1 … racer-<count>, each named and joined to the race by themselves."""
+    racer_ids = [f"racer-{n}" for n in range(1, count + 1)]
+    for racer_id in racer_ids:
+        api("put_racer", {"racerId": racer_id}, body={"name": racer_id}, claims=ADMIN)
+        assert api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=racer_claims(racer_id))[0] == 200
+    return racer_ids
+
+
 def test_a_log_batch_is_one_block_update_a_slice_second_one_board_write_a_slice_and_counts_once(api, race, faults, fan_in):
     from alleycat.rules import fanin
 
     from .faults import Writes
     race_id = race["raceId"]
-    racer_ids = [f"racer-{n}" for n in range(1, 5)]
-    for racer_id in racer_ids:
-        api("put_racer", {"racerId": racer_id}, body={"name": racer_id}, claims=ADMIN)
-        assert api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=racer_claims(racer_id))[0] == 200
+    racer_ids = joined_racers(api, race_id, 4)
     batch = log_records(*[(mqtt_topic(race_id, racer_id), message(0, 1), START + 2) for racer_id in racer_ids],
                         (mqtt_topic(race_id), message(1, 9), START + 3),  # second 1 again, second 9 not yet
                         (mqtt_topic(race_id), b"\xffnot json", START + 3))
@@ -540,10 +546,7 @@ def test_a_log_batch_reads_its_slices_rosters_not_its_racers_entries_and_a_takeo
 
     from .faults import Writes
     race_id = race["raceId"]
-    racer_ids = [f"racer-{n}" for n in range(1, 9)]
-    for racer_id in racer_ids:
-        api("put_racer", {"racerId": racer_id}, body={"name": racer_id}, claims=ADMIN)
-        assert api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=racer_claims(racer_id))[0] == 200
+    racer_ids = joined_racers(api, race_id, 8)
     slices = {fanin.slice_of(racer_id, fanin.SLICES) for racer_id in racer_ids}
     sent = lambda second, device, racer_id: (mqtt_topic(race_id, racer_id), {**message(second), "device": device}, START + 5)
     records = log_records(*[sent(0, "tab-1", racer_id) for racer_id in racer_ids],  # sequence numbers in order
