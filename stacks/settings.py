@@ -50,8 +50,9 @@ FUNCTIONS = (*(route.function for route in ROUTES), *NOT_ROUTES)
 
 # The stream processor's table actions (the finisher's are a route's: routes.FINISH_ACTIONS).
 STREAM_PROCESSOR_ACTIONS = (QUERY, GET, PUT, UPDATE, DELETE, BATCH_GET, BATCH_WRITE, CONDITION_CHECK)
-# The log consumer's: what counting a racer's own batch does (the telemetry route's).
-INGEST_CONSUMER_ACTIONS = by_function("post_telemetry").actions
+# The log consumer's: what counting a racer's own batch does (the telemetry route's), and a Query of each slice's
+# roster a batch touches (``flows.telemetry``: its tags, not each racer's entry).
+INGEST_CONSUMER_ACTIONS = (*by_function("post_telemetry").actions, QUERY)
 # The ticker's: the race (GetItem), then a race second's claim (UpdateItem) and its board (one Query).
 TICKER_ACTIONS = (GET, UPDATE, QUERY)
 # Its event source mapping, read by the stack and by the local stream poller alike. One

@@ -498,15 +498,21 @@ def test_the_routes_answers_are_the_same_through_the_blocks_and_a_reused_key_wri
         settings.reset()
 
 
+def joined_racers(api, race_id, count):
+    """Racers racer-1 … racer-<count>, each named and joined to the race by themselves."""
+    racer_ids = [f"racer-{n}" for n in range(1, count + 1)]
+    for racer_id in racer_ids:
+        api("put_racer", {"racerId": racer_id}, body={"name": racer_id}, claims=ADMIN)
+        assert api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=racer_claims(racer_id))[0] == 200
+    return racer_ids
+
+
 def test_a_log_batch_is_one_block_update_a_slice_second_one_board_write_a_slice_and_counts_once(api, race, faults, fan_in):
     from alleycat.rules import fanin
 
     from .faults import Writes
     race_id = race["raceId"]
-    racer_ids = [f"racer-{n}" for n in range(1, 5)]
-    for racer_id in racer_ids:
-        api("put_racer", {"racerId": racer_id}, body={"name": racer_id}, claims=ADMIN)
-        assert api("join_race", {"raceId": race_id, "racerId": racer_id}, claims=racer_claims(racer_id))[0] == 200
+    racer_ids = joined_racers(api, race_id, 4)
     batch = log_records(*[(mqtt_topic(race_id, racer_id), message(0, 1), START + 2) for racer_id in racer_ids],
                         (mqtt_topic(race_id), message(1, 9), START + 3),  # second 1 again, second 9 not yet
                         (mqtt_topic(race_id), b"\xffnot json", START + 3))
@@ -532,4 +538,41 @@ def test_a_log_batch_is_one_block_update_a_slice_second_one_board_write_a_slice_
     assert {racer_id: slice_standing(race_id, racer_id) for racer_id in racer_ids} == {
         racer_id: (2 * one, 1) for racer_id in racer_ids}
     assert stored_seconds(race_id, "racer-1") == []
+
+
+def test_a_log_batch_reads_its_slices_rosters_not_its_racers_entries_and_a_takeover_refuses_the_old_device(api, race, faults, fan_in):
+    from alleycat.rules import fanin
+    from alleycat.storage import blocks
+
+    from .faults import Writes
+    race_id = race["raceId"]
+    racer_ids = joined_racers(api, race_id, 8)
+    slices = {fanin.slice_of(racer_id, fanin.SLICES) for racer_id in racer_ids}
+    sent = lambda second, device, racer_id: (mqtt_topic(race_id, racer_id), {**message(second), "device": device}, START + 5)
+    records = log_records(*[sent(0, "tab-1", racer_id) for racer_id in racer_ids],  # sequence numbers in order
+                          sent(1, "tab-1", "racer-1"), sent(1, "tab-1", "racer-2"), sent(2, "phone-2", "racer-1"))
+    # Given each racer's first message names a device (the first to send takes the ride), and a claim is cut short
+    # before the slice's roster names its device (the batch is sent again)
+    faults.fail("UpdateItem", throttled("UpdateItem"), times=1, when=lambda params: params["Key"]["SK"]["S"].startswith("TAG#"))
+    assert consume(records[:len(racer_ids)]) == [{"itemIdentifier": records[0]["kinesis"]["sequenceNumber"]}]
+    reads = Writes(("GetItem", "BatchGetItem", "Query"))
+    try:
+        assert consume(records[:len(racer_ids)]) == []
+        # Then the batch read the race's gate and each of its slices' rosters once (and boards), no racer's entry
+        assert sorted((op, params["Key"]["SK"]["S"][:5] if op == "GetItem" else params["KeyConditionExpression"][:5])
+                      for op, params in reads.calls) == sorted(
+            [("GetItem", "GATE#")] + [("GetItem", "BOARD")] * len(slices) + [("Query", "PK = ")] * len(slices))
+    finally:
+        reads.close()
+    # When racer-1 joins again from another device (acknowledged), the old device's next second counts nothing
+    assert api("join_race", {"raceId": race_id, "racerId": "racer-1"}, body={"equipment": "trainer", "device": "phone-2"},
+               claims=racer_claims("racer-1"))[0] == 200
+    assert consume(records[len(racer_ids):-1]) == []
+    assert consume(records[-1:]) == []
+    one = scores.output(80, 50)
+    assert slice_standing(race_id, "racer-1") == (2 * one, 2)  # seconds 0 (tab-1's) and 2 (phone-2's)
+    assert slice_standing(race_id, "racer-2") == (2 * one, 1)
+    assert racers.get_entry(race_id, "racer-1", consistent=True).device == "phone-2"
+    rostered = {tag.racerId: tag.device for slice_ in slices for tag in blocks.roster(race_id, slice_)}
+    assert rostered == {**dict.fromkeys(racer_ids, "tab-1"), "racer-1": "phone-2"}
 

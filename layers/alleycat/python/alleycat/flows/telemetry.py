@@ -61,7 +61,7 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
         rules.refuse_reuse(request, found.lastWrite)
     joined = {entry.racerId for entry in entries}
     latest = rules.latest(race.startsAt, clock.now() if now is None else now)
-    elsewhere = frozenset(entry.racerId for entry in entries if device and not _holds(entry, device))
+    elsewhere = frozenset(entry.racerId for entry in entries if device and not _holds(entry, device, race.slices))
     writes, outcome = rules.plan(joined, samples, latest, elsewhere, race.metric)
     tags = _tags(race, entries)
     if tags is not None:
@@ -89,10 +89,12 @@ def ingest(race_id: str, samples: list[dict], caller_sub: str, caller_is_admin: 
     return outcome
 
 
-def _holds(entry: e.Entry, device: str) -> bool:
-    """Whether ``device`` holds the entry's ride: the first device to send takes a ride none holds."""
+def _holds(entry: e.Entry | e.SliceTag, device: str, slices: int | None) -> bool:
+    """Whether ``device`` holds the ride of the entry (or of the slice's tag naming it): the first device to send
+    takes a ride none holds, and a tagged racer's slice roster names it too."""
     if entry.device is None:
-        entry.device = racers.claim_ride(entry.raceId, entry.racerId, device)
+        tag = (fanin.slice_of(entry.racerId, slices), entry.tag) if slices and entry.tag is not None else None
+        entry.device = racers.claim_ride(entry.raceId, entry.racerId, device, tag)
     return entry.device == device
 
 
@@ -185,9 +187,8 @@ def ingest_log(race_id: str, messages: list[LogMessage], lane: str) -> int:
     each racer's own batch, through the blocks when the race counts so (else message by message, the chunks);
     the seconds newly counted. A message that counts nothing is logged; DynamoDB's errors are raised (the batch
     is sent again, and counts nothing twice)."""
-    race, entries, _ = races.gate_and_entries(race_id, sorted({m.racer_id for m in messages}))
-    tags = None if race is None or race.status == e.FINISHED else _tags(race, entries)
-    if race is None or tags is None:
+    race, roster = _gate_and_roster(race_id, sorted({m.racer_id for m in messages}))
+    if race is None or roster is None:
         counted = 0
         for m in messages:
             try:
@@ -195,7 +196,8 @@ def ingest_log(race_id: str, messages: list[LogMessage], lane: str) -> int:
             except AlleycatError as error:
                 logger.info("telemetry message dropped", extra={"sequenceNumber": m.sequence, "reason": str(error)})
         return counted
-    joined, by_racer = set(tags), {entry.racerId: entry for entry in entries}
+    tags = {racer_id: tag.tag for racer_id, tag in roster.items()}
+    joined, by_racer = set(tags), roster
     carried: list[Carried] = []
     for m in messages:
         try:
@@ -204,9 +206,32 @@ def ingest_log(race_id: str, messages: list[LogMessage], lane: str) -> int:
             logger.info("telemetry message dropped", extra={"sequenceNumber": m.sequence, "reason": str(error)})
             continue
         entry = by_racer.get(m.racer_id)
-        elsewhere = frozenset({m.racer_id} if m.device and entry and not _holds(entry, m.device) else ())
+        elsewhere = frozenset({m.racer_id} if m.device and entry and not _holds(entry, m.device, race.slices) else ())
         writes, _ = rules.plan(joined, m.samples, rules.latest(race.startsAt, m.arrival), elsewhere, race.metric)
         origin = fanin.origin_of(f"{lane}:{m.sequence}")
         carried += [Carried(racer_id, second, fanin.Counted(sample, origin), m.sequence)
                     for (racer_id, _), seconds in writes.items() for second, sample in seconds.items()]
     return len(_fan_in(race, tags, carried, lane).counted)
+
+
+def _gate_and_roster(race_id: str, racer_ids: list[str]) -> tuple[e.RaceGate | None, dict[str, e.SliceTag] | None]:
+    """The consumer's reads for a batch of the race's ``racer_ids``, strongly consistent: the race's gate copy, then,
+    when the race counts through the blocks, each slice's roster the batch touches (one Query a slice: its racers'
+    tags, each naming the device that holds the ride), not each racer's entry. Returns the gate and racerId -> tag
+    for the batch's joined racers; None instead when the batch counts through the chunks (the race finished, not
+    sliced, or a racer of the batch joined untagged: their entry, read when they are on no roster, says so)."""
+    from alleycat.storage import blocks  # the fan-in's alone
+
+    race = races.gate(race_id, racer_ids[0])
+    if race is None or race.status == e.FINISHED or not (settings.load().fan_in and race.slices):
+        return race, None
+    slices = race.slices
+    wanted, by_racer = set(racer_ids), dict[str, e.SliceTag]()
+    for roster in parallel.map_all(lambda slice_: blocks.roster(race_id, slice_),
+                                   sorted({fanin.slice_of(racer_id, slices) for racer_id in racer_ids})):
+        by_racer.update({tag.racerId: tag for tag in roster if tag.racerId in wanted})
+    if unrostered := sorted(wanted - set(by_racer)):  # not joined, or joined before the race had slices
+        _, entries, _ = races.gate_and_entries(race_id, unrostered)
+        if any(entry.tag is None for entry in entries):
+            return race, None
+    return race, by_racer

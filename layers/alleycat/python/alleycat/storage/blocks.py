@@ -115,10 +115,15 @@ def seconds_of(race_id: str, slice_: int, racers: Mapping[str, str], within: int
     return found
 
 
-def tags_in(race_id: str, slice_: int) -> dict[str, str]:
-    """The racers the slice's tags name (tag -> racerId, ``entities.SliceTag``): one Query of the slice's tags."""
+def roster(race_id: str, slice_: int) -> list[e.SliceTag]:
+    """The slice's tags (``entities.SliceTag``: each racer joined to the slice, and the device holding their ride):
+    one Query of the slice's tags, strongly consistent (a takeover acknowledged is in it)."""
     partition = keys.SLICE_TAG.pk.build({"raceId": race_id, "slice": slice_})
-    return {item.tag: item.racerId
-            for item in query_all(KeyConditionExpression="PK = :partition AND begins_with(SK, :tag)", ConsistentRead=True,
-                                  ExpressionAttributeValues=values(partition=partition, tag=keys.SLICE_TAG.sk.prefix(raceId=race_id, slice=slice_)))
-            if isinstance(item, e.SliceTag)}
+    return [item for item in query_all(KeyConditionExpression="PK = :partition AND begins_with(SK, :tag)", ConsistentRead=True,
+                                       ExpressionAttributeValues=values(partition=partition, tag=keys.SLICE_TAG.sk.prefix(raceId=race_id, slice=slice_)))
+            if isinstance(item, e.SliceTag)]
+
+
+def tags_in(race_id: str, slice_: int) -> dict[str, str]:
+    """The racers the slice's tags name (tag -> racerId): ``roster``."""
+    return {item.tag: item.racerId for item in roster(race_id, slice_)}

@@ -338,13 +338,26 @@ class SliceBoard(Entity):
 
 @dataclass
 class SliceTag(Entity):
-    """A racer's tag in their race slice, claimed by the join (``storage.races.join``): the racer it names."""
+    """A racer's tag in their race slice, claimed by the join (``storage.races.join``): the racer it names, and the
+    device that holds their ride (a copy of the entry's, written in the same transactions: the join, the ride's claim,
+    a takeover), so the slice's tags are its roster: what the telemetry log's consumer checks a batch against."""
 
     KEYS = keys.SLICE_TAG
     raceId: str
     slice: int
     tag: str
     racerId: str
+    device: str | None = None
+
+    def to_item(self) -> dict:
+        """Its key, its type, the racer and the device (absent while none holds the ride): the race, slice and tag
+        are the key's alone, so a slice's roster stays small to read."""
+        return _dump({**self.key, TYPE: self.KEYS.entity, "racerId": self.racerId,
+                      **({"device": self.device} if self.device else {})})
+
+    @classmethod
+    def from_values(cls, values: dict) -> Self:
+        return cls(values["raceId"], int(values["slice"]), values["tag"], values["racerId"], values.get("device"))
 
 
 @dataclass

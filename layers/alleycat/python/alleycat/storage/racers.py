@@ -134,17 +134,25 @@ def set_entry_chunks(race_id: str, racer_id: str, totals: Mapping[int, Totals],
         return e.item_as(e.Entry, stored), False
 
 
-def claim_ride(race_id: str, racer_id: str, device: str) -> str | None:
-    """The device that holds the racer's ride once ``device`` asked for it: ``device`` if none held it."""
+def claim_ride(race_id: str, racer_id: str, device: str, tag: tuple[int, str] | None = None) -> str | None:
+    """The device that holds the racer's ride once ``device`` asked for it: ``device`` if none held it. With the
+    racer's ``tag`` ((slice, tag)) the slice's roster then names the holder too, unless it names one already: a
+    takeover writes both in one transaction (``races.rejoin``), so a copy that comes after one changes nothing,
+    and a claim cut short between the two writes is finished by the next claim that finds the roster naming none."""
     key = key_from(keys.ENTRY, raceId=race_id, racerId=racer_id)
     try:
         send("update_item", Key=key,
              UpdateExpression="SET device = :device", ConditionExpression="attribute_exists(PK) AND attribute_not_exists(device)",
              ExpressionAttributeValues=values(device=device), ReturnValuesOnConditionCheckFailure="ALL_OLD")
-        return device
+        holder: str | None = device
     except ConditionFailed as failed:
         stored = failed.item or send("get_item", Key=key, ConsistentRead=True).get("Item", {})
-        return stored.get("device", {}).get("S")
+        holder = stored.get("device", {}).get("S")
+    if tag is not None and holder is not None:
+        conditional("update_item", Key=key_from(keys.SLICE_TAG, raceId=race_id, slice=tag[0], tag=tag[1]),
+                    UpdateExpression="SET device = :device", ConditionExpression="racerId = :racer AND attribute_not_exists(device)",
+                    ExpressionAttributeValues=values(device=holder, racer=racer_id))
+    return holder
 
 
 def rank_entry(race_id: str, racer_id: str, rank: int | None) -> None:

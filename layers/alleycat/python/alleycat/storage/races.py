@@ -158,6 +158,11 @@ def gate_and_entries(race_id: str, racer_ids: list[str], chunks: Iterable[tuple[
             {(item.racerId, item.chunk): item for item in found if isinstance(item, e.Chunk)})
 
 
+def gate(race_id: str, racer_id: str) -> e.RaceGate | None:
+    """The race's gate copy for the racer, strongly consistent (an eventual read could miss a finish just done)."""
+    return _get(e.RaceGate, consistent=True, raceId=race_id, copy=e.RaceGate.copy_for(racer_id))
+
+
 def gate_and_racer(race_id: str, racer_id: str) -> tuple[e.RaceGate | None, e.Racer | None]:
     """A join's one read, strongly consistent: the race's gate copy for the racer and the racer."""
     found = get_all([key_from(keys.RACE_GATE, raceId=race_id, copy=e.RaceGate.copy_for(racer_id)),
@@ -197,7 +202,7 @@ def join(race: e.RaceGate | e.Race, racer: e.Racer, equipment: str = BIKE, devic
                                 "ExpressionAttributeValues": values(open=e.OPEN)}},
         ]
         if entry.tag is not None and race.slices:  # the racer's tag in their slice, unless another racer holds it
-            claim = e.SliceTag(race.raceId, fanin.slice_of(racer.racerId, race.slices), entry.tag, racer.racerId)
+            claim = e.SliceTag(race.raceId, fanin.slice_of(racer.racerId, race.slices), entry.tag, racer.racerId, device)
             actions.append({"Put": {"TableName": name, "Item": claim.to_item(),
                                     "ConditionExpression": "attribute_not_exists(PK) OR racerId = :racer",
                                     "ExpressionAttributeValues": values(racer=racer.racerId)}})
@@ -213,7 +218,7 @@ def join(race: e.RaceGate | e.Race, racer: e.Racer, equipment: str = BIKE, devic
                 existing = racers.get_entry(race.raceId, racer.racerId, consistent=True)
                 if existing:
                     can_have_ridden = now is None or latest_second(now, clock.epoch(existing.startsAt)) >= 0
-                    return rejoin(existing, equipment, device, can_have_ridden)
+                    return rejoin(existing, equipment, device, can_have_ridden, race.slices)
             if not cancelled.condition_failed(3) or cancelled.condition_failed(2):
                 raise Conflict("the race is finished") from cancelled
             entry.tag = next(tags, None)  # another racer of the slice holds this tag: the next candidate
@@ -222,9 +227,11 @@ def join(race: e.RaceGate | e.Race, racer: e.Racer, equipment: str = BIKE, devic
     return entry
 
 
-def rejoin(entry: e.Entry, equipment: str, device: str | None, can_have_ridden: bool = True) -> e.Entry:
+def rejoin(entry: e.Entry, equipment: str, device: str | None, can_have_ridden: bool = True,
+           slices: int | None = None) -> e.Entry:
     """A racer joining a race again: the ride's equipment as ``fairplay.equipment_after`` says, and with a
-    ``device`` the ride moved to it; one transaction, retried when another join changed the entry in between.
+    ``device`` the ride moved to it (a tagged racer's slice roster too, in a race of ``slices``: the log's consumer
+    reads the device there); one transaction, retried when another join changed the entry in between.
     Only a change of equipment writes the board: the racer's standing in place, or, when the stream has not
     put the racer on a shard yet, the standing whole (the roster's row would show the equipment joined with)."""
     from alleycat.storage import racers
@@ -244,6 +251,11 @@ def rejoin(entry: e.Entry, equipment: str, device: str | None, can_have_ridden: 
                                                                    **({"device": device} if moved else {}))}}]
         if now_on != entry.equipment:
             actions.append(_standing_equipment(entry, now_on, on_board))
+        if moved and entry.tag is not None and slices:
+            roster = key_from(keys.SLICE_TAG, raceId=entry.raceId, slice=fanin.slice_of(entry.racerId, slices), tag=entry.tag)
+            actions.append({"Update": {"TableName": table_name(), "Key": roster, "UpdateExpression": "SET device = :device",
+                                       "ConditionExpression": "racerId = :racer",
+                                       "ExpressionAttributeValues": values(device=device, racer=entry.racerId)}})
         try:
             send("transact_write_items", TransactItems=actions)
             entry.equipment = now_on
@@ -252,7 +264,7 @@ def rejoin(entry: e.Entry, equipment: str, device: str | None, can_have_ridden: 
         except Cancelled as cancelled:
             if not cancelled.condition_failed():
                 raise
-            if cancelled.condition_failed(1):
+            if now_on != entry.equipment and cancelled.condition_failed(1):
                 on_board = not on_board
             if cancelled.condition_failed(0):
                 entry = racers.get_entry(entry.raceId, entry.racerId, consistent=True) or entry
