@@ -82,9 +82,8 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
         client.token = client.local_admin_token()
         settings = Settings(racers=racers, races=1, duration=seconds, bikes=True, push_viewers=viewers,
                             pollers=pollers, probe=PROBE_SECONDS,
-                            # the table probe reads the board shards' standings, which the fan-in's slice boards
-                            # replace: with it on, the probe reads the board route (behind an API worker)
-                            probe_table=None if FAN_IN else dynamodb, class_id=f"push-{tag}", racer_prefix=f"push-{tag}",
+                            # the probe reads the table by the route's own read (slice boards too), behind no API worker
+                            probe_table=dynamodb, class_id=f"push-{tag}", racer_prefix=f"push-{tag}",
                             cognito_ids=True)  # as deployed: a message's bytes depend on them
         with LoadSampler() as load:
             started = time.monotonic()
@@ -102,7 +101,7 @@ def measure(racers: int = RACERS, viewers: int = VIEWERS, pollers: int = POLLERS
         "measured": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "load_average": load.figures,
         "machine": f"{os.uname().sysname} {os.uname().machine}, {os.cpu_count()} cores",
         "racers": racers, "viewers": viewers, "pollers": pollers, "race_seconds": seconds, "elapsed_seconds": elapsed,
-        "stream_shards": shards, "phase_s": ticking.PHASE, "fan_in": FAN_IN, "probe": "route" if FAN_IN else "table",
+        "stream_shards": shards, "phase_s": ticking.PHASE, "fan_in": FAN_IN, "probe": "table",
         "late_ticks": totals.late_ticks, "samples_accepted": totals.accepted, "never_shown": audience["push"]["never_shown"],
         **{f"{name}_{q}_s": audience[kind][q] for name, kind in (("freshness", "push"), ("polling", "poll"))
            for q in ("p50", "p95", "p99", "max")},

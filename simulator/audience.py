@@ -202,19 +202,28 @@ async def _subscriber(events, race_id, board: Board, record: bool, messages, cou
 
 
 def _table_reader(race_id: str, probe_table: str):
-    """The race's board shards read straight from the table (``"<endpoint> <table>"``), strongly consistent, as
-    rows like the route's: the probe then waits behind no API worker."""
-    import boto3
+    """The race's board read straight from the table (``"<endpoint> <table>"``) by the read the board route makes
+    (``alleycat.storage.races.with_boards``: the shards, the rosters and, with the fan-in, the slice boards),
+    strongly consistent, as the route's rows: the probe then waits behind no API worker. The audience's process
+    is its own, so its layer reads that table."""
+    import os
+
+    from alleycat import settings
+    from alleycat.rules.board import Board as Standings
+    from alleycat.storage import dynamo, races
 
     endpoint, table = probe_table.split()
-    dynamodb = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="probe",
-                            aws_secret_access_key="probe")
+    os.environ.update(TABLE_NAME=table, AWS_ENDPOINT_URL_DYNAMODB=endpoint)
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        os.environ.setdefault(name, "probe")
+    os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+    settings.reset()
+    dynamo.client.cache_clear()
 
     def read() -> list[dict]:
-        items = dynamodb.query(TableName=table, ConsistentRead=True, KeyConditionExpression="PK = :pk AND begins_with(SK, :board)",
-                               ExpressionAttributeValues={":pk": {"S": f"RACE#{race_id}"}, ":board": {"S": f"BOARD#{race_id}#"}})["Items"]
-        return [{"racerId": racer_id, "lastSecond": int(standing["L"][1]["N"]) if "N" in standing["L"][1] else None}
-                for item in items for racer_id, standing in item.get("standings", {}).get("M", {}).items()]
+        _, boards = races.with_boards(race_id, consistent=True)
+        return [{"racerId": row.racer_id, "lastSecond": row.last_second}
+                for row in Standings.from_shards(boards).standings.values()]
 
     return read
 

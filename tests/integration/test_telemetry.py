@@ -1,6 +1,7 @@
 """POST /races/{raceId}/telemetry against DynamoDB Local: validation and exactly-once counting."""
 
 import json
+import os
 from collections import Counter
 from decimal import Decimal
 
@@ -576,3 +577,23 @@ def test_a_log_batch_reads_its_slices_rosters_not_its_racers_entries_and_a_takeo
     rostered = {tag.racerId: tag.device for slice_ in slices for tag in blocks.roster(race_id, slice_)}
     assert rostered == {**dict.fromkeys(racer_ids, "tab-1"), "racer-1": "phone-2"}
 
+
+def test_the_bench_audiences_table_probe_reads_the_board_the_route_reads(api, race_with_racers, server, dynamodb_local,
+                                                                           monkeypatch):
+    from simulator.audience import _table_reader
+
+    from .conftest import process
+
+    # Given the racers rostered, and seconds counted through the blocks into the slice boards (the fan-in, the
+    # default: no board shard holds them)
+    race_id = race_with_racers["raceId"]
+    assert process(server.read()) == {"batchItemFailures": []}
+    assert post(api, race_id, [sample("r1", 0), sample("r1", 1), sample("r3", 4)])[0] == 200
+    # When the bench's probe reads the board straight from the table (it points its process's layer there)
+    for name in ("TABLE_NAME", "AWS_ENDPOINT_URL_DYNAMODB"):
+        monkeypatch.setenv(name, os.environ[name])
+    read = _table_reader(race_id, f"{dynamodb_local.url} {os.environ['TABLE_NAME']}")
+    # Then it shows what the route shows: each racer's last second, from their slice's board
+    shown = {row["racerId"]: row["lastSecond"] for row in read()}
+    routed = api("get_race_leaderboard", {"raceId": race_id}, query={"limit": "1000"})[1]["items"]
+    assert shown == {row["racerId"]: row["lastSecond"] for row in routed} == {"r1": 1, "r2": None, "r3": 4}
