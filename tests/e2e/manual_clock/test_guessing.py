@@ -17,7 +17,7 @@ from local.auth import TOTP_STEP, totp
 
 from ..test_user_pool import Browser, PublicClient, sign_in
 from .browsing import PASSWORD
-from .test_passwords import NEW_PASSWORD, confirmed, error_of, idp, other_than  # noqa: F401 (idp: a fixture)
+from .test_passwords import NEW_PASSWORD, confirmed, error_of, other_than
 
 
 def app_of(stack) -> PublicClient:
