@@ -199,9 +199,16 @@ def totp(secret: str, at: float, digits: int = 6) -> str:
     return str(number % 10**digits).zfill(digits)
 
 
+def totp_step(secret: str, code: str, at: float) -> int | None:
+    """The time step whose code ``code`` is: this step's or a neighbour's (a phone's clock may be a little
+    off), or None. The step is what a verifier remembers to take each code once (RFC 6238, 5.2)."""
+    now = int(at // TOTP_STEP)
+    return next((step for step in (now - 1, now, now + 1)
+                 if hmac.compare_digest(totp(secret, step * TOTP_STEP), code)), None)
+
+
 def totp_matches(secret: str, code: str, at: float) -> bool:
-    """The code of this step or a neighbour's: a phone's clock may be a little off."""
-    return any(hmac.compare_digest(totp(secret, at + drift * TOTP_STEP), code) for drift in (-1, 0, 1))
+    return totp_step(secret, code, at) is not None
 
 
 def is_group_name(name: object) -> bool:

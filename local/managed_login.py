@@ -267,6 +267,12 @@ class ManagedLoginHandler(BaseHTTPRequestHandler):
         try:
             self.pool.check_totp(user, form.get("code", ""))
         except CognitoError as error:
+            if error.kind == "NotAuthorizedException":  # the account's lockout: its wrong codes of every sign-in
+                return self._login_page(query, "Too many wrong codes: wait a while, then sign in again.", 400,
+                                        email=user.email)
+            if error.kind == "ExpiredCodeException":  # a code already taken: not a wrong one
+                return self._code_step(user, query, "That code was used already: enter the next one your app "
+                                       "shows.", tries)
             if tries + 1 >= MAX_CODE_TRIES:
                 return self._login_page(query, "Too many wrong codes: sign in again.", 400, email=user.email)
             return self._code_step(user, query, error.message, tries + 1)

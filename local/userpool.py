@@ -16,11 +16,17 @@ port of its own, as Cognito serves a user pool domain and the ``cognito-idp`` en
 - tokens signed as Cognito signs them: RS256, one key pair for ID tokens and one for access tokens,
   each named by its ``kid``; ``discovery`` and ``jwks`` are what Cognito serves at
   ``<issuer>/.well-known/openid-configuration`` and ``<issuer>/.well-known/jwks.json``;
-- Cognito's lockout: five wrong passwords (or emailed codes) for an account, then it is locked
-  for 1 s, doubling with each further wrong one up to 15 minutes; tries while locked are refused
-  ("Password attempts exceeded") and not counted; a success after a lockout, or 15 minutes
-  without a try, starts the count again
-  (https://docs.aws.amazon.com/cognito/latest/developerguide/authentication.html, lockout behavior).
+- Cognito's lockout: five wrong passwords (or emailed codes, or TOTP codes: each kind counted on its
+  own) for an account, then it is locked for 1 s, doubling with each further wrong one up to 15
+  minutes; tries while locked are refused ("Password attempts exceeded") and not counted; a success
+  after a lockout, or 15 minutes without a try, starts the count again
+  (https://docs.aws.amazon.com/cognito/latest/developerguide/authentication.html, lockout behavior;
+  https://docs.aws.amazon.com/cognito/latest/developerguide/user-pool-settings-mfa.html for MFA codes).
+  Everything is counted per account, whichever of its names (email, sub) a request gives, and a TOTP
+  code is taken once;
+- no answer or message tells whether an account has a name: a name with no account is answered, and
+  limited, as an account that has nothing to send to would be (PreventUserExistenceErrors, "Managing
+  user existence error responses"), except SignUp's UsernameExistsException, which Cognito gives too.
 
 Reference: https://docs.aws.amazon.com/cognito/latest/developerguide/federation-endpoints.html
 (authorize, token, revoke, logout, userInfo) and the Amazon Cognito user pools API reference.
@@ -41,7 +47,7 @@ from dataclasses import dataclass, field
 from alleycat.edge.contract import ADMIN_GROUP
 from stacks.settings import PASSWORD_MIN_LENGTH, PASSWORD_REQUIRES
 
-from .auth import JwtAuthorizer, SigningKey, s256, totp_matches
+from .auth import JwtAuthorizer, SigningKey, s256, totp_step
 
 POOL_NAME = "alleycatlocal"  # the pool id is "<region>_alleycatlocal", as Cognito prefixes ids with their region
 CLIENT_ID = "alleycatlocalclient"
@@ -138,6 +144,17 @@ class Attempts:
 
 
 @dataclass
+class Guard:
+    """What the pool counts against one account, whichever of its names (email or sub) a request gives;
+    for a name no account has, the same, kept by that name, so that no answer tells the two apart."""
+    passwords: Attempts = field(default_factory=Attempts)
+    codes: Attempts = field(default_factory=Attempts)  # emailed codes: a sign-up's, a password reset's
+    totp_codes: Attempts = field(default_factory=Attempts)  # sign-ins' and VerifySoftwareToken's, all together
+    reset_requests: list[float] = field(default_factory=list)  # ForgotPassword requests: when
+    reset_asked: float | None = None  # the last ForgotPassword answered, a code sent or not
+
+
+@dataclass
 class User:
     sub: str
     email: str
@@ -149,10 +166,9 @@ class User:
     totp_secret: str | None = None  # associated, not yet verified
     totp: str | None = None  # verified
     totp_enabled: bool = False
-    password_tries: Attempts = field(default_factory=Attempts)
-    code_tries: Attempts = field(default_factory=Attempts)
-    reset_code: str | None = None  # the last ForgotPassword code sent, good for RESET_CODE_SECONDS
-    reset_sent: float = 0.0
+    totp_last_step: int = -1  # the time step of the last TOTP code taken: its code, and older ones, are spent
+    guard: Guard = field(default_factory=Guard)
+    reset_code: str | None = None  # the last ForgotPassword code sent, good for RESET_CODE_SECONDS from guard.reset_asked
 
     @property
     def attributes(self) -> list[dict]:
@@ -196,7 +212,8 @@ class UserPool:
         self._codes: dict[str, Grant] = {}
         self._refresh: dict[str, Grant] = {}
         self._revoked: set[str] = set()  # refresh grants whose access tokens Cognito's own API refuses
-        self._reset_requests: dict[str, list[float]] = {}  # ForgotPassword requests by the name asked for: when
+        self._strangers: dict[str, Guard] = {}  # by a name no account has: what its requests spent
+        self._simulation_key = secrets.token_bytes(16)  # simulated destinations of names that are not addresses
         self._lock = threading.RLock()
 
     # --- accounts -------------------------------------------------------------------------------
@@ -204,6 +221,11 @@ class UserPool:
     def find(self, username: str) -> User | None:
         key = username.strip().lower()
         return self._users.get(username) or next((user for user in self._users.values() if user.email == key), None)
+
+    def _guard(self, name: str) -> tuple[User | None, Guard]:
+        """The account ``name`` names and what is counted against it; for none, what is counted against the name."""
+        user = self.find(name)
+        return (user, user.guard) if user else (None, self._strangers.setdefault(name.strip().lower(), Guard()))
 
     def user(self, username: str) -> User:
         found = self.find(username)
@@ -222,24 +244,27 @@ class UserPool:
             if self.find(email):
                 raise CognitoError("UsernameExistsException", "An account with the given email already exists.")
             code = f"{secrets.randbelow(10**6):06d}"
-            user = User(str(uuid.uuid4()), email, password, "UNCONFIRMED", self.clock.now(), confirmation=code)
+            user = User(str(uuid.uuid4()), email, password, "UNCONFIRMED", self.clock.now(), confirmation=code,
+                        guard=self._strangers.pop(email, Guard()))
             self._users[user.sub] = user
         self._send(email, code)
         return user
 
     def confirm(self, email: str, code: str) -> User:
-        user = self.user(email)
-        if user.status != "UNCONFIRMED":
-            raise CognitoError("NotAuthorizedException", f"User cannot be confirmed. Current status is {user.status}")
-        now = self.clock.now()
-        if user.code_tries.locked(now):
-            raise CognitoError("LimitExceededException", "Attempt limit exceeded, please try after some time.")
-        if not code or not hmac.compare_digest(code.strip(), user.confirmation or ""):
-            user.code_tries.failed(now)
-            raise CognitoError("CodeMismatchException", "Invalid verification code provided, please try again.")
-        user.code_tries.succeeded()
-        user.status, user.confirmation = "CONFIRMED", None
-        return user
+        """ConfirmSignUp. A name with no account, or an account with no sign-up to confirm, has no code
+        that matches: CodeMismatchException, counted as any wrong code is (no answer tells them apart)."""
+        with self._lock:
+            user, guard = self._guard(email)
+            now = self.clock.now()
+            if guard.codes.locked(now):
+                raise CognitoError("LimitExceededException", "Attempt limit exceeded, please try after some time.")
+            if (not user or user.status != "UNCONFIRMED" or not code
+                    or not hmac.compare_digest(code.strip().encode(), (user.confirmation or "").encode())):
+                guard.codes.failed(now)
+                raise CognitoError("CodeMismatchException", "Invalid verification code provided, please try again.")
+            guard.codes.succeeded()
+            user.status, user.confirmation = "CONFIRMED", None
+            return user
 
     def create_user(self, email: str, temporary_password: str | None = None, suppress: bool = False) -> User:
         """AdminCreateUser: a confirmed, verified email and a temporary password to change at first sign-in."""
@@ -250,7 +275,8 @@ class UserPool:
         with self._lock:
             if self.find(email):
                 raise CognitoError("UsernameExistsException", "User account already exists.")
-            user = User(str(uuid.uuid4()), email, password, "FORCE_CHANGE_PASSWORD", self.clock.now())
+            user = User(str(uuid.uuid4()), email, password, "FORCE_CHANGE_PASSWORD", self.clock.now(),
+                        guard=self._strangers.pop(email, Guard()))
             self._users[user.sub] = user
         if not suppress:
             self._send(email, password)
@@ -262,14 +288,16 @@ class UserPool:
         self.user(username).groups.add(group)
 
     def authenticate(self, email: str, password: str) -> User:
-        user, now = self.find(email), self.clock.now()
-        if user and user.password_tries.locked(now):
-            raise CognitoError("NotAuthorizedException", "Password attempts exceeded")
-        if not user or not hmac.compare_digest(user.password.encode(), password.encode()):
-            if user:
-                user.password_tries.failed(now)
-            raise CognitoError("NotAuthorizedException", "Incorrect username or password.")
-        user.password_tries.succeeded()
+        """A name with no account is locked out as an account would be: the lockout says nothing either."""
+        with self._lock:
+            user, guard = self._guard(email)
+            now = self.clock.now()
+            if guard.passwords.locked(now):
+                raise CognitoError("NotAuthorizedException", "Password attempts exceeded")
+            if not user or not hmac.compare_digest(user.password.encode(), password.encode()):
+                guard.passwords.failed(now)
+                raise CognitoError("NotAuthorizedException", "Incorrect username or password.")
+            guard.passwords.succeeded()
         if user.status == "UNCONFIRMED":
             raise CognitoError("UserNotConfirmedException", "User is not confirmed.")
         return user
@@ -285,52 +313,83 @@ class UserPool:
 
         The app client prevents user existence errors (PreventUserExistenceErrors ENABLED, stacks/users.py):
         for a name with no account, or an account without a verified address to send to (an unconfirmed
-        sign-up), Cognito sends nothing and answers the same, with a simulated destination made from the
-        name given ("Managing user existence error responses"). Nor does it reset the password of an
-        operator's new admin who has not yet replaced the temporary one (FORCE_CHANGE_PASSWORD: "users
-        can't use the ForgotPassword API", https://repost.aws/knowledge-center/cognito-forgot-password).
-        Requests are limited per name given, whether an account has it or not, so the limit tells
-        nothing either."""
+        sign-up), Cognito sends nothing and answers the same, with a simulated destination
+        ("Managing user existence error responses"). Nor does it reset the password of an operator's new
+        admin who has not yet replaced the temporary one (FORCE_CHANGE_PASSWORD: "users can't use the
+        ForgotPassword API", https://repost.aws/knowledge-center/cognito-forgot-password).
+
+        The destination is made from the name given, never from the account: an address masked, any other
+        name (a sub) a masked address simulated from it, the same whether an account has it or not (Cognito
+        would show the account's own address, masked, for its sub). Requests are limited per account,
+        whichever of its names they give, and per name for a name no account has
+        ("Recovering user accounts": 5 to 20 an hour "for a user")."""
         name, now = username.strip().lower(), self.clock.now()
         if not name:
             raise CognitoError("InvalidParameterException", "Username cannot be empty.")
         with self._lock:
-            recent = [at for at in self._reset_requests.get(name, []) if now - at < 3600]
+            user, guard = self._guard(name)
+            recent = [at for at in guard.reset_requests if now - at < 3600]
             if len(recent) >= RESET_REQUESTS_PER_HOUR:
                 raise CognitoError("LimitExceededException", "Attempt limit exceeded, please try after some time.")
-            self._reset_requests[name] = [*recent, now]
-            user = self.find(name)
+            guard.reset_requests, guard.reset_asked = [*recent, now], now
             if user and user.status == "CONFIRMED":
-                user.reset_code, user.reset_sent = f"{secrets.randbelow(10**6):06d}", now
+                user.reset_code = f"{secrets.randbelow(10**6):06d}"
                 self._send(user.email, user.reset_code)
-        return {"Destination": masked(user.email if user else name), "DeliveryMedium": "EMAIL", "AttributeName": "email"}
+        return {"Destination": self._destination(name), "DeliveryMedium": "EMAIL", "AttributeName": "email"}
+
+    def _destination(self, name: str) -> str:
+        if EMAIL.fullmatch(name):
+            return masked(name)
+        digest = hmac.digest(self._simulation_key, name.encode(), "sha256")
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        return masked(f"{letters[digest[0] % 26]}@{letters[digest[1] % 26]}")
 
     def confirm_forgot_password(self, username: str, code: str, password: str) -> User:
-        """ConfirmForgotPassword: the emailed code and a new password. As Cognito answers with
-        PreventUserExistenceErrors ENABLED: CodeMismatchException for a name with no account,
-        ExpiredCodeException when no code was asked for (or it is older than an hour); wrong codes
-        count toward the account's lockout, as the sign-up's do. A code is good once; a password the
-        policy refuses leaves it good."""
-        user, now = self.find(username), self.clock.now()
-        if not user:
-            raise CognitoError("CodeMismatchException", "Invalid verification code provided, please try again.")
-        if user.code_tries.locked(now):
-            raise CognitoError("LimitExceededException", "Attempt limit exceeded, please try after some time.")
-        if not user.reset_code or now - user.reset_sent >= RESET_CODE_SECONDS:
-            raise CognitoError("ExpiredCodeException", "Invalid code provided, please request a code again.")
-        if not hmac.compare_digest(code.strip().encode(), user.reset_code.encode()):
-            user.code_tries.failed(now)
-            raise CognitoError("CodeMismatchException", "Invalid verification code provided, please try again.")
-        problem = password_problem(password)
-        if problem:
-            raise CognitoError("InvalidPasswordException", problem)
-        user.code_tries.succeeded()
-        user.password, user.reset_code = password, None
-        return user
+        """ConfirmForgotPassword: the emailed code and a new password. ExpiredCodeException when no code
+        was asked for within the hour (or the one asked for is spent), CodeMismatchException for a wrong
+        one, as Cognito answers an account; wrong codes count toward the lockout, as the sign-up's do. A
+        name with no account is answered as an account that asked and was sent nothing (Cognito documents
+        CodeMismatchException for it even when no code was asked for, which an account without a request
+        answers with ExpiredCodeException: the two would tell them apart). A code is good once; a password
+        the policy refuses leaves it good."""
+        with self._lock:
+            user, guard = self._guard(username)
+            now = self.clock.now()
+            if guard.codes.locked(now):
+                raise CognitoError("LimitExceededException", "Attempt limit exceeded, please try after some time.")
+            if guard.reset_asked is None or now - guard.reset_asked >= RESET_CODE_SECONDS:
+                raise CognitoError("ExpiredCodeException", "Invalid code provided, please request a code again.")
+            if not user or not user.reset_code or not hmac.compare_digest(code.strip().encode(), user.reset_code.encode()):
+                guard.codes.failed(now)
+                raise CognitoError("CodeMismatchException", "Invalid verification code provided, please try again.")
+            problem = password_problem(password)
+            if problem:
+                raise CognitoError("InvalidPasswordException", problem)
+            guard.codes.succeeded()
+            guard.reset_asked = None
+            user.password, user.reset_code = password, None
+            return user
 
     def check_totp(self, user: User, code: str) -> None:
-        if not user.totp or not totp_matches(user.totp, code.strip(), self.clock.now()):
-            raise CognitoError("CodeMismatchException", "Invalid code received for user")
+        """A sign-in's TOTP code. Wrong codes count toward the account's lockout across sign-ins, and only
+        a code taken ends the count (a right password does not): "After five unsuccessful attempts to present
+        an MFA code, Amazon Cognito begins the exponential-timeout lockout process" (Adding MFA to a user
+        pool). A code is taken once (RFC 6238 5.2), and none of an earlier step after it."""
+        with self._lock:
+            self._take_totp(user, user.totp, code, CognitoError("CodeMismatchException", "Invalid code received for user"))
+
+    def _take_totp(self, user: User, secret: str | None, code: str, wrong: CognitoError) -> None:
+        now, tries = self.clock.now(), user.guard.totp_codes
+        if tries.locked(now):
+            raise CognitoError("NotAuthorizedException", "Password attempts exceeded")
+        step = totp_step(secret, code.strip(), now) if secret else None
+        if step is None:
+            tries.failed(now)
+            raise wrong
+        if step <= user.totp_last_step:
+            raise CognitoError("ExpiredCodeException", "Your software token has already been used once.")
+        user.totp_last_step = step
+        tries.succeeded()
 
     def _send(self, email: str, code: str) -> None:
         self.outbox.append((email, code))
@@ -495,8 +554,9 @@ class UserPool:
         user = self._caller(request)
         if not user.totp_secret:
             raise CognitoError("InvalidParameterException", "User has not associated a software token.")
-        if not totp_matches(user.totp_secret, str(request.get("UserCode", "")).strip(), self.clock.now()):
-            raise CognitoError("EnableSoftwareTokenMFAException", "Code mismatch")
+        # Its codes are counted and spent as a sign-in's: the code that turns TOTP on cannot also sign in
+        self._take_totp(user, user.totp_secret, str(request.get("UserCode", "")),
+                        CognitoError("EnableSoftwareTokenMFAException", "Code mismatch"))
         user.totp, user.totp_secret = user.totp_secret, None
         return {"Status": "SUCCESS"}
 

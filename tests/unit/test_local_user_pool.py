@@ -5,11 +5,12 @@ Cognito's lockout after wrong passwords and codes, the OIDC nonce."""
 from __future__ import annotations
 
 import re
+import uuid
 
 import jwt
 import pytest
 
-from local.auth import JwtAuthorizer, s256
+from local.auth import TOTP_STEP, JwtAuthorizer, s256, totp
 from local.userpool import (
     ACCESS_SECONDS,
     CODE_SECONDS,
@@ -277,3 +278,159 @@ def test_wrong_emailed_codes_are_limited_as_cognito_limits_them(clock):
     assert limited.value.kind == "LimitExceededException"
     clock.at += 1
     assert pool.confirm("cy@example.com", code).status == "CONFIRMED"
+
+
+# --- what a guesser meets (issue 54): TOTP across sign-ins, a code once, no enumeration, limits per account ---
+
+def with_totp(pool: UserPool, clock, email="ann@example.com"):
+    """A confirmed account that turned TOTP on (VerifySoftwareToken took a code); the clock past that code's step."""
+    user = signed_up(pool, email)
+    token = tokens(pool, user)["access_token"]
+    secret = pool.call("AssociateSoftwareToken", {"AccessToken": token}, signed=False)["SecretCode"]
+    pool.call("VerifySoftwareToken", {"AccessToken": token, "UserCode": totp(secret, clock.at)}, signed=False)
+    pool.call("SetUserMFAPreference", {"AccessToken": token, "SoftwareTokenMfaSettings": {"Enabled": True}}, signed=False)
+    clock.at += TOTP_STEP
+    return user, secret, token
+
+
+def refusal(call, *args) -> tuple[str, str]:
+    with pytest.raises(CognitoError) as refused:
+        call(*args)
+    return refused.value.kind, refused.value.message
+
+
+def not_the(code: str) -> str:
+    return "000000" if code != "000000" else "111111"
+
+
+def test_wrong_totp_codes_count_across_sign_ins_and_a_right_password_does_not_reset_them(clock):
+    pool = UserPool(clock)
+    user, secret, _ = with_totp(pool, clock)
+    # Five wrong codes, one a sign-in, each after the right password: the fifth starts the lockout
+    for _ in range(5):
+        pool.authenticate("ann@example.com", "Long-enough-pw1")
+        assert refusal(pool.check_totp, user, not_the(totp(secret, clock.at)))[0] == "CodeMismatchException"
+    pool.authenticate("ann@example.com", "Long-enough-pw1")
+    assert refusal(pool.check_totp, user, totp(secret, clock.at)) == ("NotAuthorizedException", "Password attempts exceeded")
+    clock.at += 1  # 2^(5-5) s
+    assert refusal(pool.check_totp, user, not_the(totp(secret, clock.at)))[0] == "CodeMismatchException"  # the sixth: 2 s
+    clock.at += 1.9
+    assert refusal(pool.check_totp, user, totp(secret, clock.at))[0] == "NotAuthorizedException"  # not counted
+    clock.at += 0.1
+    pool.check_totp(user, totp(secret, clock.at))
+    # A code taken ends the count: five free again
+    clock.at += TOTP_STEP
+    for _ in range(4):
+        assert refusal(pool.check_totp, user, not_the(totp(secret, clock.at)))[0] == "CodeMismatchException"
+    pool.check_totp(user, totp(secret, clock.at))
+
+
+def test_forty_wrong_codes_take_hours_not_seconds(clock):
+    # The finding: 40 wrong codes in 2.6 s, then the right one worked. Now each wrong code past the fourth
+    # locks the account for twice as long as the last, up to 15 minutes, and the right code is refused meanwhile
+    pool = UserPool(clock)
+    user, secret, _ = with_totp(pool, clock)
+    start = clock.at
+    for wrong in range(1, 41):
+        assert refusal(pool.check_totp, user, not_the(totp(secret, clock.at)))[0] == "CodeMismatchException"
+        if wrong >= 5:
+            lockout = min(2 ** (wrong - 5), 15 * 60)
+            clock.at += lockout - 0.5
+            assert refusal(pool.check_totp, user, totp(secret, clock.at))[0] == "NotAuthorizedException"
+            clock.at += 0.5
+    assert clock.at - start > 6.5 * 3600
+    pool.check_totp(user, totp(secret, clock.at))
+
+
+def test_a_totp_code_is_taken_once_and_so_is_the_one_that_turned_totp_on(clock):
+    pool = UserPool(clock)
+    user = signed_up(pool)
+    token = tokens(pool, user)["access_token"]
+    secret = pool.call("AssociateSoftwareToken", {"AccessToken": token}, signed=False)["SecretCode"]
+    code = totp(secret, clock.at)
+    assert pool.call("VerifySoftwareToken", {"AccessToken": token, "UserCode": code}, signed=False) == {"Status": "SUCCESS"}
+    used = ("ExpiredCodeException", "Your software token has already been used once.")
+    assert refusal(pool.check_totp, user, code) == used
+    clock.at += TOTP_STEP
+    pool.check_totp(user, totp(secret, clock.at))
+    assert refusal(pool.check_totp, user, totp(secret, clock.at)) == used  # the same code, a second sign-in
+    assert refusal(pool.check_totp, user, totp(secret, clock.at - TOTP_STEP)) == used  # an older step's, still in the window
+    pool.check_totp(user, totp(secret, clock.at + TOTP_STEP))  # the next step's (a phone a little ahead)
+
+
+def test_verify_software_token_counts_wrong_codes_toward_the_accounts_lockout(clock):
+    pool = UserPool(clock)
+    user = signed_up(pool)
+    token = tokens(pool, user)["access_token"]
+    secret = pool.call("AssociateSoftwareToken", {"AccessToken": token}, signed=False)["SecretCode"]
+
+    def verify(code):
+        return pool.call("VerifySoftwareToken", {"AccessToken": token, "UserCode": code}, signed=False)
+
+    for _ in range(5):
+        assert refusal(verify, not_the(totp(secret, clock.at)))[0] == "EnableSoftwareTokenMFAException"
+    assert refusal(verify, totp(secret, clock.at)) == ("NotAuthorizedException", "Password attempts exceeded")
+    clock.at += 1
+    assert verify(totp(secret, clock.at)) == {"Status": "SUCCESS"}
+
+
+def transcript(pool: UserPool, clock, name: str) -> list[tuple[str, object]]:
+    """What a guesser gets, call by call, asking about ``name``: sign-ins, a sign-up's code, a reset
+    asked for and guessed, then the limit on asking; each answer's kind and words (a destination
+    without its first letter, which is the name's own)."""
+    answers: list[tuple[str, object]] = []
+
+    def answer(call, *args):
+        try:
+            said = call(*args)
+            answers.append(("answered", said["Destination"][1:] if isinstance(said, dict) else None))
+        except CognitoError as error:
+            answers.append((error.kind, error.message))
+
+    for _ in range(7):
+        answer(pool.authenticate, name, "Wrong-password-1")
+    for _ in range(7):
+        answer(pool.confirm, name, "12345x")
+    clock.at += 20  # the lockouts above are over; their counts are not
+    answer(pool.confirm_forgot_password, name, "12345x", "New-long-pass-2")  # no code asked for yet
+    answer(pool.forgot_password, name)
+    for _ in range(3):
+        answer(pool.confirm_forgot_password, name, "12345x", "New-long-pass-2")
+    for _ in range(5):
+        answer(pool.forgot_password, name)
+    return answers
+
+
+def test_no_answer_or_message_tells_an_account_from_a_name_with_none(clock):
+    pool = UserPool(clock)
+    ann = signed_up(pool, "ann@example.com")
+    pool.sign_up("bo@example.com", "Long-enough-pw1")  # unconfirmed
+    pool.create_user("cy@example.com")  # an operator's, temporary password not replaced
+    nobody = transcript(pool, clock, "nobody@example.com")
+    for name in ("ann@example.com", "bo@example.com", "cy@example.com"):
+        assert transcript(pool, clock, name) == nobody, name
+    assert nobody[:7] == [("NotAuthorizedException", "Incorrect username or password.")] * 5 + [
+        ("NotAuthorizedException", "Password attempts exceeded")] * 2
+    assert [kind for kind, _ in nobody[7:]] == (["CodeMismatchException"] * 5 + ["LimitExceededException"] * 2
+                                                + ["ExpiredCodeException", "answered", "CodeMismatchException"]
+                                                + ["LimitExceededException"] * 2 + ["answered"] * 4
+                                                + ["LimitExceededException"])
+    # A sub (racers' ids are public) and a made-up one: the same shape of destination, and nothing sent
+    clock.at += 3600
+    mails = len(pool.outbox)
+    for name in (ann.sub, str(uuid.uuid4())):
+        assert re.fullmatch(r"[a-z]\*\*\*@[a-z]\*\*\*", pool.forgot_password(name)["Destination"])
+    assert len(pool.outbox) == mails + 1 and pool.outbox[-1][0] == "ann@example.com"
+
+
+def test_limits_count_per_account_whichever_name_is_given(clock):
+    pool = UserPool(clock)
+    ann = signed_up(pool)
+    for name in ("ann@example.com", ann.sub, "ANN@example.com ", ann.sub, "ann@example.com"):
+        pool.forgot_password(name)
+    for name in ("ann@example.com", ann.sub):
+        assert refusal(pool.forgot_password, name)[0] == "LimitExceededException"
+    # The lockout too: three wrong passwords by address and two by sub lock the account
+    for name in ("ann@example.com", ann.sub, "ann@example.com", ann.sub, "ann@example.com"):
+        assert refusal(pool.authenticate, name, "Wrong-password-1")[1] == "Incorrect username or password."
+    assert refusal(pool.authenticate, ann.sub, "Long-enough-pw1")[1] == "Password attempts exceeded"

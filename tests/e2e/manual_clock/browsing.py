@@ -11,7 +11,7 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
-from local.auth import totp
+from local.auth import TOTP_STEP, totp
 from stacks.settings import HISTORY_BATCHING_WINDOW_SECONDS, STREAM_BATCHING_WINDOW_SECONDS
 
 from ..conftest import CspWatchedBrowser
@@ -159,7 +159,7 @@ def signed_in_admin(browser, stack, email: str | None = None):
     signed_out(page, stack)
     page.click(".top .account button.sign-in")
     sign_in_on_the_pools_page(page, email, PASSWORD)
-    page.fill("#code", totp(secret, stack.clock.now()))
+    page.fill("#code", totp(secret, stack.clock.now() + TOTP_STEP))  # the app's next code: turning TOTP on took this one's
     page.click("button[type=submit]")
     back_on(page, stack, "#/")
     signed_in_as(page, email)

@@ -74,3 +74,14 @@ def browser(chromium_browser):
     module_browser = ModuleBrowser(chromium_browser)
     yield module_browser
     module_browser.close_contexts()
+
+
+@pytest.fixture(scope="package")
+def idp(stack):
+    """The user pool API as an app calls it: unsigned, the app client's id in each request."""
+    import boto3
+    from botocore import UNSIGNED
+    from botocore.config import Config
+
+    return boto3.client("cognito-idp", endpoint_url=stack.users.config["idpUrl"], region_name=stack.users.pool.region,
+                        config=Config(signature_version=UNSIGNED))

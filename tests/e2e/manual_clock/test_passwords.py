@@ -12,10 +12,7 @@ a lowercase and an uppercase letter, a number, a symbol). A reset code is "valid
 import re
 import uuid
 
-import boto3
 import pytest
-from botocore import UNSIGNED
-from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from ..test_user_pool import Browser, PublicClient, payload, sign_in
@@ -34,13 +31,6 @@ from .browsing import (
 
 HOUR = 3600
 NEW_PASSWORD = "Coasting-Home-2027?"
-
-
-@pytest.fixture(scope="module")
-def idp(stack):
-    """The user pool API as an app calls it: unsigned, the app client's id in each request."""
-    return boto3.client("cognito-idp", endpoint_url=stack.users.config["idpUrl"], region_name=stack.users.pool.region,
-                        config=Config(signature_version=UNSIGNED))
 
 
 def error_of(call, **request) -> str:
