@@ -118,10 +118,14 @@ QUANTITIES = {
                            * b.s("racers") / b.m(f"{MQ}.racers")
                            + b.a("catalog_card_wru") + b.ticks * b.tick_wcu),
     # with ALLEYCAT_FAN_IN=on (the replay's setting): the consumer's blocks and slice boards as replayed, the history
-    # writer as its design says (not on main: modelled), the joins (and their slice tags), the finish, the ticks; the
-    # stream writes no board a batch
+    # writer as make bench-scale recorded it (its chunk writes, a new chunk's index entry, the entry once a chunk), the
+    # joins (and their slice tags), the finish, the ticks; the stream writes no board a batch
     "fan_in": lambda b: bool(b.m(f"{MQ}.fan_in")) if "fan_in" in resolve(b.f, MQ) else False,
-    "wru_fan_in": lambda b: ((b.m(f"{MQ}.wcu_per_racer_second_replayed") + b.a("history_writer_wcu_per_racer_second"))
+    "history_wcu": lambda b: b.m("scale.fan_in.history_wcu_per_racer_second"),
+    # its reads: the race and each of its slices' tags a batch, a racer's share (a batch a window)
+    "history_rru": lambda b: (b.m("scale.fan_in.history.rcu_a_racer_batch") / b.m("scale.fan_in.history.window_seconds")
+                              * b.s("racers") * b.s("seconds")) if b.fan_in else 0,
+    "wru_fan_in": lambda b: ((b.m(f"{MQ}.wcu_per_racer_second_replayed") + b.history_wcu)
                              * b.s("racers") * b.s("seconds") - (b.s("racers") * b.s("seconds") - b.posts)
                              + (b.m(f"{MQ}.join_wcu_total") + b.m(f"{MQ}.finish.wcu") + b.m(f"{MQ}.finish.index_wcu"))
                              * b.s("racers") / b.m(f"{MQ}.racers") + b.a("catalog_card_wru") + b.ticks * b.tick_wcu),
@@ -130,7 +134,7 @@ QUANTITIES = {
     "rru": lambda b: (b.m(f"{MQ}.rcu_per_racer_second_replayed") * b.s("racers") * b.s("seconds") / b.s("bike_period")
                       + (b.ticks * b.mq(TICKER, "rcu_per_tick") if b.lever("push") else b.origin * b.of(BOARD, "rcu"))
                       + (b.m(f"{MQ}.finish.rcu") + b.mq(JOIN, "rcu") * b.m(f"{MQ}.racers")) * b.s("racers") / b.m(f"{MQ}.racers")
-                      ) if b.lever("mqtt") else (
+                      + b.history_rru) if b.lever("mqtt") else (
         b.posts * b.of(TELEMETRY, "rcu") + b.s("seconds") * b.of(STREAM, "rcu") * b.per_racer
         + (2 * b.ticks * b.of(BOARD, "rcu") if b.lever("push") else b.origin * b.of(BOARD, "rcu"))
         + b.s("racers") * b.of(JOIN, "rcu") + b.m("race_day.finish.rcu")),

@@ -60,13 +60,16 @@ def test_the_mqtt_bill_lists_every_part_of_the_path_and_follows_the_replays_ledg
     heavier = copy.deepcopy(FIGURES)
     heavier["race_day"]["mqtt"]["wcu_per_racer_second_replayed"] += 0.1
     assert line(pricing.race_cost(heavier), "DynamoDB write") - line(cost, "DynamoDB write") == pytest.approx(30_000)
-    # with the fan-in on, the history writer's writes (modelled) join the replay's, and no stream board write a batch does
+    # with the fan-in on, the history writer's writes and reads (as make bench-scale recorded them) join the replay's,
+    # and no stream board write a batch does
     on, off = copy.deepcopy(FIGURES), copy.deepcopy(FIGURES)
     on["race_day"]["mqtt"]["fan_in"], off["race_day"]["mqtt"]["fan_in"] = True, False
     off["race_day"]["mqtt"]["stream_processor"]["board_wcu_per_invocation"] = 0.0
-    history = pricing.ASSUMED["history_writer_wcu_per_racer_second"]["value"] - FIGURES["race_day"]["late_race_extra_wcu"]
+    history = FIGURES["scale"]["fan_in"]
     assert line(pricing.race_cost(on), "DynamoDB write") - line(pricing.race_cost(off), "DynamoDB write") \
-        == pytest.approx(history * 300_000)
+        == pytest.approx((history["history_wcu_per_racer_second"] - FIGURES["race_day"]["late_race_extra_wcu"]) * 300_000)
+    assert line(pricing.race_cost(on), "DynamoDB read") - line(pricing.race_cost(off), "DynamoDB read") \
+        == pytest.approx(history["history"]["rcu_a_racer_batch"] / history["history"]["window_seconds"] * 300_000)
     # and the fixed monthly cost names the stream's shards, around the clock
     assert FIGURES["fixed_monthly"]["rows"]["Kinesis shard-hours (the telemetry log's provisioned shards, around the clock)"][
         "count"] == FIGURES["stack"]["ingest_shards"] * 730
