@@ -34,6 +34,7 @@ from stacks.settings import (
     FINISHER,
     FUNCTIONS,
     INGEST_CONSUMER,
+    KEY_ROTATOR,
     STREAM_PROCESSOR,
     TICKER,
     TOKEN_GROUPS,
@@ -189,8 +190,10 @@ def invocations(provider, runtime_packages, tmp_path_factory, dynamodb_local) ->
     return results
 
 
-def test_the_run_order_covers_every_function():
-    assert sorted(ORDER) == sorted(FUNCTIONS)
+def test_the_run_order_covers_every_function_but_the_key_rotator():
+    # The rotator's every step calls Secrets Manager, which SAM does not emulate: its steps run against the local
+    # stand-in instead (tests/integration/test_local_secrets.py); its module is the paged functions' too.
+    assert sorted(ORDER) == sorted(set(FUNCTIONS) - {KEY_ROTATOR})
 
 
 def body(invocations, function: str) -> tuple[int, dict]:
