@@ -210,3 +210,20 @@ class SecretsManagerHandler(RestJsonHandler):
         except SecretsManagerError as error:
             self.answer(400, json.dumps({"__type": error.code, "Message": error.message}).encode(),
                         {"Content-Type": "application/x-amz-json-1.1"})
+
+
+PAGE_TOKEN_KEYS = "alleycat-page-token-keys"
+
+
+def page_token_keys(host: str, access_key: str, secret_key: str, region: str) -> tuple[SecretsManagerApi, dict[str, str]]:
+    """The local stack's page-token keys as the deployed stack keeps them: a secret in a stand-in started here,
+    rotated by the rotation function's own code (``alleycat.aws.page_keys.rotate``, run in this process), and the
+    environment that points the functions at it (``PAGE_TOKEN_SECRET``, the stand-in's endpoint)."""
+    from alleycat.aws import clients, page_keys
+
+    api = SecretsManagerApi(page_keys.rotate, host=host, access_key=access_key, secret_key=secret_key,
+                            region=region).start()
+    ring = page_keys.KeyRing(page_keys.new_key()).rotated(page_keys.new_key())
+    created = api.operate("CreateSecret", {"Name": PAGE_TOKEN_KEYS, "SecretString": ring.to_json()})
+    clients.client.cache_clear()  # a client made earlier in this process may point elsewhere
+    return api, {"PAGE_TOKEN_SECRET": created["ARN"], "AWS_ENDPOINT_URL_SECRETS_MANAGER": api.url}

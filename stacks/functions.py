@@ -104,7 +104,8 @@ class Functions(Construct):
             generate_secret_string=secretsmanager.SecretStringGenerator(
                 secret_string_template="{}", generate_string_key="current", password_length=48,
                 exclude_punctuation=True))
-        rotator = self.add(KEY_ROTATOR, "Rotates the page-token keys", (), memory_size=memory_mb(KEY_ROTATOR))
+        rotator = self.key_rotator = self.add(KEY_ROTATOR, "Rotates the page-token keys", (),
+                                              memory_size=memory_mb(KEY_ROTATOR))
         rotator.add_to_role_policy(iam.PolicyStatement(actions=list(ROTATE_KEYS), resources=[secret.secret_arn]))
         rotator.add_permission("SecretsManager", principal=iam.ServicePrincipal("secretsmanager.amazonaws.com"),
                                         source_arn=secret.secret_arn, source_account=Stack.of(self).account)
