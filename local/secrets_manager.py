@@ -32,6 +32,7 @@ import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from http.server import ThreadingHTTPServer
 
 from .eventapi import SigV4Verifier
 from .restjson import ACCOUNT, RestJsonHandler, serve
@@ -77,15 +78,15 @@ class SecretsManagerApi:
         self.verifier = SigV4Verifier(access_key, secret_key, region, SERVICE)
         self._secrets: dict[str, Secret] = {}
         self._lock = threading.RLock()
-        self._server = None
+        self._server: ThreadingHTTPServer | None = None
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> SecretsManagerApi:
-        self._server = serve(self.host, self.port, SecretsManagerHandler, self)
-        self.port = self._server.server_address[1]
+        server = self._server = serve(self.host, self.port, SecretsManagerHandler, self)
+        self.port = server.server_address[1]
         return self
 
     def stop(self) -> None:
@@ -154,6 +155,8 @@ class SecretsManagerApi:
     def update_secret_version_stage(self, request: dict) -> dict:
         secret = self._find(request.get("SecretId"))
         stage, to, remove = request.get("VersionStage"), request.get("MoveToVersionId"), request.get("RemoveFromVersionId")
+        if not isinstance(stage, str) or not isinstance(to, str):
+            raise SecretsManagerError("InvalidParameterException", "VersionStage and MoveToVersionId are required.")
         holder = secret.holder(stage)
         if holder is not None and holder != to and remove != holder:
             raise SecretsManagerError("InvalidParameterException",
