@@ -193,7 +193,6 @@ OPERATIONS = {"CreateSecret": "create_secret", "GetSecretValue": "get_secret_val
 
 class SecretsManagerHandler(RestJsonHandler):
     server_version = "SecretsManagerLocal/1"
-    disable_nagle_algorithm = True  # the answer's headers and body leave at once: no 40 ms delayed ACK a request
 
     def do_POST(self):
         body = self.body()
