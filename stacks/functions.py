@@ -1,7 +1,8 @@
 """One Lambda function per route, all built by the same helper.
 
 Each function gets its own role with only: writes to its own log group, X-Ray
-segments, and the DynamoDB actions its route declares in ``alleycat.edge.routes``.
+segments, and the DynamoDB actions its route declares in ``alleycat.edge.routes``; a paged route's
+function, the reading of the page-token keys' secret too (``_page_token_keys``).
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ class Functions(Construct):
                                               memory_size=memory_mb(KEY_ROTATOR))
         rotator.add_to_role_policy(iam.PolicyStatement(actions=list(ROTATE_KEYS), resources=[secret.secret_arn]))
         rotator.add_permission("SecretsManager", principal=iam.ServicePrincipal("secretsmanager.amazonaws.com"),
-                                        source_arn=secret.secret_arn, source_account=Stack.of(self).account)
+                               source_arn=secret.secret_arn, source_account=Stack.of(self).account)
         schedule = secretsmanager.CfnRotationSchedule(
             self, "PageTokenKeysRotation", secret_id=secret.secret_arn, rotation_lambda_arn=rotator.function_arn,
             rotation_rules=secretsmanager.CfnRotationSchedule.RotationRulesProperty(
