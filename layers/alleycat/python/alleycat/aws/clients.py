@@ -1,7 +1,7 @@
 """Clients of the AWS services (``dynamo.client`` and one per other service and process, made at its first use,
 with the same configuration: ``scheduler``, ``lambdas``, ``page_keys`` use them), all from one botocore session:
 a second session would load botocore's endpoint and partition data again (~30 ms of the first request that needs a
-second service, ``python -m bench.page_keys``)."""
+second service, ``make bench-page-keys``)."""
 
 from __future__ import annotations
 
