@@ -165,7 +165,7 @@ $(MUTATION_STAMP): requirements.txt requirements-dev.txt tools/mutation-requirem
 mutation: $(MUTATION_STAMP)
 	$(MUTATION_VENV)/bin/python tools/mutation.py
 
-.PHONY: bench bench-authorizer bench-ingest-log bench-push bench-realtime bench-replay bench-replay-frames bench-scale
+.PHONY: bench bench-authorizer bench-ingest-log bench-page-keys bench-push bench-realtime bench-replay bench-replay-frames bench-scale
 bench: $(STAMP_PY) $(STAMP_NPM) java  # figures in docs/performance.md and .json; never part of make test
 	$(PY) -m bench
 	$(PY) -m bench.replay_store
@@ -175,6 +175,8 @@ bench-scale: $(STAMP_PY) $(STAMP_NPM) java  # the walls at scale alone (about 4 
 
 bench-authorizer: $(STAMP_PY)  # the MQTT authorizer's import and RS256 costs, pure Python against cryptography (seconds): docs/security.md
 	$(PY) -m bench.authorizer
+bench-page-keys: $(STAMP_PY)  # what the first read of the page-token keys adds to a cold start (seconds): docs/security.md
+	$(PY) -m bench.page_keys
 bench-ingest-log: $(STAMP_PY) java  # the telemetry log's record and consumer (under a minute): docs/capacity.md
 	$(PY) -m bench.ingest_log
 

@@ -27,6 +27,7 @@ from stacks.settings import (
     FINISHER,
     HISTORY_WRITER,
     INGEST_CONSUMER,
+    KEY_ROTATOR,
     STREAM_PROCESSOR,
     TICKER,
     TOKEN_GROUPS,
@@ -133,6 +134,10 @@ def texts() -> dict[str, str]:
     files[f"{HISTORY_WRITER}.json"] = json.dumps(block_event(), indent=2, default=as_json) + "\n"
     files[f"{TOKEN_GROUPS}.json"] = json.dumps(token_event(), indent=2) + "\n"
     files[f"{AUTHORIZER}.json"] = json.dumps(authorizer_event(), indent=2) + "\n"
+    # Secrets Manager's first step of a rotation of the page-token keys (not run by `sam local invoke`: docs/local.md)
+    files[f"{KEY_ROTATOR}.json"] = json.dumps({
+        "SecretId": "arn:aws:secretsmanager:us-east-1:123456789012:secret:PageTokenKeys-AbCdEf",
+        "ClientRequestToken": "8f7d1c3e-0b6a-4e58-9a1f-3c2d5e6f7a8b", "Step": "createSecret"}, indent=2) + "\n"
     return files
 
 

@@ -17,6 +17,7 @@ class RestJsonHandler(BaseHTTPRequestHandler):
 
     api: Any
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body leave together: no 40 ms delayed ACK a request
 
     def log_message(self, fmt, *args):
         pass

@@ -61,6 +61,7 @@ from .managed_login import UserPoolServer
 from .mqtt import MqttBroker
 from .runtime import Runtime
 from .scheduler import SchedulerApi
+from .secrets_manager import SecretsManagerApi, page_token_keys
 from .static import static_file
 from .streams import LIST_SHARDS_SECONDS, StreamPoller, StreamTail, history_poller, stream_shards
 from .userpool import UserPool
@@ -267,6 +268,7 @@ class LocalStack:
         self.functions_api: LambdaApi | None = None
         self.scheduler: SchedulerApi | None = None
         self._async_environment: dict[str, str] = {}
+        self.secrets: SecretsManagerApi | None = None  # the page-token keys' secret (local.secrets_manager)
         self._http: ApiServer | None = None
         # Telemetry over MQTT (contract v1.3): a broker on a port of its own (ALLEYCAT_MQTT_PORT, default any
         # free one); ALLEYCAT_MQTT=0 leaves it out (no ingest in GET /config.json).
@@ -285,6 +287,9 @@ class LocalStack:
         self.dynamodb.start()
         os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"] = self.credentials
         configure_environment(self.dynamodb.url)
+        self.secrets, keys_environment = page_token_keys(self.host, *self.credentials, os.environ["AWS_DEFAULT_REGION"])
+        self._async_environment.update(keys_environment)  # every worker reads its keys from it; gone with the stack
+        os.environ.update(keys_environment)
         if self.push:  # verifies the publisher's SigV4 with the credentials the functions get
             self.events = EventApi(host=self.host, access_key=os.environ["AWS_ACCESS_KEY_ID"],
                                    secret_key=os.environ["AWS_SECRET_ACCESS_KEY"],
@@ -377,7 +382,7 @@ class LocalStack:
                                       groups=(FINISH_GROUP,), access_key=access_key, secret_key=secret_key,
                                       region=region).start()
         account = self.functions_api.account
-        self._async_environment = {
+        self._async_environment |= {
             "AWS_ENDPOINT_URL_SCHEDULER": self.scheduler.url, "AWS_ENDPOINT_URL_LAMBDA": self.functions_api.url,
             FINISH_SCHEDULE_GROUP: FINISH_GROUP, FINISHER_ARN: self.functions_api.arn(FINISHER),
             FINISH_SCHEDULE_ROLE_ARN: f"arn:aws:iam::{account}:role/{FINISH_GROUP}",
@@ -431,7 +436,7 @@ class LocalStack:
         for poller in (self.stream, self.history):
             if poller:
                 poller.stop()
-        for api in (self.scheduler, self.functions_api, self.users):
+        for api in (self.scheduler, self.functions_api, self.users, self.secrets):
             if api:
                 api.stop()
         if self.users and os.environ.get(USER_POOL_ENDPOINT) == self.users.url:

@@ -13,7 +13,16 @@ from .ingest import IngestLog
 from .ingest_auth import IngestAuth
 from .monitoring import Monitoring
 from .race_finishes import RaceFinishes
-from .settings import AUTHORIZER, FINISHER, HISTORY_WRITER, INGEST_CONSUMER, STREAM_PROCESSOR, TICKER, TOKEN_GROUPS
+from .settings import (
+    AUTHORIZER,
+    FINISHER,
+    HISTORY_WRITER,
+    INGEST_CONSUMER,
+    KEY_ROTATOR,
+    STREAM_PROCESSOR,
+    TICKER,
+    TOKEN_GROUPS,
+)
 from .site import Site
 from .stream import HistoryWriter, StreamProcessor
 from .table import AlleycatTable
@@ -56,7 +65,7 @@ class AlleycatStack(Stack):
                                 functions={**functions.by_name, STREAM_PROCESSOR: stream.function, FINISHER: finishes.function,
                                            TOKEN_GROUPS: users.trigger, TICKER: boards.ticker,
                                            AUTHORIZER: ingest_auth.function, INGEST_CONSUMER: ingest.function,
-                                           HISTORY_WRITER: history.function})
+                                           HISTORY_WRITER: history.function, KEY_ROTATOR: functions.key_rotator})
 
         CfnOutput(self, "ApiUrl", value=api.url,
                   description="The HTTP API's own endpoint, for bikes and scripts (no CloudFront request fee)")

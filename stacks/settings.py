@@ -45,7 +45,10 @@ TICKER = "tick_race"  # pushes a race's board once a race second (``alleycat.flo
 AUTHORIZER = "authorize_ingest"  # IoT Core's custom authorizer: who may send telemetry over MQTT (stacks/ingest_auth.py)
 INGEST_CONSUMER = "ingest_telemetry"  # the telemetry log's consumer: bikes' MQTT messages, counted (stacks/ingest.py)
 HISTORY_WRITER = "write_history"  # the fan-in's blocks -> racers' history chunks, on the table's stream (stacks/stream.py)
-NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, TICKER, AUTHORIZER, INGEST_CONSUMER, HISTORY_WRITER)
+KEY_ROTATOR = "rotate_page_token_key"  # Secrets Manager's rotation of the page-token keys (alleycat.aws.page_keys)
+NOT_ROUTES = (STREAM_PROCESSOR, FINISHER, TOKEN_GROUPS, TICKER, AUTHORIZER, INGEST_CONSUMER, HISTORY_WRITER, KEY_ROTATOR)
+# Between rotations of the page-token keys: a token stays valid at least this long (alleycat.aws.page_keys).
+PAGE_TOKEN_ROTATION_DAYS = 30
 FUNCTIONS = (*(route.function for route in ROUTES), *NOT_ROUTES)
 
 # The stream processor's table actions (the finisher's are a route's: routes.FINISH_ACTIONS).

@@ -12,7 +12,7 @@ DEPLOYED = {"AWS_LAMBDA_FUNCTION_NAME": "Alleycat-SomeFunction-1A2B3C"}
 
 def deployed_environment(resources: dict, function: str) -> dict[str, str]:
     """The function's variables as Lambda gives them: references to other resources (ARNs, the
-    table's name, the page-token key) are resolved at deploy, here stand-in text."""
+    table's name, the page-token keys' secret) are resolved at deploy, here stand-in text."""
     variables = resources[logical_id(function)]["Properties"]["Environment"]["Variables"]
     return {**DEPLOYED, **{name: value if isinstance(value, str) else f"<{name} resolved at deploy>"
                            for name, value in variables.items()}}

@@ -57,12 +57,12 @@ def test_the_deployed_finisher_needs_its_schedule_group_role_and_dead_letters():
     assert found.finish_schedule_group == "finishes"
 
 
-def test_a_deployed_paged_route_needs_the_page_token_key_and_an_unpaged_one_does_not():
-    # GET /races answers with nextToken (the contract); GET /races/{raceId} does not
-    with pytest.raises(settings.MissingSetting, match="PAGE_TOKEN_KEY"):
-        settings.read({**LAMBDA, "ALLEYCAT_FUNCTION": "get_races", "TABLE_NAME": "alleycat"})
+def test_a_deployed_paged_route_needs_the_page_token_secret_and_an_unpaged_one_does_not():
+    # GET /races answers with nextToken (the contract); GET /races/{raceId} does not. A key itself will not do.
+    with pytest.raises(settings.MissingSetting, match="PAGE_TOKEN_SECRET"):
+        settings.read({**LAMBDA, "ALLEYCAT_FUNCTION": "get_races", "TABLE_NAME": "alleycat", "PAGE_TOKEN_KEY": "k"})
     assert settings.read({**LAMBDA, "ALLEYCAT_FUNCTION": "get_races", "TABLE_NAME": "alleycat",
-                          "PAGE_TOKEN_KEY": "k"}).page_token_key == "k"
+                          "PAGE_TOKEN_SECRET": "arn:s"}).page_token_secret == "arn:s"
     assert settings.read({**LAMBDA, "ALLEYCAT_FUNCTION": "get_race", "TABLE_NAME": "alleycat"}).deployed
 
 

@@ -21,7 +21,7 @@ def decode(token, scope="results:bob"):
 def signed(body, scope="results:bob"):
     """A token with a valid MAC over any body: what a leaked key would allow, to test the checks behind it."""
     payload = tokens._b64(json.dumps(body).encode())
-    return f"{payload}.{tokens._b64(tokens._mac(scope, payload))}"
+    return f"{payload}.{tokens._b64(tokens._mac(os.environ[settings.PAGE_TOKEN_KEY], scope, payload))}"
 
 
 def test_token_round_trips_to_the_start_key_and_what_it_carries():

@@ -18,7 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 TABLE_NAME = "TABLE_NAME"
-PAGE_TOKEN_KEY = "PAGE_TOKEN_KEY"  # signs page tokens (alleycat.storage.tokens): paged routes only
+# What signs page tokens (alleycat.aws.page_keys), paged routes only: deployed, the Secrets Manager secret holding
+# the keys; elsewhere (tests, `sam local invoke`) one key itself
+PAGE_TOKEN_SECRET = "PAGE_TOKEN_SECRET"
+PAGE_TOKEN_KEY = "PAGE_TOKEN_KEY"
 FINISHER_ARN = "FINISHER_ARN"  # the stream processor's: the finisher to invoke for a race just created
 FINISH_SCHEDULE_GROUP = "FINISH_SCHEDULE_GROUP"  # the finisher's: where and as whom it schedules itself
 FINISH_SCHEDULE_ROLE_ARN = "FINISH_SCHEDULE_ROLE_ARN"
@@ -42,7 +45,7 @@ UNDER_SAM_LOCAL = "AWS_SAM_LOCAL"  # `sam local invoke`: the template's referenc
 
 # What each deployed function needs besides TABLE_NAME (every function but the token trigger and the MQTT
 # authorizer needs it);
-# a route's function needs PAGE_TOKEN_KEY too when the route is paged (``alleycat.edge.routes``).
+# a route's function needs PAGE_TOKEN_SECRET too when the route is paged (``alleycat.edge.routes``).
 NEEDS: dict[str, tuple[str, ...]] = {
     "stream_processor": (TABLE_NAME, FINISHER_ARN, TICKER_ARN, EVENT_API_URL),
     "finish_due_race": (TABLE_NAME, FINISH_SCHEDULE_GROUP, FINISH_SCHEDULE_ROLE_ARN, FINISH_DEAD_LETTER_ARN),
@@ -51,6 +54,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "authorize_ingest": (INGEST_ISSUER, INGEST_CLIENT_ID, INGEST_SCOPES, INGEST_USERNAME, INGEST_TOPIC_ARN, INGEST_CLIENT_ARN),
     "ingest_telemetry": (TABLE_NAME,),
     "write_history": (TABLE_NAME,),
+    "rotate_page_token_key": (),  # Secrets Manager names the secret in each event
 }
 
 
@@ -62,6 +66,7 @@ class MissingSetting(RuntimeError):
 class Settings:
     table_name: str | None = None
     page_token_key: str | None = None
+    page_token_secret: str | None = None
     finisher_arn: str | None = None
     finish_schedule_group: str | None = None
     finish_schedule_role_arn: str | None = None
@@ -112,11 +117,12 @@ class Settings:
             paged = {route.function: route.paged for route in ROUTES}
             if self.function not in paged:
                 return [f"{FUNCTION} (no function is named {self.function!r})"]
-            needed = (TABLE_NAME, PAGE_TOKEN_KEY) if paged[self.function] else (TABLE_NAME,)
+            needed = (TABLE_NAME, PAGE_TOKEN_SECRET) if paged[self.function] else (TABLE_NAME,)
         return [name for name in needed if not environ.get(name)]
 
 
-_FIELDS = {TABLE_NAME: "table_name", PAGE_TOKEN_KEY: "page_token_key", FINISHER_ARN: "finisher_arn",
+_FIELDS = {TABLE_NAME: "table_name", PAGE_TOKEN_KEY: "page_token_key", PAGE_TOKEN_SECRET: "page_token_secret",
+           FINISHER_ARN: "finisher_arn",
            FINISH_SCHEDULE_GROUP: "finish_schedule_group", FINISH_SCHEDULE_ROLE_ARN: "finish_schedule_role_arn",
            FINISH_DEAD_LETTER_ARN: "finish_dead_letter_arn", TICKER_ARN: "ticker_arn",
            TICKER_SCHEDULE_ROLE_ARN: "ticker_schedule_role_arn", TICKER_DEAD_LETTER_ARN: "ticker_dead_letter_arn",
@@ -133,7 +139,8 @@ def read(environ: Mapping[str, str]) -> Settings:
         return None if value is None else float(value)
 
     settings = Settings(
-        table_name=text(TABLE_NAME), page_token_key=text(PAGE_TOKEN_KEY), finisher_arn=text(FINISHER_ARN),
+        table_name=text(TABLE_NAME), page_token_key=text(PAGE_TOKEN_KEY),
+        page_token_secret=text(PAGE_TOKEN_SECRET), finisher_arn=text(FINISHER_ARN),
         finish_schedule_group=text(FINISH_SCHEDULE_GROUP), finish_schedule_role_arn=text(FINISH_SCHEDULE_ROLE_ARN),
         finish_dead_letter_arn=text(FINISH_DEAD_LETTER_ARN), ticker_arn=text(TICKER_ARN),
         ticker_schedule_role_arn=text(TICKER_SCHEDULE_ROLE_ARN), ticker_dead_letter_arn=text(TICKER_DEAD_LETTER_ARN),

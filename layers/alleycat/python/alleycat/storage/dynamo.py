@@ -50,9 +50,9 @@ def client():
     for it). Made by botocore, as ``boto3.client`` makes it, without importing boto3 itself (its
     resources and S3 transfer manager: ~25 ms of a cold start on python3.13, docs/cold-start.md)."""
     freeze_startup_objects()
-    import botocore.session
+    from alleycat.aws import clients
 
-    return botocore.session.Session().create_client("dynamodb", config=config())
+    return clients.make("dynamodb", config())
 
 
 _frozen = False

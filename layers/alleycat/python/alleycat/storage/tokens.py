@@ -2,9 +2,9 @@
 
 A token is ``<payload>.<mac>``: the payload (base64url JSON) holds the start key and what
 the next page must carry over (the racer's name on results pages); the MAC is an
-HMAC-SHA256 of the query scope and the payload, under the key the stack provisions
-(``PAGE_TOKEN_KEY``; the local stack generates its own). So a token cannot be forged or
-altered, nor used for another query. Its size and text are checked before the MAC, and
+HMAC-SHA256 of the query scope and the payload, under the current page-token key
+(``alleycat.aws.page_keys``: a rotated secret deployed, its previous and next keys accepted too). So a
+token cannot be forged or altered, nor used for another query. Its size and text are checked before the MAC, and
 its key after it (in the queried partition, parsing with the expected templates, within
 DynamoDB's key limits): anything else is a 400, never a 500.
 """
@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from alleycat import settings
+from alleycat.aws import page_keys
 from alleycat.errors import BadRequest
 from alleycat.storage.keys import EntityKeys, InvalidKey
 
@@ -44,7 +44,7 @@ def encode(last_key: dict | None, scope: str, carry: dict | None = None) -> str 
     if carry:
         body["c"] = carry
     payload = _b64(json.dumps(body, separators=(",", ":")).encode())
-    return f"{payload}.{_b64(_mac(scope, payload))}"
+    return f"{payload}.{_b64(_mac(page_keys.keys().current, scope, payload))}"
 
 
 def decode(token: str | None, scope: str, partition: dict[str, str], entities: Iterable[EntityKeys],
@@ -62,7 +62,8 @@ def decode(token: str | None, scope: str, partition: dict[str, str], entities: I
         raise invalid
     payload, mac = token.split(".")
     try:
-        if not hmac.compare_digest(_unb64(mac), _mac(scope, payload)):
+        given = _unb64(mac)
+        if not any(hmac.compare_digest(given, _mac(key, scope, payload)) for key in page_keys.keys().accepted):
             raise invalid
         body = json.loads(_unb64(payload))
     except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):
@@ -98,10 +99,9 @@ def _storable(value, max_bytes: int) -> bool:
         return False
 
 
-def _mac(scope: str, payload: str) -> bytes:
-    secret = settings.load().needed(settings.PAGE_TOKEN_KEY)
+def _mac(key: str, scope: str, payload: str) -> bytes:
     message = scope.encode("utf-8", "surrogatepass") + b"\n" + payload.encode()
-    return hmac.new(secret.encode(), message, hashlib.sha256).digest()[:MAC_BYTES]
+    return hmac.new(key.encode(), message, hashlib.sha256).digest()[:MAC_BYTES]
 
 
 def _b64(raw: bytes) -> str:
