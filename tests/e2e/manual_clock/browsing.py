@@ -195,8 +195,8 @@ def after_the_history_writer(stack, read, done, what: str):
 
 
 def after_the_stream_processor(stack, what: str) -> None:
-    """Until the stream processor holds nothing it has read and has read nothing new for 1.5 s (real time,
-    bounded: the stream's shards are listed again each second): a batch waiting for its window gets it from the stack's clock, moved by exactly what is left."""
+    """Until the stream processor holds nothing it has read and has read nothing new for 0.75 s (real time,
+    bounded: three of its tail's reads, a quarter of a second apart): a batch waiting for its window gets it from the stack's clock, moved by exactly what is left."""
     deadline, seen, quiet_since = time.monotonic() + WAIT_MS / 1000, -1, time.monotonic()
     while True:
         now = time.monotonic()
@@ -208,6 +208,6 @@ def after_the_stream_processor(stack, what: str) -> None:
             stack.clock.advance(left)
         if left is not None:
             quiet_since = now
-        elif now - quiet_since >= 1.5:
+        elif now - quiet_since >= 0.75:
             return
         time.sleep(0.05)
